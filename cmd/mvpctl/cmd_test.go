@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// run executes mvpctl in-process with injected streams.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Execute(args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `make golden` to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run `make golden` if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+const skew = "testdata/snapshots/skew.yaml"
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		golden string
+		args   []string
+		code   int
+	}{
+		{"routes.txt", []string{"routes", "--snapshot", skew}, ExitPartial},
+		{"routes-wide.txt", []string{"routes", "--snapshot", skew, "-o", "wide"}, ExitPartial},
+		{"routes-all.txt", []string{"routes", "--snapshot", skew, "--all", "--no-headers"}, ExitPartial},
+		{"routes.json", []string{"routes", "--snapshot", skew, "-o", "json"}, ExitPartial},
+		{"routes.yaml", []string{"routes", "--snapshot", skew, "-o", "yaml"}, ExitPartial},
+		{"explain-jobs.txt", []string{"explain", "--snapshot", skew, "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitPartial},
+		{"explain-jobs.json", []string{"explain", "--snapshot", skew, "-o", "json", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitPartial},
+		{"explain-header.yaml", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--header-proxied", "-o", "yaml", "GET", "/apis/batch/v1/jobs?watch=1"}, ExitOK},
+		{"explain-inferred.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
+		{"explain-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitPartial},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, errOut)
+			}
+			if tt.code == ExitPartial && !strings.Contains(errOut, "warning: partial result: kas-c") {
+				t.Errorf("stderr does not name the unreachable server: %q", errOut)
+			}
+			golden(t, tt.golden, out)
+		})
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"routes", "--snapshot", "testdata/snapshots/wrong-version.yaml"}, `wrong-version.yaml: apiVersion: got "mvpctl.io/v1", want "mvpctl.io/v1alpha1"`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/wrong-kind.yaml"}, `wrong-kind.yaml: kind: got "RoutingTable"`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/duplicate-server.yaml"}, `servers[1].name: duplicate server "kas-a"`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/no-version.yaml"}, `servers[0] (kas-a).resources[1].version: must be set`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/truncated.yaml"}, `truncated.yaml: not a complete document (truncated?)`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/truncated.json"}, `truncated.json: not a complete document (truncated?)`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/html.yaml"}, `html.yaml: not a YAML or JSON document`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/unknown-field.yaml"}, `unknown field "reachabel"`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/missing.yaml"}, `missing.yaml: no such file or directory`},
+		{[]string{"routes", "--snapshot", skew, "-o", "xml"}, `unknown output format "xml": want one of table|wide|json|yaml`},
+		{[]string{"explain", "--snapshot", skew, "GET", "/foo"}, `"/foo" is not a Kubernetes API path`},
+		{[]string{"explain", "--snapshot", skew, "FETCH", "/api/v1/pods"}, `"FETCH" is not an HTTP method`},
+		{[]string{"explain", "--snapshot", skew, "GET"}, `accepts 2 arg(s), received 1`},
+		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-z", "GET", "/api/v1/pods"}, `no server "kas-z" in the snapshot (servers: kas-a, kas-b, kas-c)`},
+		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-c", "GET", "/api/v1/pods"}, `server "kas-c" was not reachable`},
+		{[]string{"version", "-o", "table"}, `unknown output format "table"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != ExitError {
+				t.Errorf("exit code %d, want %d", code, ExitError)
+			}
+			if out != "" {
+				t.Errorf("stdout should be empty on error, got %q", out)
+			}
+			if !strings.HasPrefix(errOut, "error: ") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr = %q, want one line mentioning %q", errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestSnapshotFromStdin(t *testing.T) {
+	data, err := os.ReadFile(skew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := Execute([]string{"routes", "--snapshot", "-", "-o", "json"}, Streams{In: bytes.NewReader(data), Out: &out, ErrOut: &errOut})
+	if code != ExitPartial || !strings.Contains(out.String(), `"kind": "RoutingTable"`) {
+		t.Errorf("code %d, out %q, err %q", code, out.String(), errOut.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "version", "-o", "json")
+	if code != 0 || !strings.Contains(out, `"kind": "Version"`) || !strings.Contains(out, `"snapshotFormat": "mvpctl.io/v1alpha1"`) {
+		t.Errorf("code %d, out %s", code, out)
+	}
+	out, _, _ = run(t, "completion", "bash")
+	if !strings.Contains(out, "__start_mvpctl") {
+		t.Error("bash completion does not define __start_mvpctl")
+	}
+}

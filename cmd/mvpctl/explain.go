@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/spf13/cobra"
+)
+
+type explainOptions struct {
+	source        snapshotSource
+	server        string
+	headerProxied bool
+	output        string
+}
+
+func newExplainCmd(g *globalOptions) *cobra.Command {
+	o := &explainOptions{output: "text"}
+	cmd := &cobra.Command{
+		Use:   "explain METHOD PATH",
+		Short: "Explain, step by step, what each apiserver does with one request",
+		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it: the numbered
+steps, the outcome (local, proxied, not-found or unavailable) and the HTTP status the client
+gets, for one apiserver (--apiserver) or for every one.
+
+METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
+an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
+kind: Explanation, a stable contract documented in docs/explanation.md.`,
+		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
+  mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
+	}
+	o.source.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.server, "apiserver", "", "explain for this apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
+	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: text|table|json|yaml")
+	return cmd
+}
+
+func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
+	if err := print.CheckFormat(o.output, "text", print.FormatTable, print.FormatJSON, print.FormatYAML); err != nil {
+		return err
+	}
+	req, err := route.ParseRequest(args[0], args[1])
+	if err != nil {
+		return err
+	}
+	req.HeaderProxied = o.headerProxied
+	snap, err := o.source.load(cmd.Context(), g)
+	if err != nil {
+		return err
+	}
+	e, err := route.NewRouter(snap).Explain(req, o.server)
+	if err != nil {
+		return err
+	}
+	switch o.output {
+	case print.FormatJSON, print.FormatYAML:
+		err = print.Object(g.streams.Out, e, o.output)
+	case print.FormatTable:
+		err = printExplanationTable(g.streams.Out, e)
+	default:
+		err = printExplanation(g.streams.Out, e)
+	}
+	if err != nil {
+		return err
+	}
+	if o.server != "" {
+		return nil // the one server asked about was evaluated: nothing is missing
+	}
+	return partialResult(snap)
+}
+
+func printExplanationTable(w io.Writer, e route.Explanation) error {
+	var rows [][]string
+	for _, d := range e.Servers {
+		rows = append(rows, []string{d.Server, d.Version, string(d.Outcome), statusText(d), strings.Join(d.Peers, ","), d.Reason})
+	}
+	for _, u := range e.Unreachable {
+		rows = append(rows, []string{u.Name, u.Version, route.Unreachable, "", "", u.Error})
+	}
+	return print.Table(w, []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}, rows, false)
+}
+
+func printExplanation(w io.Writer, e route.Explanation) error {
+	var b strings.Builder
+	info := e.Request.Info
+	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
+	if e.Request.HeaderProxied {
+		b.WriteString(" (with x-kubernetes-peer-proxied: true)")
+	}
+	b.WriteString("\n")
+	if info.IsResourceRequest {
+		fmt.Fprintf(&b, "Parsed:  verb=%s resource=%s", info.Verb, info.GVR())
+		for _, kv := range [][2]string{{"subresource", info.Subresource}, {"namespace", info.Namespace}, {"name", info.Name}} {
+			if kv[1] != "" {
+				fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+			}
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("Parsed:  non-resource request\n")
+	}
+	for _, d := range e.Servers {
+		id := d.ServerID
+		if id == "" {
+			id = "no identity"
+		}
+		fmt.Fprintf(&b, "\nServer %s (%s, %s)\n", d.Server, id, d.Version)
+		for _, s := range d.Steps {
+			fmt.Fprintf(&b, "  %2d. %s\n", s.N, s.Text)
+		}
+		fmt.Fprintf(&b, "  Outcome: %s", d.Outcome)
+		if d.Status != nil {
+			fmt.Fprintf(&b, ", HTTP %s", statusText(d))
+		} else if d.Outcome == route.Proxied {
+			b.WriteString(", the client gets the peer's answer")
+		}
+		fmt.Fprintf(&b, " — %s\n", d.Reason)
+		for _, a := range d.Alternatives {
+			fmt.Fprintf(&b, "  Also possible: %s\n", a)
+		}
+		if d.Inferred {
+			b.WriteString("  Note: this outcome rests on inference (see the steps marked inferred or assumed).\n")
+		}
+	}
+	for _, u := range e.Unreachable {
+		fmt.Fprintf(&b, "\nServer %s: not evaluated, it could not be read (%s)\n", u.Name, u.Error)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// statusText is the HTTP status a decision produces, or what decides it.
+func statusText(d route.Decision) string {
+	switch {
+	case d.Status != nil && d.Unavailable != "":
+		return fmt.Sprintf("%d (%s)", *d.Status, d.Unavailable)
+	case d.Status != nil:
+		return fmt.Sprint(*d.Status)
+	case d.Outcome == route.Proxied:
+		return "from peer"
+	}
+	return ""
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/spf13/pflag"
+)
+
+// snapshotSource is where a command gets its Snapshot: a file given with --snapshot, or else a
+// live discovery of the cluster the kubeconfig points at.
+type snapshotSource struct {
+	file string
+	live discoverFlags
+}
+
+func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&s.file, "snapshot", "", "read this snapshot file (YAML or JSON, - for stdin) instead of discovering the live cluster")
+	s.live.addFlags(fs)
+}
+
+// load returns the snapshot and whether it is partial (some server unreadable).
+func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
+	if s.file == "-" {
+		return snapshot.Load(g.streams.In, "<stdin>")
+	}
+	if s.file != "" {
+		return snapshot.LoadFile(s.file)
+	}
+	snap, err := s.live.discover(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return nil, errors.New("no snapshot")
+	}
+	return snap, nil
+}
+
+// partialResult returns the exit-2 error for a snapshot in which some server could not be
+// read: the result was printed, but it does not cover that server.
+func partialResult(snap *snapshot.Snapshot) error {
+	var names []string
+	for _, s := range snap.Servers {
+		if !s.Reachable {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return withCode(ExitPartial, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
+}

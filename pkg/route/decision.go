@@ -1,0 +1,118 @@
+package route
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Outcome is what the client meets on the server it sent the request to.
+type Outcome string
+
+const (
+	// Local: the server serves the GVR itself and its own handler answers.
+	Local Outcome = "local"
+	// Proxied: the request is forwarded to a peer, whose answer is passed back unchanged.
+	Proxied Outcome = "proxied"
+	// NotFound: the server's own chain answers 404 for a GVR it does not serve — for lack of a
+	// peer, because the loop-prevention header was present, or because there is no filter.
+	NotFound Outcome = "not-found"
+	// Unavailable: the filter answers 503 (see Unavailable* for which one).
+	Unavailable Outcome = "unavailable"
+)
+
+// The two 503s (spec §5.1).
+const (
+	// UnavailableEndpoint: no candidate peer's address resolves (its 15 s etcd endpoint key is
+	// gone): a Status, "Error getting ip and port info of the remote server while proxying".
+	UnavailableEndpoint = "endpoint-resolution"
+	// UnavailableTransport: the chosen peer's address resolves but dialling it fails: text/plain
+	// "error trying to reach service: ...".
+	UnavailableTransport = "transport"
+)
+
+// Messages the apiserver sends with each 503, quoted in explanations.
+const (
+	EndpointResolutionMessage = "Error getting ip and port info of the remote server while proxying"
+	TransportMessagePrefix    = "error trying to reach service"
+)
+
+// Step is one numbered check of the decision procedure and what it found.
+type Step struct {
+	N    int    `json:"n"`
+	Text string `json:"text"`
+}
+
+// Candidate is a peer the server could proxy the request to, and what would happen if the
+// random choice fell on it.
+type Candidate struct {
+	Server string `json:"server"`
+	ID     string `json:"id"`
+	// Address is the peer-advertise address the request would be sent to.
+	Address string `json:"address,omitempty"`
+	// Resolves is false when the peer's endpoint lease is gone.
+	Resolves bool `json:"resolves"`
+	// Result is what the client gets when this peer is chosen.
+	Result string `json:"result"`
+	// Inferred is true when this peer is a candidate only because a reachable server's
+	// peer-aggregated discovery lists the GVR (the peer itself could not be read).
+	Inferred bool `json:"inferred,omitempty"`
+
+	outcome     Outcome
+	unavailable string
+}
+
+// Decision is the routing decision of one server for one request.
+type Decision struct {
+	Server   string  `json:"server"`
+	ServerID string  `json:"serverID,omitempty"`
+	Version  string  `json:"version"`
+	Era      Era     `json:"era"`
+	Outcome  Outcome `json:"outcome"`
+	// Status is the HTTP status the decision itself produces: 404 for not-found, 503 for
+	// unavailable; null for local and proxied, whose status is the serving handler's.
+	Status *int `json:"status"`
+	// Unavailable says which 503: UnavailableEndpoint or UnavailableTransport.
+	Unavailable string `json:"unavailable,omitempty"`
+	// Peers are the candidate peers' IDs (all of them; the apiserver picks one at random among
+	// those whose address resolves).
+	Peers      []string    `json:"peers"`
+	Candidates []Candidate `json:"candidates,omitempty"`
+	Reason     string      `json:"reason"`
+	Steps      []Step      `json:"steps"`
+	// Inferred is true when the outcome rests on inference rather than on what the servers
+	// reported (an unreachable peer's resources taken from another server's peer-aggregated
+	// discovery, or an unknown configuration assumed from the version's default).
+	Inferred bool `json:"inferred"`
+	// Alternatives lists other outcomes the random peer choice can produce.
+	Alternatives []string `json:"alternatives,omitempty"`
+}
+
+// Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.
+func (d Decision) Cell() string {
+	switch d.Outcome {
+	case Local:
+		return "local"
+	case Proxied:
+		var names []string
+		for _, c := range d.Candidates {
+			if c.Resolves && c.outcome == Proxied {
+				names = append(names, c.Server)
+			}
+		}
+		return "proxy→" + strings.Join(names, ",")
+	case NotFound:
+		return "404"
+	case Unavailable:
+		return "503"
+	}
+	return string(d.Outcome)
+}
+
+func status(code int) *int { return &code }
+
+// steps accumulates numbered steps.
+type steps struct{ list []Step }
+
+func (s *steps) add(format string, args ...any) {
+	s.list = append(s.list, Step{N: len(s.list) + 1, Text: fmt.Sprintf(format, args...)})
+}

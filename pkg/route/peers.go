@@ -1,0 +1,170 @@
+package route
+
+import (
+	"sort"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// gvrSet is a set of group/version/resources.
+type gvrSet map[snapshot.GVR]bool
+
+func setOf(rs []snapshot.Resource) gvrSet {
+	s := make(gvrSet, len(rs))
+	for _, r := range rs {
+		s[r.GVR()] = true
+	}
+	return s
+}
+
+// serverView is what the router precomputes for one server.
+type serverView struct {
+	srv     *snapshot.Server
+	version snapshot.Version
+	era     Era
+	// local is the server's own discovery: what its local discovery cache holds.
+	local gvrSet
+	// subresources of each local resource, for requests naming a subresource.
+	subresources map[snapshot.GVR][]string
+	// advertised is what a 1.33/1.34 peer learns from this server: its default /apis, which
+	// is peer-aggregated on 1.35+ (spec §4.2, "Cross-version discovery"), plus /api.
+	advertised gvrSet
+	// inferred is true when local was inferred from other servers' peer-aggregated discovery
+	// because the server could not be read.
+	inferred bool
+}
+
+// buildViews indexes the snapshot. For an unreachable server with a live identity lease and no
+// recorded resources, its resources are inferred: GVRs that some reachable server's
+// peer-aggregated /apis lists but no reachable server serves by itself must come from a server
+// that is down (issue 3 item 4). With several such servers the GVRs are attributed to each.
+func buildViews(snap *snapshot.Snapshot) []*serverView {
+	views := make([]*serverView, len(snap.Servers))
+	servedByReachable := gvrSet{}
+	aggregatedByReachable := map[snapshot.GVR]snapshot.Resource{}
+	for i := range snap.Servers {
+		srv := &snap.Servers[i]
+		v, _ := snapshot.ParseVersion(srv.Version) // validated on load; zero when unknown
+		view := &serverView{srv: srv, version: v, era: EraOf(v), local: setOf(srv.Resources),
+			subresources: map[snapshot.GVR][]string{}}
+		for _, r := range srv.Resources {
+			view.subresources[r.GVR()] = r.Subresources
+		}
+		views[i] = view
+		if srv.Reachable {
+			for g := range view.local {
+				servedByReachable[g] = true
+			}
+			for _, r := range srv.PeerAggregated {
+				aggregatedByReachable[r.GVR()] = r
+			}
+		}
+	}
+	var orphans []snapshot.Resource
+	for g, r := range aggregatedByReachable {
+		if !servedByReachable[g] {
+			orphans = append(orphans, r)
+		}
+	}
+	sort.Slice(orphans, func(i, j int) bool { return orphans[i].GVR().String() < orphans[j].GVR().String() })
+	for _, view := range views {
+		srv := view.srv
+		if !srv.Reachable && len(srv.Resources) == 0 && srv.IdentityLease != nil && len(orphans) > 0 {
+			view.local = setOf(orphans)
+			view.inferred = true
+		}
+		view.advertised = view.local
+		if len(srv.PeerAggregated) > 0 {
+			adv := gvrSet{}
+			for g := range view.local {
+				if g.Group == "" { // /api is never peer-aggregated
+					adv[g] = true
+				}
+			}
+			for _, r := range srv.PeerAggregated {
+				adv[r.GVR()] = true
+			}
+			view.advertised = adv
+		}
+	}
+	return views
+}
+
+// hasIdentity reports whether the server has an identity a peer can know it by: an ID, and an
+// identity lease (a running server always has one; a stopped 1.35+ server deleted it).
+func (v *serverView) hasIdentity() bool {
+	return v.srv.ID != "" && (v.srv.IdentityLease != nil || v.srv.Reachable)
+}
+
+// gateOn returns whether the feature gate is on, and whether that was assumed from the
+// version's default because the snapshot does not say.
+func (v *serverView) gateOn() (on, assumed bool) {
+	if g := v.srv.PeerProxy.GateEnabled; g != nil {
+		return *g, false
+	}
+	return gateDefault(v.version), true
+}
+
+// filterInstalled returns whether the proxy filter exists (gate on and --peer-ca-file set), and
+// whether that was assumed.
+func (v *serverView) filterInstalled() (on, assumed bool) {
+	if f := v.srv.PeerProxy.FilterInstalled; f != nil {
+		return *f, false
+	}
+	gate, _ := v.gateOn()
+	return gate, true
+}
+
+// endpointResolves returns whether peers can resolve the server's address: its peer endpoint
+// lease exists. Only servers with the gate on write one, and only while running (plus up to
+// 15 s after a crash).
+func (v *serverView) endpointResolves() bool {
+	if gate, _ := v.gateOn(); !gate {
+		return false
+	}
+	if e := v.srv.PeerProxy.EndpointResolvable; e != nil {
+		return *e
+	}
+	return v.srv.Reachable
+}
+
+// servesSubresource reports whether a locally served resource lists sub (true when the server
+// reports no subresource data at all, since legacy discovery does not always list them).
+func (v *serverView) servesSubresource(g snapshot.GVR, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	subs := v.subresources[g]
+	if v.srv.DiscoveryFormat == snapshot.DiscoveryLegacy && len(subs) == 0 {
+		return true
+	}
+	for _, s := range subs {
+		if s == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// excluded returns the group/versions a 1.35+ server removes from its peers' discovery: every
+// CRD version and every aggregated APIService (spec §6).
+func excludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
+	ex := map[string]string{}
+	for _, gv := range snap.Cluster.CustomResourceGroupVersions {
+		ex[gv] = "a CustomResourceDefinition"
+	}
+	for _, gv := range snap.Cluster.AggregatedGroupVersions {
+		ex[gv] = "an aggregated APIService"
+	}
+	for i := range snap.Servers {
+		for _, r := range snap.Servers[i].Resources {
+			switch r.Source {
+			case snapshot.SourceCRD:
+				ex[r.GroupVersion()] = "a CustomResourceDefinition"
+			case snapshot.SourceAggregated:
+				ex[r.GroupVersion()] = "an aggregated APIService"
+			}
+		}
+	}
+	return ex
+}

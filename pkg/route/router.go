@@ -1,0 +1,388 @@
+package route
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Router evaluates requests against one snapshot. It is deterministic: where the apiserver
+// picks a peer at random, the router reports every candidate.
+type Router struct {
+	snap     *snapshot.Snapshot
+	views    []*serverView
+	byName   map[string]*serverView
+	excluded map[string]string
+	sv       storageVersionIndex
+}
+
+// NewRouter indexes snap. snap must have been validated (snapshot.Decode does).
+func NewRouter(snap *snapshot.Snapshot) *Router {
+	r := &Router{snap: snap, views: buildViews(snap), byName: map[string]*serverView{},
+		excluded: excludedGroupVersions(snap)}
+	for _, v := range r.views {
+		r.byName[v.srv.Name] = v
+	}
+	r.sv = buildStorageVersionIndex(snap, r.views)
+	return r
+}
+
+// Snapshot returns the snapshot the router evaluates.
+func (r *Router) Snapshot() *snapshot.Snapshot { return r.snap }
+
+// DecideAll returns the decision of every reachable server, in snapshot order, and the names
+// of the servers that could not be evaluated because they were not reachable.
+func (r *Router) DecideAll(req Request) (decisions []Decision, skipped []string) {
+	for _, v := range r.views {
+		if !v.srv.Reachable {
+			skipped = append(skipped, v.srv.Name)
+			continue
+		}
+		decisions = append(decisions, r.decide(v, req))
+	}
+	return decisions, skipped
+}
+
+// Decide returns the decision of the named server (name or ID).
+func (r *Router) Decide(server string, req Request) (Decision, error) {
+	v := r.byName[server]
+	if v == nil {
+		for _, cand := range r.views {
+			if cand.srv.ID == server {
+				v = cand
+			}
+		}
+	}
+	if v == nil {
+		return Decision{}, fmt.Errorf("no server %q in the snapshot (servers: %s)", server, strings.Join(r.snap.ServerNames(), ", "))
+	}
+	if !v.srv.Reachable {
+		return Decision{}, fmt.Errorf("server %q was not reachable when the snapshot was taken (%s): its decisions cannot be predicted", v.srv.Name, v.srv.Error)
+	}
+	return r.decide(v, req), nil
+}
+
+// decide runs the decision procedure of spec §2 for server v.
+func (r *Router) decide(v *serverView, req Request) Decision {
+	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{}}
+	var st steps
+	r.decideSteps(v, req, &d, &st)
+	d.Steps = st.list
+	return d
+}
+
+func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps) {
+	info := req.Info
+
+	st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, v.era.describe(v.version))
+
+	// Step 0: is the filter installed at all?
+	if v.era == EraNone {
+		st.add("Kubernetes %s predates the Mixed Version Proxy (1.28): no proxy filter", v.version.MinorString())
+		r.localOutcome(v, req, d, st, "no proxy filter before 1.28")
+		return
+	}
+	gate, gateAssumed := v.gateOn()
+	filter, filterAssumed := v.filterInstalled()
+	switch {
+	case !gate:
+		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s: no proxy filter", assumedNote(gateAssumed, "the version's default"))
+		d.Inferred = d.Inferred || gateAssumed
+		r.localOutcome(v, req, d, st, "the proxy filter is absent (feature gate off)")
+		return
+	case !filter:
+		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter", assumedNote(gateAssumed, "the version's default"))
+		r.localOutcome(v, req, d, st, "the proxy filter is absent (no --peer-ca-file)")
+		return
+	default:
+		st.add("proxy filter installed (gate on, --peer-ca-file set)%s", assumedNote(filterAssumed || gateAssumed, "not observed; the version's default gate and a peer CA are assumed"))
+		d.Inferred = d.Inferred || filterAssumed || gateAssumed
+	}
+
+	// Step 2: non-resource requests.
+	if !info.IsResourceRequest {
+		st.add("%s %s is not a resource request (discovery, health, version, metrics...): never proxied", req.Method, req.Path)
+		d.Outcome, d.Reason = Local, "non-resource request: served by the local handler chain"
+		return
+	}
+	gvr := info.GVR()
+	// Step 3: loop-prevention header.
+	if req.HeaderProxied {
+		st.add("header x-kubernetes-peer-proxied: true is present: served locally, never proxied again")
+		r.localOutcome(v, req, d, st, "the loop-prevention header forces local handling")
+		return
+	}
+	st.add("caches assumed synced (before sync, every request is handled locally)")
+	st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.coreKey())
+
+	if v.era.storageVersionEra() {
+		r.decideStorageVersion(v, req, gvr, d, st)
+		return
+	}
+	r.decideDiscovery(v, req, gvr, d, st)
+}
+
+// decideDiscovery is steps 6–9 of the DISC eras (1.33+).
+func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
+	if v.local[gvr] {
+		st.add("%s is in the server's local discovery cache", gvr)
+		r.localOutcome(v, req, d, st, "served by this server")
+		return
+	}
+	st.add("%s is not in the server's local discovery cache", gvr)
+	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.excludesCRDs() {
+		st.add("%s belongs to %s: excluded from peers' discovery (1.35+), never proxied", gvr.GroupVersion(), why)
+		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
+		return
+	}
+	var cands []*serverView
+	for _, p := range r.views {
+		if p == v || !r.learnedBy(v, p, st) {
+			continue
+		}
+		if r.peerAdvertises(v, p, gvr) {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) == 0 {
+		st.add("no peer's discovery lists %s", gvr)
+		r.localOutcome(v, req, d, st, "no peer serves it")
+		return
+	}
+	r.resolveAndProxy(v, req, gvr, cands, false, d, st)
+}
+
+// learnedBy reports whether server v's peer-discovery cache holds peer p: p has an identity
+// lease with a holder, and v could resolve p's address and fetch its discovery (its gate is on
+// so its endpoint lease was written).
+func (r *Router) learnedBy(v, p *serverView, st *steps) bool {
+	if !p.hasIdentity() {
+		if p.srv.ID != "" && !p.srv.Reachable {
+			st.add("peer %s has no identity lease (stopped gracefully, or expired): not a peer", p.srv.Name)
+		}
+		return false
+	}
+	if gate, _ := p.gateOn(); !gate {
+		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
+		return false
+	}
+	return true
+}
+
+// peerAdvertises reports whether v's peer cache lists gvr for peer p. A 1.33/1.34 server asks
+// peers for discovery without profile=nopeer, so a 1.35+ peer answers with its peer-aggregated
+// /apis (spec §4.2).
+func (r *Router) peerAdvertises(v, p *serverView, gvr snapshot.GVR) bool {
+	if v.era == EraDisc {
+		return p.advertised[gvr]
+	}
+	return p.local[gvr]
+}
+
+// decideStorageVersion is steps 6–9 of the SV and SV2 eras (1.28–1.32).
+func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
+	entry, source := r.sv.lookup(gvr)
+	if entry == nil {
+		st.add("no StorageVersion lists %s (CRDs, aggregated APIs and resources without storage have none)%s", gvr, source)
+		r.localOutcome(v, req, d, st, "no StorageVersion entry: handled locally")
+		return
+	}
+	if source != "" {
+		d.Inferred = true
+	}
+	if entry[v.srv.ID] {
+		st.add("the StorageVersion for %s lists this server%s", gvr, source)
+		r.localOutcome(v, req, d, st, "this server is in the StorageVersion entry")
+		return
+	}
+	var cands []*serverView
+	var ids []string
+	for id := range entry {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		p := r.viewByID(id)
+		if p == nil {
+			// A server the snapshot does not know: its address cannot be resolved from here.
+			cands = append(cands, &serverView{srv: &snapshot.Server{Name: id, ID: id}})
+			continue
+		}
+		cands = append(cands, p)
+	}
+	st.add("the StorageVersion for %s lists other servers: %s%s", gvr, strings.Join(ids, ", "), source)
+	r.resolveAndProxy(v, req, gvr, cands, v.era == EraSV, d, st)
+}
+
+func (r *Router) viewByID(id string) *serverView {
+	for _, p := range r.views {
+		if p.srv.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// resolveAndProxy is steps 8–9: resolve each candidate's endpoint, then pick one at random.
+// anyFailureIs503 is the SV-era rule (spec §11.1).
+func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
+	var resolved, failed []Candidate
+	for _, p := range cands {
+		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: p.endpointResolves(), Inferred: p.inferred}
+		if c.ID == "" {
+			c.ID = p.srv.Name
+		}
+		d.Peers = append(d.Peers, c.ID)
+		if c.Inferred {
+			d.Inferred = true
+			st.add("peer %s could not be read; that it serves %s is inferred from a reachable server's peer-aggregated discovery", p.srv.Name, gvr)
+		}
+		if !c.Resolves {
+			c.Result = fmt.Sprintf("endpoint does not resolve (%s)", whyUnresolvable(p))
+			failed = append(failed, c)
+			continue
+		}
+		switch {
+		case !p.srv.Reachable:
+			c.outcome, c.unavailable = Unavailable, UnavailableTransport
+			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + TransportMessagePrefix + ")"
+		case p.local[gvr] && p.servesSubresource(gvr, req.Info.Subresource):
+			c.outcome = Proxied
+			c.Result = "the peer serves it: its answer is passed back"
+		default:
+			c.outcome = Proxied
+			c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
+		}
+		resolved = append(resolved, c)
+	}
+	d.Candidates = append(resolved, failed...)
+	st.add("candidate peers: %s", candidateList(d.Candidates))
+
+	if len(failed) > 0 && (anyFailureIs503 || len(resolved) == 0) {
+		rule := "no candidate's endpoint resolves"
+		if anyFailureIs503 && len(resolved) > 0 {
+			rule = "a candidate's endpoint does not resolve, and in 1.28–1.31 any failure is fatal"
+		}
+		st.add("%s: 503 %q", rule, EndpointResolutionMessage)
+		d.Outcome, d.Status, d.Unavailable = Unavailable, status(503), UnavailableEndpoint
+		d.Reason = "503 (endpoint resolution): " + rule
+		return
+	}
+	if len(resolved) == 0 { // SV era: entry lists only unknown servers and none failed; cannot happen
+		r.localOutcome(v, req, d, st, "no peer to proxy to")
+		return
+	}
+
+	// The random choice: report the most common result, and the others as alternatives.
+	counts := map[string]int{}
+	for _, c := range resolved {
+		counts[string(c.outcome)+"/"+c.unavailable]++
+	}
+	// Ties go to a successful proxy: the table shows where requests can go, and the
+	// alternatives say how often they fail.
+	best := resolved[0]
+	for _, c := range resolved {
+		nc, nb := counts[string(c.outcome)+"/"+c.unavailable], counts[string(best.outcome)+"/"+best.unavailable]
+		if nc > nb || (nc == nb && c.outcome == Proxied && best.outcome != Proxied) {
+			best = c
+		}
+	}
+	for k, n := range counts {
+		if k != string(best.outcome)+"/"+best.unavailable {
+			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", strings.TrimSuffix(k, "/"), n, len(resolved)))
+		}
+	}
+	sort.Strings(d.Alternatives)
+	st.add("the apiserver picks one of %d resolvable peer(s) uniformly at random", len(resolved))
+	d.Outcome = best.outcome
+	if best.outcome == Unavailable {
+		d.Status, d.Unavailable = status(503), best.unavailable
+		d.Reason = "503 (transport): the chosen peer does not answer"
+		return
+	}
+	d.Reason = "proxied to " + resolvedNames(resolved)
+}
+
+// localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404.
+func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps, why string) {
+	info := req.Info
+	if !info.IsResourceRequest {
+		st.add("non-resource request: the local handler chain answers")
+		d.Outcome, d.Reason = Local, why
+		return
+	}
+	gvr := info.GVR()
+	if !v.local[gvr] {
+		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
+		d.Outcome, d.Status = NotFound, status(404)
+		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
+		return
+	}
+	if !v.servesSubresource(gvr, info.Subresource) {
+		st.add("the server serves %s but not its subresource %q: 404 from the local chain", gvr, info.Subresource)
+		d.Outcome, d.Status = NotFound, status(404)
+		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
+		return
+	}
+	st.add("the local handler chain serves %s", gvr)
+	d.Outcome, d.Reason = Local, why
+}
+
+// notFoundShape names which of the two local 404s the client gets (real-control-plane.md).
+func notFoundShape(v *serverView, gvr snapshot.GVR) string {
+	for g := range v.local {
+		if g.Group == gvr.Group && g.Version == gvr.Version {
+			return "a Status NotFound: the group/version is served, the resource is not"
+		}
+	}
+	return `text/plain "404 page not found": the group/version has no handler`
+}
+
+func whyUnresolvable(p *serverView) string {
+	if gate, _ := p.gateOn(); !gate {
+		return "feature gate off: no endpoint lease"
+	}
+	if !p.srv.Reachable {
+		return "the peer is down and its 15 s endpoint lease has expired"
+	}
+	return "no peer endpoint lease"
+}
+
+func candidateList(cs []Candidate) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s (%s): %s", c.Server, c.ID, c.Result)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func resolvedNames(cs []Candidate) string {
+	var names []string
+	for _, c := range cs {
+		if c.outcome == Proxied {
+			names = append(names, c.Server)
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "one of " + strings.Join(names, ", ") + " (random)"
+}
+
+// keyString prints the routing key as the era's code builds it.
+func keyString(g snapshot.GVR, e Era) string {
+	group := fmt.Sprintf("%q", g.Group)
+	if g.Group == "" {
+		group = e.coreKey()
+	}
+	return fmt.Sprintf("{group: %s, version: %q, resource: %q}", group, g.Version, g.Resource)
+}
+
+func assumedNote(assumed bool, what string) string {
+	if !assumed {
+		return ""
+	}
+	return " [assumed: " + what + "]"
+}

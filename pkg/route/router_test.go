@@ -1,0 +1,250 @@
+package route
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func TestDecide(t *testing.T) {
+	jobs := "/apis/batch/v1/namespaces/default/jobs"
+	tests := []struct {
+		name        string
+		snap        *snapshot.Snapshot
+		server      string
+		method      string
+		path        string
+		header      bool
+		outcome     Outcome
+		status      int // 0 for null
+		unavailable string
+		peers       []string
+		inferred    bool
+		stepHas     string // a step or the reason must mention this
+	}{
+		// DISC+AGG2 (1.36/1.37), the default era.
+		{name: "served locally", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "a", path: jobs, outcome: Local, peers: []string{}},
+		{name: "proxied to the only peer serving it", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: "picks one of 1"},
+		{name: "real skew 1.36 to 1.37", snap: snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+		{name: "subresource is ignored by the key", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", method: "PUT", path: jobs + "/j/status", outcome: Proxied, peers: []string{"apiserver-a"}},
+		{name: "loop-prevention header: local 404", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, header: true, outcome: NotFound, status: 404, peers: []string{}, stepHas: "x-kubernetes-peer-proxied"},
+		{name: "non-resource path is never proxied", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: "/apis/batch/v1", outcome: Local, peers: []string{}, stepHas: "not a resource request"},
+		{name: "nobody serves it: 404", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "404 page not found"},
+		{name: "group served, resource not: Status 404", snap: snap(server("a", "v1.36.3", all...)),
+			server: "a", path: "/apis/apps/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "Status NotFound"},
+		{name: "subresource not served locally", snap: snap(server("a", "v1.36.3", all...)),
+			server: "a", path: jobs + "/j/scale", outcome: NotFound, status: 404, peers: []string{}, stepHas: "subresource"},
+		{name: "core group is proxied too", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", "apps/v1/deployments")),
+			server: "b", path: "/api/v1/namespaces/default/pods", outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: `group: ""`},
+		{name: "core group keyed core before 1.35", snap: snap(server("a", "v1.34.0", all...), server("b", "v1.34.0", "apps/v1/deployments")),
+			server: "b", path: "/api/v1/pods", outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: `group: "core"`},
+
+		// Crashed and stopped peers.
+		{name: "crashed peer, endpoint lease alive: transport 503",
+			snap:   snap(down(server("a", "v1.36.3", all...), true), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
+			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableTransport, peers: []string{"apiserver-a"}, inferred: true, stepHas: "inferred"},
+		{name: "crashed peer, endpoint lease expired: endpoint 503",
+			snap:   snap(down(server("a", "v1.36.3", all...), false), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
+			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a"}, inferred: true, stepHas: EndpointResolutionMessage},
+		{name: "stopped peer (identity lease deleted): 404",
+			snap:   snap(with(down(server("a", "v1.36.3", all...), false), func(s *snapshot.Server) { s.IdentityLease = nil }), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "no identity lease"},
+		{name: "one of two peers crashed: proxied, 503 possible",
+			snap:   snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("c", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "picks one of 2"},
+
+		// Filter absent.
+		{name: "1.35 gate off by default: 404", snap: snap(
+			with(server("a", "v1.35.4", all...), func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} }),
+			with(server("b", "v1.35.4", noBatch...), func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} })),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, inferred: true, stepHas: "gate UnknownVersionInteroperabilityProxy is off [assumed"},
+		{name: "1.36 without --peer-ca-file: 404", snap: snap(server("a", "v1.36.3", all...),
+			with(server("b", "v1.36.3", noBatch...), func(s *snapshot.Server) { s.PeerProxy.FilterInstalled = snapshot.Ptr(false) })),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "no --peer-ca-file"},
+		{name: "peer with the gate off is never learned", snap: snap(
+			with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.PeerProxy.GateEnabled = snapshot.Ptr(false) }),
+			server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "writes no endpoint lease"},
+		{name: "before 1.28 there is no proxy", snap: snap(server("a", "v1.27.4", all...), server("b", "v1.27.4", noBatch...)),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "predates"},
+		{name: "peer without an ID is not a candidate", snap: snap(with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.ID = ""; s.IdentityLease = nil }), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}},
+
+		// CRDs and aggregated APIs.
+		{name: "1.36: CRD group is never proxied", snap: snap(
+			with(server("a", "v1.36.3", all...), func(s *snapshot.Server) {
+				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
+			}),
+			server("b", "v1.36.3", noBatch...)),
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "CustomResourceDefinition"},
+		{name: "1.36: aggregated APIService group is never proxied", snap: func() *snapshot.Snapshot {
+			s := snap(with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.Resources = append(s.Resources, res("metrics.k8s.io/v1beta1/pods")) }), server("b", "v1.36.3", noBatch...))
+			s.Cluster.AggregatedGroupVersions = []string{"metrics.k8s.io/v1beta1"}
+			return s
+		}(), server: "b", path: "/apis/metrics.k8s.io/v1beta1/pods", outcome: NotFound, status: 404, peers: []string{}, stepHas: "aggregated APIService"},
+		{name: "1.34: CRD group can be proxied (no exclusion)", snap: snap(
+			with(server("a", "v1.34.0", all...), func(s *snapshot.Server) {
+				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
+			}),
+			server("b", "v1.34.0", noBatch...)),
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: Proxied, peers: []string{"apiserver-a"}},
+
+		// Cross-version discovery: a 1.34 server learns a 1.36 peer's peer-aggregated /apis.
+		{name: "1.34 routes on a 1.36 peer's aggregated view: peer answers 404", snap: snap(
+			server("a", "v1.36.3", all...),
+			withAggregated(server("c", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"),
+			server("s", "v1.34.0", noBatch...)),
+			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "404 from the peer"},
+		{name: "1.36 routes on a peer's own view only", snap: snap(
+			server("a", "v1.36.3", all...),
+			withAggregated(server("c", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"),
+			server("s", "v1.36.3", noBatch...)),
+			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+
+		// StorageVersion eras.
+		{name: "1.31: one unresolvable candidate is fatal", snap: snap(
+			server("a", "v1.31.0", all...), with(down(server("c", "v1.31.0", all...), false), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.31.0", noBatch...)),
+			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true, stepHas: "any failure is fatal"},
+		{name: "1.32: one resolvable candidate is enough", snap: snap(
+			server("a", "v1.32.0", all...), with(down(server("c", "v1.32.0", all...), false), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.32.0", noBatch...)),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true},
+		{name: "1.31: no StorageVersion for a CRD: local", snap: snap(
+			with(server("a", "v1.31.0", all...), func(s *snapshot.Server) {
+				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
+			}),
+			server("b", "v1.31.0", noBatch...)),
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "no StorageVersion"},
+		{name: "1.30: recorded StorageVersions are used", snap: func() *snapshot.Snapshot {
+			s := snap(server("a", "v1.30.0", all...), server("b", "v1.30.0", noBatch...))
+			s.Cluster.StorageVersions = []snapshot.StorageVersion{{Group: "batch", Resource: "jobs", Servers: []snapshot.StorageVersionServer{{APIServerID: "apiserver-a", ServedVersions: []string{"batch/v1"}}}}}
+			return s
+		}(), server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			method := tt.method
+			if method == "" {
+				method = "GET"
+			}
+			req, err := ParseRequest(method, tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.HeaderProxied = tt.header
+			d, err := NewRouter(tt.snap).Decide(tt.server, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := d.Reason
+			for _, s := range d.Steps {
+				text += "\n" + s.Text
+			}
+			if d.Outcome != tt.outcome {
+				t.Errorf("outcome = %s, want %s\n%s", d.Outcome, tt.outcome, text)
+			}
+			gotStatus := 0
+			if d.Status != nil {
+				gotStatus = *d.Status
+			}
+			if gotStatus != tt.status {
+				t.Errorf("status = %d, want %d", gotStatus, tt.status)
+			}
+			if d.Unavailable != tt.unavailable {
+				t.Errorf("unavailable = %q, want %q", d.Unavailable, tt.unavailable)
+			}
+			if !reflect.DeepEqual(d.Peers, tt.peers) {
+				t.Errorf("peers = %v, want %v", d.Peers, tt.peers)
+			}
+			if d.Inferred != tt.inferred {
+				t.Errorf("inferred = %v, want %v\n%s", d.Inferred, tt.inferred, text)
+			}
+			if tt.stepHas != "" && !strings.Contains(text, tt.stepHas) {
+				t.Errorf("steps do not mention %q:\n%s", tt.stepHas, text)
+			}
+			for i, s := range d.Steps {
+				if s.N != i+1 {
+					t.Errorf("step %d numbered %d", i+1, s.N)
+				}
+			}
+		})
+	}
+}
+
+func TestDecideMixedCandidatesReportsAlternatives(t *testing.T) {
+	s := snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }),
+		server("c", "v1.36.3", all...), server("b", "v1.36.3", noBatch...))
+	req, _ := ParseRequest("GET", "/apis/batch/v1/jobs")
+	d, err := NewRouter(s).Decide("b", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Alternatives, []string{"unavailable/transport with probability 1/2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("alternatives = %v, want %v", got, want)
+	}
+	if got := d.Cell(); got != "proxy→c" {
+		t.Errorf("cell = %q, want proxy→c", got)
+	}
+}
+
+func TestDecideErrors(t *testing.T) {
+	s := snap(server("a", "v1.36.3", all...), down(server("b", "v1.36.3", noBatch...), false))
+	req, _ := ParseRequest("GET", "/api/v1/pods")
+	r := NewRouter(s)
+	if _, err := r.Decide("nope", req); err == nil || !strings.Contains(err.Error(), "servers: a, b") {
+		t.Errorf("unknown server: %v", err)
+	}
+	if _, err := r.Decide("b", req); err == nil || !strings.Contains(err.Error(), "not reachable") {
+		t.Errorf("unreachable server: %v", err)
+	}
+	if d, err := r.Decide("apiserver-a", req); err != nil || d.Server != "a" {
+		t.Errorf("decide by ID: %v %v", d.Server, err)
+	}
+	e, err := r.Explain(req, "")
+	if err != nil || len(e.Servers) != 1 || len(e.Unreachable) != 1 || e.Unreachable[0].Name != "b" {
+		t.Errorf("explain: %+v %v", e, err)
+	}
+}
+
+func TestEraOf(t *testing.T) {
+	for v, want := range map[string]Era{"v1.27.9": EraNone, "v1.28.0": EraSV, "v1.31.14": EraSV, "v1.32.2": EraSV2,
+		"v1.33.13": EraDisc, "v1.34.4": EraDisc, "v1.35.4": EraDiscAgg, "v1.36.3": EraDiscAgg2, "v1.37.1": EraDiscAgg2, "v1.40.0": EraDiscAgg2} {
+		pv, err := snapshot.ParseVersion(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := EraOf(pv); got != want {
+			t.Errorf("EraOf(%s) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func TestTable(t *testing.T) {
+	s := snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...), down(server("c", "v1.36.3", all...), false))
+	r := NewRouter(s)
+	tab := r.Table(false)
+	if len(tab.Rows) != 1 || tab.Rows[0].Name != "batch/v1/jobs" {
+		t.Fatalf("rows = %+v", tab.Rows)
+	}
+	var texts []string
+	for _, c := range tab.Rows[0].Cells {
+		texts = append(texts, c.Text)
+	}
+	if want := []string{"local", "proxy→a", Unreachable}; !reflect.DeepEqual(texts, want) {
+		t.Errorf("cells = %v, want %v", texts, want)
+	}
+	if !tab.Snapshot.Partial {
+		t.Error("a snapshot with an unreachable server is partial")
+	}
+	if n := len(r.Table(true).Rows); n != 3 {
+		t.Errorf("--all rows = %d, want 3", n)
+	}
+}

@@ -1,0 +1,130 @@
+package route
+
+import (
+	"sort"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// RoutingTableKind is the kind of the structured routing table.
+const RoutingTableKind = "RoutingTable"
+
+// RoutingTable is, for each GVR, the outcome of a list request on every server.
+type RoutingTable struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Snapshot   SnapshotRef     `json:"snapshot"`
+	Servers    []ServerSummary `json:"servers"`
+	// All is false when only the GVRs not served by every reachable server are listed.
+	All  bool  `json:"all"`
+	Rows []Row `json:"rows"`
+}
+
+// SnapshotRef says which snapshot a report was computed from.
+type SnapshotRef struct {
+	TakenAt time.Time `json:"takenAt,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	Partial bool      `json:"partial"`
+}
+
+// ServerSummary identifies a server in reports.
+type ServerSummary struct {
+	Name      string `json:"name"`
+	ID        string `json:"id,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Era       Era    `json:"era,omitempty"`
+	Reachable bool   `json:"reachable"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Row is one GVR.
+type Row struct {
+	GVR snapshot.GVR `json:"gvr"`
+	// Name is the GVR's printed form ("batch/v1/jobs", "v1/pods").
+	Name string `json:"name"`
+	// ServedBy lists the servers whose own discovery lists the GVR.
+	ServedBy []string `json:"servedBy"`
+	// Request is the request evaluated: a list of the resource.
+	Request string `json:"request"`
+	Cells   []Cell `json:"cells"`
+}
+
+// Cell is one server's outcome for a row.
+type Cell struct {
+	Server      string   `json:"server"`
+	Outcome     Outcome  `json:"outcome,omitempty"`
+	Status      *int     `json:"status"`
+	Unavailable string   `json:"unavailable,omitempty"`
+	Peers       []string `json:"peers,omitempty"`
+	// Text is the table form: local, proxy→NAME, 404, 503, or <unreachable>.
+	Text     string `json:"text"`
+	Inferred bool   `json:"inferred,omitempty"`
+}
+
+// Unreachable is the table text for a server that could not be evaluated.
+const Unreachable = "<unreachable>"
+
+// Table builds the routing table. With all false, GVRs that every reachable server serves by
+// itself are left out: they are local everywhere and not what an upgrade makes interesting.
+func (r *Router) Table(all bool) RoutingTable {
+	t := RoutingTable{APIVersion: snapshot.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
+		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial()}}
+	for _, v := range r.views {
+		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,
+			Era: v.era, Reachable: v.srv.Reachable, Error: v.srv.Error})
+	}
+	for _, gvr := range r.allGVRs() {
+		row := Row{GVR: gvr, Name: gvr.String(), ServedBy: []string{}, Request: "GET " + ListPath(gvr)}
+		everywhere := true
+		for _, v := range r.views {
+			if v.local[gvr] {
+				row.ServedBy = append(row.ServedBy, v.srv.Name)
+			} else if v.srv.Reachable {
+				everywhere = false
+			}
+		}
+		if everywhere && !all {
+			continue
+		}
+		req, err := ParseRequest("GET", ListPath(gvr))
+		if err != nil { // every GVR from discovery has a valid list path
+			continue
+		}
+		for _, v := range r.views {
+			if !v.srv.Reachable {
+				row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
+				continue
+			}
+			d := r.decide(v, req)
+			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
+				Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// allGVRs is every GVR any server serves (or is inferred to serve), sorted by name.
+func (r *Router) allGVRs() []snapshot.GVR {
+	seen := gvrSet{}
+	for _, v := range r.views {
+		for g := range v.local {
+			seen[g] = true
+		}
+	}
+	out := make([]snapshot.GVR, 0, len(seen))
+	for g := range seen {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// ListPath is the cluster-wide list path of a GVR.
+func ListPath(g snapshot.GVR) string {
+	if g.Group == "" {
+		return "/api/" + g.Version + "/" + g.Resource
+	}
+	return "/apis/" + g.Group + "/" + g.Version + "/" + g.Resource
+}

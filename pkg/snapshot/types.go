@@ -1,0 +1,159 @@
+// Package snapshot is mvpctl's data model: what each kube-apiserver of a control plane serves
+// by itself, how it is configured for the Mixed Version Proxy, and whether it answered.
+//
+// A Snapshot is plain data. pkg/discover produces one from a live cluster, pkg/simulate
+// rewrites one step by step, and pkg/route evaluates requests against one. This package only
+// reads, writes and validates the document; it does no network I/O.
+package snapshot
+
+import (
+	"time"
+)
+
+// APIVersion and Kind identify the document. The format is versioned so that files written by
+// one release of mvpctl are rejected clearly, not misread, by another.
+const (
+	APIVersion = "mvpctl.io/v1alpha1"
+	Kind       = "Snapshot"
+)
+
+// Snapshot is one observation of every kube-apiserver of a control plane.
+type Snapshot struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// TakenAt is when the observation finished. Lease ages are measured against it.
+	TakenAt time.Time `json:"takenAt,omitempty"`
+	// Source says where the data came from: a kubeconfig context, endpoints, or profiles.
+	Source string `json:"source,omitempty"`
+	// Cluster holds state shared by every server through etcd.
+	Cluster Cluster  `json:"cluster,omitempty"`
+	Servers []Server `json:"servers"`
+}
+
+// Cluster is the state every apiserver reads from the same etcd.
+type Cluster struct {
+	// CustomResourceGroupVersions lists "group/version" for every spec.versions[].name of every
+	// CustomResourceDefinition, served or not. From 1.35 these GVs are never proxied.
+	CustomResourceGroupVersions []string `json:"customResourceGroupVersions,omitempty"`
+	// AggregatedGroupVersions lists "group/version" of every APIService with spec.service set.
+	// From 1.35 these GVs are never proxied.
+	AggregatedGroupVersions []string `json:"aggregatedGroupVersions,omitempty"`
+	// StorageVersions is what 1.28–1.32 servers route on (internal.apiserver.k8s.io/v1alpha1).
+	// Nil when not recorded; the router then derives it from each server's resources.
+	StorageVersions []StorageVersion `json:"storageVersions,omitempty"`
+}
+
+// StorageVersion is the routing-relevant part of one StorageVersion object.
+type StorageVersion struct {
+	// Group is "" for the core group.
+	Group    string `json:"group"`
+	Resource string `json:"resource"`
+	// Servers lists each apiserver's entry in status.storageVersions.
+	Servers []StorageVersionServer `json:"servers"`
+}
+
+// StorageVersionServer is one status.storageVersions[] entry.
+type StorageVersionServer struct {
+	APIServerID string `json:"apiServerID"`
+	// ServedVersions are "group/version" strings, or "v1" for the core group, as written by the
+	// apiserver.
+	ServedVersions []string `json:"servedVersions"`
+}
+
+// Server is one kube-apiserver.
+type Server struct {
+	// Name is how mvpctl refers to the server: unique within a snapshot. Usually the hostname.
+	Name string `json:"name"`
+	// ID is the server's identity: its identity lease name in kube-system (apiserver-<hash>).
+	// Empty when unknown; a server without an ID is never a proxy target.
+	ID       string `json:"id,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+	// Endpoint is the URL mvpctl reached the server at.
+	Endpoint string `json:"endpoint,omitempty"`
+	// FoundBy says how the server was found: lease, endpoint, context, profile or scenario.
+	FoundBy string `json:"foundBy,omitempty"`
+	// PeerAdvertiseAddress is the ip:port from the identity lease annotation
+	// kubernetes.io/peer-advertise-address; peers dial it when proxying.
+	PeerAdvertiseAddress string `json:"peerAdvertiseAddress,omitempty"`
+	// IdentityLease is nil when the server has no identity lease (gracefully stopped on
+	// 1.35+, or APIServerIdentity off).
+	IdentityLease *Lease `json:"identityLease,omitempty"`
+
+	// Version is the binary version (gitVersion from /version), e.g. v1.36.3. It selects the
+	// routing era: the peer-proxy code that runs is the binary's.
+	Version string `json:"version"`
+	// EmulatedVersion is major.minor from /version's emulation fields, when reported.
+	EmulatedVersion string `json:"emulatedVersion,omitempty"`
+
+	PeerProxy PeerProxy `json:"peerProxy"`
+
+	// Reachable is false when mvpctl could not read the server; Error says why.
+	Reachable bool   `json:"reachable"`
+	Error     string `json:"error,omitempty"`
+
+	// DiscoveryFormat is the discovery document mvpctl used for Resources: one of
+	// DiscoveryNoPeer, DiscoveryV2, DiscoveryV2Beta1, DiscoveryLegacy, or DiscoveryProfile.
+	DiscoveryFormat string `json:"discoveryFormat,omitempty"`
+	// Resources is what the server serves by itself (its non-peer discovery), top-level
+	// resources only; subresources are listed on their resource.
+	Resources []Resource `json:"resources,omitempty"`
+	// PeerAggregated is the server's default /apis (peer-aggregated discovery, 1.35+): what it
+	// believes the whole control plane serves. Nil when the server does not aggregate.
+	PeerAggregated []Resource `json:"peerAggregated,omitempty"`
+}
+
+// Discovery formats recorded in Server.DiscoveryFormat.
+const (
+	DiscoveryNoPeer   = "v2;profile=nopeer"
+	DiscoveryV2       = "v2"
+	DiscoveryV2Beta1  = "v2beta1"
+	DiscoveryLegacy   = "legacy"
+	DiscoveryProfiled = "profile"
+)
+
+// Lease is the routing-relevant part of an identity lease.
+type Lease struct {
+	Name           string     `json:"name"`
+	HolderIdentity string     `json:"holderIdentity,omitempty"`
+	RenewTime      *time.Time `json:"renewTime,omitempty"`
+}
+
+// PeerProxy records what is known of the server's Mixed Version Proxy configuration. A nil
+// field means "not known"; the router then falls back to the version's default and says so.
+type PeerProxy struct {
+	// GateEnabled: the UnknownVersionInteroperabilityProxy feature gate.
+	GateEnabled *bool `json:"gateEnabled,omitempty"`
+	// FilterInstalled: the proxy filter exists (gate on and --peer-ca-file set).
+	FilterInstalled *bool `json:"filterInstalled,omitempty"`
+	// PeerAggregatedDiscovery: the default /apis merges peers' discovery (1.35+).
+	PeerAggregatedDiscovery *bool `json:"peerAggregatedDiscovery,omitempty"`
+	// EndpointResolvable: the server's peer endpoint lease (an etcd key with a 15 s TTL) is
+	// present, so peers can resolve its address. Nil means "assume yes while reachable".
+	EndpointResolvable *bool `json:"endpointResolvable,omitempty"`
+	// Evidence says how the fields above were established, e.g. readyz hook names.
+	Evidence []string `json:"evidence,omitempty"`
+}
+
+// Resource is one group/version/resource a server serves.
+type Resource struct {
+	// Group is "" for the core group.
+	Group        string   `json:"group"`
+	Version      string   `json:"version"`
+	Resource     string   `json:"resource"`
+	Kind         string   `json:"kind,omitempty"`
+	Namespaced   bool     `json:"namespaced"`
+	Verbs        []string `json:"verbs,omitempty"`
+	Subresources []string `json:"subresources,omitempty"`
+	// Source is where the group comes from: SourceBuiltin, SourceCRD or SourceAggregated.
+	Source string `json:"source,omitempty"`
+}
+
+// Resource sources.
+const (
+	SourceBuiltin    = "builtin"
+	SourceCRD        = "crd"
+	SourceAggregated = "aggregated"
+)
+
+// Ptr returns a pointer to b, for PeerProxy fields.
+func Ptr(b bool) *bool { return &b }

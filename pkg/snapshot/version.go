@@ -1,0 +1,39 @@
+package snapshot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Version is a Kubernetes major.minor.patch version.
+type Version struct {
+	Major, Minor, Patch int
+}
+
+// ParseVersion accepts "v1.36.3", "1.36.3", "1.36", and build suffixes ("v1.36.3-gke.100").
+func ParseVersion(s string) (Version, error) {
+	orig := s
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Version{}, fmt.Errorf("%q is not a Kubernetes version (want e.g. v1.36.3)", orig)
+	}
+	var nums [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return Version{}, fmt.Errorf("%q is not a Kubernetes version (want e.g. v1.36.3)", orig)
+		}
+		nums[i] = n
+	}
+	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}, nil
+}
+
+func (v Version) String() string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// MinorString returns "1.36".
+func (v Version) MinorString() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
