@@ -86,6 +86,9 @@ func ParseRequest(method, target string) (Request, error) {
 	if !strings.HasPrefix(u.Path, "/") {
 		return Request{}, fmt.Errorf("%q is not a Kubernetes API path: it must start with / (e.g. /api/v1/pods)", target)
 	}
+	if strings.Contains(strings.TrimSuffix(u.Path, "/"), "//") {
+		return Request{}, fmt.Errorf("%q has an empty path segment (//): no Kubernetes client sends that", u.Path)
+	}
 	if !isKubernetesPath(u.Path) {
 		return Request{}, fmt.Errorf("%q is not a Kubernetes API path: want /api/..., /apis/..., or a non-resource path such as /healthz, /version, /metrics", u.Path)
 	}

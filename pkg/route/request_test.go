@@ -51,6 +51,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"GET", "/foo/bar", "not a Kubernetes API path"},
 		{"GET", "ftp://x/api/v1/pods", "scheme"},
 		{"GET", "%zz", "not a URL path"},
+		{"GET", "/api//v1/pods", "empty path segment"},
 	}
 	for _, tt := range tests {
 		_, err := ParseRequest(tt.method, tt.path)
