@@ -1,0 +1,253 @@
+// Package probe sends real requests to kube-apiservers and classifies what they
+// answer. This file holds the classification: it is the one place that knows the
+// response shapes of kube-apiserver's handler chain and of the Mixed Version Proxy
+// (see testdata/README.md for where the shapes were captured).
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ForcedLocalHeader, set to ForcedLocalValue, makes a kube-apiserver with the Mixed
+// Version Proxy handle a request itself instead of proxying it (the loop-prevention
+// header; any client may send it).
+const (
+	ForcedLocalHeader = "X-Kubernetes-Peer-Proxied"
+	ForcedLocalValue  = "true"
+)
+
+// Class is what a single HTTP response says about how it was handled.
+type Class string
+
+const (
+	// ClassServed: a handler for the resource answered: 2xx/3xx, or a Status about an
+	// object (NotFound naming a kind/object, AlreadyExists, Conflict, Invalid, ...).
+	ClassServed Class = "served"
+	// ClassUnknownResource: the local handler chain's "I do not serve this" 404 —
+	// text/plain "404 page not found" (unknown group/version), or a Status NotFound
+	// with empty details ("the server could not find the requested resource").
+	ClassUnknownResource Class = "unknown-resource"
+	// ClassUnavailableEndpoint: the proxy found capable peers but could not resolve any
+	// peer address (503 Status ServiceUnavailable, "Error getting ip and port info of
+	// the remote server while proxying").
+	ClassUnavailableEndpoint Class = "unavailable-endpoint"
+	// ClassUnavailableTransport: a proxy transport error (503 text/plain "error trying
+	// to reach service: ..."), e.g. connection refused by a dead peer.
+	ClassUnavailableTransport Class = "unavailable-transport"
+	// ClassDenied: 401 or 403.
+	ClassDenied Class = "denied"
+	// ClassError: anything else (429, 500, an unexpected 503 or 404, ...).
+	ClassError Class = "error"
+)
+
+// Messages and prefixes that identify the shapes above.
+const (
+	TextNotFoundBody      = "404 page not found"
+	MsgUnknownResource    = "the server could not find the requested resource"
+	MsgEndpointResolution = "Error getting ip and port info of the remote server while proxying"
+	PrefixTransportError  = "error trying to reach service:"
+
+	mediaTypeJSON = "application/json"
+	mediaTypeText = "text/plain"
+	maxSummaryLen = 200
+)
+
+// Observation is one HTTP response as seen by a client.
+type Observation struct {
+	StatusCode  int
+	ContentType string
+	Body        []byte
+}
+
+// Classification is the result of Classify.
+type Classification struct {
+	Class      Class
+	StatusCode int
+	// Reason and Message come from a metav1.Status body, if there was one.
+	Reason  metav1.StatusReason `json:",omitempty"`
+	Message string              `json:",omitempty"`
+	// Why says which rule matched, for reports.
+	Why string
+}
+
+// ParseStatus decodes body as a JSON metav1.Status. It returns nil if the body is not
+// one (kind must be "Status"). Only JSON is understood: probes should send
+// Accept: application/json.
+func ParseStatus(contentType string, body []byte) *metav1.Status {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt != "" && mt != mediaTypeJSON {
+		return nil
+	}
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	var st metav1.Status
+	if err := json.Unmarshal(b, &st); err != nil || st.Kind != "Status" {
+		return nil
+	}
+	return &st
+}
+
+// detailsEmpty reports whether a Status's details name no object: this is how the
+// "I do not serve this" NotFound differs from "this object does not exist".
+func detailsEmpty(d *metav1.StatusDetails) bool {
+	return d == nil || (d.Name == "" && d.Group == "" && d.Kind == "" && d.UID == "" && len(d.Causes) == 0)
+}
+
+// servedReasons are Status reasons that only a resource's own handler produces.
+var servedReasons = map[metav1.StatusReason]bool{
+	metav1.StatusReasonAlreadyExists:         true,
+	metav1.StatusReasonConflict:              true,
+	metav1.StatusReasonInvalid:               true,
+	metav1.StatusReasonGone:                  true,
+	metav1.StatusReasonExpired:               true,
+	metav1.StatusReasonRequestEntityTooLarge: true,
+}
+
+// Classify classifies one response.
+func Classify(o Observation) Classification {
+	c := Classification{StatusCode: o.StatusCode}
+	st := ParseStatus(o.ContentType, o.Body)
+	if st != nil {
+		c.Reason, c.Message = st.Reason, st.Message
+	}
+	mt, _, _ := mime.ParseMediaType(o.ContentType)
+	text := strings.TrimSpace(string(o.Body))
+
+	switch code := o.StatusCode; {
+	case code >= 200 && code < 400:
+		c.Class, c.Why = ClassServed, fmt.Sprintf("HTTP %d", code)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		c.Class, c.Why = ClassDenied, fmt.Sprintf("HTTP %d", code)
+	case code == http.StatusNotFound:
+		switch {
+		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details):
+			c.Class, c.Why = ClassUnknownResource, "Status NotFound with empty details (no handler for this version/resource)"
+		case st != nil && !detailsEmpty(st.Details):
+			c.Class, c.Why = ClassServed, "Status NotFound about an object: "+describeDetails(st.Details)
+		case st == nil && (mt == mediaTypeText || mt == "") && text == TextNotFoundBody:
+			c.Class, c.Why = ClassUnknownResource, `text/plain "404 page not found" (no handler for this group/version)`
+		default:
+			c.Class, c.Why = ClassError, "404 of an unknown shape: "+summary(o)
+		}
+	case code == http.StatusServiceUnavailable:
+		switch {
+		case st != nil && st.Reason == metav1.StatusReasonServiceUnavailable && strings.Contains(st.Message, MsgEndpointResolution):
+			c.Class, c.Why = ClassUnavailableEndpoint, "Status ServiceUnavailable: no peer address could be resolved"
+		case st == nil && strings.HasPrefix(text, PrefixTransportError):
+			c.Class, c.Why = ClassUnavailableTransport, "text/plain proxy transport error: "+clip(text)
+			c.Message = text
+		default:
+			c.Class, c.Why = ClassError, "503 of an unknown shape: "+summary(o)
+		}
+	case st != nil && (servedReasons[st.Reason] || !detailsEmpty(st.Details)):
+		c.Class, c.Why = ClassServed, fmt.Sprintf("Status %s about an object: %s", st.Reason, describeDetails(st.Details))
+	default:
+		c.Class, c.Why = ClassError, fmt.Sprintf("HTTP %d: %s", code, summary(o))
+	}
+	return c
+}
+
+func describeDetails(d *metav1.StatusDetails) string {
+	if d == nil {
+		return "(no details)"
+	}
+	gk := d.Kind
+	if d.Group != "" {
+		gk += "." + d.Group
+	}
+	return strings.TrimSpace(gk + " " + d.Name)
+}
+
+func summary(o Observation) string {
+	if st := ParseStatus(o.ContentType, o.Body); st != nil {
+		return fmt.Sprintf("Status reason=%q message=%q", st.Reason, clip(st.Message))
+	}
+	t := strings.TrimSpace(string(o.Body))
+	if t == "" {
+		return "(empty body)"
+	}
+	return fmt.Sprintf("%s %q", o.ContentType, clip(t))
+}
+
+func clip(s string) string {
+	if len(s) > maxSummaryLen {
+		return s[:maxSummaryLen] + "..."
+	}
+	return s
+}
+
+// Outcome is an observed routing outcome, in the vocabulary of pkg/route's Decision.
+type Outcome string
+
+const (
+	OutcomeLocal       Outcome = "local"       // the server handled the request itself
+	OutcomeProxied     Outcome = "proxied"     // a peer handled it
+	OutcomeNotFound    Outcome = "not-found"   // nobody handled it: the local chain's 404
+	OutcomeUnavailable Outcome = "unavailable" // the proxy gave up with a 503
+	// OutcomeUnknown: the two observations contradict each other or are errors that
+	// say nothing about routing (e.g. served normally but denied when forced local).
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// Flavours of OutcomeUnavailable.
+const (
+	FlavourEndpoint  = "endpoint"  // no peer address resolved
+	FlavourTransport = "transport" // the chosen peer could not be reached
+)
+
+// Observed is the routing outcome derived from a normal request and the same request
+// forced local.
+type Observed struct {
+	Outcome Outcome
+	// Flavour is FlavourEndpoint or FlavourTransport for OutcomeUnavailable.
+	Flavour string `json:",omitempty"`
+	Normal  Classification
+	Local   Classification
+	Why     string
+}
+
+// Combine derives the routing outcome from the classification of a normal request
+// and of the same request sent with ForcedLocalHeader (which shows what the server
+// does by itself):
+//
+//	normal                 forced local        outcome
+//	unavailable-endpoint   any                 unavailable (endpoint)
+//	unavailable-transport  unknown-resource    unavailable (transport)
+//	unavailable-transport  same                local (not the peer proxy: e.g. an aggregated API's backend is down)
+//	unknown-resource       unknown-resource    not-found
+//	served/denied/error    unknown-resource    proxied (a peer answered)
+//	X                      X (same class)      local
+//	anything else                              unknown
+func Combine(normal, local Classification) Observed {
+	o := Observed{Normal: normal, Local: local}
+	switch {
+	case normal.Class == ClassUnavailableEndpoint:
+		o.Outcome, o.Flavour = OutcomeUnavailable, FlavourEndpoint
+		o.Why = "peers serve it but none of their addresses resolved"
+	case normal.Class == ClassUnavailableTransport && local.Class == ClassUnknownResource:
+		o.Outcome, o.Flavour = OutcomeUnavailable, FlavourTransport
+		o.Why = "the server does not serve it and could not reach the peer it chose"
+	case normal.Class == ClassUnknownResource && local.Class == ClassUnknownResource:
+		o.Outcome = OutcomeNotFound
+		o.Why = "neither the server nor any peer it knows serves it"
+	case local.Class == ClassUnknownResource && (normal.Class == ClassServed || normal.Class == ClassDenied || normal.Class == ClassError):
+		o.Outcome = OutcomeProxied
+		o.Why = fmt.Sprintf("the server does not serve it itself; a peer answered (%s)", normal.Class)
+	case normal.Class == local.Class:
+		o.Outcome = OutcomeLocal
+		o.Why = fmt.Sprintf("the server answers the same by itself (%s)", normal.Class)
+	default:
+		o.Outcome = OutcomeUnknown
+		o.Why = fmt.Sprintf("inconsistent observations: normal %s, forced local %s", normal.Class, local.Class)
+	}
+	return o
+}

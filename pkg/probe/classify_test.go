@@ -1,0 +1,189 @@
+package probe
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	ctJSON = "application/json"
+	ctText = "text/plain; charset=utf-8"
+)
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obs  Observation
+		want Class
+	}{
+		{"200 list", Observation{200, ctJSON, []byte(`{"kind":"JobList","apiVersion":"batch/v1","items":[]}`)}, ClassServed},
+		{"201 created", Observation{201, ctJSON, []byte(`{"kind":"Job"}`)}, ClassServed},
+		{"304 not modified", Observation{304, "", nil}, ClassServed},
+		{"404 text unknown group", Observation{404, ctText, []byte("404 page not found\n")}, ClassUnknownResource},
+		{"404 text no content type", Observation{404, "", []byte("404 page not found")}, ClassUnknownResource},
+		{"404 Status empty details", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`)}, ClassUnknownResource},
+		{"404 Status no details", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)}, ClassUnknownResource},
+		{"404 Status missing object", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"jobs.batch \"nope\" not found","reason":"NotFound","details":{"name":"nope","group":"batch","kind":"jobs"},"code":404}`)}, ClassServed},
+		{"404 other text", Observation{404, ctText, []byte("nothing here")}, ClassError},
+		{"404 json not a Status", Observation{404, ctJSON, []byte(`{"kind":"Job"}`)}, ClassError},
+		{"404 text body on json content type", Observation{404, ctJSON, []byte("404 page not found")}, ClassError},
+		{"401", Observation{401, ctJSON, []byte(`{"kind":"Status","reason":"Unauthorized","code":401}`)}, ClassDenied},
+		{"403", Observation{403, ctJSON, []byte(`{"kind":"Status","reason":"Forbidden","details":{"group":"batch","kind":"jobs"},"code":403}`)}, ClassDenied},
+		{"409 AlreadyExists", Observation{409, ctJSON, []byte(`{"kind":"Status","reason":"AlreadyExists","details":{"name":"x","group":"batch","kind":"jobs"},"code":409}`)}, ClassServed},
+		{"422 Invalid", Observation{422, ctJSON, []byte(`{"kind":"Status","reason":"Invalid","code":422}`)}, ClassServed},
+		{"410 Expired", Observation{410, ctJSON, []byte(`{"kind":"Status","reason":"Expired","code":410}`)}, ClassServed},
+		{"503 endpoint", Observation{503, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Error getting ip and port info of the remote server while proxying","reason":"ServiceUnavailable","code":503}`)}, ClassUnavailableEndpoint},
+		{"503 transport", Observation{503, ctText, []byte("error trying to reach service: dial tcp 127.0.0.1:17443: connect: connection refused")}, ClassUnavailableTransport},
+		{"503 storage version", Observation{503, ctJSON, []byte(`{"kind":"Status","reason":"ServiceUnavailable","message":"wait for storage version registration to complete for resource: batch/jobs","code":503}`)}, ClassError},
+		{"503 empty", Observation{503, ctText, nil}, ClassError},
+		{"429", Observation{429, ctJSON, []byte(`{"kind":"Status","reason":"TooManyRequests","code":429}`)}, ClassError},
+		{"500", Observation{500, ctJSON, []byte(`{"kind":"Status","reason":"InternalError","code":500}`)}, ClassError},
+		{"400 no details", Observation{400, ctJSON, []byte(`{"kind":"Status","reason":"BadRequest","code":400}`)}, ClassError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Classify(tc.obs)
+			if got.Class != tc.want {
+				t.Errorf("Classify = %s (%s), want %s", got.Class, got.Why, tc.want)
+			}
+			if got.StatusCode != tc.obs.StatusCode || got.Why == "" {
+				t.Errorf("Classify = %+v: want StatusCode %d and a Why", got, tc.obs.StatusCode)
+			}
+		})
+	}
+}
+
+func TestCombine(t *testing.T) {
+	c := func(class Class) Classification { return Classification{Class: class, Why: "test"} }
+	for _, tc := range []struct {
+		normal, local Class
+		want          Outcome
+		flavour       string
+	}{
+		{ClassServed, ClassServed, OutcomeLocal, ""},
+		{ClassServed, ClassUnknownResource, OutcomeProxied, ""},
+		{ClassDenied, ClassUnknownResource, OutcomeProxied, ""}, // the peer denied
+		{ClassError, ClassUnknownResource, OutcomeProxied, ""},
+		{ClassUnknownResource, ClassUnknownResource, OutcomeNotFound, ""},
+		{ClassUnavailableEndpoint, ClassUnknownResource, OutcomeUnavailable, FlavourEndpoint},
+		{ClassUnavailableTransport, ClassUnknownResource, OutcomeUnavailable, FlavourTransport},
+		{ClassUnavailableTransport, ClassUnavailableTransport, OutcomeLocal, ""}, // e.g. an aggregated API's backend is down
+		{ClassDenied, ClassDenied, OutcomeLocal, ""},
+		{ClassError, ClassError, OutcomeLocal, ""},
+		{ClassUnknownResource, ClassServed, OutcomeUnknown, ""},
+		{ClassServed, ClassDenied, OutcomeUnknown, ""},
+	} {
+		got := Combine(c(tc.normal), c(tc.local))
+		if got.Outcome != tc.want || got.Flavour != tc.flavour || got.Why == "" {
+			t.Errorf("Combine(%s, %s) = %s/%s (%s), want %s/%s", tc.normal, tc.local, got.Outcome, got.Flavour, got.Why, tc.want, tc.flavour)
+		}
+	}
+}
+
+// capture is the fixture format written by test/e2e's TestSmoke (see testdata/README.md).
+type capture struct {
+	Note        string `json:"note"`
+	Version     string `json:"version"`
+	Server      string `json:"server"`
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	ForcedLocal bool   `json:"forcedLocal"`
+	StatusCode  int    `json:"statusCode"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`
+}
+
+func loadCapture(t *testing.T, name string) capture {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c capture
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return c
+}
+
+func classifyCapture(t *testing.T, name string) Classification {
+	c := loadCapture(t, name)
+	return Classify(Observation{c.StatusCode, c.ContentType, []byte(c.Body)})
+}
+
+// Responses captured from real v1.36.3 servers: A serves everything, B has batch/v1
+// turned off.
+var captured = map[string]Class{
+	"v1.36.3-a-list-jobs":                                    ClassServed,
+	"v1.36.3-a-list-jobs-forced-local":                       ClassServed,
+	"v1.36.3-b-list-jobs":                                    ClassServed, // proxied to A
+	"v1.36.3-b-list-jobs-forced-local":                       ClassUnknownResource,
+	"v1.36.3-b-unknown-group":                                ClassUnknownResource,
+	"v1.36.3-b-unknown-group-forced-local":                   ClassUnknownResource,
+	"v1.36.3-b-get-batch-v1-discovery":                       ClassUnknownResource,
+	"v1.36.3-a-unknown-resource":                             ClassUnknownResource,
+	"v1.36.3-a-unknown-version":                              ClassUnknownResource,
+	"v1.36.3-a-missing-job":                                  ClassServed,
+	"v1.36.3-b-missing-job":                                  ClassServed,
+	"v1.36.3-b-missing-job-forced-local":                     ClassUnknownResource,
+	"v1.36.3-b-create-job":                                   ClassServed,
+	"v1.36.3-b-create-job-again":                             ClassServed,
+	"v1.36.3-b-get-job-status":                               ClassServed,
+	"v1.36.3-b-get-job-status-forced-local":                  ClassUnknownResource,
+	"v1.36.3-b-watch-jobs":                                   ClassServed,
+	"v1.36.3-b-watch-jobs-forced-local":                      ClassUnknownResource,
+	"v1.36.3-b-list-jobs-unprivileged":                       ClassDenied,
+	"v1.36.3-b-list-jobs-peer-killed":                        ClassUnavailableTransport,
+	"v1.36.3-b-list-jobs-peer-killed-forced-local":           ClassUnknownResource,
+	"v1.36.3-b-list-jobs-peer-endpoint-expired":              ClassUnavailableEndpoint,
+	"v1.36.3-b-list-jobs-peer-endpoint-expired-forced-local": ClassUnknownResource,
+	"v1.36.3-b-list-jobs-peer-stopped":                       ClassUnknownResource,
+	"v1.36.3-b-list-jobs-peer-stopped-forced-local":          ClassUnknownResource,
+}
+
+func TestClassifyCaptured(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		seen[name] = true
+		want, ok := captured[name]
+		if !ok {
+			t.Errorf("testdata/%s.json has no expected class in the table", name)
+			continue
+		}
+		if got := classifyCapture(t, name); got.Class != want {
+			t.Errorf("%s: Classify = %s (%s), want %s", name, got.Class, got.Why, want)
+		}
+	}
+	for name := range captured {
+		if !seen[name] {
+			t.Errorf("testdata/%s.json is missing", name)
+		}
+	}
+}
+
+func TestCombineCaptured(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		want    Outcome
+		flavour string
+	}{
+		{"v1.36.3-a-list-jobs", OutcomeLocal, ""},
+		{"v1.36.3-b-list-jobs", OutcomeProxied, ""},
+		{"v1.36.3-b-missing-job", OutcomeProxied, ""},
+		{"v1.36.3-b-get-job-status", OutcomeProxied, ""},
+		{"v1.36.3-b-watch-jobs", OutcomeProxied, ""},
+		{"v1.36.3-b-unknown-group", OutcomeNotFound, ""},
+		{"v1.36.3-b-list-jobs-peer-killed", OutcomeUnavailable, FlavourTransport},
+		{"v1.36.3-b-list-jobs-peer-endpoint-expired", OutcomeUnavailable, FlavourEndpoint},
+		{"v1.36.3-b-list-jobs-peer-stopped", OutcomeNotFound, ""},
+	} {
+		got := Combine(classifyCapture(t, tc.name), classifyCapture(t, tc.name+"-forced-local"))
+		if got.Outcome != tc.want || got.Flavour != tc.flavour {
+			t.Errorf("%s: Combine = %s/%s (%s), want %s/%s", tc.name, got.Outcome, got.Flavour, got.Why, tc.want, tc.flavour)
+		}
+	}
+}
