@@ -6,7 +6,7 @@ DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildDate=$(DATE)
 E2E_TIMEOUT ?= 45m
 
-.PHONY: all build test unit e2e lint bench golden clean
+.PHONY: all build test unit e2e lint bench golden clean profiles
 
 all: build
 
@@ -36,3 +36,7 @@ golden:
 
 clean:
 	rm -rf bin
+
+# Record the version profiles simulations start from, from real kube-apiservers (needs root).
+profiles:
+	cd test/e2e && $(GO) run ./cmd/mkprofiles -out $(CURDIR)/pkg/simulate/profiles

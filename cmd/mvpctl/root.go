@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -17,6 +18,7 @@ const (
 	ExitOK       = 0
 	ExitError    = 1 // usage or input error
 	ExitPartial  = 2 // a result was produced, but some server could not be read
+	ExitWarnings = 2 // preflight: warnings only
 	ExitFindings = 3 // findings that block (mismatch, 404/503 at a step)
 )
 
@@ -66,11 +68,23 @@ func withCode(code int, err error) error {
 type globalOptions struct {
 	streams     Streams
 	configFlags *genericclioptions.ConfigFlags
+	// clock is the time source (fixed in golden tests); nil means time.Now.
+	clock func() time.Time
+}
+
+func (g *globalOptions) now() time.Time {
+	if g.clock != nil {
+		return g.clock().UTC()
+	}
+	return time.Now().UTC()
 }
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(streams Streams) *cobra.Command {
-	g := &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true)}
+	return newRootCmd(&globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true)})
+}
+
+func newRootCmd(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mvpctl",
 		Short: "See and test how kube-apiservers route requests in a mixed-version control plane",
@@ -83,15 +97,18 @@ to a peer, 404 or 503, and explains each decision step by step.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
-	root.SetErr(streams.ErrOut)
+	root.SetIn(g.streams.In)
+	root.SetOut(g.streams.Out)
+	root.SetErr(g.streams.ErrOut)
 	g.configFlags.AddFlags(root.PersistentFlags())
 
 	root.AddCommand(
 		newVersionCmd(g),
 		newRoutesCmd(g),
 		newExplainCmd(g),
+		newSimulateCmd(g),
+		newPreflightCmd(g),
+		newProfilesCmd(g),
 	)
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
@@ -105,7 +122,12 @@ var extraCommands []func(*globalOptions) *cobra.Command
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
-	root := NewRootCmd(streams)
+	return execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true)})
+}
+
+func execute(args []string, g *globalOptions) int {
+	streams := g.streams
+	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {

@@ -47,3 +47,30 @@ func TestObject(t *testing.T) {
 		t.Error(Header("kas a_b"))
 	}
 }
+
+func TestJUnit(t *testing.T) {
+	var b bytes.Buffer
+	err := JUnit(&b, "mvpctl preflight", []JUnitCase{
+		{Name: "MVP001 kas-a", ClassName: "apiserver-reachable"},
+		{Name: "MVP010 kas-b v1/pods", ClassName: "gvr", FailureType: "blocking", Message: "404 <x> & y", Detail: "evidence"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<testsuites name="mvpctl preflight" tests="2" failures="1">`, `<failure type="blocking" message="404 &lt;x&gt; &amp; y">evidence</failure>`, `<testcase name="MVP001 kas-a" classname="apiserver-reachable"></testcase>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %s in\n%s", want, b.String())
+		}
+	}
+}
+
+func TestMarkdownTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := MarkdownTable(&b, []string{"A", "B"}, [][]string{{"x|y", "line\nbreak"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "| A | B |\n| --- | --- |\n| x\\|y | line<br>break |\n"
+	if b.String() != want {
+		t.Errorf("got %q want %q", b.String(), want)
+	}
+}

@@ -184,6 +184,12 @@ func (s *Snapshot) WriteFile(path string, asJSON bool) error {
 		return fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; a snapshot holds no credentials and is shared like
+	// kubectl output.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("snapshot %s: %w", path, err)

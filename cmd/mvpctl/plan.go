@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/spf13/pflag"
+)
+
+// planFlags say where a simulation starts and what happens: a rolling upgrade (--to), a
+// scenario file, or --step flags; from a snapshot, the live cluster, or --servers profiles.
+type planFlags struct {
+	source   snapshotSource
+	servers  string
+	to       string
+	order    []string
+	scenario string
+	steps    []string
+	requests string
+	auditLog string
+}
+
+func (p *planFlags) addFlags(fs *pflag.FlagSet) {
+	p.source.addFlags(fs)
+	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
+	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
+	fs.StringSliceVar(&p.order, "order", nil, "with --to: the order in which servers are upgraded (default: snapshot order)")
+	fs.StringVar(&p.scenario, "scenario", "", "a Scenario file (kind: Scenario) giving the start and the steps")
+	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION, crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER (repeatable, in order)")
+	fs.StringVar(&p.requests, "requests", "", "replay the requests of this file (one METHOD PATH a line; gzip accepted)")
+	fs.StringVar(&p.auditLog, "audit-log", "", "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted)")
+}
+
+// plan returns the starting snapshot, the steps, and the target version ("" when not an
+// upgrade).
+func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, []simulate.Step, error) {
+	modes := 0
+	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
+		if set {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return nil, nil, errors.New("give one of --to, --scenario and --step")
+	}
+	if len(p.order) > 0 && p.to == "" {
+		return nil, nil, errors.New("--order goes with --to")
+	}
+	if p.servers != "" && p.source.file != "" {
+		return nil, nil, errors.New("give one of --servers and --snapshot")
+	}
+	if p.scenario != "" {
+		sc, err := simulate.LoadScenario(p.scenario)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p.servers != "" || p.source.file != "" {
+			return nil, nil, fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
+		}
+		var start *snapshot.Snapshot
+		if sc.From.Snapshot != "" {
+			path := sc.From.Snapshot
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(p.scenario), path)
+			}
+			start, err = snapshot.LoadFile(path)
+		} else {
+			start, err = simulate.FromProfiles(sc.From.Servers, g.now())
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("scenario %s: from: %w", p.scenario, err)
+		}
+		return start, sc.Steps, nil
+	}
+	start, err := p.start(ctx, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.to != "" {
+		steps, err := simulate.UpgradePlan(start, p.to, p.order)
+		return start, steps, err
+	}
+	var steps []simulate.Step
+	for _, s := range p.steps {
+		st, err := simulate.ParseStep(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		steps = append(steps, st)
+	}
+	return start, steps, nil
+}
+
+func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
+	if p.servers != "" {
+		sv, err := simulate.ParseServers(p.servers)
+		if err != nil {
+			return nil, err
+		}
+		return simulate.FromProfiles(sv, g.now())
+	}
+	return p.source.load(ctx, g)
+}
+
+// traffic opens the traffic file, if one was given. The caller closes it.
+func (p *planFlags) traffic() (*simulate.TrafficReader, string, string, error) {
+	switch {
+	case p.requests != "" && p.auditLog != "":
+		return nil, "", "", errors.New("give one of --requests and --audit-log")
+	case p.requests != "":
+		tr, err := simulate.OpenTraffic(p.requests, simulate.FormatRequests)
+		return tr, p.requests, simulate.FormatRequests, err
+	case p.auditLog != "":
+		tr, err := simulate.OpenTraffic(p.auditLog, simulate.FormatAuditLog)
+		return tr, p.auditLog, simulate.FormatAuditLog, err
+	}
+	return nil, "", "", nil
+}
+
+func joinOrNone(s []string) string {
+	if len(s) == 0 {
+		return "<none>"
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/spf13/cobra"
+)
+
+type preflightOptions struct {
+	plan   planFlags
+	failOn string
+	output string
+}
+
+const (
+	formatJUnit    = "junit"
+	formatMarkdown = "markdown"
+)
+
+func newPreflightCmd(g *globalOptions) *cobra.Command {
+	o := &preflightOptions{output: print.FormatTable, failOn: "warning"}
+	var checks strings.Builder
+	for _, c := range simulate.Checks {
+		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
+	}
+	cmd := &cobra.Command{
+		Use:   "preflight",
+		Short: "CI gate before an upgrade: check the control plane and rehearse the upgrade",
+		Long: `Check a control plane before an upgrade: every apiserver reachable and configured for the
+Mixed Version Proxy, and — through every step of the upgrade (--to) or scenario — every GVR
+that is served somewhere reachable from every apiserver. With --requests or --audit-log, real
+traffic is replayed and requests that would fail, or that use APIs the target removes, are
+reported. Each finding has a stable check ID, a severity, evidence and a fix hint.
+
+Checks:
+` + checks.String() + `
+Exit codes: 0 pass, 1 error, 2 warnings only, 3 blocking findings.
+--fail-on=blocking exits 0 on warnings; --fail-on=never always exits 0 (unless mvpctl fails).`,
+		Example: `  mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37
+  mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
+  mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
+	}
+	o.plan.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: warning|blocking|never")
+	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: table|json|yaml|junit|markdown")
+	return cmd
+}
+
+func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatJSON, print.FormatYAML, formatJUnit, formatMarkdown); err != nil {
+		return err
+	}
+	if err := print.CheckFormat(o.failOn, "warning", "blocking", "never"); err != nil {
+		return fmt.Errorf("--fail-on: %w", err)
+	}
+	if o.plan.to == "" && o.plan.scenario == "" && len(o.plan.steps) == 0 {
+		return errors.New("preflight needs --to VERSION or --scenario FILE (or --step)")
+	}
+	start, steps, err := o.plan.plan(cmd.Context(), g)
+	if err != nil {
+		return err
+	}
+	tr, source, format, err := o.plan.traffic()
+	if err != nil {
+		return err
+	}
+	if tr != nil {
+		defer tr.Close()
+	}
+	rep, err := simulate.Preflight(simulate.PreflightInput{Start: start, Steps: steps, Target: o.plan.to,
+		Traffic: tr, TrafficSource: source, TrafficFormat: format})
+	if err != nil {
+		return err
+	}
+	out := g.streams.Out
+	switch o.output {
+	case print.FormatJSON, print.FormatYAML:
+		err = print.Object(out, rep, o.output)
+	case formatJUnit:
+		err = print.JUnit(out, "mvpctl preflight", junitCases(rep))
+	case formatMarkdown:
+		err = printPreflightMarkdown(out, rep)
+	default:
+		err = printPreflightTable(out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if code := rep.ExitCode(o.failOn); code != ExitOK {
+		return withCode(code, fmt.Errorf("preflight: %d blocking, %d warning finding(s)", rep.Summary.Blocking, rep.Summary.Warning))
+	}
+	return nil
+}
+
+func scenarioLine(rep *simulate.PreflightReport) string {
+	var servers []string
+	for _, s := range rep.Scenario.Servers {
+		servers = append(servers, s.Name+"="+s.Version)
+	}
+	s := "Checked: " + strings.Join(servers, ", ")
+	if rep.Scenario.Target != "" {
+		s += " → " + rep.Scenario.Target
+	}
+	s += fmt.Sprintf(" (%d step(s); start: %s", len(rep.Scenario.Steps), rep.Scenario.Start)
+	if len(rep.Scenario.Profiles) > 0 {
+		s += "; profiles " + strings.Join(rep.Scenario.Profiles, ", ")
+	}
+	return s + ")"
+}
+
+func printPreflightTable(w io.Writer, rep *simulate.PreflightReport) error {
+	fmt.Fprintln(w, scenarioLine(rep))
+	if len(rep.Findings) > 0 {
+		var rows [][]string
+		for _, f := range rep.Findings {
+			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
+		}
+		if err := print.Table(w, []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, false); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "Result: %s (%d blocking, %d warning)\n", rep.Summary.Result, rep.Summary.Blocking, rep.Summary.Warning)
+	return err
+}
+
+func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
+	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n%s\n\n", rep.Summary.Result, scenarioLine(rep))
+	if len(rep.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "No findings.")
+		return err
+	}
+	var rows [][]string
+	for _, f := range rep.Findings {
+		rows = append(rows, []string{f.Check + " " + f.Name, string(f.Severity), f.Subject, f.Message, strings.Join(f.Evidence, "\n"), f.Hint})
+	}
+	return print.MarkdownTable(w, []string{"Check", "Severity", "Subject", "Finding", "Evidence", "Fix"}, rows)
+}
+
+// junitCases makes one failing case per finding and one passing case per check that found
+// nothing, so dashboards show what was checked as well as what failed.
+func junitCases(rep *simulate.PreflightReport) []print.JUnitCase {
+	found := map[string]bool{}
+	var cases []print.JUnitCase
+	for _, f := range rep.Findings {
+		found[f.Check] = true
+		name := f.Check + " " + f.Subject
+		if f.Step != "" {
+			name += " at step " + f.Step
+		}
+		cases = append(cases, print.JUnitCase{Name: name, ClassName: f.Name, FailureType: string(f.Severity),
+			Message: f.Message, Detail: "evidence:\n" + strings.Join(f.Evidence, "\n") + "\nfix: " + f.Hint})
+	}
+	for _, c := range rep.Checks {
+		if !found[c.ID] {
+			cases = append(cases, print.JUnitCase{Name: c.ID + " " + c.Title, ClassName: c.Name})
+		}
+	}
+	return cases
+}

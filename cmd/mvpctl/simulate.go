@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/spf13/cobra"
+)
+
+type simulateOptions struct {
+	plan   planFlags
+	output string
+}
+
+// SimulationReport is `mvpctl simulate -o json|yaml`.
+type SimulationReport struct {
+	*simulate.Simulation
+	Traffic *simulate.TrafficReport `json:"traffic,omitempty"`
+}
+
+func newSimulateCmd(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Rehearse an upgrade or failures: the routing at every step, and what fails",
+		Long: `Rehearse a change to the control plane before it happens. Every step (upgrade, crash,
+stop, start, gate-off, drop-peer-ca) rewrites the snapshot as the behaviour spec says, and
+the routing table is computed after each. Rows where some server answers 404 or 503 for a
+GVR that is still served somewhere are listed as AT RISK. With --requests or --audit-log,
+real traffic is replayed through every step.
+
+Start from a snapshot (--snapshot FILE, or the live cluster), or from the embedded version
+profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
+	}
+	cmd.AddCommand(newSimulateSubCmd(g, "upgrade", "Rolling upgrade of every server to --to, one at a time",
+		`  mvpctl simulate upgrade --servers a=1.36,b=1.36,c=1.36 --to 1.37
+  mvpctl simulate upgrade --snapshot cluster.yaml --to 1.37 --order kas-c,kas-b,kas-a --audit-log audit.log.gz`, true))
+	cmd.AddCommand(newSimulateSubCmd(g, "run", "Apply a scenario file or --step flags",
+		`  mvpctl simulate run --scenario scenario.yaml
+  mvpctl simulate run --servers a=1.36,b=1.37 --step crash:b`, false))
+	return cmd
+}
+
+func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
+	o := &simulateOptions{output: print.FormatTable}
+	cmd := &cobra.Command{
+		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if upgrade && o.plan.to == "" {
+				return errors.New("simulate upgrade needs --to VERSION")
+			}
+			if !upgrade && o.plan.to != "" {
+				return errors.New("use simulate upgrade for --to")
+			}
+			return o.run(cmd, g)
+		},
+	}
+	o.plan.addFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: table|json|yaml")
+	return cmd
+}
+
+func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatJSON, print.FormatYAML); err != nil {
+		return err
+	}
+	start, steps, err := o.plan.plan(cmd.Context(), g)
+	if err != nil {
+		return err
+	}
+	tr, source, format, err := o.plan.traffic()
+	if err != nil {
+		return err
+	}
+	sim, err := simulate.Run(start, steps)
+	if err != nil {
+		return err
+	}
+	rep := SimulationReport{Simulation: sim}
+	if tr != nil {
+		defer tr.Close()
+		if rep.Traffic, err = simulate.Replay(sim, tr, source, format); err != nil {
+			return err
+		}
+	}
+	if print.Structured(o.output) {
+		return print.Object(g.streams.Out, rep, o.output)
+	}
+	return printSimulation(g.streams.Out, rep)
+}
+
+func printSimulation(w io.Writer, rep SimulationReport) error {
+	sim := rep.Simulation
+	fmt.Fprintf(w, "Start: %s\n", sim.Start)
+	if len(sim.Profiles) > 0 {
+		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions)\n", strings.Join(sim.Profiles, ", "))
+	}
+	for _, s := range sim.Steps {
+		var servers []string
+		for _, srv := range s.Servers {
+			state := srv.Version
+			if !srv.Reachable {
+				state += ", down"
+			}
+			servers = append(servers, fmt.Sprintf("%s (%s)", srv.Name, state))
+		}
+		fmt.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
+		if len(s.Table.Rows) == 0 {
+			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
+			continue
+		}
+		if err := printRoutingRows(w, s.Table); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w, "\nAT RISK (404 or 503 for a GVR that some server serves):")
+	if len(sim.AtRisk) == 0 {
+		fmt.Fprintln(w, "none")
+	} else {
+		var rows [][]string
+		for _, r := range sim.AtRisk {
+			status := fmt.Sprint(r.Status)
+			if r.Unavailable != "" {
+				status += " (" + r.Unavailable + ")"
+			}
+			rows = append(rows, []string{fmt.Sprintf("%d", r.StepN), r.Step, r.Server, r.GVR, status, joinOrNone(r.ServedBy)})
+		}
+		if err := print.Table(w, []string{"STEP", "ACTION", "SERVER", "GVR", "STATUS", "SERVED-BY"}, rows, false); err != nil {
+			return err
+		}
+	}
+	if len(sim.Removed) > 0 {
+		fmt.Fprintf(w, "\nREMOVED (served at the start, by no server at the end): %s\n", strings.Join(sim.Removed, ", "))
+	}
+	if rep.Traffic != nil {
+		return printTraffic(w, rep.Traffic)
+	}
+	return nil
+}
+
+func printRoutingRows(w io.Writer, t route.RoutingTable) error {
+	headers := []string{"NAME"}
+	for _, s := range t.Servers {
+		headers = append(headers, print.Header(s.Name))
+	}
+	var rows [][]string
+	for _, r := range t.Rows {
+		row := []string{r.Name}
+		for _, c := range r.Cells {
+			row = append(row, c.Text)
+		}
+		rows = append(rows, row)
+	}
+	return print.Table(w, headers, rows, false)
+}
+
+func printTraffic(w io.Writer, t *simulate.TrafficReport) error {
+	fmt.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
+		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
+	for _, e := range t.MalformedExamples {
+		fmt.Fprintf(w, "  malformed: %s\n", e)
+	}
+	var rows [][]string
+	for _, s := range t.Steps {
+		rows = append(rows, []string{fmt.Sprint(s.N), s.Step, fmt.Sprint(s.AtRisk)})
+	}
+	if err := print.Table(w, []string{"STEP", "ACTION", "REQUESTS-AT-RISK"}, rows, false); err != nil {
+		return err
+	}
+	rows = nil
+	for _, gv := range t.GVRs {
+		if gv.AtRisk == 0 && !gv.Removed {
+			continue
+		}
+		steps := make([]string, len(gv.AtRiskSteps))
+		for i, s := range gv.AtRiskSteps {
+			steps[i] = fmt.Sprint(s)
+		}
+		rows = append(rows, []string{gv.GVR, fmt.Sprint(gv.Requests), fmt.Sprint(gv.AtRisk), joinOrNone(steps), fmt.Sprint(gv.Removed)})
+	}
+	if len(rows) > 0 {
+		fmt.Fprintln(w)
+		if err := print.Table(w, []string{"GVR", "REQUESTS", "AT-RISK", "STEPS", "REMOVED"}, rows, false); err != nil {
+			return err
+		}
+	}
+	rows = nil
+	for _, a := range t.UserAgents {
+		if a.AtRisk > 0 {
+			rows = append(rows, []string{a.UserAgent, fmt.Sprint(a.Requests), fmt.Sprint(a.AtRisk)})
+		}
+	}
+	if len(rows) > 0 {
+		fmt.Fprintln(w)
+		return print.Table(w, []string{"USER-AGENT", "REQUESTS", "AT-RISK"}, rows, false)
+	}
+	return nil
+}

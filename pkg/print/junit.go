@@ -1,0 +1,67 @@
+package print
+
+import (
+	"encoding/xml"
+	"io"
+)
+
+// JUnitCase is one test case: a check on one subject. Failure is empty for a pass.
+type JUnitCase struct {
+	Name      string
+	ClassName string
+	// FailureType is the failure's type attribute (e.g. a severity); empty for a pass.
+	FailureType string
+	Message     string
+	Detail      string
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Type    string `xml:"type,attr"`
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit writes one test suite in the JUnit XML format CI dashboards read.
+func JUnit(w io.Writer, suite string, cases []JUnitCase) error {
+	s := junitSuite{Name: suite, Tests: len(cases)}
+	for _, c := range cases {
+		jc := junitCase{Name: c.Name, ClassName: c.ClassName}
+		if c.FailureType != "" {
+			jc.Failure = &junitFailure{Type: c.FailureType, Message: c.Message, Text: c.Detail}
+			s.Failures++
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	doc := junitSuites{Name: suite, Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

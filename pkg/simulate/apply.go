@@ -1,0 +1,192 @@
+package simulate
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// FromProfiles builds a control plane of default servers from version profiles. Each server
+// is assumed to have the peer proxy configured (gate on, --peer-ca-file set) — the state an
+// operator who runs this simulation wants to rehearse; gate-off and drop-peer-ca steps model
+// the other states.
+func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, error) {
+	snap := snapshot.New()
+	snap.TakenAt = at
+	var sources []string
+	for _, sv := range servers {
+		p, err := LookupProfile(sv.Version)
+		if err != nil {
+			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
+		}
+		srv := fromProfile(sv.Name, p)
+		srv.FoundBy = "profile"
+		snap.Servers = append(snap.Servers, srv)
+		sources = append(sources, fmt.Sprintf("%s=%s", sv.Name, p.Version))
+	}
+	snap.Source = "profiles: " + strings.Join(sources, ", ")
+	if err := snap.Validate(); err != nil {
+		return nil, err
+	}
+	recomputePeerAggregated(snap)
+	return snap, nil
+}
+
+// fromProfile is a running server named name serving what profile p serves.
+func fromProfile(name string, p Profile) snapshot.Server {
+	id := snapshot.ServerID(name)
+	return snapshot.Server{
+		Name: name, ID: id, Hostname: name,
+		IdentityLease: &snapshot.Lease{Name: id, HolderIdentity: id + "_simulated"},
+		Version:       p.Version.String(),
+		PeerProxy: snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true),
+			Evidence: []string{"assumed: the peer proxy is configured (gate on, --peer-ca-file set)"}},
+		Reachable:       true,
+		DiscoveryFormat: snapshot.DiscoveryProfiled,
+		Resources:       append([]snapshot.Resource(nil), p.Resources...),
+	}
+}
+
+// Apply returns a copy of snap with step applied; snap is not changed. The consequences follow
+// the behaviour spec: what matters for routing is reachability, the identity lease (a peer
+// exists), the peer endpoint lease (its address resolves) and the configuration.
+func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
+	next := clone(snap)
+	srv := next.Find(step.Server)
+	if srv == nil {
+		return nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+	}
+	minor := minorOf(srv.Version)
+	switch step.Action {
+	case ActionUpgrade:
+		p, err := LookupProfile(step.To)
+		if err != nil {
+			return nil, fmt.Errorf("step %q: %w", step, err)
+		}
+		// The server's served set becomes the profile's; CRD and aggregated groups are the
+		// cluster's, not the binary's, so they are kept.
+		var kept []snapshot.Resource
+		for _, r := range srv.Resources {
+			if r.Source == snapshot.SourceCRD || r.Source == snapshot.SourceAggregated {
+				kept = append(kept, r)
+			}
+		}
+		srv.Version = p.Version.String()
+		srv.Resources = append(append([]snapshot.Resource(nil), p.Resources...), kept...)
+		srv.DiscoveryFormat = snapshot.DiscoveryProfiled
+		start(srv)
+	case ActionStart:
+		start(srv)
+	case ActionCrash:
+		// SIGKILL: nothing is cleaned up. The identity lease lives on (up to 1 h + GC); the
+		// 15 s peer endpoint lease expires: the steady state after a crash is the
+		// endpoint-resolution 503 (the transport 503 lasts only those 15 s).
+		srv.Reachable, srv.Error = false, "crashed (simulated SIGKILL)"
+		srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
+	case ActionStop:
+		// SIGTERM: the endpoint lease is removed; from 1.35 the identity lease too.
+		srv.Reachable, srv.Error = false, "stopped (simulated SIGTERM)"
+		srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
+		if minor >= 35 {
+			srv.IdentityLease = nil
+		}
+	case ActionGateOff:
+		// With the gate off, every --peer-* flag is refused, so the peer CA goes too.
+		srv.PeerProxy.GateEnabled = snapshot.Ptr(false)
+		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
+		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: feature gate turned off")
+		start(srv)
+	case ActionDropPeerCA:
+		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
+		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: --peer-ca-file removed")
+		start(srv)
+	}
+	recomputePeerAggregated(next)
+	return next, nil
+}
+
+// start brings a server up: a new process writes a new identity lease and, once ready, its
+// endpoint lease.
+func start(srv *snapshot.Server) {
+	srv.Reachable, srv.Error = true, ""
+	srv.PeerProxy.EndpointResolvable = nil
+	if srv.ID == "" {
+		srv.ID = snapshot.ServerID(srv.Hostname)
+	}
+	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: srv.ID + "_simulated"}
+}
+
+// recomputePeerAggregated rebuilds each server's peer-aggregated /apis as the set of GVRs the
+// merge would list (spec §7): its own plus every learned peer's, without the core group and
+// without CRD/APIService GVs taken from peers. Only the set matters for routing: a 1.33/1.34
+// peer routes on it (spec §4.2).
+func recomputePeerAggregated(snap *snapshot.Snapshot) {
+	excluded := map[string]bool{}
+	for _, gv := range append(append([]string(nil), snap.Cluster.CustomResourceGroupVersions...), snap.Cluster.AggregatedGroupVersions...) {
+		excluded[gv] = true
+	}
+	for i := range snap.Servers {
+		for _, r := range snap.Servers[i].Resources {
+			if r.Source == snapshot.SourceCRD || r.Source == snapshot.SourceAggregated {
+				excluded[r.GroupVersion()] = true
+			}
+		}
+	}
+	for i := range snap.Servers {
+		s := &snap.Servers[i]
+		s.PeerAggregated = nil
+		if !s.Reachable || minorOf(s.Version) < 35 || s.PeerProxy.FilterInstalled == nil || !*s.PeerProxy.FilterInstalled {
+			continue
+		}
+		seen := map[snapshot.GVR]bool{}
+		var merged []snapshot.Resource
+		add := func(r snapshot.Resource) {
+			if r.Group != "" && !seen[r.GVR()] {
+				seen[r.GVR()] = true
+				merged = append(merged, r)
+			}
+		}
+		for _, r := range s.Resources {
+			add(r)
+		}
+		for j := range snap.Servers {
+			p := &snap.Servers[j]
+			if j == i || p.IdentityLease == nil || p.PeerProxy.GateEnabled == nil || !*p.PeerProxy.GateEnabled {
+				continue
+			}
+			for _, r := range p.Resources {
+				if !excluded[r.GroupVersion()] {
+					add(r)
+				}
+			}
+		}
+		if len(merged) > 0 {
+			s.PeerAggregated = merged
+		}
+	}
+}
+
+func minorOf(version string) int {
+	v, err := snapshot.ParseVersion(version)
+	if err != nil {
+		return 0
+	}
+	return v.Minor
+}
+
+// clone deep-copies a snapshot through JSON: steps must never share slices with the step
+// before them.
+func clone(s *snapshot.Snapshot) *snapshot.Snapshot {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a Snapshot is plain data; marshalling cannot fail
+	}
+	var out snapshot.Snapshot
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return &out
+}

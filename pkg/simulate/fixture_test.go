@@ -1,0 +1,31 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+	"testing/fstest"
+)
+
+// testProfiles are small hand-made profiles for unit tests of the step logic. The embedded
+// profiles (profiles/*.yaml) come from real apiservers; tests of real data use those.
+var testProfiles = fstest.MapFS{
+	"profiles/v1.34.4.yaml": profileFile("v1.34.4", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
+	"profiles/v1.35.4.yaml": profileFile("v1.35.4", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
+	"profiles/v1.36.3.yaml": profileFile("v1.36.3", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
+	"profiles/v1.37.1.yaml": profileFile("v1.37.1", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "new.k8s.io/v1/widgets"),
+}
+
+func profileFile(version string, gvrs ...string) *fstest.MapFile {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\ntakenAt: \"2026-11-01T00:00:00Z\"\nsource: test fixture\nservers:\n- name: p\n  version: %s\n  reachable: true\n  resources:\n", version)
+	for _, g := range gvrs {
+		parts := strings.Split(g, "/")
+		if len(parts) == 2 {
+			parts = append([]string{""}, parts...)
+		}
+		fmt.Fprintf(&b, "  - {group: %q, version: %s, resource: %s, namespaced: true, verbs: [get, list], source: builtin}\n", parts[0], parts[1], parts[2])
+	}
+	return &fstest.MapFile{Data: []byte(b.String())}
+}
+
+func init() { profileSource = testProfiles }

@@ -1,0 +1,69 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func checkIDs(r *PreflightReport) map[string]int {
+	ids := map[string]int{}
+	for _, f := range r.Findings {
+		ids[f.Check]++
+	}
+	return ids
+}
+
+func TestPreflight(t *testing.T) {
+	s := threeServers(t, "1.36")
+	steps, _ := UpgradePlan(s, "1.37", nil)
+	tr, _ := NewTrafficReader(strings.NewReader("GET /apis/old.k8s.io/v1beta1/gadgets\nGET /api/v1/pods\nnonsense\n"), "reqs.txt", FormatRequests)
+	rep, err := Preflight(PreflightInput{Start: s, Steps: steps, Target: "1.37", Traffic: tr, TrafficSource: "reqs.txt", TrafficFormat: FormatRequests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := checkIDs(rep)
+	if ids["MVP010"] != 2 || ids["MVP021"] != 1 || ids["MVP022"] != 1 || ids["MVP001"] != 0 {
+		t.Errorf("findings by check: %v", ids)
+	}
+	if rep.Summary.Result != "blocking" || rep.ExitCode("warning") != 3 || rep.ExitCode("blocking") != 3 || rep.ExitCode("never") != 0 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	for _, f := range rep.Findings {
+		if len(f.Evidence) == 0 || f.Hint == "" || f.Message == "" {
+			t.Errorf("finding without evidence, hint or message: %+v", f)
+		}
+	}
+	if rep.Scenario.Target != "1.37" || len(rep.Scenario.Steps) != 6 || rep.Scenario.Servers[0].Version != "v1.36.3" {
+		t.Errorf("scenario echo: %+v", rep.Scenario)
+	}
+}
+
+func TestPreflightConfiguration(t *testing.T) {
+	s := threeServers(t, "1.36")
+	s.Servers[0].PeerProxy.GateEnabled = snapshot.Ptr(false)
+	s.Servers[1].PeerProxy.FilterInstalled = snapshot.Ptr(false)
+	s.Servers[2].Reachable, s.Servers[2].Error = false, "connection refused"
+	rep, err := Preflight(PreflightInput{Start: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := checkIDs(rep)
+	if ids["MVP001"] != 1 || ids["MVP002"] != 1 || ids["MVP003"] != 1 {
+		t.Errorf("findings by check: %v", ids)
+	}
+	if rep.ExitCode("warning") != 3 {
+		t.Errorf("an unreachable apiserver blocks: %+v", rep.Summary)
+	}
+	s.Servers[2].Reachable, s.Servers[2].Error = true, ""
+	rep, _ = Preflight(PreflightInput{Start: s})
+	if rep.Summary.Result != "warning" || rep.ExitCode("warning") != 2 || rep.ExitCode("blocking") != 0 {
+		t.Errorf("warnings only: %+v", rep.Summary)
+	}
+	clean := threeServers(t, "1.36")
+	rep, _ = Preflight(PreflightInput{Start: clean})
+	if rep.Summary.Result != "pass" || rep.ExitCode("warning") != 0 || len(rep.Findings) != 0 {
+		t.Errorf("clean: %+v %+v", rep.Summary, rep.Findings)
+	}
+}

@@ -1,0 +1,105 @@
+package simulate
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// profileFS holds one snapshot per Kubernetes version: a default kube-apiserver of that version,
+// started and snapshotted by `make profiles` (test/e2e/cmd/mkprofiles). Never typed by hand.
+//
+//go:embed profiles/*.yaml
+var embeddedProfiles embed.FS
+
+// profileSource is where profiles are read from: the embedded ones, or fixtures in tests.
+var profileSource fs.FS = embeddedProfiles
+
+// Profile is what a default kube-apiserver of one version serves by itself.
+type Profile struct {
+	// Version is the exact binary version the profile was taken from, e.g. v1.36.3.
+	Version   snapshot.Version
+	Server    snapshot.Server
+	TakenAt   string
+	Source    string
+	Resources []snapshot.Resource
+}
+
+// Profiles returns every embedded profile, oldest first.
+func Profiles() ([]Profile, error) {
+	files, err := fs.Glob(profileSource, "profiles/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []Profile
+	for _, f := range files {
+		data, err := fs.ReadFile(profileSource, f)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := snapshot.Decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
+		}
+		if len(snap.Servers) != 1 {
+			return nil, fmt.Errorf("embedded profile %s: want exactly one server, got %d", path.Base(f), len(snap.Servers))
+		}
+		srv := snap.Servers[0]
+		v, err := snapshot.ParseVersion(srv.Version)
+		if err != nil {
+			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
+		}
+		out = append(out, Profile{Version: v, Server: srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source, Resources: srv.Resources})
+	}
+	sort.Slice(out, func(i, j int) bool { return less(out[i].Version, out[j].Version) })
+	return out, nil
+}
+
+func less(a, b snapshot.Version) bool {
+	if a.Major != b.Major {
+		return a.Major < b.Major
+	}
+	if a.Minor != b.Minor {
+		return a.Minor < b.Minor
+	}
+	return a.Patch < b.Patch
+}
+
+// LookupProfile finds the profile for a version: "1.36.3" / "v1.36.3" exactly, or "1.36" the
+// newest patch release of that minor. A version without a profile is an error that lists the
+// versions there are: a simulation must never quietly use data of another version.
+func LookupProfile(version string) (Profile, error) {
+	all, err := Profiles()
+	if err != nil {
+		return Profile{}, err
+	}
+	want, err := snapshot.ParseVersion(version)
+	if err != nil {
+		return Profile{}, err
+	}
+	exact := strings.Count(strings.TrimPrefix(strings.TrimSpace(version), "v"), ".") >= 2
+	var found *Profile
+	for i := range all {
+		p := &all[i]
+		if p.Version.Major != want.Major || p.Version.Minor != want.Minor {
+			continue
+		}
+		if exact && p.Version.Patch != want.Patch {
+			continue
+		}
+		found = p // sorted ascending: the last match is the newest patch
+	}
+	if found == nil {
+		var have []string
+		for _, p := range all {
+			have = append(have, p.Version.String())
+		}
+		return Profile{}, fmt.Errorf("no profile for Kubernetes %s: mvpctl has profiles for %s (generate more with `make profiles`)", version, strings.Join(have, ", "))
+	}
+	return *found, nil
+}

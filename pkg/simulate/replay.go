@@ -1,0 +1,247 @@
+package simulate
+
+import (
+	"errors"
+	"io"
+	"sort"
+
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// TrafficReport counts replayed requests by outcome, per step, GVR and user agent.
+type TrafficReport struct {
+	Source string `json:"source"`
+	Format string `json:"format"`
+	// Requests counts the requests replayed; NonResource those that are never routed
+	// (discovery, health); Unparsable those the apiserver's parser rejects.
+	Requests    int64 `json:"requests"`
+	NonResource int64 `json:"nonResource"`
+	Unparsable  int64 `json:"unparsable"`
+	// Malformed counts unreadable lines (with a few examples); Skipped audit events of
+	// non-final stages.
+	Malformed         int64    `json:"malformed"`
+	MalformedExamples []string `json:"malformedExamples,omitempty"`
+	Skipped           int64    `json:"skippedStages,omitempty"`
+
+	Steps      []StepTraffic      `json:"steps"`
+	GVRs       []GVRTraffic       `json:"gvrs"`
+	UserAgents []UserAgentTraffic `json:"userAgents"`
+}
+
+// StepTraffic is the outcome of every request on every reachable server at one step. A
+// request sent through a load balancer lands on one server; AtRisk counts the requests that
+// fail on at least one.
+type StepTraffic struct {
+	N      int                      `json:"n"`
+	Step   string                   `json:"step"`
+	ByServ map[string]OutcomeCounts `json:"servers"`
+	AtRisk int64                    `json:"atRisk"`
+}
+
+// OutcomeCounts counts requests by outcome.
+type OutcomeCounts struct {
+	Local       int64 `json:"local"`
+	Proxied     int64 `json:"proxied"`
+	NotFound    int64 `json:"notFound"`
+	Unavailable int64 `json:"unavailable"`
+}
+
+func (c *OutcomeCounts) add(o route.Outcome) {
+	switch o {
+	case route.Local:
+		c.Local++
+	case route.Proxied:
+		c.Proxied++
+	case route.NotFound:
+		c.NotFound++
+	case route.Unavailable:
+		c.Unavailable++
+	}
+}
+
+// GVRTraffic is the traffic for one GVR. AtRisk counts its requests that fail on some server
+// at some step while some server serves the GVR; AtRiskSteps names those steps.
+type GVRTraffic struct {
+	GVR         string `json:"gvr"`
+	Requests    int64  `json:"requests"`
+	AtRisk      int64  `json:"atRisk"`
+	AtRiskSteps []int  `json:"atRiskSteps,omitempty"`
+	// Removed is true when the scenario ends with no server serving it.
+	Removed bool `json:"removed,omitempty"`
+}
+
+// UserAgentTraffic is the traffic of one user agent.
+type UserAgentTraffic struct {
+	UserAgent string `json:"userAgent"`
+	Requests  int64  `json:"requests"`
+	// AtRisk counts its requests that fail on some server at some step.
+	AtRisk int64 `json:"atRisk"`
+}
+
+// maxUserAgents bounds the user-agent table; further agents are counted as "<other>".
+const maxUserAgents = 10000
+
+// decisionKey is what a decision depends on: the GVR and subresource of a resource request.
+type decisionKey struct {
+	gvr snapshot.GVR
+	sub string
+}
+
+// Replay sends every request of tr through every step of sim. Decisions are memoised per
+// step, server, GVR and subresource, so the cost per request is one parse and a few map
+// look-ups.
+func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*TrafficReport, error) {
+	rep := &TrafficReport{Source: source, Format: format}
+	type stepState struct {
+		counts  map[string]*OutcomeCounts
+		atRisk  int64
+		servers []string
+		memo    map[decisionKey][]route.Outcome
+		// served is every GVR some server of the step serves (reachable or not): a request
+		// for a GVR nobody serves fails with or without an upgrade, and is not counted as
+		// at risk (removed APIs are reported separately).
+		served map[snapshot.GVR]bool
+	}
+	states := make([]*stepState, len(sim.Steps))
+	for i, s := range sim.Steps {
+		st := &stepState{counts: map[string]*OutcomeCounts{}, memo: map[decisionKey][]route.Outcome{}, served: map[snapshot.GVR]bool{}}
+		for _, srv := range s.snap.Servers {
+			for _, r := range srv.Resources {
+				st.served[r.GVR()] = true
+			}
+			if srv.Reachable {
+				st.servers = append(st.servers, srv.Name)
+				st.counts[srv.Name] = &OutcomeCounts{}
+			}
+		}
+		states[i] = st
+	}
+	gvrs := map[snapshot.GVR]*GVRTraffic{}
+	agents := map[string]*UserAgentTraffic{}
+	removedSet := map[string]bool{}
+	for _, g := range sim.Removed {
+		removedSet[g] = true
+	}
+
+	for {
+		tq, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		rep.Requests++
+		ua := agentEntry(agents, tq.UserAgent)
+		ua.Requests++
+		req, err := route.ParseRequest(tq.Method, tq.Path)
+		if err != nil {
+			rep.Unparsable++
+			continue
+		}
+		if !req.Info.IsResourceRequest {
+			rep.NonResource++
+			continue
+		}
+		key := decisionKey{gvr: req.Info.GVR(), sub: req.Info.Subresource}
+		gt := gvrs[key.gvr]
+		if gt == nil {
+			gt = &GVRTraffic{GVR: key.gvr.String(), Removed: removedSet[key.gvr.String()]}
+			gvrs[key.gvr] = gt
+		}
+		gt.Requests++
+		failedSomewhere := false
+		for i, st := range states {
+			outcomes, ok := st.memo[key]
+			if !ok {
+				router := sim.Steps[i].router
+				for _, name := range st.servers {
+					d, _ := router.Decide(name, req) // reachable servers only: cannot fail
+					outcomes = append(outcomes, d.Outcome)
+				}
+				st.memo[key] = outcomes
+			}
+			fails := false
+			for j, o := range outcomes {
+				st.counts[st.servers[j]].add(o)
+				fails = fails || o == route.NotFound || o == route.Unavailable
+			}
+			if fails && st.served[key.gvr] {
+				st.atRisk++
+				gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
+				failedSomewhere = true
+			}
+		}
+		if failedSomewhere {
+			gt.AtRisk++
+			ua.AtRisk++
+		}
+	}
+	rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+
+	for i, st := range states {
+		byServ := map[string]OutcomeCounts{}
+		for name, c := range st.counts {
+			byServ[name] = *c
+		}
+		rep.Steps = append(rep.Steps, StepTraffic{N: sim.Steps[i].N, Step: sim.Steps[i].Step, ByServ: byServ, AtRisk: st.atRisk})
+	}
+	for _, g := range gvrs {
+		rep.GVRs = append(rep.GVRs, *g)
+	}
+	sort.Slice(rep.GVRs, func(i, j int) bool {
+		a, b := rep.GVRs[i], rep.GVRs[j]
+		if a.AtRisk != b.AtRisk {
+			return a.AtRisk > b.AtRisk
+		}
+		if a.Requests != b.Requests {
+			return a.Requests > b.Requests
+		}
+		return a.GVR < b.GVR
+	})
+	for _, a := range agents {
+		rep.UserAgents = append(rep.UserAgents, *a)
+	}
+	sort.Slice(rep.UserAgents, func(i, j int) bool {
+		a, b := rep.UserAgents[i], rep.UserAgents[j]
+		if a.AtRisk != b.AtRisk {
+			return a.AtRisk > b.AtRisk
+		}
+		if a.Requests != b.Requests {
+			return a.Requests > b.Requests
+		}
+		return a.UserAgent < b.UserAgent
+	})
+	return rep, nil
+}
+
+func agentEntry(agents map[string]*UserAgentTraffic, ua string) *UserAgentTraffic {
+	if ua == "" {
+		ua = "<none>"
+	}
+	if a, ok := agents[ua]; ok {
+		return a
+	}
+	if len(agents) >= maxUserAgents {
+		ua = "<other>"
+		if a, ok := agents[ua]; ok {
+			return a
+		}
+	}
+	a := &UserAgentTraffic{UserAgent: ua}
+	agents[ua] = a
+	return a
+}
+
+func appendStep(steps []int, n int) []int {
+	if len(steps) > 0 && steps[len(steps)-1] == n {
+		return steps
+	}
+	for _, s := range steps {
+		if s == n {
+			return steps
+		}
+	}
+	return append(steps, n)
+}

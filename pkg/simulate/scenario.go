@@ -1,0 +1,155 @@
+// Package simulate rehearses changes to a control plane before they happen: a Scenario rewrites
+// a Snapshot step by step (upgrade, crash, stop, start, gate off, peer CA dropped), pkg/route
+// evaluates every step, and traffic (request lists, audit logs) is replayed through each.
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"sigs.k8s.io/yaml"
+)
+
+// ScenarioKind is the kind of a scenario file.
+const ScenarioKind = "Scenario"
+
+// Scenario is a starting control plane and the steps applied to it.
+type Scenario struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// From says where the control plane starts: a snapshot file, or servers built from
+	// version profiles. Exactly one.
+	From  From   `json:"from"`
+	Steps []Step `json:"steps"`
+}
+
+// From is the starting point of a scenario.
+type From struct {
+	// Snapshot is a snapshot file, relative to the scenario file.
+	Snapshot string `json:"snapshot,omitempty"`
+	// Servers are built from profiles: name and version.
+	Servers []ServerVersion `json:"servers,omitempty"`
+}
+
+// ServerVersion is one server started from a profile.
+type ServerVersion struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Actions a step can take.
+const (
+	ActionUpgrade    = "upgrade"      // graceful stop, then start at version To
+	ActionCrash      = "crash"        // SIGKILL: identity lease kept
+	ActionStop       = "stop"         // SIGTERM: identity lease deleted on 1.35+
+	ActionStart      = "start"        // start a crashed or stopped server again
+	ActionGateOff    = "gate-off"     // restart with UnknownVersionInteroperabilityProxy=false
+	ActionDropPeerCA = "drop-peer-ca" // restart without --peer-ca-file
+)
+
+var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA}
+
+// Step is one change to one server.
+type Step struct {
+	Action string `json:"action"`
+	Server string `json:"server"`
+	// To is the target version of an upgrade.
+	To string `json:"to,omitempty"`
+}
+
+func (s Step) String() string {
+	if s.Action == ActionUpgrade {
+		return fmt.Sprintf("upgrade %s to %s", s.Server, s.To)
+	}
+	return s.Action + " " + s.Server
+}
+
+// LoadScenario reads and validates a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", path, errors.Unwrap(err))
+	}
+	var sc Scenario
+	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
+		return nil, fmt.Errorf("scenario %s: cannot parse: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", path, err)
+	}
+	return &sc, nil
+}
+
+// Validate checks the scenario's shape; server names are checked against the starting
+// snapshot when it is built.
+func (sc *Scenario) Validate() error {
+	if sc.APIVersion != snapshot.APIVersion {
+		return fmt.Errorf("apiVersion: got %q, want %q", sc.APIVersion, snapshot.APIVersion)
+	}
+	if sc.Kind != ScenarioKind {
+		return fmt.Errorf("kind: got %q, want %q", sc.Kind, ScenarioKind)
+	}
+	if (sc.From.Snapshot == "") == (len(sc.From.Servers) == 0) {
+		return errors.New("from: give exactly one of snapshot and servers")
+	}
+	for i, s := range sc.From.Servers {
+		if s.Name == "" || s.Version == "" {
+			return fmt.Errorf("from.servers[%d]: name and version must be set", i)
+		}
+	}
+	for i, st := range sc.Steps {
+		if err := st.validate(); err != nil {
+			return fmt.Errorf("steps[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (s Step) validate() error {
+	known := false
+	for _, a := range actions {
+		known = known || s.Action == a
+	}
+	if !known {
+		return fmt.Errorf("action: %q is not one of %s", s.Action, strings.Join(actions, ", "))
+	}
+	if s.Server == "" {
+		return errors.New("server: must be set")
+	}
+	if (s.Action == ActionUpgrade) != (s.To != "") {
+		return errors.New("to: set for upgrade steps, and only for them")
+	}
+	return nil
+}
+
+// ParseServers reads the --servers flag: "a=1.36,b=1.36,c=1.37".
+func ParseServers(s string) ([]ServerVersion, error) {
+	var out []ServerVersion
+	for _, part := range strings.Split(s, ",") {
+		name, version, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || name == "" || version == "" {
+			return nil, fmt.Errorf("--servers: %q is not NAME=VERSION (e.g. a=1.36,b=1.36)", part)
+		}
+		out = append(out, ServerVersion{Name: name, Version: version})
+	}
+	return out, nil
+}
+
+// ParseStep reads a step flag: "upgrade:a=1.37", "crash:b", "stop:c".
+func ParseStep(s string) (Step, error) {
+	action, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return Step{}, fmt.Errorf("--step %q: want ACTION:SERVER (or upgrade:SERVER=VERSION)", s)
+	}
+	st := Step{Action: action, Server: rest}
+	if action == ActionUpgrade {
+		st.Server, st.To, _ = strings.Cut(rest, "=")
+	}
+	if err := st.validate(); err != nil {
+		return Step{}, fmt.Errorf("--step %q: %w", s, err)
+	}
+	return st, nil
+}

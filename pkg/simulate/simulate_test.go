@@ -1,0 +1,295 @@
+package simulate
+
+import (
+	"bytes"
+	"compress/gzip"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+var at = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+func threeServers(t *testing.T, version string) *snapshot.Snapshot {
+	t.Helper()
+	s, err := FromProfiles([]ServerVersion{{"a", version}, {"b", version}, {"c", version}}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func decide(t *testing.T, s *snapshot.Snapshot, server, path string) route.Decision {
+	t.Helper()
+	req, err := route.ParseRequest("GET", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := route.NewRouter(s).Decide(server, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestLookupProfile(t *testing.T) {
+	for in, want := range map[string]string{"1.36": "v1.36.3", "v1.37.1": "v1.37.1", "1.35.4": "v1.35.4"} {
+		p, err := LookupProfile(in)
+		if err != nil || p.Version.String() != want {
+			t.Errorf("LookupProfile(%q) = %v, %v; want %s", in, p.Version, err, want)
+		}
+	}
+	for _, bad := range []string{"1.38", "1.36.9", "latest"} {
+		_, err := LookupProfile(bad)
+		if err == nil {
+			t.Errorf("LookupProfile(%q) should fail", bad)
+		} else if bad != "latest" && !strings.Contains(err.Error(), "v1.34.4, v1.35.4, v1.36.3, v1.37.1") {
+			t.Errorf("error should list the profiles there are: %v", err)
+		}
+	}
+}
+
+// Each step's consequence, per the behaviour spec.
+func TestApplySteps(t *testing.T) {
+	jobs := "/apis/batch/v1/jobs"
+	widgets := "/apis/new.k8s.io/v1/widgets"
+	tests := []struct {
+		name        string
+		version     string
+		steps       []Step
+		server      string
+		path        string
+		outcome     route.Outcome
+		unavailable string
+	}{
+		{"upgraded server serves the new API itself", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "a", widgets, route.Local, ""},
+		{"old servers proxy the new API to it", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "b", widgets, route.Proxied, ""},
+		{"crash keeps the lease: 503", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionCrash, "a", ""}}, "b", widgets, route.Unavailable, route.UnavailableEndpoint},
+		{"graceful stop on 1.35+ deletes the lease: 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionStop, "a", ""}}, "b", widgets, route.NotFound, ""},
+		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{ActionUpgrade, "c", "1.34"}, {ActionStop, "c", ""}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Unavailable, route.UnavailableEndpoint},
+		{"served everywhere: local", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "b", jobs, route.Local, ""},
+		{"restart after a crash: proxied again", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionCrash, "a", ""}, {ActionStart, "a", ""}}, "b", widgets, route.Proxied, ""},
+		{"gate off on the asking server: 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionGateOff, "b", ""}}, "b", widgets, route.NotFound, ""},
+		{"gate off on the serving server: never learned, 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionGateOff, "a", ""}}, "b", widgets, route.NotFound, ""},
+		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionDropPeerCA, "b", ""}}, "b", widgets, route.NotFound, ""},
+		{"no peer CA on the serving server: still a target", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionDropPeerCA, "a", ""}}, "b", widgets, route.Proxied, ""},
+		{"removed API is proxied to old servers", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Proxied, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := threeServers(t, tt.version)
+			for _, st := range tt.steps {
+				next, err := Apply(s, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s = next
+			}
+			d := decide(t, s, tt.server, tt.path)
+			if d.Outcome != tt.outcome || d.Unavailable != tt.unavailable {
+				t.Errorf("outcome %s/%s, want %s/%s: %s", d.Outcome, d.Unavailable, tt.outcome, tt.unavailable, d.Reason)
+			}
+		})
+	}
+}
+
+func TestStopBefore135KeepsLease(t *testing.T) {
+	s := threeServers(t, "1.34")
+	s, err := Apply(s, Step{ActionStop, "a", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Find("a").IdentityLease == nil {
+		t.Error("a 1.34 server keeps its identity lease on a graceful stop (spec §11.4)")
+	}
+}
+
+func TestApplyDoesNotMutate(t *testing.T) {
+	s := threeServers(t, "1.36")
+	before, _ := s.Marshal(true)
+	if _, err := Apply(s, Step{ActionUpgrade, "a", "1.37"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Marshal(true)
+	if !bytes.Equal(before, after) {
+		t.Error("Apply changed its input")
+	}
+	if _, err := Apply(s, Step{ActionCrash, "z", ""}); err == nil || !strings.Contains(err.Error(), `no server "z"`) {
+		t.Errorf("unknown server: %v", err)
+	}
+	if _, err := Apply(s, Step{ActionUpgrade, "a", "1.99"}); err == nil || !strings.Contains(err.Error(), "no profile for Kubernetes 1.99") {
+		t.Errorf("unknown version: %v", err)
+	}
+}
+
+func TestRollingUpgrade(t *testing.T) {
+	s := threeServers(t, "1.36")
+	steps, err := UpgradePlan(s, "1.37", []string{"c", "b", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 6 || steps[0] != (Step{ActionStop, "c", ""}) || steps[1] != (Step{ActionUpgrade, "c", "1.37"}) {
+		t.Fatalf("plan = %v", steps)
+	}
+	sim, err := Run(s, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sim.Steps) != 7 {
+		t.Fatalf("%d steps", len(sim.Steps))
+	}
+	if !reflect.DeepEqual(sim.Removed, []string{"old.k8s.io/v1beta1/gadgets"}) {
+		t.Errorf("removed = %v", sim.Removed)
+	}
+	if !reflect.DeepEqual(sim.Profiles, []string{"v1.36.3", "v1.37.1"}) {
+		t.Errorf("profiles = %v", sim.Profiles)
+	}
+	// At the last step (a stopped... then upgraded) nothing serves gadgets: not at risk, removed.
+	// While c is down (step 1) nothing differs between servers: no risk. While b is down and c
+	// upgraded (step 3) widgets is served by c only and gadgets by a: no 404 anywhere.
+	var got []string
+	for _, r := range sim.AtRisk {
+		got = append(got, r.Step+": "+r.Server+" "+r.GVR+" "+string(r.Outcome))
+	}
+	// When a is stopped (step 5), gadgets is served only by the stopped a: b and c answer 404.
+	want := []string{
+		"stop a: b old.k8s.io/v1beta1/gadgets not-found",
+		"stop a: c old.k8s.io/v1beta1/gadgets not-found",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("at risk:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := UpgradePlan(s, "1.37", []string{"a", "a"}); err == nil {
+		t.Error("a server listed twice must be an error")
+	}
+	if _, err := UpgradePlan(s, "1.37", []string{"x"}); err == nil {
+		t.Error("an unknown server must be an error")
+	}
+}
+
+func TestScenarioFileAndFlags(t *testing.T) {
+	sc := Scenario{APIVersion: snapshot.APIVersion, Kind: ScenarioKind, From: From{Servers: []ServerVersion{{"a", "1.36"}}},
+		Steps: []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		mutate func(*Scenario)
+		want   string
+	}{
+		{func(s *Scenario) { s.Kind = "Snapshot" }, "kind"},
+		{func(s *Scenario) { s.From.Snapshot = "x.yaml" }, "exactly one of snapshot and servers"},
+		{func(s *Scenario) { s.Steps[0].Action = "reboot" }, `steps[0]: action: "reboot" is not one of`},
+		{func(s *Scenario) { s.Steps[0].To = "" }, "steps[0]: to:"},
+		{func(s *Scenario) { s.Steps[0].Server = "" }, "steps[0]: server"},
+	}
+	for _, b := range bad {
+		c := sc
+		c.Steps = append([]Step(nil), sc.Steps...)
+		b.mutate(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("got %v, want %q", err, b.want)
+		}
+	}
+	if sv, err := ParseServers("a=1.36, b=1.37"); err != nil || !reflect.DeepEqual(sv, []ServerVersion{{"a", "1.36"}, {"b", "1.37"}}) {
+		t.Errorf("ParseServers: %v %v", sv, err)
+	}
+	if _, err := ParseServers("a"); err == nil {
+		t.Error("ParseServers(a) should fail")
+	}
+	if st, err := ParseStep("upgrade:a=1.37"); err != nil || st != (Step{ActionUpgrade, "a", "1.37"}) {
+		t.Errorf("ParseStep: %v %v", st, err)
+	}
+	if _, err := ParseStep("crash"); err == nil {
+		t.Error("ParseStep(crash) should fail")
+	}
+}
+
+func TestReplay(t *testing.T) {
+	s := threeServers(t, "1.36")
+	steps, _ := UpgradePlan(s, "1.37", nil)
+	sim, err := Run(s, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := strings.Join([]string{
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"RequestReceived","verb":"list","requestURI":"/apis/old.k8s.io/v1beta1/gadgets","userAgent":"ctl"}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"list","requestURI":"/apis/old.k8s.io/v1beta1/gadgets","userAgent":"ctl"}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"get","requestURI":"/api/v1/namespaces/x/pods/p","userAgent":"kubelet"}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"get","requestURI":"/healthz","userAgent":"lb"}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"create","requestURI":"/apis/new.k8s.io/v1/namespaces/x/widgets","userAgent":"ctl"}`,
+		`not json`,
+		`{"kind":"Pod"}`,
+		``,
+	}, "\n")
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(log))
+	w.Close()
+	tr, err := NewTrafficReader(&gz, "audit.log.gz", FormatAuditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Replay(sim, tr, "audit.log.gz", FormatAuditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requests != 4 || rep.NonResource != 1 || rep.Malformed != 2 || rep.Skipped != 1 {
+		t.Errorf("requests %d nonResource %d malformed %d skipped %d", rep.Requests, rep.NonResource, rep.Malformed, rep.Skipped)
+	}
+	if len(rep.MalformedExamples) != 2 || !strings.HasPrefix(rep.MalformedExamples[0], "audit.log.gz:6: not JSON") {
+		t.Errorf("examples = %v", rep.MalformedExamples)
+	}
+	byGVR := map[string]GVRTraffic{}
+	for _, g := range rep.GVRs {
+		byGVR[g.GVR] = g
+	}
+	gadgets := byGVR["old.k8s.io/v1beta1/gadgets"]
+	if gadgets.Requests != 1 || !gadgets.Removed || gadgets.AtRisk == 0 {
+		t.Errorf("gadgets: %+v", gadgets)
+	}
+	if pods := byGVR["v1/pods"]; pods.AtRisk != 0 {
+		t.Errorf("pods are served everywhere: %+v", pods)
+	}
+	if rep.UserAgents[0].UserAgent != "ctl" || rep.UserAgents[0].AtRisk == 0 {
+		t.Errorf("user agents: %+v", rep.UserAgents)
+	}
+	// Every request is evaluated on every reachable server at every step.
+	start := rep.Steps[0]
+	var total int64
+	for _, c := range start.ByServ {
+		total += c.Local + c.Proxied + c.NotFound + c.Unavailable
+	}
+	if total != 3*3 {
+		t.Errorf("step 0 evaluated %d request×server pairs, want 9", total)
+	}
+}
+
+func TestRequestListTraffic(t *testing.T) {
+	tr, _ := NewTrafficReader(strings.NewReader("# comment\nGET /api/v1/pods\n\nbad line here\nPOST /apis/batch/v1/namespaces/x/jobs\n"), "reqs.txt", FormatRequests)
+	var got []string
+	for {
+		r, err := tr.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, r.Method+" "+r.Path)
+	}
+	if !reflect.DeepEqual(got, []string{"GET /api/v1/pods", "POST /apis/batch/v1/namespaces/x/jobs"}) || tr.Malformed != 1 {
+		t.Errorf("got %v, malformed %d (%v)", got, tr.Malformed, tr.Examples)
+	}
+}
+
+func TestTrafficLongLine(t *testing.T) {
+	long := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"get","requestURI":"/api/v1/pods","requestObject":"` + strings.Repeat("x", maxLine) + `"}`
+	in := long + "\nGET /api/v1/pods\n"
+	tr, _ := NewTrafficReader(strings.NewReader(in), "big", FormatRequests)
+	r, err := tr.Next()
+	if err != nil || r.Path != "/api/v1/pods" || tr.Malformed != 1 {
+		t.Errorf("got %+v %v, malformed %d %v", r, err, tr.Malformed, tr.Examples)
+	}
+}
