@@ -1,19 +1,68 @@
 package main
 
-// PLACEHOLDER: replaced by the live-discovery implementation (pkg/discover).
-
 import (
 	"context"
-	"errors"
+	"fmt"
+	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/pflag"
+	// Cloud and OIDC auth providers, so every kubeconfig kubectl can use works here too.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-type discoverFlags struct{}
+// discoverFlags select the apiservers of a live control plane and bound the time spent on
+// each. The connection flags themselves (--kubeconfig, --context, --token, ...) are the root
+// command's ConfigFlags.
+type discoverFlags struct {
+	endpoints   []string
+	contexts    []string
+	timeout     time.Duration
+	concurrency int
+	leases      bool
+}
 
-func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {}
+func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&d.endpoints, "endpoint", nil, "also read the apiserver at this URL, with the kubeconfig's credentials (repeatable)")
+	fs.StringSliceVar(&d.contexts, "contexts", nil, "read one apiserver per kubeconfig context, each with its own credentials (comma-separated); identity-lease addresses are then not dialled")
+	fs.DurationVar(&d.timeout, "timeout", discover.DefaultTimeout, "time allowed for all requests to one apiserver")
+	fs.IntVar(&d.concurrency, "concurrency", discover.DefaultConcurrency, "how many apiservers to read at once")
+	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
+}
 
+// discover takes a live snapshot. Progress goes to stderr when it is a terminal; warnings and
+// one line per unreadable server always do. A partial snapshot is returned without error: the
+// caller decides what partial means for its exit code (snapshot.Partial).
 func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
-	return nil, errors.New("live discovery is not implemented yet; pass --snapshot FILE")
+	if d.concurrency < 1 {
+		return nil, withCode(ExitError, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency))
+	}
+	if d.timeout <= 0 {
+		return nil, withCode(ExitError, fmt.Errorf("--timeout must be positive, got %s", d.timeout))
+	}
+	errOut := g.streams.ErrOut
+	opts := discover.Options{
+		RESTClientGetter: g.configFlags,
+		Endpoints:        d.endpoints,
+		Contexts:         d.contexts,
+		NoLeaseServers:   !d.leases,
+		Timeout:          d.timeout,
+		Concurrency:      d.concurrency,
+		Warn:             func(s string) { fmt.Fprintf(errOut, "warning: %s\n", s) },
+	}
+	if g.streams.ErrIsTerminal {
+		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[discovery] %s\n", s) }
+	}
+	snap, err := discover.Discover(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range snap.Servers {
+		if !snap.Servers[i].Reachable {
+			fmt.Fprintf(errOut, "warning: %s\n", discover.FailureLine(&snap.Servers[i]))
+		}
+	}
+	return snap, nil
 }

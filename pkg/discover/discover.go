@@ -1,0 +1,223 @@
+package discover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Discover takes a snapshot of the control plane opts point at. A server that cannot be read
+// is recorded with Reachable=false and its Error; the snapshot is then partial
+// (Snapshot.Partial) but still returned. Discover returns an error only when there is nothing
+// to snapshot: no usable kubeconfig, a bad --endpoint, an unknown context, no server at all.
+func Discover(ctx context.Context, opts Options) (*snapshot.Snapshot, error) {
+	d := &discoverer{opts: opts}
+	snap, err := d.run(ctx)
+	if err != nil {
+		return nil, errors.New(d.red.clean(err.Error()))
+	}
+	return snap, nil
+}
+
+type discoverer struct {
+	opts Options
+	red  redactor
+	mu   sync.Mutex // serialises the callbacks
+}
+
+func (d *discoverer) progress(format string, args ...any) {
+	if d.opts.Progress == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.opts.Progress(d.red.clean(fmt.Sprintf(format, args...)))
+}
+
+func (d *discoverer) warn(format string, args ...any) {
+	if d.opts.Warn == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.opts.Warn(d.red.clean(fmt.Sprintf(format, args...)))
+}
+
+func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
+	// The kubeconfig first, so that its credentials are known to the redactor before any
+	// error can quote them.
+	baseCfg, baseErr := d.opts.baseConfig()
+	d.red.add(baseCfg)
+	endpoints, err := d.endpoints()
+	if err != nil {
+		return nil, err
+	}
+	contexts, err := d.contexts()
+	if err != nil {
+		return nil, err
+	}
+	base, primaryBase, err := d.primary(baseCfg, baseErr, contexts)
+	if err != nil {
+		return nil, err
+	}
+	timeout := d.opts.timeout()
+
+	leases, leasesRead := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
+	plan := planTargets(&d.opts, leases, base, primaryBase, endpoints, contexts)
+	for _, w := range plan.warnings {
+		d.warn("%s", w)
+	}
+	if len(plan.targets) == 0 {
+		return nil, errors.New("no apiserver to read: the kubeconfig names no server and no --endpoint or --contexts was given")
+	}
+	d.progress("%s", foundLine(plan.targets, leasesRead))
+
+	results := d.fetchAll(ctx, plan.targets, timeout)
+	results = d.matchLeases(results, leases, plan.leaseByAddr)
+	for _, r := range results {
+		for _, w := range r.warnings {
+			d.warn("server %s: %s", serverName(r), w)
+		}
+	}
+
+	primaryClient, _ := newServerClient(base, primaryBase, "", timeout)
+	cluster, idx := d.readCluster(ctx, results, primaryClient, timeout)
+
+	snap := snapshot.New()
+	snap.TakenAt = d.opts.now().UTC()
+	snap.Source = d.source(primaryBase, endpoints, contexts)
+	snap.Cluster = cluster
+	snap.Servers = d.assemble(results, idx, snap.TakenAt)
+	if err := snap.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: the snapshot taken is not valid (%v); please report it", err)
+	}
+	return snap, nil
+}
+
+// endpoints checks the --endpoint URLs.
+func (d *discoverer) endpoints() ([]string, error) {
+	var out []string
+	for _, e := range d.opts.Endpoints {
+		b, err := normalizeBase(e)
+		if err != nil {
+			// Never echo a URL that holds credentials.
+			shown := e
+			if strings.Contains(err.Error(), "credentials") {
+				shown = "(URL with credentials)"
+			}
+			return nil, fmt.Errorf("--endpoint %s: %w", shown, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// contexts resolves the --contexts entries.
+func (d *discoverer) contexts() ([]namedConfig, error) {
+	var out []namedConfig
+	for _, name := range d.opts.Contexts {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		cfg, err := d.opts.contextConfig(name)
+		if err != nil {
+			return nil, fmt.Errorf("--contexts: %w", err)
+		}
+		d.red.add(cfg)
+		b, err := normalizeBase(cfg.Host)
+		if err != nil {
+			return nil, fmt.Errorf("--contexts: context %q: server: %w", name, err)
+		}
+		out = append(out, namedConfig{name: name, cfg: cfg, base: b})
+	}
+	return out, nil
+}
+
+// primary is the kubeconfig's config and server: credentials for lease-found servers, and the
+// server through which the leases are listed. With --contexts and no usable current context,
+// the first context serves.
+func (d *discoverer) primary(cfg *rest.Config, cfgErr error, contexts []namedConfig) (*rest.Config, string, error) {
+	if cfgErr != nil {
+		if len(contexts) > 0 {
+			return contexts[0].cfg, contexts[0].base, nil
+		}
+		return nil, "", cfgErr
+	}
+	b, err := normalizeBase(cfg.Host)
+	if err != nil {
+		if len(contexts) > 0 {
+			return contexts[0].cfg, contexts[0].base, nil
+		}
+		shown := fmt.Sprintf("%q", cfg.Host)
+		if strings.Contains(cfg.Host, "@") {
+			shown = "(URL with credentials)"
+		}
+		return nil, "", fmt.Errorf("kubeconfig server %s: %w", shown, err)
+	}
+	return cfg, b, nil
+}
+
+// listLeases reads the identity leases through the kubeconfig's server, or, if that fails,
+// through the first server the user named. Failure is a warning: servers can still be read,
+// they just have no identity.
+func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryBase string, endpoints []string, contexts []namedConfig) ([]identityLease, bool) {
+	type via struct {
+		cfg  *rest.Config
+		base string
+	}
+	vias := []via{{base, primaryBase}}
+	if len(contexts) > 0 && contexts[0].base != primaryBase {
+		vias = append(vias, via{contexts[0].cfg, contexts[0].base})
+	} else if len(endpoints) > 0 && endpoints[0] != primaryBase {
+		vias = append(vias, via{base, endpoints[0]})
+	}
+	var msgs []string
+	for _, v := range vias {
+		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout())
+		if err == nil {
+			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
+			var leases []identityLease
+			leases, err = listIdentityLeases(lctx, c)
+			cancel()
+			if err == nil {
+				return leases, true
+			}
+		}
+		msgs = append(msgs, err.Error())
+	}
+	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", strings.Join(msgs, "; "))
+	return nil, false
+}
+
+// fetchAll reads every target, at most Concurrency at a time.
+func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout time.Duration) []*result {
+	results := make([]*result, len(targets))
+	sem := make(chan struct{}, d.opts.concurrency())
+	var wg sync.WaitGroup
+	var done int
+	var doneMu sync.Mutex
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = fetchServer(ctx, t, timeout)
+			doneMu.Lock()
+			done++
+			n := done
+			doneMu.Unlock()
+			d.progress("fetched %d/%d", n, len(targets))
+		}()
+	}
+	wg.Wait()
+	return results
+}

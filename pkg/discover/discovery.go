@@ -1,0 +1,287 @@
+package discover
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Accept headers for discovery. The non-peer v2 document is what a 1.35+ server serves by
+// itself; 1.33/1.34 ignore the profile parameter and answer their (only, local) v2 document;
+// 1.26–1.29 answer v2beta1 (v2 came in 1.30); anything else answers the unaggregated
+// APIGroupList/APIVersions. Listing all of them in one Accept header, in that order, is how
+// kube-apiserver asks for its own local discovery and how client-go asks: the server picks
+// the first it can serve, and the response's Content-Type says which. One round trip instead
+// of up to four.
+const (
+	acceptV2NoPeer  = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer"
+	acceptV2        = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	acceptV2Beta1   = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+	acceptLegacy    = "application/json"
+	acceptDiscovery = acceptV2NoPeer + "," + acceptV2 + "," + acceptV2Beta1 + "," + acceptLegacy
+)
+
+// discoveryDoc is one server's flattened discovery of /api plus /apis.
+type discoveryDoc struct {
+	// format is the aggregated version the server chose ("v2", "v2beta1") or "legacy".
+	format    string
+	resources []snapshot.Resource
+	// stale lists group versions the server marked freshness: Stale, which were left out.
+	stale []string
+	// serverAddresses are serverAddressByClientCIDRs from legacy /api, when it was read.
+	serverAddresses []string
+	// invalid lists entries left out by sanitize.
+	invalid []string
+}
+
+// aggregatedVersion returns "v2" or "v2beta1" when contentType is an aggregated discovery
+// document, else "".
+func aggregatedVersion(contentType string) string {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["g"] != "apidiscovery.k8s.io" || params["as"] != "APIGroupDiscoveryList" {
+		return ""
+	}
+	return params["v"]
+}
+
+// fetchDiscovery reads /api and /apis with the fallback chain above.
+func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error) {
+	doc := &discoveryDoc{}
+	for _, path := range []string{"/api", "/apis"} {
+		resp, err := c.get(ctx, path, acceptDiscovery)
+		if err != nil {
+			return nil, err
+		}
+		if resp.code == http.StatusNotAcceptable {
+			// Something in front of the server refused the aggregated types: ask for the
+			// unaggregated document alone.
+			if resp, err = c.get(ctx, path, acceptLegacy); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.checkJSON(path, resp); err != nil {
+			return nil, err
+		}
+		format := aggregatedVersion(resp.contentType)
+		switch format {
+		case "v2", "v2beta1":
+			// v2beta1 has the same JSON shape as v2, so one decoder serves both.
+			var list apidiscoveryv2.APIGroupDiscoveryList
+			if err := decodeJSON(c, path, resp.body, &list); err != nil {
+				return nil, err
+			}
+			if list.Kind != "" && list.Kind != "APIGroupDiscoveryList" {
+				return nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s with an aggregated-discovery Content-Type", list.Kind))
+			}
+			rs, stale := flattenAggregated(list)
+			doc.resources = append(doc.resources, rs...)
+			doc.stale = append(doc.stale, stale...)
+		case "":
+			format = snapshot.DiscoveryLegacy
+			rs, addrs, stale, err := legacyDiscovery(ctx, c, path, resp.body)
+			if err != nil {
+				return nil, err
+			}
+			doc.resources = append(doc.resources, rs...)
+			doc.serverAddresses = append(doc.serverAddresses, addrs...)
+			doc.stale = append(doc.stale, stale...)
+		default:
+			return nil, invalidDoc(c.base, path, fmt.Sprintf("aggregated discovery version %q is not known to mvpctl", format))
+		}
+		// /apis decides the recorded format: it is the document peer aggregation changes.
+		doc.format = format
+	}
+	var dropped []string
+	doc.resources, dropped = sanitize(doc.resources)
+	doc.invalid = dropped
+	return doc, nil
+}
+
+// sanitize drops entries no real apiserver lists (no name or version, a "/" in the name, a
+// second copy of a GVR), so a garbled document cannot make the whole snapshot invalid. It
+// returns what it dropped, for a warning.
+func sanitize(rs []snapshot.Resource) (out []snapshot.Resource, dropped []string) {
+	seen := map[snapshot.GVR]bool{}
+	for _, r := range rs {
+		switch {
+		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
+			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
+		case seen[r.GVR()]:
+			dropped = append(dropped, "a second "+r.GVR().String())
+		default:
+			seen[r.GVR()] = true
+			out = append(out, r)
+		}
+	}
+	return out, dropped
+}
+
+// fetchPeerAggregated reads the default /apis (no profile): on a 1.35+ server with the proxy
+// built it is the peer-aggregated document. Only v2 is accepted: peer aggregation exists only
+// there.
+func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resource, []string, error) {
+	var list apidiscoveryv2.APIGroupDiscoveryList
+	ct, err := c.getJSON(ctx, "/apis", acceptV2, &list)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v := aggregatedVersion(ct); v != "v2" {
+		return nil, nil, invalidDoc(c.base, "/apis", fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", ct))
+	}
+	rs, stale := flattenAggregated(list)
+	rs, _ = sanitize(rs)
+	return rs, stale, nil
+}
+
+// flattenAggregated turns an aggregated document into resources, leaving out group versions
+// marked Stale: kube-apiserver's own local discovery cache leaves them out too (spec §3.1).
+func flattenAggregated(list apidiscoveryv2.APIGroupDiscoveryList) (rs []snapshot.Resource, stale []string) {
+	for _, g := range list.Items {
+		for _, v := range g.Versions {
+			if v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale {
+				stale = append(stale, groupVersion(g.Name, v.Version))
+				continue
+			}
+			for _, r := range v.Resources {
+				res := snapshot.Resource{
+					Group:      g.Name,
+					Version:    v.Version,
+					Resource:   r.Resource,
+					Namespaced: r.Scope == apidiscoveryv2.ScopeNamespace,
+					Verbs:      append([]string(nil), r.Verbs...),
+				}
+				if r.ResponseKind != nil {
+					res.Kind = r.ResponseKind.Kind
+				}
+				for _, s := range r.Subresources {
+					res.Subresources = append(res.Subresources, s.Subresource)
+				}
+				rs = append(rs, res)
+			}
+		}
+	}
+	return rs, stale
+}
+
+// legacyDiscovery crawls unaggregated discovery: /api (APIVersions) or /apis (APIGroupList),
+// then one APIResourceList per group version. body is the first document, already fetched.
+func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []byte) (rs []snapshot.Resource, addrs, stale []string, err error) {
+	var gvs []string
+	if path == "/api" {
+		var v metav1.APIVersions
+		if err := decodeJSON(c, path, body, &v); err != nil {
+			return nil, nil, nil, err
+		}
+		if v.Kind != "" && v.Kind != "APIVersions" {
+			return nil, nil, nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIVersions", v.Kind))
+		}
+		gvs = v.Versions
+		for _, a := range v.ServerAddressByClientCIDRs {
+			addrs = append(addrs, a.ServerAddress)
+		}
+	} else {
+		var gl metav1.APIGroupList
+		if err := decodeJSON(c, path, body, &gl); err != nil {
+			return nil, nil, nil, err
+		}
+		if gl.Kind != "" && gl.Kind != "APIGroupList" {
+			return nil, nil, nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIGroupList", gl.Kind))
+		}
+		for _, g := range gl.Groups {
+			for _, v := range g.Versions {
+				gvs = append(gvs, v.GroupVersion)
+			}
+		}
+	}
+	for _, gv := range gvs {
+		gvPath := path + "/" + gv
+		resp, err := c.get(ctx, gvPath, acceptLegacy)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if resp.code == http.StatusNotFound {
+			// Unaggregated /apis lists every APIService, including group versions this server
+			// does not serve itself (spec §3.3).
+			continue
+		}
+		if resp.code == http.StatusServiceUnavailable {
+			// An aggregated API whose backend is down: what aggregated discovery marks Stale.
+			stale = append(stale, gv)
+			continue
+		}
+		if err := c.checkJSON(gvPath, resp); err != nil {
+			return nil, nil, nil, err
+		}
+		var list metav1.APIResourceList
+		if err := decodeJSON(c, gvPath, resp.body, &list); err != nil {
+			return nil, nil, nil, err
+		}
+		rs = append(rs, flattenLegacy(list)...)
+	}
+	return rs, addrs, stale, nil
+}
+
+// flattenLegacy folds "pods/status" entries into their resource's subresources.
+func flattenLegacy(list metav1.APIResourceList) []snapshot.Resource {
+	group, version := splitGroupVersion(list.GroupVersion)
+	var rs []snapshot.Resource
+	index := map[string]int{}
+	for _, r := range list.APIResources {
+		if parent, sub, ok := strings.Cut(r.Name, "/"); ok {
+			if i, found := index[parent]; found {
+				rs[i].Subresources = append(rs[i].Subresources, sub)
+			}
+			continue
+		}
+		index[r.Name] = len(rs)
+		rs = append(rs, snapshot.Resource{
+			Group: group, Version: version, Resource: r.Name, Kind: r.Kind,
+			Namespaced: r.Namespaced, Verbs: append([]string(nil), r.Verbs...),
+		})
+	}
+	return rs
+}
+
+// fetchServerAddresses reads legacy /api only for serverAddressByClientCIDRs: the address the
+// server advertises, which by default is also its peer-advertise address. Used to give a
+// server reached by --endpoint or --contexts its identity lease.
+func fetchServerAddresses(ctx context.Context, c *serverClient) ([]string, error) {
+	var v metav1.APIVersions
+	if _, err := c.getJSON(ctx, "/api", acceptLegacy, &v); err != nil {
+		return nil, err
+	}
+	var addrs []string
+	for _, a := range v.ServerAddressByClientCIDRs {
+		addrs = append(addrs, a.ServerAddress)
+	}
+	return addrs, nil
+}
+
+func decodeJSON(c *serverClient, path string, body []byte, out any) error {
+	if err := json.Unmarshal(body, out); err != nil {
+		return decodeError(c.base, path, len(body), err)
+	}
+	return nil
+}
+
+func groupVersion(group, version string) string {
+	if group == "" {
+		return version
+	}
+	return group + "/" + version
+}
+
+func splitGroupVersion(gv string) (group, version string) {
+	if g, v, ok := strings.Cut(gv, "/"); ok {
+		return g, v
+	}
+	return "", gv
+}

@@ -1,0 +1,160 @@
+package discover
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// endpointKeyTTL is the TTL of a server's peer endpoint key in etcd (spec §4.3). Peers
+// resolve the server's address only while the key lives; it is rewritten every 10 s by a live,
+// ready server, while the identity lease is renewed every 10 s too.
+const endpointKeyTTL = 15 * time.Second
+
+// peerProxyEvidence fills PeerProxy from what was observed. Every field it sets comes with an
+// Evidence line; a field it cannot establish stays nil ("unknown").
+func peerProxyEvidence(r *result, lease *identityLease, takenAt time.Time) snapshot.PeerProxy {
+	var pp snapshot.PeerProxy
+	note := func(format string, args ...any) { pp.Evidence = append(pp.Evidence, fmt.Sprintf(format, args...)) }
+	rz := r.readyz
+	reachable := r.client != nil && r.err == nil
+
+	// Filter installed: only its readiness hook proves it (spec §2 step 0).
+	if rz.read {
+		switch {
+		case rz.has(hookProxyHandler):
+			pp.FilterInstalled = snapshot.Ptr(true)
+			note("readyz lists poststarthook/%s: the proxy filter is installed", hookProxyHandler)
+		case rz.has(hookProxyFilterSV):
+			pp.FilterInstalled = snapshot.Ptr(true)
+			note("readyz lists poststarthook/%s: the proxy filter is installed", hookProxyFilterSV)
+		default:
+			pp.FilterInstalled = snapshot.Ptr(false)
+			note("readyz lists neither poststarthook/%s nor poststarthook/%s: no proxy filter", hookProxyHandler, hookProxyFilterSV)
+		}
+	} else if rz.err != "" {
+		note("readyz not read (%s): proxy filter unknown", rz.err)
+	}
+
+	// Gate: the endpoint reconciler's hook, the filter, or the lease annotation each prove it
+	// on; their joint absence proves it off.
+	switch {
+	case rz.read && rz.has(hookPeerEndpointRec):
+		pp.GateEnabled = snapshot.Ptr(true)
+		note("readyz lists poststarthook/%s: gate UnknownVersionInteroperabilityProxy on", hookPeerEndpointRec)
+	case pp.FilterInstalled != nil && *pp.FilterInstalled:
+		pp.GateEnabled = snapshot.Ptr(true)
+	case lease != nil && lease.address != "":
+		pp.GateEnabled = snapshot.Ptr(true)
+		note("identity lease has annotation %s=%s: gate on", peerAddressAnnotation, lease.address)
+	case rz.read:
+		pp.GateEnabled = snapshot.Ptr(false)
+		note("readyz lists no poststarthook/%s: gate UnknownVersionInteroperabilityProxy off", hookPeerEndpointRec)
+	case lease != nil:
+		pp.GateEnabled = snapshot.Ptr(false)
+		note("identity lease has no %s annotation: gate off", peerAddressAnnotation)
+	}
+
+	peerAggregatedEvidence(&pp, r, note)
+	endpointEvidence(&pp, r, lease, reachable, takenAt, note)
+	if r.t != nil && r.t.matchedBy != "" {
+		note("identity lease %s matched: %s", lease.name, r.t.matchedBy)
+	}
+	pp.Evidence = append(pp.Evidence, r.notes...)
+	return pp
+}
+
+// peerAggregatedEvidence decides PeerAggregatedDiscovery. Peer aggregation needs a 1.35+
+// binary with the proxy built (spec §7), so the readyz hook and the version decide; the
+// documents decide when readyz could not be read. Equal documents prove nothing: with no
+// peers the peer-aggregated /apis is the local one, byte for byte.
+func peerAggregatedEvidence(pp *snapshot.PeerProxy, r *result, note func(string, ...any)) {
+	differs := r.peerAggFetched && r.doc != nil && !sameResources(r.peerAgg, apisOnly(r.doc.resources))
+	switch {
+	case r.minor < 0:
+		if differs {
+			pp.PeerAggregatedDiscovery = snapshot.Ptr(true)
+			note("default /apis differs from profile=nopeer /apis: peer-aggregated discovery on")
+		}
+	case r.minor < firstPeerAggregatedMinor:
+		pp.PeerAggregatedDiscovery = snapshot.Ptr(false)
+		note("version 1.%d: no peer-aggregated discovery before 1.%d", r.minor, firstPeerAggregatedMinor)
+	case differs:
+		pp.PeerAggregatedDiscovery = snapshot.Ptr(true)
+		note("default /apis differs from profile=nopeer /apis: peer-aggregated discovery on")
+	case pp.FilterInstalled != nil:
+		pp.PeerAggregatedDiscovery = snapshot.Ptr(*pp.FilterInstalled)
+		if *pp.FilterInstalled {
+			note("1.%d with the proxy filter: default /apis is peer-aggregated (equal to nopeer now)", r.minor)
+		} else {
+			note("1.%d without the proxy filter: default /apis is not peer-aggregated", r.minor)
+		}
+	}
+	if r.peerAggErr != "" {
+		note("default /apis not read (%s)", r.peerAggErr)
+	}
+}
+
+// endpointEvidence decides EndpointResolvable: whether the server's 15 s peer endpoint key is
+// in etcd, so peers can resolve its address. It is not observable from outside (spec §4.3).
+func endpointEvidence(pp *snapshot.PeerProxy, r *result, lease *identityLease, reachable bool, takenAt time.Time, note func(string, ...any)) {
+	switch {
+	case pp.GateEnabled != nil && !*pp.GateEnabled:
+		pp.EndpointResolvable = snapshot.Ptr(false)
+		note("gate off: no peer endpoint key is written, peers cannot resolve this server")
+	case reachable && r.readyz.read && !r.readyz.ready:
+		note("readyz fails: the peer endpoint key is written only once the server is ready; resolvable unknown")
+	case reachable:
+		pp.EndpointResolvable = snapshot.Ptr(true)
+		note("server answered: its peer endpoint key is being renewed")
+	case lease != nil && lease.renew != nil:
+		age := takenAt.Sub(*lease.renew).Round(time.Second)
+		alive := age < endpointKeyTTL
+		pp.EndpointResolvable = snapshot.Ptr(alive)
+		note("heuristic: identity lease renewed %s before the snapshot (%s the %s endpoint key TTL)", age, map[bool]string{true: "within", false: "beyond"}[alive], endpointKeyTTL)
+	case lease != nil:
+		pp.EndpointResolvable = snapshot.Ptr(false)
+		note("identity lease has no renewTime: endpoint assumed gone")
+	}
+}
+
+// apisOnly drops the core group: /api is never peer-aggregated, so the comparison with the
+// default /apis is over /apis groups only.
+func apisOnly(rs []snapshot.Resource) []snapshot.Resource {
+	var out []snapshot.Resource
+	for _, r := range rs {
+		if r.Group != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sameResources compares two resource lists as sets, ignoring order (peer aggregation may
+// reorder) and Source (assigned later).
+func sameResources(a, b []snapshot.Resource) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	key := func(r snapshot.Resource) string {
+		verbs := append([]string(nil), r.Verbs...)
+		subs := append([]string(nil), r.Subresources...)
+		sort.Strings(verbs)
+		sort.Strings(subs)
+		return fmt.Sprintf("%s|%s|%t|%s|%s", r.GVR(), r.Kind, r.Namespaced, strings.Join(verbs, ","), strings.Join(subs, ","))
+	}
+	count := map[string]int{}
+	for _, r := range a {
+		count[key(r)]++
+	}
+	for _, r := range b {
+		count[key(r)]--
+		if count[key(r)] < 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,140 @@
+package discover
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func TestParseReadyz(t *testing.T) {
+	body := `[+]ping ok
+[+]etcd ok
+[+]poststarthook/peer-endpoint-reconciler-controller ok
+[-]poststarthook/mixed-version-proxy-handler failed: reason withheld
+readyz check failed
+`
+	r := parseReadyz([]byte(body))
+	if len(r.hooks) != 4 || !r.has(hookPeerEndpointRec) || !r.has(hookProxyHandler) || r.hooks[hookProxyHandler] || !r.hooks["etcd"] {
+		t.Errorf("%+v", r.hooks)
+	}
+	if r := parseReadyz([]byte("ok")); len(r.hooks) != 0 {
+		t.Errorf("plain /readyz parsed as checks: %+v", r.hooks)
+	}
+}
+
+func ptrString(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
+}
+
+// TestPeerProxyEvidence covers each way the proxy fields are decided (spec §1, §2 step 0,
+// §4.3, §7).
+func TestPeerProxyEvidence(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	ready := func(hooks ...string) readyz {
+		r := readyz{read: true, ready: true, hooks: map[string]bool{"ping": true}}
+		for _, h := range hooks {
+			r.hooks[h] = true
+		}
+		return r
+	}
+	reachable := func(minor int, rz readyz) *result {
+		return &result{t: &target{}, client: &serverClient{}, minor: minor, readyz: rz, doc: &discoveryDoc{format: "v2"}}
+	}
+	lease := func(addr string, age time.Duration) *identityLease {
+		renew := now.Add(-age)
+		return &identityLease{name: "apiserver-x", address: addr, renew: &renew}
+	}
+	jobs := snapshot.Resource{Group: "batch", Version: "v1", Resource: "jobs", Verbs: []string{"get"}}
+
+	cases := []struct {
+		name                              string
+		r                                 *result
+		lease                             *identityLease
+		gate, filter, peerAgg, resolvable string
+		evidence                          string
+	}{
+		{"1.36 with the proxy", reachable(36, ready(hookPeerEndpointRec, hookProxyHandler)), lease("10.0.0.1:6443", 2*time.Second),
+			"true", "true", "true", "true", "poststarthook/mixed-version-proxy-handler"},
+		{"1.36 gate on, no --peer-ca-file", reachable(36, ready(hookPeerEndpointRec)), lease("10.0.0.1:6443", 2*time.Second),
+			"true", "false", "false", "true", "no proxy filter"},
+		{"1.34 gate off", reachable(34, ready()), lease("", 2*time.Second),
+			"false", "false", "false", "false", "gate UnknownVersionInteroperabilityProxy off"},
+		{"1.30 SV era", reachable(30, ready(hookPeerEndpointRec, hookProxyFilterSV)), nil,
+			"true", "true", "false", "true", "poststarthook/unknown-version-proxy-filter"},
+		{"readyz unreadable, lease annotated", reachable(36, readyz{err: "GET /readyz?verbose: 403 Forbidden"}), lease("10.0.0.1:6443", 2*time.Second),
+			"true", "nil", "nil", "true", "readyz not read"},
+		{"not ready yet", reachable(36, readyz{read: true, ready: false, hooks: map[string]bool{hookPeerEndpointRec: true, hookProxyHandler: false}}), nil,
+			"true", "true", "true", "nil", "written only once the server is ready"},
+		{"documents differ though readyz unread", func() *result {
+			r := reachable(36, readyz{err: "x"})
+			r.peerAgg, r.peerAggFetched = []snapshot.Resource{jobs}, true
+			return r
+		}(), nil, "nil", "nil", "true", "true", "differs from profile=nopeer"},
+		{"crashed, lease fresh", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 5*time.Second),
+			"true", "nil", "nil", "true", "heuristic: identity lease renewed 5s before"},
+		{"crashed, lease stale", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 20*time.Second),
+			"true", "nil", "nil", "false", "beyond the 15s endpoint key TTL"},
+		{"no lease, unreachable", &result{t: &target{}, minor: -1}, nil,
+			"nil", "nil", "nil", "nil", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pp := peerProxyEvidence(tc.r, tc.lease, now)
+			got := []string{ptrString(pp.GateEnabled), ptrString(pp.FilterInstalled), ptrString(pp.PeerAggregatedDiscovery), ptrString(pp.EndpointResolvable)}
+			want := []string{tc.gate, tc.filter, tc.peerAgg, tc.resolvable}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("gate,filter,peerAggregated,resolvable = %v, want %v\nevidence %q", got, want, pp.Evidence)
+			}
+			if ev := strings.Join(pp.Evidence, "\n"); !strings.Contains(ev, tc.evidence) {
+				t.Errorf("evidence %q lacks %q", pp.Evidence, tc.evidence)
+			}
+		})
+	}
+}
+
+func TestAddresses(t *testing.T) {
+	for _, tc := range []struct{ in, hostPort string }{
+		{"https://10.0.0.1:6443", "10.0.0.1:6443"},
+		{"https://api.example.com", "api.example.com:443"},
+		{"https://[::1]:6443/prefix", "[::1]:6443"},
+		{"http://10.0.0.1", "10.0.0.1:80"},
+	} {
+		if got := hostPort(tc.in); got != tc.hostPort {
+			t.Errorf("hostPort(%q) = %q, want %q", tc.in, got, tc.hostPort)
+		}
+	}
+	if normAddr("[0:0:0:0:0:0:0:1]:6443") != "[::1]:6443" || normAddr("10.0.0.1") != "" {
+		t.Error("normAddr")
+	}
+	for in, want := range map[string]string{
+		"10.0.0.1:6443":                  "https://10.0.0.1:6443",
+		"https://api.example.com/k8s/":   "https://api.example.com/k8s",
+		"https://api.example.com/?x=1#y": "https://api.example.com",
+	} {
+		if got, err := normalizeBase(in); err != nil || got != want {
+			t.Errorf("normalizeBase(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestRedactor(t *testing.T) {
+	var r redactor
+	r.add(nil)
+	r.add(&restConfigWithSecrets)
+	got := r.clean("token abcdefghij and pw p4ssw0rd-long, short pw ok")
+	if got != "token [REDACTED] and pw [REDACTED], short pw ok" {
+		t.Errorf("%q", got)
+	}
+}
+
+var restConfigWithSecrets = rest.Config{BearerToken: "abcdefghij", Username: "ok", Password: "p4ssw0rd-long"}

@@ -1,0 +1,71 @@
+package discover
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// What identifies a kube-apiserver's identity lease (spec §4.2).
+const (
+	leaseNamespace        = "kube-system"
+	identityLabel         = "apiserver.kubernetes.io/identity"
+	identityLabelValue    = "kube-apiserver"
+	hostnameLabel         = "kubernetes.io/hostname"
+	peerAddressAnnotation = "kubernetes.io/peer-advertise-address"
+)
+
+// identityLease is what discovery uses of one identity lease.
+type identityLease struct {
+	name     string // apiserver-<hash>: the server ID
+	hostname string // kubernetes.io/hostname label
+	address  string // kubernetes.io/peer-advertise-address (ip:port), "" when the gate is off
+	holder   string
+	renew    *time.Time
+}
+
+func (l *identityLease) snapshotLease() *snapshot.Lease {
+	return &snapshot.Lease{Name: l.name, HolderIdentity: l.holder, RenewTime: l.renew}
+}
+
+// leasesPath lists only kube-apiserver identity leases: other components' leases in
+// kube-system do not carry the label.
+func leasesPath() string {
+	q := url.Values{"labelSelector": {identityLabel + "=" + identityLabelValue}}
+	return "/apis/coordination.k8s.io/v1/namespaces/" + leaseNamespace + "/leases?" + q.Encode()
+}
+
+// listIdentityLeases reads the identity leases through c, sorted by name.
+func listIdentityLeases(ctx context.Context, c *serverClient) ([]identityLease, error) {
+	var list coordinationv1.LeaseList
+	if _, err := c.getJSON(ctx, leasesPath(), "application/json", &list); err != nil {
+		return nil, err
+	}
+	if list.Kind != "" && list.Kind != "LeaseList" {
+		return nil, invalidDoc(c.base, leasesPath(), "got a "+list.Kind+", want a LeaseList")
+	}
+	out := make([]identityLease, 0, len(list.Items))
+	for i := range list.Items {
+		l := &list.Items[i]
+		il := identityLease{
+			name:     l.Name,
+			hostname: l.Labels[hostnameLabel],
+			address:  l.Annotations[peerAddressAnnotation],
+		}
+		if l.Spec.HolderIdentity != nil {
+			il.holder = *l.Spec.HolderIdentity
+		}
+		if l.Spec.RenewTime != nil {
+			t := l.Spec.RenewTime.UTC()
+			il.renew = &t
+		}
+		out = append(out, il)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}

@@ -1,0 +1,151 @@
+package discover
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	apiserverinternalv1alpha1 "k8s.io/api/apiserverinternal/v1alpha1"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// pageSize bounds one page of a cluster-wide list: CRDs carry their whole schema, so a full
+// list of a big cluster can be large.
+const pageSize = 100
+
+// crdList and apiServiceList decode only what discovery needs, so mvpctl does not depend on
+// the apiextensions and kube-aggregator modules for two fields each.
+type crdList struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Continue string `json:"continue"`
+	} `json:"metadata"`
+	Items []struct {
+		Spec struct {
+			Group    string `json:"group"`
+			Versions []struct {
+				Name string `json:"name"`
+			} `json:"versions"`
+		} `json:"spec"`
+	} `json:"items"`
+}
+
+type apiServiceList struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Continue string `json:"continue"`
+	} `json:"metadata"`
+	Items []struct {
+		Spec struct {
+			Group   string `json:"group"`
+			Version string `json:"version"`
+			// Service is set for aggregated APIs, nil for the built-in and CRD ones the
+			// aggregator serves locally.
+			Service *struct{} `json:"service"`
+		} `json:"spec"`
+	} `json:"items"`
+}
+
+const (
+	crdPath            = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	apiServicePath     = "/apis/apiregistration.k8s.io/v1/apiservices"
+	storageVersionPath = "/apis/internal.apiserver.k8s.io/v1alpha1/storageversions"
+)
+
+// listPages GETs path page by page, calling decode with each page's body target and reading
+// the continue token from it.
+func listPages(ctx context.Context, c *serverClient, path string, page func() (any, func() string)) error {
+	cont := ""
+	for {
+		q := url.Values{"limit": {strconv.Itoa(pageSize)}}
+		if cont != "" {
+			q.Set("continue", cont)
+		}
+		out, next := page()
+		if _, err := c.getJSON(ctx, path+"?"+q.Encode(), "application/json", out); err != nil {
+			return err
+		}
+		if cont = next(); cont == "" {
+			return nil
+		}
+	}
+}
+
+// listCRDGroupVersions returns "group/version" for every spec.versions[].name of every CRD,
+// served or not: 1.35+ excludes all of them from peer routing (spec §6).
+func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error) {
+	set := map[string]bool{}
+	err := listPages(ctx, c, crdPath, func() (any, func() string) {
+		var l crdList
+		return &l, func() string {
+			for _, it := range l.Items {
+				for _, v := range it.Spec.Versions {
+					set[groupVersion(it.Spec.Group, v.Name)] = true
+				}
+			}
+			return l.Metadata.Continue
+		}
+	})
+	return sortedKeys(set), err
+}
+
+// listAggregatedGroupVersions returns "group/version" of every APIService with spec.service.
+func listAggregatedGroupVersions(ctx context.Context, c *serverClient) ([]string, error) {
+	set := map[string]bool{}
+	err := listPages(ctx, c, apiServicePath, func() (any, func() string) {
+		var l apiServiceList
+		return &l, func() string {
+			for _, it := range l.Items {
+				if it.Spec.Service != nil {
+					set[groupVersion(it.Spec.Group, it.Spec.Version)] = true
+				}
+			}
+			return l.Metadata.Continue
+		}
+	})
+	return sortedKeys(set), err
+}
+
+// listStorageVersions reads what 1.28–1.32 servers route on (spec §4.1).
+func listStorageVersions(ctx context.Context, c *serverClient) ([]snapshot.StorageVersion, error) {
+	var out []snapshot.StorageVersion
+	err := listPages(ctx, c, storageVersionPath, func() (any, func() string) {
+		var l apiserverinternalv1alpha1.StorageVersionList
+		return &l, func() string {
+			for _, sv := range l.Items {
+				out = append(out, convertStorageVersion(sv))
+			}
+			return l.Continue
+		}
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Resource < out[j].Resource
+	})
+	return out, err
+}
+
+// convertStorageVersion reads the group and resource from the object's name, "<group>.<resource>"
+// with "core" for the core group, as the storage version manager writes it.
+func convertStorageVersion(sv apiserverinternalv1alpha1.StorageVersion) snapshot.StorageVersion {
+	group, resource := "", sv.Name
+	if i := strings.LastIndex(sv.Name, "."); i >= 0 {
+		group, resource = sv.Name[:i], sv.Name[i+1:]
+	}
+	if group == "core" {
+		group = ""
+	}
+	out := snapshot.StorageVersion{Group: group, Resource: resource, Servers: []snapshot.StorageVersionServer{}}
+	for _, e := range sv.Status.StorageVersions {
+		out.Servers = append(out.Servers, snapshot.StorageVersionServer{
+			APIServerID:    e.APIServerID,
+			ServedVersions: append([]string{}, e.ServedVersions...),
+		})
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Defaults for Options.Timeout and Options.Concurrency.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultConcurrency = 4
+)
+
+// KubeconfigGetter is the part of cli-runtime's RESTClientGetter that discovery needs;
+// *genericclioptions.ConfigFlags implements it.
+type KubeconfigGetter interface {
+	ToRESTConfig() (*rest.Config, error)
+	ToRawKubeConfigLoader() clientcmd.ClientConfig
+}
+
+// Options say where the control plane is and how to reach it.
+type Options struct {
+	// RESTClientGetter supplies the kubeconfig (usually the root command's ConfigFlags, so
+	// --kubeconfig, --context, --server, --token, --tls-server-name ... apply). It is used when
+	// Config is nil, and to look up Contexts.
+	RESTClientGetter KubeconfigGetter
+	// Config, when set, is used instead of RESTClientGetter.ToRESTConfig(): the credentials
+	// and CA for every server, and the server through which identity leases are listed.
+	Config *rest.Config
+	// ContextConfig returns the client config of a named kubeconfig context. Nil means: read it
+	// from RESTClientGetter's kubeconfig, as written there (the connection flags, which apply
+	// to the current context, do not apply to these).
+	ContextConfig func(name string) (*rest.Config, error)
+
+	// Endpoints are apiserver URLs to read in addition to those the identity leases give.
+	Endpoints []string
+	// Contexts are kubeconfig contexts, one per apiserver, read in addition.
+	Contexts []string
+	// NoLeaseServers stops the identity leases' peer-advertise addresses from being dialled:
+	// only Endpoints and Contexts (or, with neither, the kubeconfig's server) are read. The
+	// leases are still listed, to give those servers their identity.
+	NoLeaseServers bool
+
+	// Timeout bounds all requests to one server together (DefaultTimeout when zero).
+	Timeout time.Duration
+	// Concurrency bounds how many servers are read at once (DefaultConcurrency when zero).
+	Concurrency int
+
+	// Progress receives short progress lines ("found 3 apiservers via identity leases").
+	Progress func(string)
+	// Warn receives problems that do not stop the snapshot (a list that could not be read, a
+	// stale group version skipped). Per-server failures are in the snapshot instead.
+	Warn func(string)
+	// Now is the clock (time.Now when nil); TakenAt and lease ages use it.
+	Now func() time.Time
+}
+
+func (o *Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (o *Options) concurrency() int {
+	if o.Concurrency > 0 {
+		return o.Concurrency
+	}
+	return DefaultConcurrency
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// baseConfig is the kubeconfig's client config: credentials for every lease-found server and
+// the server the cluster-wide lists are read through first.
+func (o *Options) baseConfig() (*rest.Config, error) {
+	if o.Config != nil {
+		return rest.CopyConfig(o.Config), nil
+	}
+	if o.RESTClientGetter == nil {
+		return nil, errors.New("no kubeconfig: set Options.Config or Options.RESTClientGetter")
+	}
+	cfg, err := o.RESTClientGetter.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// contextConfig returns the client config of one named context.
+func (o *Options) contextConfig(name string) (*rest.Config, error) {
+	if o.ContextConfig != nil {
+		return o.ContextConfig(name)
+	}
+	if o.RESTClientGetter == nil {
+		return nil, fmt.Errorf("context %q: no kubeconfig to read it from", name)
+	}
+	raw, err := o.RESTClientGetter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %w", name, err)
+	}
+	if _, ok := raw.Contexts[name]; !ok {
+		return nil, fmt.Errorf("context %q is not in the kubeconfig", name)
+	}
+	cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// currentContext names the kubeconfig context in effect, for Snapshot.Source; "" if unknown.
+func (o *Options) currentContext() string {
+	if o.Config != nil || o.RESTClientGetter == nil {
+		return ""
+	}
+	if cf, ok := o.RESTClientGetter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
+		return *cf.Context
+	}
+	raw, err := o.RESTClientGetter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return ""
+	}
+	return raw.CurrentContext
+}
