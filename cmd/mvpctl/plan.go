@@ -107,6 +107,35 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 	return p.source.load(ctx, g)
 }
 
+// planned is a loaded plan: where it starts, its steps, and the traffic to replay (nil when
+// none was given; close it when done).
+type planned struct {
+	start         *snapshot.Snapshot
+	steps         []simulate.Step
+	traffic       *simulate.TrafficReader
+	trafficSource string
+	trafficFormat string
+}
+
+func (p *planned) close() {
+	if p.traffic != nil {
+		p.traffic.Close()
+	}
+}
+
+// load resolves the plan and opens the traffic file.
+func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error) {
+	start, steps, err := p.plan(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	tr, source, format, err := p.traffic()
+	if err != nil {
+		return nil, err
+	}
+	return &planned{start: start, steps: steps, traffic: tr, trafficSource: source, trafficFormat: format}, nil
+}
+
 // traffic opens the traffic file, if one was given. The caller closes it.
 func (p *planFlags) traffic() (*simulate.TrafficReader, string, string, error) {
 	switch {

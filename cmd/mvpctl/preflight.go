@@ -63,19 +63,13 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.plan.to == "" && o.plan.scenario == "" && len(o.plan.steps) == 0 {
 		return errors.New("preflight needs --to VERSION or --scenario FILE (or --step)")
 	}
-	start, steps, err := o.plan.plan(cmd.Context(), g)
+	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
-	tr, source, format, err := o.plan.traffic()
-	if err != nil {
-		return err
-	}
-	if tr != nil {
-		defer tr.Close()
-	}
-	rep, err := simulate.Preflight(simulate.PreflightInput{Start: start, Steps: steps, Target: o.plan.to,
-		Traffic: tr, TrafficSource: source, TrafficFormat: format})
+	defer pl.close()
+	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
+		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat})
 	if err != nil {
 		return err
 	}

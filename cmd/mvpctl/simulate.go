@@ -68,22 +68,18 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatJSON, print.FormatYAML); err != nil {
 		return err
 	}
-	start, steps, err := o.plan.plan(cmd.Context(), g)
+	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
-	tr, source, format, err := o.plan.traffic()
-	if err != nil {
-		return err
-	}
-	sim, err := simulate.Run(start, steps)
+	defer pl.close()
+	sim, err := simulate.Run(pl.start, pl.steps)
 	if err != nil {
 		return err
 	}
 	rep := SimulationReport{Simulation: sim}
-	if tr != nil {
-		defer tr.Close()
-		if rep.Traffic, err = simulate.Replay(sim, tr, source, format); err != nil {
+	if pl.traffic != nil {
+		if rep.Traffic, err = simulate.Replay(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
 	}

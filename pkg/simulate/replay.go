@@ -192,28 +192,27 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 	}
 	sort.Slice(rep.GVRs, func(i, j int) bool {
 		a, b := rep.GVRs[i], rep.GVRs[j]
-		if a.AtRisk != b.AtRisk {
-			return a.AtRisk > b.AtRisk
-		}
-		if a.Requests != b.Requests {
-			return a.Requests > b.Requests
-		}
-		return a.GVR < b.GVR
+		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.GVR, b.GVR)
 	})
 	for _, a := range agents {
 		rep.UserAgents = append(rep.UserAgents, *a)
 	}
 	sort.Slice(rep.UserAgents, func(i, j int) bool {
 		a, b := rep.UserAgents[i], rep.UserAgents[j]
-		if a.AtRisk != b.AtRisk {
-			return a.AtRisk > b.AtRisk
-		}
-		if a.Requests != b.Requests {
-			return a.Requests > b.Requests
-		}
-		return a.UserAgent < b.UserAgent
+		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
 	})
 	return rep, nil
+}
+
+// riskFirst orders report rows: most requests at risk first, then most requests, then by name.
+func riskFirst(riskA, riskB, reqA, reqB int64, nameA, nameB string) bool {
+	if riskA != riskB {
+		return riskA > riskB
+	}
+	if reqA != reqB {
+		return reqA > reqB
+	}
+	return nameA < nameB
 }
 
 func agentEntry(agents map[string]*UserAgentTraffic, ua string) *UserAgentTraffic {

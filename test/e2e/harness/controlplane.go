@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -321,7 +322,7 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 		}
 		s := &Server{
 			ServerSpec: spec, Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
-			LeaseID: LeaseID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
+			LeaseID: snapshot.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
 			Binary: bins[spec.Version], cp: cp,
 		}
 		if s.HTTPClient, err = cp.adminHTTPClient(); err != nil {
