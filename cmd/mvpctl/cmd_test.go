@@ -63,6 +63,9 @@ func TestGolden(t *testing.T) {
 		{"explain-header.yaml", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--header-proxied", "-o", "yaml", "GET", "/apis/batch/v1/jobs?watch=1"}, ExitOK},
 		{"explain-inferred.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
 		{"explain-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitPartial},
+		// The README's example: a real snapshot of a v1.37.1 and a v1.36.3 apiserver.
+		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
+		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.
 		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
