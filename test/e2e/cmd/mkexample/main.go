@@ -42,4 +42,3 @@ func main() {
 	}
 	log.Printf("wrote %s", *out)
 }
-
