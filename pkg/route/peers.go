@@ -128,6 +128,16 @@ func (v *serverView) endpointResolves() bool {
 	return v.srv.Reachable
 }
 
+// servesGroupVersion reports whether the server serves any resource of gv ("batch/v1", "v1").
+func (v *serverView) servesGroupVersion(gv string) bool {
+	for g := range v.local {
+		if g.GroupVersion() == gv {
+			return true
+		}
+	}
+	return false
+}
+
 // servesSubresource reports whether a locally served resource lists sub (true when the server
 // reports no subresource data at all, since legacy discovery does not always list them).
 func (v *serverView) servesSubresource(g snapshot.GVR, sub string) bool {

@@ -104,7 +104,7 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	// Step 2: non-resource requests.
 	if !info.IsResourceRequest {
 		st.add("%s %s is not a resource request (discovery, health, version, metrics...): never proxied", req.Method, req.Path)
-		d.Outcome, d.Reason = Local, "non-resource request: served by the local handler chain"
+		r.localOutcome(v, req, d, st, "non-resource request: served by the local handler chain")
 		return
 	}
 	gvr := info.GVR()
@@ -309,6 +309,14 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps, why string) {
 	info := req.Info
 	if !info.IsResourceRequest {
+		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(gv) {
+			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
+			// serves itself; peers are never asked (spec §3.3).
+			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
+			d.Outcome, d.Status = NotFound, status(404)
+			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
+			return
+		}
 		st.add("non-resource request: the local handler chain answers")
 		d.Outcome, d.Reason = Local, why
 		return
@@ -328,6 +336,19 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 	}
 	st.add("the local handler chain serves %s", gvr)
 	d.Outcome, d.Reason = Local, why
+}
+
+// discoveryGroupVersion returns the group/version of a per-group/version discovery path:
+// "/apis/batch/v1" → "batch/v1", "/api/v1" → "v1".
+func discoveryGroupVersion(path string) (string, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) == 3 && parts[0] == "apis":
+		return parts[1] + "/" + parts[2], true
+	case len(parts) == 2 && parts[0] == "api":
+		return parts[1], true
+	}
+	return "", false
 }
 
 // notFoundShape names which of the two local 404s the client gets (real-control-plane.md).

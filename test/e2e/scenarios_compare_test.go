@@ -236,7 +236,7 @@ func mvpctlExplain(t testing.TB, snap snapFile, req mvpRequest) (explainDoc, err
 }
 
 // agrees says whether an observation agrees with a prediction.
-func agrees(p explainDecision, isResource bool, o routeObservation) (bool, string) {
+func agrees(p explainDecision, o routeObservation) (bool, string) {
 	got, want := observedKey(o.obs), p.key()
 	agree, note := got == want, ""
 	if !agree {
@@ -246,11 +246,6 @@ func agrees(p explainDecision, isResource bool, o routeObservation) (bool, strin
 				agree, note = true, "an alternative of the random peer choice"
 			}
 		}
-	}
-	// A non-resource request (discovery, /healthz) is "local" in the Explanation contract:
-	// the server's own chain answers, whatever it answers — a 404 included.
-	if !agree && !isResource && want == "local" && got == string(probe.OutcomeNotFound) {
-		agree, note = true, "non-resource request: the local chain's 404"
 	}
 	if agree && p.Status != nil && o.normal.StatusCode != *p.Status {
 		agree, note = false, fmt.Sprintf("status %d, predicted %d", o.normal.StatusCode, *p.Status)
@@ -391,7 +386,7 @@ func compareRouting(t *testing.T, ctx context.Context, cp *harness.ControlPlane,
 			default:
 				r.Predicted, r.Observed = p.text(), observedKey(o.obs)
 				r.HTTP, r.Body = httpCodes(o), bodyExcerpt(o.normal)
-				r.Agree, r.Note = agrees(p, e.Request.RequestInfo.IsResourceRequest, o)
+				r.Agree, r.Note = agrees(p, o)
 			}
 			c.Rows = append(c.Rows, r)
 		}
