@@ -51,6 +51,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 		srv.DiscoveryFormat = recordedFormat(r)
 		srv.Resources = r.doc.resources
 		setSources(srv.Resources, idx)
+		srv.APIs = r.doc.apis
 	}
 	srv.PeerProxy = peerProxyEvidence(r, t.lease, takenAt)
 	for i, e := range srv.PeerProxy.Evidence {
@@ -59,6 +60,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	if pa := srv.PeerProxy.PeerAggregatedDiscovery; pa != nil && *pa && r.peerAggFetched && srv.Reachable {
 		srv.PeerAggregated = r.peerAgg
 		setSources(srv.PeerAggregated, idx)
+		srv.DefaultAPIs = r.peerAggDoc
 	}
 	return srv
 }

@@ -51,6 +51,7 @@ type response struct {
 	code        int
 	contentType string
 	location    string
+	etag        string
 	body        []byte
 }
 
@@ -79,7 +80,8 @@ func (c *serverClient) get(ctx context.Context, path, accept string) (*response,
 	if len(body) > maxBody {
 		return nil, invalidDoc(c.base, path, fmt.Sprintf("the response is larger than %d MiB — not a discovery document?", maxBody>>20))
 	}
-	return &response{code: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), location: resp.Header.Get("Location"), body: body}, nil
+	return &response{code: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), location: resp.Header.Get("Location"),
+		etag: resp.Header.Get("ETag"), body: body}, nil
 }
 
 // getJSON GETs path, requires a 200 JSON answer and decodes it into out. It returns the

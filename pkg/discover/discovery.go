@@ -40,6 +40,11 @@ type discoveryDoc struct {
 	serverAddresses []string
 	// invalid lists entries left out by sanitize.
 	invalid []string
+	// apis is the /apis document as served, when it was aggregated discovery v2: the local
+	// input of peer-aggregated discovery (Server.APIs).
+	apis *snapshot.DiscoveryDocument
+	// invalidDoc says why the /apis document was not recorded.
+	invalidDoc string
 }
 
 // aggregatedVersion returns "v2" or "v2beta1" when contentType is an aggregated discovery
@@ -84,6 +89,14 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 			rs, stale := flattenAggregated(list)
 			doc.resources = append(doc.resources, rs...)
 			doc.stale = append(doc.stale, stale...)
+			if path == "/apis" && format == "v2" {
+				doc.apis = &snapshot.DiscoveryDocument{ETag: resp.etag, Items: nonNil(list.Items)}
+				if err := doc.apis.Check(); err != nil {
+					// Recorded documents must be valid; the resources above are sanitized.
+					doc.invalidDoc = fmt.Sprintf("/apis document not recorded: %s", err)
+					doc.apis = nil
+				}
+			}
 		case "":
 			format = snapshot.DiscoveryLegacy
 			rs, addrs, stale, err := legacyDiscovery(ctx, c, path, resp.body)
@@ -126,19 +139,34 @@ func sanitize(rs []snapshot.Resource) (out []snapshot.Resource, dropped []string
 
 // fetchPeerAggregated reads the default /apis (no profile): on a 1.35+ server with the proxy
 // built it is the peer-aggregated document. Only v2 is accepted: peer aggregation exists only
-// there.
-func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resource, []string, error) {
-	var list apidiscoveryv2.APIGroupDiscoveryList
-	ct, err := c.getJSON(ctx, "/apis", acceptV2, &list)
+// there. It returns the flattened resources and the document as served.
+func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resource, *snapshot.DiscoveryDocument, error) {
+	const path = "/apis"
+	resp, err := c.get(ctx, path, acceptV2)
 	if err != nil {
 		return nil, nil, err
 	}
-	if v := aggregatedVersion(ct); v != "v2" {
-		return nil, nil, invalidDoc(c.base, "/apis", fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", ct))
+	if err := c.checkJSON(path, resp); err != nil {
+		return nil, nil, err
 	}
-	rs, stale := flattenAggregated(list)
+	if v := aggregatedVersion(resp.contentType); v != "v2" {
+		return nil, nil, invalidDoc(c.base, path, fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", resp.contentType))
+	}
+	var list apidiscoveryv2.APIGroupDiscoveryList
+	if err := decodeJSON(c, path, resp.body, &list); err != nil {
+		return nil, nil, err
+	}
+	rs, _ := flattenAggregated(list)
 	rs, _ = sanitize(rs)
-	return rs, stale, nil
+	return rs, &snapshot.DiscoveryDocument{ETag: resp.etag, Items: nonNil(list.Items)}, nil
+}
+
+// nonNil makes an empty document's items [] rather than null, so it is recorded as a document.
+func nonNil(items []apidiscoveryv2.APIGroupDiscovery) []apidiscoveryv2.APIGroupDiscovery {
+	if items == nil {
+		return []apidiscoveryv2.APIGroupDiscovery{}
+	}
+	return items
 }
 
 // flattenAggregated turns an aggregated document into resources, leaving out group versions

@@ -72,7 +72,7 @@ func peerProxyEvidence(r *result, lease *identityLease, takenAt time.Time) snaps
 // documents decide when readyz could not be read. Equal documents prove nothing: with no
 // peers the peer-aggregated /apis is the local one, byte for byte.
 func peerAggregatedEvidence(pp *snapshot.PeerProxy, r *result, note func(string, ...any)) {
-	differs := r.peerAggFetched && r.doc != nil && !sameResources(r.peerAgg, apisOnly(r.doc.resources))
+	differs := r.peerAggFetched && r.doc != nil && (!sameResources(r.peerAgg, apisOnly(r.doc.resources)) || etagsDiffer(r.doc.apis, r.peerAggDoc))
 	switch {
 	case r.minor < 0:
 		if differs {
@@ -96,6 +96,12 @@ func peerAggregatedEvidence(pp *snapshot.PeerProxy, r *result, note func(string,
 	if r.peerAggErr != "" {
 		note("default /apis not read (%s)", r.peerAggErr)
 	}
+}
+
+// etagsDiffer reports whether two recorded documents have different ETags: their content
+// differs, even when the resource sets are equal (order, verbs).
+func etagsDiffer(a, b *snapshot.DiscoveryDocument) bool {
+	return a != nil && b != nil && a.ETag != "" && b.ETag != "" && a.ETag != b.ETag
 }
 
 // endpointEvidence decides EndpointResolvable: whether the server's 15 s peer endpoint key is

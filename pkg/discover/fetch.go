@@ -50,6 +50,7 @@ type result struct {
 
 	doc             *discoveryDoc
 	peerAgg         []snapshot.Resource
+	peerAggDoc      *snapshot.DiscoveryDocument
 	peerAggFetched  bool
 	peerAggErr      string
 	readyz          readyz
@@ -90,16 +91,24 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result 
 	if len(doc.invalid) > 0 {
 		r.warnings = append(r.warnings, fmt.Sprintf("left out %d invalid discovery entries: %s", len(doc.invalid), strings.Join(doc.invalid[:min(3, len(doc.invalid))], ", ")))
 	}
+	if doc.invalidDoc != "" {
+		r.warnings = append(r.warnings, doc.invalidDoc)
+	}
 	for _, gv := range doc.stale {
 		r.warnings = append(r.warnings, fmt.Sprintf("left out group version %s: the server marks it stale (its aggregated API server is unavailable)", gv))
 	}
 
 	if r.minor >= firstPeerAggregatedMinor && doc.format == "v2" {
-		rs, _, err := fetchPeerAggregated(ctx, c)
+		rs, d, err := fetchPeerAggregated(ctx, c)
 		if err != nil {
 			r.peerAggErr = errMsg(err)
 		} else {
-			r.peerAgg, r.peerAggFetched = rs, true
+			if err := d.Check(); err != nil {
+				// The resources are sanitized; a garbled document is not recorded.
+				r.warnings = append(r.warnings, fmt.Sprintf("default /apis document not recorded: %s", err))
+				d = nil
+			}
+			r.peerAgg, r.peerAggDoc, r.peerAggFetched = rs, d, true
 		}
 	}
 

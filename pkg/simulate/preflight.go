@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -40,11 +41,12 @@ var (
 	CheckTrafficFails    = Check{"MVP020", "traffic-would-fail", "no replayed request would get 404 or 503"}
 	CheckTrafficRemoved  = Check{"MVP021", "traffic-uses-removed-api", "no replayed request uses an API the target removes"}
 	CheckTrafficInput    = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
+	CheckDiscovery       = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery}
 
 // Finding is one problem a check found.
 type Finding struct {
@@ -121,6 +123,11 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	}
 	evidence := startEvidence(in.Start)
 	rep.Findings = append(rep.Findings, configurationFindings(in.Start, evidence)...)
+	if found, ran := discoveryFindings(in.Start, evidence); ran {
+		rep.Findings = append(rep.Findings, found...)
+	} else {
+		rep.Checks = withoutCheck(rep.Checks, CheckDiscovery)
+	}
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if in.Traffic != nil {
 		tr, err := Replay(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
@@ -210,6 +217,72 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 		if v.Minor >= 35 && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
 			add(CheckPeerDiscovery, Warning, srv, "peer-aggregated discovery is off: clients of this server do not see APIs only its peers serve",
 				"peer-aggregated discovery needs the gate and --peer-ca-file; check that peers are learned (apiserver_peer_discovery_sync_errors_total)", ev...)
+		}
+	}
+	return out
+}
+
+// discoveryFindings compares each server's recorded default /apis with the peer-aggregated
+// document it should serve (pkg/peerdiscovery). It runs only when the start snapshot records
+// served documents (a live or recorded snapshot; simulated steps have none). One blocking
+// finding per server with stale or missing entries.
+func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []Finding, ran bool) {
+	for i := range s.Servers {
+		ran = ran || s.Servers[i].DefaultAPIs != nil
+	}
+	if !ran {
+		return nil, false
+	}
+	rep := peerdiscovery.Diff(s)
+	for _, d := range rep.Servers {
+		var stale, missing []string
+		for _, e := range d.Entries {
+			switch e.Class {
+			case peerdiscovery.ClassStale:
+				stale = append(stale, e.Name())
+			case peerdiscovery.ClassMissing:
+				missing = append(missing, e.Name()+" (served by "+strings.Join(e.ServedBy, ", ")+")")
+			}
+		}
+		if len(stale)+len(missing) == 0 {
+			continue
+		}
+		var msg, hints []string
+		if len(stale) > 0 {
+			msg = append(msg, fmt.Sprintf("advertises %d entr%s no reachable apiserver serves (clients following them get 404): %s", len(stale), plural(len(stale)), listSome(stale, 6)))
+			hints = append(hints, "a stale peer-aggregated document outlives the last peer that served it (1.36+, spec §11.5): any local discovery change (creating or updating a CRD) rebuilds it, as does a restart")
+		}
+		if len(missing) > 0 {
+			msg = append(msg, fmt.Sprintf("does not advertise %d entr%s that it or a learned peer serves: %s", len(missing), plural(len(missing)), listSome(missing, 6)))
+			hints = append(hints, "its peer discovery is behind: a peer identity-lease event (a peer restart) makes it fetch again; check apiserver_peer_discovery_sync_errors_total and the peer CA/proxy client certificates")
+		}
+		ev := []string{evidence[d.Name], fmt.Sprintf("default /apis ETag served %s, expected %s (merge of its own /apis with %s)", orNone(d.ServedETag), orNone(d.ExpectedETag), orNone(strings.Join(d.Peers, ", ")))}
+		out = append(out, Finding{Check: CheckDiscovery.ID, Name: CheckDiscovery.Name, Severity: Blocking, Subject: d.Name,
+			Message:  "peer-aggregated /apis " + strings.Join(msg, "; and "),
+			Evidence: ev, Hint: strings.Join(hints, "; ") + " — `mvpctl discovery diff` lists every entry"})
+	}
+	return out, true
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
+
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s, … (%d more)", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+func withoutCheck(cs []Check, c Check) []Check {
+	var out []Check
+	for _, x := range cs {
+		if x.ID != c.ID {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -125,6 +125,12 @@ func (s *Snapshot) Validate() error {
 		if err := validateResources(srv.PeerAggregated, fmt.Sprintf("%s (%s).peerAggregated", field, srv.Name)); err != nil {
 			return err
 		}
+		if err := validateDocument(srv.APIs, fmt.Sprintf("%s (%s).apis", field, srv.Name)); err != nil {
+			return err
+		}
+		if err := validateDocument(srv.DefaultAPIs, fmt.Sprintf("%s (%s).defaultAPIs", field, srv.Name)); err != nil {
+			return err
+		}
 	}
 	for i, sv := range s.Cluster.StorageVersions {
 		if sv.Resource == "" {
@@ -156,6 +162,45 @@ func validateResources(rs []Resource, field string) error {
 			return fmt.Errorf("%s: duplicate resource %s", f, r.GVR())
 		}
 		seen[r.GVR()] = true
+	}
+	return nil
+}
+
+// validateDocument checks a recorded discovery document, naming field in the error.
+func validateDocument(d *DiscoveryDocument, field string) error {
+	if err := d.Check(); err != nil {
+		return fmt.Errorf("%s.%w", field, err)
+	}
+	return nil
+}
+
+// Check returns the first problem that makes d unusable for the discovery merge: every /apis
+// group is named, once, and every version is named, once per group. The error starts with
+// the offending field path (items[i]...).
+func (d *DiscoveryDocument) Check() error {
+	if d == nil {
+		return nil
+	}
+	groups := map[string]int{}
+	for i, g := range d.Items {
+		f := fmt.Sprintf("items[%d]", i)
+		if g.Name == "" {
+			return fmt.Errorf("%s.metadata.name: must be set (the core group is never in /apis)", f)
+		}
+		if j, dup := groups[g.Name]; dup {
+			return fmt.Errorf("%s: duplicate group %q (also items[%d])", f, g.Name, j)
+		}
+		groups[g.Name] = i
+		versions := map[string]bool{}
+		for j, v := range g.Versions {
+			if v.Version == "" {
+				return fmt.Errorf("%s.versions[%d].version: must be set (group %q)", f, j, g.Name)
+			}
+			if versions[v.Version] {
+				return fmt.Errorf("%s.versions[%d]: duplicate version %q of group %q", f, j, v.Version, g.Name)
+			}
+			versions[v.Version] = true
+		}
 	}
 	return nil
 }

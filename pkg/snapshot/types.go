@@ -8,6 +8,8 @@ package snapshot
 
 import (
 	"time"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 )
 
 // APIVersion and Kind identify the document. The format is versioned so that files written by
@@ -100,6 +102,25 @@ type Server struct {
 	// PeerAggregated is the server's default /apis (peer-aggregated discovery, 1.35+): what it
 	// believes the whole control plane serves. Nil when the server does not aggregate.
 	PeerAggregated []Resource `json:"peerAggregated,omitempty"`
+
+	// APIs is the server's own /apis aggregated discovery document (v2; profile=nopeer on
+	// 1.35+), as served: the local input of its peer-aggregated merge, and what its peers
+	// fetch from it. Nil when not recorded (the server did not answer v2, or the snapshot
+	// predates the field). `mvpctl discovery` works from it.
+	APIs *DiscoveryDocument `json:"apis,omitempty"`
+	// DefaultAPIs is the server's default /apis document (v2, no profile), as served. Recorded
+	// when the server aggregates its peers' discovery (PeerProxy.PeerAggregatedDiscovery), so
+	// `mvpctl discovery diff` can check it offline.
+	DefaultAPIs *DiscoveryDocument `json:"defaultAPIs,omitempty"`
+}
+
+// DiscoveryDocument is one aggregated discovery document (apidiscovery.k8s.io/v2
+// APIGroupDiscoveryList) as a server served it.
+type DiscoveryDocument struct {
+	// ETag is the response's ETag header as sent: the double-quoted uppercase hex SHA-512 of
+	// the JSON of {items} (spec §7). Empty when the response had none.
+	ETag  string                             `json:"etag,omitempty"`
+	Items []apidiscoveryv2.APIGroupDiscovery `json:"items"`
 }
 
 // Discovery formats recorded in Server.DiscoveryFormat.
