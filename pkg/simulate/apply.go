@@ -104,6 +104,11 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: --peer-ca-file removed")
 		start(srv)
 	}
+	// Served discovery documents describe the observed control plane, not a simulated one:
+	// after any step they would be stale (every server's merged view depends on its peers).
+	for i := range next.Servers {
+		next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil
+	}
 	recomputePeerAggregated(next)
 	return next, nil
 }

@@ -118,6 +118,11 @@ func TestApplyDoesNotMutate(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("Apply changed its input")
 	}
+	s.Servers[0].APIs = &snapshot.DiscoveryDocument{ETag: `"X"`}
+	next, err := Apply(s, Step{ActionCrash, "b", ""})
+	if err != nil || next.Servers[0].APIs != nil {
+		t.Errorf("a step must drop the served discovery documents, which no longer describe the control plane: %v", err)
+	}
 	if _, err := Apply(s, Step{ActionCrash, "z", ""}); err == nil || !strings.Contains(err.Error(), `no server "z"`) {
 		t.Errorf("unknown server: %v", err)
 	}
