@@ -57,6 +57,8 @@ type result struct {
 	serverAddresses []string
 	notes           []string // evidence beyond readyz
 	warnings        []string
+	// ambiguousLease: one of several gate-off leases is this server's, but not which.
+	ambiguousLease bool
 }
 
 // fetchServer reads one server within timeout. Only the first failure that leaves the

@@ -255,3 +255,35 @@ func TestGateOffServerByElimination(t *testing.T) {
 		t.Errorf("servers %v", got)
 	}
 }
+
+// TestSeveralGateOffServers: two gate-off servers read with --endpoint next to two live leases
+// without addresses. Which lease is whose cannot be told; the snapshot lists the two servers,
+// reachable and without IDs, and not the leases again as servers that were not contacted.
+func TestSeveralGateOffServers(t *testing.T) {
+	p := dt.NewPKI(t)
+	cluster := &dt.Cluster{}
+	start := func() *dt.Server {
+		return (&dt.Server{Cluster: cluster, GitVersion: "v1.35.4", Mode: dt.ModeNoPeer, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}).Start(t, p)
+	}
+	x, y := start(), start()
+	cluster.Leases = []coordinationv1.Lease{
+		dt.IdentityLease("apiserver-xxxxxxxxxxxxxxxxxxxxxxxxxx", "cp-x", "", time.Now().Add(-2*time.Second)),
+		dt.IdentityLease("apiserver-yyyyyyyyyyyyyyyyyyyyyyyyyy", "cp-y", "", time.Now().Add(-5*time.Second)),
+	}
+	var rec recorder
+	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, x.URL(), ""), Endpoints: []string{x.URL(), y.URL()}, NoLeaseServers: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Servers) != 2 || snap.Partial() {
+		t.Fatalf("servers %v (partial %v)", snap.ServerNames(), snap.Partial())
+	}
+	for _, s := range snap.Servers {
+		if s.ID != "" || !s.Reachable {
+			t.Errorf("%s: id %q reachable %v", s.Name, s.ID, s.Reachable)
+		}
+	}
+	if w := rec.all(); !strings.Contains(w, "which is whose cannot be told") {
+		t.Errorf("warnings %q", rec.warnings)
+	}
+}

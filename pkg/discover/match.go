@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -40,12 +41,13 @@ func (d *discoverer) matchLeases(results []*result, leases []identityLease, byAd
 		}
 	}
 	d.matchByElimination(results, leases, owner, drop)
+	d.accountForAmbiguous(results, leases, owner, drop)
 	var out []*result
 	for _, r := range results {
 		if drop[r] {
 			continue
 		}
-		if r.t.lease == nil && r.client != nil && len(leases) > 0 {
+		if r.t.lease == nil && r.client != nil && len(leases) > 0 && !r.ambiguousLease {
 			d.warn("server %s matches no identity lease: its ID is unknown, so routing treats it as no one's peer", serverName(r))
 		}
 		out = append(out, r)
@@ -95,4 +97,38 @@ func (d *discoverer) matchByElimination(results []*result, leases []identityLeas
 	r.t.lease = l
 	r.t.matchedBy = "by elimination: the only server read without a lease, and the only running apiserver's lease no server claimed"
 	owner[l] = r
+}
+
+// accountForAmbiguous handles several servers read without a lease next to as many running
+// apiservers' leases without a peer-advertise address (the gate is off on all of them): they
+// are the same apiservers, but nothing an apiserver serves tells which lease is whose. The
+// leases are not listed again as servers that were not contacted — every apiserver was read —
+// and the servers' IDs stay empty; with the gate off they are nobody's peers anyway.
+func (d *discoverer) accountForAmbiguous(results []*result, leases []identityLease, owner map[*identityLease]*result, drop map[*result]bool) {
+	var servers []*result
+	for _, r := range results {
+		if r.t.lease == nil && r.client != nil && !drop[r] {
+			servers = append(servers, r)
+		}
+	}
+	now := d.opts.now()
+	var unclaimed []*identityLease
+	for i := range leases {
+		l := &leases[i]
+		if owner[l] == nil && l.address == "" && l.renew != nil && now.Sub(*l.renew) < liveLeaseAge {
+			unclaimed = append(unclaimed, l)
+		}
+	}
+	if len(servers) < 2 || len(servers) != len(unclaimed) {
+		return
+	}
+	var names, leaseNames []string
+	for i, r := range servers {
+		r.ambiguousLease = true
+		names = append(names, serverName(r))
+		leaseNames = append(leaseNames, leaseLabel(unclaimed[i]))
+		owner[unclaimed[i]] = r // accounted for, though not which is whose
+	}
+	d.warn("servers %s are the apiservers of identity leases %s, but which is whose cannot be told: the leases carry no %s annotation (gate off); their IDs are left empty",
+		strings.Join(names, ", "), strings.Join(leaseNames, ", "), peerAddressAnnotation)
 }

@@ -292,16 +292,14 @@ func TestScenarioGateOff(t *testing.T) {
 	dir := t.TempDir()
 	tm.run("g-gate-off", func(t *testing.T) {
 		// Gate off: the identity leases carry no peer-advertise address, so mvpctl is
-		// told where both servers are (--endpoint). It cannot match either server to its
-		// lease (no address to compare; pairing by elimination needs exactly one unclaimed
-		// lease), so it names them host:port, lists both leases as "not contacted"
-		// servers and exits 2 although every apiserver answered. That limitation is
-		// accepted here, and only in that exact form (see checkGateOffSnapshot).
-		snap, r := mvpctlSnapshot(t, dir+"/g.json", []int{0, 2}, "--kubeconfig", cp.Kubeconfig,
+		// told where both servers are (--endpoint). Which lease is whose cannot be told
+		// (nothing to compare them by), so the servers are read without IDs — and the
+		// snapshot is complete: every apiserver answered (exit 0).
+		snap, r := mvpctlSnapshot(t, dir+"/g.json", []int{0}, "--kubeconfig", cp.Kubeconfig,
 			"--endpoint", cp.Server("kas-a").URL, "--endpoint", cp.Server("kas-b").URL)
 		t.Logf("mvpctl snapshot (exit %d): %s", r.Exit, strings.TrimSpace(string(r.Stderr)))
-		if r.Exit == 2 {
-			checkGateOffSnapshot(t, cp, snap)
+		if len(snap.Servers) != 2 {
+			t.Errorf("snapshot lists %d servers, want the 2 apiservers", len(snap.Servers))
 		}
 		for _, s := range cp.Servers() {
 			got := snapServer(snap, snapName(snap, s))
@@ -319,29 +317,6 @@ func TestScenarioGateOff(t *testing.T) {
 		c.expectSkew(t, "not-found")
 		c.expect(t, "kas-b", "/apis/batch/v1/", "not-found")
 	})
-}
-
-// checkGateOffSnapshot accepts a partial gate-off snapshot only when every unreachable
-// entry is the identity lease of a running server that mvpctl did read, under its
-// host:port, and says "not contacted".
-func checkGateOffSnapshot(t *testing.T, cp *harness.ControlPlane, snap snapFile) {
-	t.Helper()
-	for _, v := range snap.Servers {
-		if v.Reachable {
-			continue
-		}
-		s := cp.Server(v.Name)
-		switch {
-		case s == nil || !s.Running():
-			t.Errorf("snapshot: unreachable server %s is not a running server of the control plane: %s", v.Name, v.Error)
-		case v.ID != s.LeaseID || !strings.HasPrefix(v.Error, "not contacted"):
-			t.Errorf("snapshot: %s recorded as unreachable (id %s): %s", v.Name, v.ID, v.Error)
-		case snapName(snap, s) == s.Name:
-			t.Errorf("snapshot: %s is unreachable and was not read under another name either", v.Name)
-		default:
-			t.Logf("mvpctl limitation (gate off): %s was read as %s without identity, and its lease %s is listed as a server not contacted", s.Name, snapName(snap, s), v.ID)
-		}
-	}
 }
 
 // crdWidgets (namespaced; v1 served with a status subresource, v1beta1 defined but not
