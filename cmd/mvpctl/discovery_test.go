@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,14 +39,10 @@ func gunzipCapture(t *testing.T, name string) []byte {
 	return b
 }
 
-// discoverySnapshot writes a captured snapshot to a file and returns its path.
+// discoverySnapshot is the path of a captured snapshot (snapshots may be gzip-compressed).
 func discoverySnapshot(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name+".json")
-	if err := os.WriteFile(p, gunzipCapture(t, name+".snapshot.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return discoveryCapture + name + ".snapshot.json.gz"
 }
 
 func TestDiscoveryGolden(t *testing.T) {

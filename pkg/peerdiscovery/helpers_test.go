@@ -43,7 +43,7 @@ func gunzip(t testing.TB, name string) []byte {
 // load reads a captured snapshot (steady or stale).
 func load(t testing.TB, name string) *snapshot.Snapshot {
 	t.Helper()
-	s, err := snapshot.Decode(gunzip(t, name+".snapshot.json"))
+	s, err := snapshot.LoadFile(filepath.Join(capture, name+".snapshot.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package simulate
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,20 +12,7 @@ import (
 // (pkg/peerdiscovery/testdata/README.md).
 func loadCaptured(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()
-	f, err := os.Open("../peerdiscovery/testdata/v1.36.3-v1.37.1/" + name + ".snapshot.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := snapshot.Decode(b)
+	s, err := snapshot.LoadFile("../peerdiscovery/testdata/v1.36.3-v1.37.1/" + name + ".snapshot.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}

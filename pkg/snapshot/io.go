@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,8 +42,17 @@ func Load(r io.Reader, name string) (*Snapshot, error) {
 }
 
 // Decode parses YAML or JSON strictly (unknown fields are errors, so a typo is not silently
-// dropped) and validates the result.
+// dropped) and validates the result. gzip-compressed input is recognised by its magic bytes.
 func Decode(data []byte) (*Snapshot, error) {
+	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("bad gzip: %w", err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return nil, fmt.Errorf("bad gzip (truncated?): %w", err)
+		}
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("file is empty")
 	}

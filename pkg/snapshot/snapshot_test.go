@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -150,5 +152,20 @@ func TestServerID(t *testing.T) {
 		if got := ServerID(host); got != want {
 			t.Errorf("ServerID(%q) = %s, want %s", host, got, want)
 		}
+	}
+}
+
+func TestDecodeGzip(t *testing.T) {
+	data, _ := valid().Marshal(false)
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	s, err := Decode(b.Bytes())
+	if err != nil || !reflect.DeepEqual(s, valid()) {
+		t.Fatalf("gzip snapshot: %v", err)
+	}
+	if _, err := Decode(b.Bytes()[:b.Len()/2]); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("truncated gzip: %v", err)
 	}
 }
