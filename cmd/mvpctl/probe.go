@@ -1,0 +1,361 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/probe"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func init() { extraCommands = append(extraCommands, newProbeCmd) }
+
+// probeOptions are `mvpctl probe`'s flags. The discovery flags (--timeout, --concurrency:
+// reading the apiservers for the snapshot) are snapshotSource's; the probe's own bounds are
+// --probe-concurrency, --qps, --probe-timeout and --total-timeout.
+type probeOptions struct {
+	source         snapshotSource
+	servers        []string
+	resources      []string
+	groups         []string
+	all            bool
+	writeDryRun    bool
+	proxiedHeader  string
+	concurrency    int
+	qps            float64
+	requestTimeout time.Duration
+	totalTimeout   time.Duration
+	noMetrics      bool
+	output         string
+	noHeaders      bool
+}
+
+func newProbeCmd(g *globalOptions) *cobra.Command {
+	o := &probeOptions{output: print.FormatTable}
+	cmd := &cobra.Command{
+		Use:   "probe",
+		Short: "Send real requests to every apiserver and check the routing prediction against them",
+		Long: `Prove on a live cluster that the Mixed Version Proxy is wired up: take a snapshot (or read
+--snapshot FILE), predict for each apiserver and each selected group/version/resource what it
+does with a request, then send that request to the apiserver directly and compare.
+
+Each request is sent twice: normally, and with the loop-prevention header
+(x-kubernetes-peer-proxied: true, or --proxied-header), which makes a server handle the request
+itself. Together the two answers tell local, proxied (and which peers can have answered),
+404 (the server's own "I do not serve this"), 503 (endpoint-resolution or transport), or other
+(401/403/429/5xx, timeouts: reported as inconclusive or error, never as a routing outcome). A
+server that forwards a request carrying the header is reported as a loop-header violation.
+
+Read-only by default: list (limit=1; namespaced resources in the namespace of -n or the
+kubeconfig context, else "default"), get of a name that cannot exist, and a watch with
+timeoutSeconds=1. --write-dry-run adds a create with dryRun=All of a minimal object; nothing is
+ever written otherwise. Each apiserver's /metrics (apiserver_rerouted_request_total,
+apiserver_peer_proxy_errors_total) is read before and after, to show how many requests it
+proxied during the probe.
+
+Selection: by default every GVR that some reachable apiserver does not serve itself, plus one
+GVR per group that all serve; --resource and --group select every matching GVR; --all every GVR.
+
+Exit codes:
+  0  every observation matches the prediction
+  1  usage or input error (bad flag, unreadable snapshot, no credentials)
+  2  partial: some apiserver, or some request, could not be probed (unreachable, denied,
+     timed out, interrupted); nothing that was measured disagreed
+  3  a mismatch or a loop-header violation was found (wins over 2)`,
+		Example: `  # Probe the current context's control plane
+  mvpctl probe
+
+  # Only batch, JSON report, also exercise write paths with dry-run creates
+  mvpctl probe --group batch --write-dry-run -o json
+
+  # From a snapshot file, slower and gentler
+  mvpctl probe --snapshot cluster.yaml --qps 2 --probe-concurrency 1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
+	}
+	fs := cmd.Flags()
+	o.source.addFlags(fs)
+	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
+	fs.StringSliceVar(&o.resources, "resource", nil, "probe these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods or a kind (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.groups, "group", nil, `probe these API groups ("core" for the core group; comma-separated, repeatable)`)
+	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
+	fs.BoolVar(&o.writeDryRun, "write-dry-run", false, "also send a create with dryRun=All of a minimal object (nothing is persisted)")
+	fs.StringVar(&o.proxiedHeader, "proxied-header", probe.ForcedLocalHeader, "the loop-prevention header sent (value true) to make a server handle a request itself")
+	fs.IntVar(&o.concurrency, "probe-concurrency", probe.DefaultConcurrency, "measurements in flight at once (each is two requests, one after the other)")
+	fs.Float64Var(&o.qps, "qps", probe.DefaultQPS, "requests per second at most, all apiservers together")
+	fs.DurationVar(&o.requestTimeout, "probe-timeout", probe.DefaultRequestTimeout, "time allowed for each probe request (the watches take 1s)")
+	fs.DurationVar(&o.totalTimeout, "total-timeout", probe.DefaultTotalTimeout, "time allowed for the whole probe; when reached, what was measured is reported")
+	fs.BoolVar(&o.noMetrics, "no-metrics", false, "do not read /metrics before and after")
+	fs.StringVarP(&o.output, "output", "o", o.output, "output format: table|wide|json|yaml")
+	fs.BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
+	return cmd
+}
+
+func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatWide, print.FormatJSON, print.FormatYAML); err != nil {
+		return err
+	}
+	switch {
+	case o.concurrency < 1:
+		return fmt.Errorf("--probe-concurrency must be at least 1, got %d", o.concurrency)
+	case o.qps <= 0:
+		return fmt.Errorf("--qps must be positive, got %g", o.qps)
+	case o.requestTimeout <= 0:
+		return fmt.Errorf("--probe-timeout must be positive, got %s", o.requestTimeout)
+	case o.totalTimeout <= 0:
+		return fmt.Errorf("--total-timeout must be positive, got %s", o.totalTimeout)
+	}
+	namespace, _, err := g.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil || namespace == "" {
+		namespace = probe.DefaultNamespace
+	}
+
+	// Ctrl-C stops the run cleanly, with what was measured; a second one kills as usual.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+
+	base, configFor, err := o.configs(g)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	snap, err := o.source.load(ctx, g)
+	if err != nil {
+		return err
+	}
+	errOut := g.streams.ErrOut
+	opts := probe.Options{
+		Config:         base,
+		ConfigFor:      configFor,
+		Servers:        o.servers,
+		Selection:      probe.Selection{Resources: o.resources, Groups: o.groups, All: o.all},
+		Namespace:      namespace,
+		WriteDryRun:    o.writeDryRun,
+		ProxiedHeader:  o.proxiedHeader,
+		Concurrency:    o.concurrency,
+		QPS:            o.qps,
+		RequestTimeout: o.requestTimeout,
+		TotalTimeout:   o.totalTimeout,
+		NoMetrics:      o.noMetrics,
+		Warn:           func(s string) { fmt.Fprintf(errOut, "warning: %s\n", s) },
+		Now:            g.clock,
+	}
+	if g.streams.ErrIsTerminal {
+		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[probe] %s\n", s) }
+	}
+	rep, err := probe.Run(ctx, snap, opts)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	for _, s := range rep.Servers {
+		if srv := snap.Find(s.Name); s.Probed || (o.source.file == "" && srv != nil && !srv.Reachable) {
+			continue // probed, or discovery has just said why it could not be read
+		}
+		fmt.Fprintf(errOut, "warning: server %s (%s): not probed: %s\n", s.Name, orNone(s.Endpoint), s.Error)
+	}
+	if rep.Interrupted != "" {
+		fmt.Fprintf(errOut, "warning: %s\n", rep.Interrupted)
+	}
+
+	out := g.streams.Out
+	switch o.output {
+	case print.FormatJSON, print.FormatYAML:
+		err = print.Object(out, rep, o.output)
+	default:
+		err = printProbeTable(out, rep, o.output == print.FormatWide, o.noHeaders)
+	}
+	if err != nil {
+		return err
+	}
+	return probeExit(rep)
+}
+
+// probeExit maps the report to the exit code: findings (3) win over partial (2).
+func probeExit(rep *probe.Report) error {
+	s := rep.Summary
+	if rep.Findings() {
+		return withCode(ExitFindings, fmt.Errorf("probe: %d mismatch(es), %d loop-header violation(s) in %d result(s)", s.Mismatch, s.LoopViolations, s.Results))
+	}
+	if !rep.Partial {
+		return nil
+	}
+	var parts []string
+	if s.ServersNotProbed > 0 {
+		var names []string
+		for _, sr := range rep.Servers {
+			if !sr.Probed {
+				names = append(names, sr.Name)
+			}
+		}
+		parts = append(parts, strings.Join(names, ", ")+" could not be probed")
+	}
+	if n := s.Inconclusive + s.Errors + s.NotMeasured; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d measurement(s) gave no routing evidence (%d inconclusive, %d error, %d not measured)", n, s.Results, s.Inconclusive, s.Errors, s.NotMeasured))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, rep.Interrupted)
+	}
+	return withCode(ExitPartial, fmt.Errorf("partial result: %s", strings.Join(parts, "; ")))
+}
+
+// configs returns the kubeconfig's client config and, with --contexts, the config of each
+// context's apiserver.
+func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
+	base, baseErr := g.configFlags.ToRESTConfig()
+	byHost := map[string]*rest.Config{}
+	if len(o.source.live.contexts) > 0 {
+		raw, err := g.configFlags.ToRawKubeConfigLoader().RawConfig()
+		if err != nil {
+			return nil, nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+		for _, name := range o.source.live.contexts {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				continue
+			}
+			if _, ok := raw.Contexts[name]; !ok {
+				return nil, nil, fmt.Errorf("--contexts: context %q is not in the kubeconfig", name)
+			}
+			cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
+			if err != nil {
+				return nil, nil, fmt.Errorf("--contexts: context %q: %w", name, err)
+			}
+			byHost[hostPort(cfg.Host)] = cfg
+			if base == nil {
+				base, baseErr = cfg, nil
+			}
+		}
+	}
+	if baseErr != nil {
+		return nil, nil, fmt.Errorf("kubeconfig: %w (probe sends requests, so it needs credentials even with --snapshot)", baseErr)
+	}
+	var configFor func(*snapshot.Server) (*rest.Config, error)
+	if len(byHost) > 0 {
+		configFor = func(s *snapshot.Server) (*rest.Config, error) {
+			if s.FoundBy == discover.FoundByContext {
+				return byHost[hostPort(s.Endpoint)], nil
+			}
+			return nil, nil
+		}
+	}
+	return base, configFor, nil
+}
+
+// hostPort is a URL's host:port with the scheme's default port.
+func hostPort(raw string) string {
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error {
+	headers := []string{"SERVER", "GVR", "VERB", "PREDICTED", "OBSERVED", "VERDICT"}
+	if wide {
+		headers = append(headers, "STATUS", "NOTE")
+	}
+	rows := make([][]string, 0, len(rep.Results))
+	for _, r := range rep.Results {
+		row := []string{r.Server, r.Name, r.Verb, r.Predicted.Text, r.Observed.Text, string(r.Verdict)}
+		if wide {
+			note := r.Note
+			if note == "" && r.Observed.Error != "" {
+				note = r.Observed.Error
+			}
+			row = append(row, statusPair(r.Observed), note)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) > 0 {
+		if err := print.Table(w, headers, rows, noHeaders); err != nil {
+			return err
+		}
+	}
+	if err := printMetricsTable(w, rep, noHeaders); err != nil {
+		return err
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "Skipped %s: %s\n", s.Name, s.Why)
+	}
+	s := rep.Summary
+	_, err := fmt.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers)\n",
+		s.Match, s.Mismatch, s.LoopViolations, s.Inconclusive, s.Errors, s.NotMeasured, s.Requests, len(rep.Servers)-s.ServersNotProbed, len(rep.Servers))
+	return err
+}
+
+// statusPair is "normal/forced-local" HTTP status, e.g. 200/404.
+func statusPair(m probe.Measured) string {
+	code := func(r *probe.Response) string {
+		if r == nil {
+			return "-"
+		}
+		return strconv.Itoa(r.Status)
+	}
+	if m.Normal == nil && m.ForcedLocal == nil {
+		return ""
+	}
+	return code(m.Normal) + "/" + code(m.ForcedLocal)
+}
+
+// printMetricsTable shows, per probed server, what /metrics says it proxied during the run,
+// next to what the probe saw it proxy.
+func printMetricsTable(w io.Writer, rep *probe.Report, noHeaders bool) error {
+	var rows [][]string
+	for _, s := range rep.Servers {
+		m := s.Metrics
+		if !s.Probed || m == nil {
+			continue
+		}
+		saw := fmt.Sprintf("%d proxied", m.ExpectedRerouted)
+		if m.ExpectedEndpointErrors > 0 {
+			saw += fmt.Sprintf(", %d endpoint-503", m.ExpectedEndpointErrors)
+		}
+		if !m.Read {
+			rows = append(rows, []string{s.Name, "<unknown>", "<unknown>", "<unknown>", "<unknown>", m.Note})
+			continue
+		}
+		rows = append(rows, []string{s.Name, num(m.ReroutedTotal), m.CodesText(), num(m.PeerProxyErrorsTotal), saw, m.Note})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return print.Table(w, []string{"SERVER", "REROUTED", "BY-CODE", "PROXY-ERRORS", "PROBE-SAW", "NOTE"}, rows, noHeaders)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	"github.com/mvpctl/mvpctl/pkg/probe"
+	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// probeCluster is kas-a (every API) and kas-b (no batch/v1), both v1.36.3 with the proxy on.
+func probeCluster(t *testing.T, tweakB func(*pt.Server)) (*pt.Cluster, string) {
+	t.Helper()
+	a := &pt.Server{Name: "kas-a", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)}
+	b := &pt.Server{Name: "kas-b", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(false)}
+	if tweakB != nil {
+		tweakB(b)
+	}
+	c := pt.Start(t, a, b)
+	return c, c.Kubeconfig(t)
+}
+
+// fast are the bounds the tests run with: the fake servers answer at once.
+var fast = []string{"--qps", "1000", "--probe-concurrency", "8"}
+
+func probeArgs(kubeconfig string, args ...string) []string {
+	return append(append([]string{"probe", "--kubeconfig", kubeconfig}, fast...), args...)
+}
+
+// goldenProbe compares got with testdata/probe/name, or rewrites it with -update.
+func goldenProbe(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "probe", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `make golden` to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run `make golden` if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func assertNoProbeToken(t *testing.T, where, text string) {
+	t.Helper()
+	if strings.Contains(text, pt.Token) {
+		t.Errorf("%s contains the bearer token", where)
+	}
+}
+
+// TestProbeTable: a live snapshot, every observation matches, exit 0; the table, the metrics
+// and the result line on stdout, nothing on stderr (not a terminal: no progress).
+func TestProbeTable(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"batch.txt", []string{"--group", "batch"}},
+		{"batch-wide.txt", []string{"--resource", "jobs.batch", "-o", "wide"}},
+		{"default.txt", nil},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, errOut, code := run(t, probeArgs(kc, tc.args...)...)
+			if code != ExitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+			}
+			goldenProbe(t, tc.golden, out)
+			assertNoProbeToken(t, "stdout", out)
+		})
+	}
+}
+
+// TestProbeJSON: kind ProbeReport, namespace from -n, dry-run creates.
+func TestProbeJSON(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	out, errOut, code := run(t, probeArgs(kc, "--group", "batch", "-n", "team-a", "--write-dry-run", "-o", "json")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep probe.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.APIVersion != snapshot.APIVersion || rep.Kind != probe.ReportKind || rep.Settings.Namespace != "team-a" || !rep.Settings.WriteDryRun {
+		t.Errorf("report header %s/%s settings %+v", rep.APIVersion, rep.Kind, rep.Settings)
+	}
+	if rep.Summary.Results != 16 || rep.Summary.Match != 16 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	for _, r := range rep.Results {
+		if !strings.Contains(r.Path, "/namespaces/team-a/") {
+			t.Errorf("path %s", r.Path)
+		}
+	}
+	if !rep.StartedAt.Equal(fixedNow) {
+		t.Errorf("startedAt %s: the command's clock is not used", rep.StartedAt)
+	}
+	out, _, _ = run(t, probeArgs(kc, "--resource", "jobs", "-o", "yaml")...)
+	if !strings.HasPrefix(out, "apiVersion: mvpctl.io/v1alpha1\n") || !strings.Contains(out, "kind: ProbeReport\n") {
+		t.Errorf("yaml: %.200s", out)
+	}
+}
+
+// TestProbeMismatchExit3: a snapshot file that is wrong about kas-b gives mismatches: exit 3.
+func TestProbeMismatchExit3(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	file := filepath.Join(t.TempDir(), "snap.yaml")
+	if _, errOut, code := run(t, "snapshot", "--kubeconfig", kc, "-f", file); code != ExitOK {
+		t.Fatalf("snapshot: exit %d %s", code, errOut)
+	}
+	snap, err := snapshot.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := snap.Find("kas-b")
+	b.Resources = append(b.Resources, snapshot.Resource{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true, Verbs: dt.AllVerbs})
+	if err := snap.WriteFile(file, false); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, probeArgs(kc, "--snapshot", file, "--resource", "jobs")...)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitFindings, errOut)
+	}
+	if errOut != "error: probe: 3 mismatch(es), 0 loop-header violation(s) in 6 result(s)\n" {
+		t.Errorf("stderr %q", errOut)
+	}
+	if !hasRow(out, "kas-b", "batch/v1/jobs", "list", "local", "proxy→kas-a", "mismatch") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+// TestProbeLoopViolationExit3: a server that proxies despite the header.
+func TestProbeLoopViolationExit3(t *testing.T) {
+	_, kc := probeCluster(t, func(b *pt.Server) { b.IgnoreLoopHeader = true })
+	out, errOut, code := run(t, probeArgs(kc, "--resource", "jobs")...)
+	if code != ExitFindings || !strings.Contains(errOut, "3 loop-header violation(s)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "loop-header-violation") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+// TestProbePartialExit2: a crashed peer: kas-b's 503s match the prediction, kas-a cannot be
+// probed: exit 2, a warning per unprobed server.
+func TestProbePartialExit2(t *testing.T) {
+	c, _ := probeCluster(t, nil)
+	c.Servers[0].Kill()
+	kc := c.Kubeconfig(t) // through kas-b now
+	out, errOut, code := run(t, probeArgs(kc, "--group", "batch", "-o", "wide")...)
+	if code != ExitPartial {
+		t.Fatalf("exit %d, want %d; stderr %s\n%s", code, ExitPartial, errOut, out)
+	}
+	for _, want := range []string{
+		"warning: server kas-a (https://" + c.Servers[0].Addr() + "): GET /version: connection refused",
+		"warning: partial result: kas-a could not be probed\n",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !hasRow(out, "kas-b", "batch/v1/jobs", "list", "503", "(transport)", "503", "(transport)", "match", "503/404") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	assertNoProbeToken(t, "stderr", errOut)
+}
+
+// TestProbeDeniedExit2: 403 everywhere is no evidence: exit 2, not 3.
+func TestProbeDeniedExit2(t *testing.T) {
+	_, kc := probeCluster(t, func(b *pt.Server) { b.DenyAll = true })
+	_, errOut, code := run(t, probeArgs(kc, "--resource", "jobs")...)
+	if code != ExitPartial || !strings.Contains(errOut, "3 of 6 measurement(s) gave no routing evidence (3 inconclusive") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestProbeUsageErrors: exit 1, one line on stderr, nothing on stdout.
+func TestProbeUsageErrors(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{probeArgs(kc, "-o", "xml"), `unknown output format "xml"`},
+		{probeArgs(kc, "--probe-concurrency", "0"), "--probe-concurrency must be at least 1"},
+		{probeArgs(kc, "--qps", "0"), "--qps must be positive"},
+		{probeArgs(kc, "--probe-timeout", "1s"), "too short: the watch requests take 1s"},
+		{probeArgs(kc, "--resource", "widgets"), "no group/version/resource matches resource widgets"},
+		{probeArgs(kc, "--apiserver", "kas-z"), `no server "kas-z" in the snapshot`},
+		{probeArgs(kc, "--proxied-header", "no spaces allowed"), "is not an HTTP header name"},
+		{probeArgs(kc, "--contexts", "nope"), `context "nope" is not in the kubeconfig`},
+		{[]string{"probe", "--kubeconfig", filepath.Join(t.TempDir(), "none"), "--snapshot", "testdata/snapshots/skew.yaml"}, "kubeconfig"},
+	} {
+		t.Run(strings.Join(tc.args[3:], " "), func(t *testing.T) {
+			out, errOut, code := run(t, tc.args...)
+			if code != ExitError || out != "" || !strings.HasPrefix(errOut, "error: ") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want one line mentioning %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestProbeContexts: one kubeconfig context per apiserver.
+func TestProbeContexts(t *testing.T) {
+	c, kc := probeCluster(t, nil)
+	// Two more contexts, one per server (same credentials).
+	data, _ := os.ReadFile(kc)
+	s := string(data)
+	for _, srv := range c.Servers {
+		s = strings.Replace(s, "contexts:\n", "contexts:\n- context:\n    cluster: "+srv.Name+"\n    user: probetest\n  name: "+srv.Name+"\n", 1)
+		s = strings.Replace(s, "clusters:\n", "clusters:\n- cluster:\n    certificate-authority-data: "+caData(t, s)+"\n    server: "+srv.URL()+"\n  name: "+srv.Name+"\n", 1)
+	}
+	if err := os.WriteFile(kc, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, probeArgs(kc, "--contexts", "kas-a,kas-b", "--resource", "jobs", "-o", "json")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep probe.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Servers) != 2 || rep.Summary.Match != 6 || !strings.Contains(rep.Snapshot.Source, `contexts "kas-a", "kas-b"`) {
+		t.Errorf("servers %+v summary %+v source %q", rep.Servers, rep.Summary, rep.Snapshot.Source)
+	}
+}
+
+// caData returns the first certificate-authority-data value of a kubeconfig.
+func caData(t *testing.T, kubeconfig string) string {
+	t.Helper()
+	const key = "certificate-authority-data: "
+	i := strings.Index(kubeconfig, key)
+	if i < 0 {
+		t.Fatal("no certificate-authority-data")
+	}
+	rest := kubeconfig[i+len(key):]
+	return rest[:strings.IndexByte(rest, '\n')]
+}
+
+// hasRow reports whether a line of a table starts with these fields.
+func hasRow(out string, fields ...string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= len(fields) && strings.Join(f[:len(fields)], " ") == strings.Join(fields, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestProbeProgress: progress lines on a terminal only, "[probe]"-prefixed, on stderr.
+func TestProbeProgress(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	var out, errOut bytes.Buffer
+	code := execute(probeArgs(kc, "--resource", "jobs"), &globalOptions{streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrIsTerminal: true},
+		configFlags: genericclioptions.NewConfigFlags(true), clock: func() time.Time { return fixedNow }})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"[probe] probing 2 server(s) × 1 GVR(s): 6 measurements, 12 requests\n", "[probe] measured 6/6\n", "[discovery] found 2 apiservers"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	if strings.Contains(out.String(), "[probe]") {
+		t.Errorf("progress on stdout")
+	}
+}
+
+// TestProbeInsecure: --insecure-skip-tls-verify works, with a warning on stderr.
+func TestProbeInsecure(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	out, errOut, code := run(t, probeArgs(kc, "--resource", "jobs", "--insecure-skip-tls-verify", "-o", "json")...)
+	if code != ExitOK || !strings.Contains(errOut, "warning: TLS verification is off (--insecure-skip-tls-verify)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rep probe.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.Settings.InsecureTLS {
+		t.Errorf("settings %+v (%v)", rep.Settings, err)
+	}
+}

@@ -1,0 +1,202 @@
+package probe
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// flavourName maps Combine's flavours to pkg/route's names of the two 503s.
+func flavourName(f string) string {
+	switch f {
+	case FlavourEndpoint:
+		return route.UnavailableEndpoint
+	case FlavourTransport:
+		return route.UnavailableTransport
+	}
+	return f
+}
+
+// inconclusive reports whether the two answers say nothing about routing: both denied
+// (authentication and authorization run before the proxy), or both throttled or failed alike.
+func inconclusive(normal, local Classification) (bool, string) {
+	switch {
+	case normal.Class == ClassDenied && local.Class == ClassDenied:
+		return true, fmt.Sprintf("both requests were denied (%d, %d) before the proxy decides anything: grant the probing user get/list/watch on the resource", normal.StatusCode, local.StatusCode)
+	case normal.Class == ClassError && local.Class == ClassError && transient(normal.StatusCode) && transient(local.StatusCode):
+		return true, fmt.Sprintf("both requests failed (%d, %d): %s", normal.StatusCode, local.StatusCode, normal.Why)
+	}
+	return false, ""
+}
+
+func transient(code int) bool {
+	return code == http.StatusTooManyRequests || code >= 500
+}
+
+// loopViolation reports whether the forced-local answer came from a handler the server does
+// not have: the server forwarded a request that carried the loop-prevention header.
+func loopViolation(srv *snapshot.Server, g snapshot.GVR, local Classification) bool {
+	if srv.Serves(g) {
+		return false
+	}
+	switch local.Class {
+	case ClassServed, ClassUnavailableEndpoint, ClassUnavailableTransport:
+		return true
+	}
+	return false
+}
+
+// observe turns the two classified answers into the observed outcome and the verdict.
+func observe(res *Result, srv *snapshot.Server, header string, normal, local Classification) {
+	obs := &res.Observed
+	if ok, why := inconclusive(normal, local); ok {
+		obs.Outcome, obs.Why = OutcomeUnknown, why
+		obs.Text = fmt.Sprintf("%s (%d)", normal.Class, normal.StatusCode)
+		res.Verdict, res.Note = VerdictInconclusive, why
+		return
+	}
+	if loopViolation(srv, res.GVR, local) {
+		// What the normal request did is still observable: the forced-local answer shows the
+		// server forwards whatever it gets.
+		obs.Outcome, obs.Why = OutcomeProxied, fmt.Sprintf("the request carrying %s: %s got %d (%s) although %s does not serve %s itself: it was forwarded", header, ForcedLocalValue, local.StatusCode, local.Class, srv.Name, res.Name)
+		switch normal.Class {
+		case ClassUnavailableEndpoint:
+			obs.Outcome, obs.Unavailable = OutcomeUnavailable, route.UnavailableEndpoint
+		case ClassUnavailableTransport:
+			obs.Outcome, obs.Unavailable = OutcomeUnavailable, route.UnavailableTransport
+		case ClassUnknownResource:
+			obs.Outcome = OutcomeNotFound
+		}
+		obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
+		res.Verdict = VerdictLoopViolation
+		res.Note = fmt.Sprintf("%s forwarded a request carrying the loop-prevention header %s: %s (it must handle it itself)", srv.Name, header, ForcedLocalValue)
+		return
+	}
+	c := Combine(normal, local)
+	obs.Outcome, obs.Unavailable, obs.Why = c.Outcome, flavourName(c.Flavour), c.Why
+	obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
+	key := outcomeKey(route.Outcome(obs.Outcome), obs.Unavailable)
+	if contains(res.Predicted.Expect, key) {
+		res.Verdict = VerdictMatch
+		switch {
+		case key == outcomeKey(res.Predicted.Outcome, res.Predicted.Unavailable):
+		case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeNotFound:
+			res.Note = "as predicted: proxied to a peer that does not serve it itself, whose own 404 comes back"
+		case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeUnavailable:
+			res.Note = "as predicted: the random choice fell on a peer that does not answer"
+		default:
+			res.Note = fmt.Sprintf("an outcome the random peer choice allows (%s)", strings.Join(res.Predicted.Alternatives, "; "))
+		}
+		return
+	}
+	res.Verdict = VerdictMismatch
+	res.Note = fmt.Sprintf("predicted %s (%s), observed %s (%s)", strings.Join(res.Predicted.Expect, " or "), res.Predicted.Reason, key, obs.Why)
+}
+
+// observedText is the table form of an observed outcome.
+func observedText(o Outcome, unavailable string, by []string) string {
+	switch o {
+	case OutcomeProxied:
+		if len(by) > 0 {
+			return "proxy→" + strings.Join(by, ",")
+		}
+		return "proxied"
+	case OutcomeNotFound:
+		return "404"
+	case OutcomeUnavailable:
+		return outcomeText(route.Unavailable, unavailable)
+	}
+	return string(o)
+}
+
+// attributeProxied fills By for proxied observations: the other servers whose forced-local
+// answer to the same request came from a handler of the same kind as the proxied answer —
+// the peers that can have served it. The answer itself does not name its server.
+func attributeProxied(results []Result) {
+	type key struct {
+		name, verb string
+	}
+	local := map[key]map[string]Class{}
+	for i := range results {
+		r := &results[i]
+		if r.Observed.ForcedLocal == nil {
+			continue
+		}
+		k := key{r.Name, r.Verb}
+		if local[k] == nil {
+			local[k] = map[string]Class{}
+		}
+		local[k][r.Server] = r.Observed.ForcedLocal.Class
+	}
+	for i := range results {
+		r := &results[i]
+		if r.Observed.Outcome != OutcomeProxied || r.Observed.Normal == nil {
+			continue
+		}
+		var by []string
+		for server, class := range local[key{r.Name, r.Verb}] {
+			if server != r.Server && class == r.Observed.Normal.Class {
+				by = append(by, server)
+			}
+		}
+		sort.Strings(by)
+		r.Observed.By = by
+		r.Observed.Text = observedText(r.Observed.Outcome, r.Observed.Unavailable, by)
+		if len(by) > 0 && r.Verdict == VerdictMatch && len(r.Predicted.Peers) > 0 && !intersects(by, r.Predicted.Peers) {
+			r.Note = fmt.Sprintf("proxied as predicted, but only %s answered it by themselves, not the predicted peers %s", strings.Join(by, ","), strings.Join(r.Predicted.Peers, ","))
+		}
+	}
+}
+
+// dialRE finds the address in a transport 503: "error trying to reach service: dial tcp
+// 127.0.0.1:17443: connect: connection refused".
+var dialRE = regexp.MustCompile(`dial tcp (\S+?):\s`)
+
+// attributeTransport names the peer a transport 503 came from: the message quotes the
+// address dialled, which is a peer's peer-advertise address.
+func attributeTransport(results []Result, snap *snapshot.Snapshot) {
+	for i := range results {
+		r := &results[i]
+		if r.Observed.Unavailable != route.UnavailableTransport || r.Observed.Normal == nil {
+			continue
+		}
+		m := dialRE.FindStringSubmatch(r.Observed.Normal.Message)
+		if m == nil {
+			continue
+		}
+		for _, s := range snap.Servers {
+			if s.PeerAdvertiseAddress != "" && sameAddr(s.PeerAdvertiseAddress, m[1]) {
+				r.Observed.By = []string{s.Name}
+				r.Observed.Why += fmt.Sprintf(" (it dialled %s at %s)", s.Name, m[1])
+			}
+		}
+	}
+}
+
+func sameAddr(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil || pa != pb {
+		return false
+	}
+	ia, ib := net.ParseIP(ha), net.ParseIP(hb)
+	if ia != nil && ib != nil {
+		return ia.Equal(ib)
+	}
+	return ha == hb
+}
+
+func intersects(a, b []string) bool {
+	for _, x := range a {
+		if contains(b, x) {
+			return true
+		}
+	}
+	return false
+}

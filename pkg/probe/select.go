@@ -1,0 +1,153 @@
+package probe
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Why a GVR was selected.
+const (
+	WhyNotEverywhere = "not served by every reachable server"
+	WhySharedOfGroup = "served by every server: one per group, to check local handling"
+	WhyAll           = "--all"
+	WhyFilter        = "matches the filter"
+)
+
+// Select returns the GVRs to probe, sorted by name. The universe is what the reachable servers
+// serve themselves plus what their peer-aggregated discovery lists (GVRs of servers that are
+// down). A filter that matches nothing is an error.
+func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
+	type entry struct {
+		t     Target
+		verbs map[string]bool
+	}
+	all := map[snapshot.GVR]*entry{}
+	add := func(r snapshot.Resource, served string) {
+		g := r.GVR()
+		e := all[g]
+		if e == nil {
+			e = &entry{t: Target{GVR: g, Name: g.String(), ServedBy: []string{}}, verbs: map[string]bool{}}
+			all[g] = e
+		}
+		if e.t.Kind == "" {
+			e.t.Kind = r.Kind
+		}
+		e.t.Namespaced = e.t.Namespaced || r.Namespaced
+		for _, v := range r.Verbs {
+			e.verbs[v] = true
+		}
+		if served != "" {
+			e.t.ServedBy = append(e.t.ServedBy, served)
+		}
+	}
+	reachable := 0
+	for i := range snap.Servers {
+		s := &snap.Servers[i]
+		if !s.Reachable {
+			continue
+		}
+		reachable++
+		for _, r := range s.Resources {
+			add(r, s.Name)
+		}
+	}
+	for i := range snap.Servers {
+		s := &snap.Servers[i]
+		if !s.Reachable {
+			continue
+		}
+		for _, r := range s.PeerAggregated {
+			add(r, "")
+		}
+	}
+	var gvrs []snapshot.GVR
+	for g, e := range all {
+		gvrs = append(gvrs, g)
+		for v := range e.verbs {
+			e.t.Verbs = append(e.t.Verbs, v)
+		}
+		sort.Strings(e.t.Verbs)
+	}
+	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
+
+	filtered := len(sel.Resources) > 0 || len(sel.Groups) > 0
+	var out []Target
+	if filtered {
+		for _, g := range gvrs {
+			e := all[g]
+			if matchesResource(e.t, sel.Resources) && matchesGroup(g, sel.Groups) {
+				e.t.Why = WhyFilter
+				out = append(out, e.t)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no group/version/resource matches %s (the reachable servers serve %d; 'mvpctl routes --all' lists them)", sel.String(), len(gvrs))
+		}
+		return out, nil
+	}
+	// The shared GVR of each group: served by every reachable server and listable; a
+	// namespaced one is preferred (it is listed in one namespace, which is cheap).
+	shared := map[string]snapshot.GVR{}
+	for _, g := range gvrs {
+		e := all[g]
+		if len(e.t.ServedBy) < reachable || !e.verbs[VerbList] {
+			continue
+		}
+		if cur, ok := shared[g.Group]; !ok || (e.t.Namespaced && !all[cur].t.Namespaced) {
+			shared[g.Group] = g
+		}
+	}
+	for _, g := range gvrs {
+		e := all[g]
+		switch {
+		case sel.All:
+			e.t.Why = WhyAll
+		case len(e.t.ServedBy) < reachable:
+			e.t.Why = WhyNotEverywhere
+		case shared[g.Group] == g:
+			e.t.Why = WhySharedOfGroup
+		default:
+			continue
+		}
+		out = append(out, e.t)
+	}
+	return out, nil
+}
+
+func matchesGroup(g snapshot.GVR, groups []string) bool {
+	if len(groups) == 0 {
+		return true
+	}
+	for _, want := range groups {
+		want = strings.TrimSpace(want)
+		if want == g.Group || (g.Group == "" && (want == "core" || want == "\"\"")) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesResource(t Target, resources []string) bool {
+	if len(resources) == 0 {
+		return true
+	}
+	g := t.GVR
+	for _, want := range resources {
+		want = strings.TrimSpace(want)
+		if p, err := snapshot.ParseGVR(want); err == nil && p == g {
+			return true
+		}
+		switch {
+		case strings.EqualFold(want, g.Resource):
+			return true
+		case g.Group != "" && strings.EqualFold(want, g.Resource+"."+g.Group):
+			return true
+		case t.Kind != "" && strings.EqualFold(want, t.Kind):
+			return true
+		}
+	}
+	return false
+}

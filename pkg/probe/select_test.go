@@ -1,0 +1,268 @@
+package probe
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func res(group, version, resource, kind string, namespaced bool, verbs ...string) snapshot.Resource {
+	if len(verbs) == 0 {
+		verbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	}
+	return snapshot.Resource{Group: group, Version: version, Resource: resource, Kind: kind, Namespaced: namespaced, Verbs: verbs, Source: snapshot.SourceBuiltin}
+}
+
+// skewSnapshot: a serves batch and apps; b lacks batch and apps/v1 deployments; c is down, and
+// b's peer-aggregated discovery lists example.com/v1 widgets that only c serves.
+func skewSnapshot() *snapshot.Snapshot {
+	core := []snapshot.Resource{
+		res("", "v1", "configmaps", "ConfigMap", true),
+		res("", "v1", "namespaces", "Namespace", false),
+		res("", "v1", "bindings", "Binding", true, "create"),
+	}
+	a := snapshot.Server{Name: "a", ID: snapshot.ServerID("a"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:1",
+		Resources: append(append([]snapshot.Resource{}, core...),
+			res("apps", "v1", "deployments", "Deployment", true), res("apps", "v1", "replicasets", "ReplicaSet", true),
+			res("batch", "v1", "jobs", "Job", true), res("batch", "v1", "cronjobs", "CronJob", true),
+			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false))}
+	b := snapshot.Server{Name: "b", ID: snapshot.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2",
+		Resources: append(append([]snapshot.Resource{}, core...), res("apps", "v1", "replicasets", "ReplicaSet", true),
+			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false)),
+		PeerAggregated: []snapshot.Resource{res("example.com", "v1", "widgets", "Widget", true)}}
+	c := snapshot.Server{Name: "c", ID: snapshot.ServerID("c"), Version: "v1.37.1", Reachable: false, Error: "connection refused",
+		IdentityLease: &snapshot.Lease{Name: snapshot.ServerID("c"), HolderIdentity: "x"},
+		PeerProxy:     snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), EndpointResolvable: snapshot.Ptr(true)}}
+	s := snapshot.New()
+	s.Servers = []snapshot.Server{a, b, c}
+	return s
+}
+
+func names(ts []Target) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestSelect(t *testing.T) {
+	snap := skewSnapshot()
+	for _, tc := range []struct {
+		sel  Selection
+		want string
+	}{
+		// Not served everywhere: deployments, jobs, cronjobs, widgets (peer-aggregated only);
+		// one shared per group: configmaps (namespaced preferred over namespaces), replicasets,
+		// clusterroles (the group's only one, cluster-scoped).
+		{Selection{}, "apps/v1/deployments apps/v1/replicasets batch/v1/cronjobs batch/v1/jobs example.com/v1/widgets rbac.authorization.k8s.io/v1/clusterroles v1/configmaps"},
+		{Selection{All: true}, "apps/v1/deployments apps/v1/replicasets batch/v1/cronjobs batch/v1/jobs example.com/v1/widgets rbac.authorization.k8s.io/v1/clusterroles v1/bindings v1/configmaps v1/namespaces"},
+		{Selection{Groups: []string{"batch"}}, "batch/v1/cronjobs batch/v1/jobs"},
+		{Selection{Groups: []string{"core"}}, "v1/bindings v1/configmaps v1/namespaces"},
+		{Selection{Groups: []string{""}}, "v1/bindings v1/configmaps v1/namespaces"},
+		{Selection{Resources: []string{"jobs"}}, "batch/v1/jobs"},
+		{Selection{Resources: []string{"jobs.batch", "deployments.apps"}}, "apps/v1/deployments batch/v1/jobs"},
+		{Selection{Resources: []string{"batch/v1/cronjobs", "v1/namespaces"}}, "batch/v1/cronjobs v1/namespaces"},
+		{Selection{Resources: []string{"ConfigMap"}}, "v1/configmaps"},
+		{Selection{Resources: []string{"replicasets"}, Groups: []string{"apps"}}, "apps/v1/replicasets"},
+	} {
+		got, err := Select(snap, tc.sel)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sel, err)
+			continue
+		}
+		if names(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.sel, names(got), tc.want)
+		}
+	}
+	if _, err := Select(snap, Selection{Resources: []string{"jobs"}, Groups: []string{"apps"}}); err == nil || !strings.Contains(err.Error(), "no group/version/resource matches resource jobs; group apps") {
+		t.Errorf("err %v", err)
+	}
+	got, _ := Select(snap, Selection{})
+	for _, tg := range got {
+		if tg.Name == "example.com/v1/widgets" && (len(tg.ServedBy) != 0 || tg.Why != WhyNotEverywhere) {
+			t.Errorf("widgets %+v", tg)
+		}
+		if tg.Name == "batch/v1/jobs" && (strings.Join(tg.ServedBy, ",") != "a" || tg.Kind != "Job" || !tg.Namespaced) {
+			t.Errorf("jobs %+v", tg)
+		}
+	}
+}
+
+func TestVerbsAndRequests(t *testing.T) {
+	jobs := Target{GVR: snapshot.GVR{Group: "batch", Version: "v1", Resource: "jobs"}, Kind: "Job", Namespaced: true, Verbs: []string{"create", "get", "list", "watch"}}
+	ns := Target{GVR: snapshot.GVR{Version: "v1", Resource: "namespaces"}, Kind: "Namespace", Verbs: []string{"get", "list"}}
+	bindings := Target{GVR: snapshot.GVR{Version: "v1", Resource: "bindings"}, Kind: "Binding", Namespaced: true, Verbs: []string{"create"}}
+	if got := fmt.Sprint(verbsFor(jobs, false), verbsFor(jobs, true), verbsFor(ns, true), verbsFor(bindings, false), verbsFor(bindings, true)); got != "[list get watch] [list get watch create] [list get] [] [create]" {
+		t.Errorf("verbs %s", got)
+	}
+	if w := whyNoVerbs(bindings, false); !strings.Contains(w, "--write-dry-run would send a create with dryRun=All") {
+		t.Errorf("why %q", w)
+	}
+	for _, tc := range []struct {
+		t    Target
+		verb string
+		want string
+	}{
+		{jobs, VerbList, "GET /apis/batch/v1/namespaces/team-a/jobs?limit=1"},
+		{jobs, VerbGet, "GET /apis/batch/v1/namespaces/team-a/jobs/absent"},
+		{jobs, VerbWatch, "GET /apis/batch/v1/namespaces/team-a/jobs?allowWatchBookmarks=false&timeoutSeconds=1&watch=1"},
+		{jobs, VerbCreate, `POST /apis/batch/v1/namespaces/team-a/jobs?dryRun=All {"apiVersion":"batch/v1","kind":"Job","metadata":{"labels":{"app.kubernetes.io/managed-by":"mvpctl-probe"},"name":"absent","namespace":"team-a"}}`},
+		{ns, VerbList, "GET /api/v1/namespaces?limit=1"},
+		{ns, VerbGet, "GET /api/v1/namespaces/absent"},
+	} {
+		r := buildRequest(tc.t, tc.verb, "team-a", "absent")
+		got := r.method + " " + r.path
+		if r.body != nil {
+			got += " " + string(r.body)
+		}
+		if got != tc.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tc.t.GVR, tc.verb, got, tc.want)
+		}
+		// Every request parses as the resource request it is meant to be.
+		rq, err := route.ParseRequest(r.method, r.path)
+		if err != nil || rq.Info.Verb != tc.verb || rq.Info.GVR() != tc.t.GVR {
+			t.Errorf("%s: parsed %+v, %v", got, rq.Info, err)
+		}
+	}
+}
+
+// TestPredictExpect: what a prediction lets a client observe.
+func TestPredictExpect(t *testing.T) {
+	snap := skewSnapshot()
+	// A 1.34 server d routing on b's peer-aggregated view: proxied to b, which answers 404 ...
+	d := snapshot.Server{Name: "d", ID: snapshot.ServerID("d"), Version: "v1.34.4", Reachable: true, Endpoint: "https://127.0.0.1:4",
+		PeerProxy: snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true)},
+		Resources: []snapshot.Resource{res("", "v1", "configmaps", "ConfigMap", true)}}
+	snap.Servers = append(snap.Servers, d)
+	r := route.NewRouter(snap)
+	target := func(g, v, rs string) Target {
+		return Target{GVR: snapshot.GVR{Group: g, Version: v, Resource: rs}, Namespaced: true, Verbs: []string{"list"}}
+	}
+	for _, tc := range []struct {
+		server string
+		t      Target
+		text   string
+		expect string
+	}{
+		{"a", target("batch", "v1", "jobs"), "local", "local"},
+		{"b", target("batch", "v1", "jobs"), "proxy→a", "proxied"},
+		{"b", target("example.com", "v1", "widgets"), "503 (transport)", "unavailable/transport"},
+		// ... or to c, inferred to serve it, which is down (its endpoint lease lives).
+		{"d", target("example.com", "v1", "widgets"), "proxy→b (404)*", "not-found,unavailable/transport"},
+		{"d", target("nosuch.example.com", "v1", "things"), "404", "not-found"},
+	} {
+		p, err := predict(r, snap, tc.server, tc.t, buildRequest(tc.t, VerbList, "default", "x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Text != tc.text || strings.Join(p.Expect, ",") != tc.expect {
+			t.Errorf("%s on %s: %s %v (%s), want %s %s", tc.t.GVR, tc.server, p.Text, p.Expect, p.Reason, tc.text, tc.expect)
+		}
+	}
+}
+
+func TestObserve(t *testing.T) {
+	snap := skewSnapshot()
+	b := snap.Find("b")
+	cl := func(class Class, code int) Classification {
+		return Classification{Class: class, StatusCode: code, Why: "test"}
+	}
+	proxied := Prediction{Outcome: route.Proxied, Text: "proxy→a", Expect: []string{"proxied"}, Reason: "proxied to a"}
+	for _, tc := range []struct {
+		name          string
+		gvr           snapshot.GVR
+		pred          Prediction
+		normal, local Classification
+		verdict       Verdict
+		text          string
+	}{
+		{"proxied", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassUnknownResource, 404), VerdictMatch, "proxied"},
+		{"not proxied", jobsGVR, proxied, cl(ClassUnknownResource, 404), cl(ClassUnknownResource, 404), VerdictMismatch, "404"},
+		{"transport instead", jobsGVR, proxied, cl(ClassUnavailableTransport, 503), cl(ClassUnknownResource, 404), VerdictMismatch, "503 (transport)"},
+		{"loop", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassServed, 200), VerdictLoopViolation, "proxied"},
+		{"loop 503", jobsGVR, proxied, cl(ClassUnavailableEndpoint, 503), cl(ClassUnavailableEndpoint, 503), VerdictLoopViolation, "503 (endpoint-resolution)"},
+		{"denied", jobsGVR, proxied, cl(ClassDenied, 403), cl(ClassDenied, 403), VerdictInconclusive, "denied (403)"},
+		{"throttled", jobsGVR, proxied, cl(ClassError, 429), cl(ClassError, 429), VerdictInconclusive, "error (429)"},
+		{"local served", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: route.Local, Text: "local", Expect: []string{"local"}}, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local"},
+		// An aggregated API whose backend is down: the same 503 both ways, served locally.
+		{"local 503", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: route.Local, Text: "local", Expect: []string{"local"}}, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local"},
+	} {
+		r := Result{Server: "b", GVR: tc.gvr, Name: tc.gvr.String(), Predicted: tc.pred}
+		observe(&r, b, ForcedLocalHeader, tc.normal, tc.local)
+		if r.Verdict != tc.verdict || r.Observed.Text != tc.text {
+			t.Errorf("%s: %s %q (%s; %s), want %s %q", tc.name, r.Verdict, r.Observed.Text, r.Observed.Why, r.Note, tc.verdict, tc.text)
+		}
+	}
+}
+
+var jobsGVR = snapshot.GVR{Group: "batch", Version: "v1", Resource: "jobs"}
+
+func TestParseMetrics(t *testing.T) {
+	text := `# HELP apiserver_rerouted_request_total [ALPHA] Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it
+# TYPE apiserver_rerouted_request_total counter
+apiserver_rerouted_request_total{code="200",group="batch",resource="jobs",version="v1"} 4
+apiserver_rerouted_request_total{code="200",group="",resource="",version=""} 7
+apiserver_rerouted_request_total{code="404",group="batch",resource="jobs",version="v1"} 2 1700000000000
+apiserver_rerouted_request_total_extra{code="1"} 99
+apiserver_peer_proxy_errors_total{group="batch",resource="jobs",type="endpoint_resolution",version="v1"} 3
+odd_metric{label="a \"quoted\" \\ value"} 1
+`
+	m, err := parseMetrics(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.rerouted) != 3 || len(m.errors) != 1 {
+		t.Fatalf("rerouted %v errors %v", m.rerouted, m.errors)
+	}
+	before, _ := parseMetrics(strings.NewReader(`apiserver_rerouted_request_total{code="200",group="batch",resource="jobs",version="v1"} 1` + "\n"))
+	ev := evidence(before, m)
+	if ev.ReroutedTotal != 5 || ev.PeerProxyErrorsTotal != 3 || ev.CodesText() != "200:3,404:2" {
+		t.Errorf("evidence %+v codes %s", ev, ev.CodesText())
+	}
+	if d := ev.Rerouted[0]; d.Labels["code"] != "200" || d.Labels["group"] != "" || d.Delta != 7 {
+		t.Errorf("first delta %+v (sorted by labels: the discovery fetches' series first)", d)
+	}
+	// Before 1.36: a code label only; everything counts.
+	old, _ := parseMetrics(strings.NewReader(`apiserver_rerouted_request_total{code="200"} 3` + "\n" + `apiserver_rerouted_request_total{code="503"} 1` + "\n"))
+	if ev := evidence(&metricsSample{rerouted: series{}, errors: series{}}, old); ev.ReroutedTotal != 4 || ev.CodesText() != "200:3,503:1" {
+		t.Errorf("old evidence %+v", ev)
+	}
+	labels, v, ok := parseSample(`{label="a \"quoted\" \\ value",b="x\ny"} 1.5`)
+	if !ok || v != 1.5 || labels["label"] != `a "quoted" \ value` || labels["b"] != "x\ny" {
+		t.Errorf("parseSample: %v %v %v", labels, v, ok)
+	}
+	if got := parseLabelKey(labelKey(labels)); got["label"] != labels["label"] || got["b"] != labels["b"] {
+		t.Errorf("label key round trip: %v", got)
+	}
+}
+
+// TestProbetestBodies: the fake servers answer with the bodies captured from real servers.
+func TestProbetestBodies(t *testing.T) {
+	body := func(name string) string { return loadCapture(t, name).Body }
+	for _, tc := range []struct{ capture, fake string }{
+		{"v1.36.3-b-list-jobs-forced-local", probetest.BodyTextNotFound},
+		{"v1.36.3-a-unknown-resource", probetest.BodyUnknownResource},
+		{"v1.36.3-b-list-jobs-peer-endpoint-expired", probetest.BodyEndpointResolution},
+		{"v1.36.3-b-list-jobs-peer-killed", fmt.Sprintf(probetest.BodyTransportFormat, "127.0.0.1:44475")},
+		{"v1.36.3-a-missing-job", fmt.Sprintf(probetest.BodyMissingObjectFormat, "nope", "batch", "jobs")},
+		{"v1.36.3-b-list-jobs-unprivileged", fmt.Sprintf(probetest.BodyForbiddenFormat, "e2e-nobody", "list", "jobs", "batch")},
+	} {
+		got := body(tc.capture)
+		if strings.Contains(tc.capture, "unprivileged") {
+			got = strings.Replace(got, ` in the namespace \"default\"`, "", 1)
+		}
+		if got != tc.fake {
+			t.Errorf("%s:\ncapture %q\n   fake %q", tc.capture, got, tc.fake)
+		}
+	}
+	if _, err := os.Stat(filepath.Join("testdata", "README.md")); err != nil {
+		t.Error(err)
+	}
+}
