@@ -45,7 +45,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	case t.skip != "":
 		srv.Error = t.skip
 	case r.err != nil:
-		srv.Error = d.red.clean(oneLine(r.err.Error()))
+		srv.Error = d.red.Clean(oneLine(r.err.Error()))
 	}
 	if r.doc != nil && srv.Reachable {
 		srv.DiscoveryFormat = recordedFormat(r)
@@ -55,7 +55,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	}
 	srv.PeerProxy = peerProxyEvidence(r, t.lease, takenAt)
 	for i, e := range srv.PeerProxy.Evidence {
-		srv.PeerProxy.Evidence[i] = d.red.clean(e)
+		srv.PeerProxy.Evidence[i] = d.red.Clean(e)
 	}
 	if pa := srv.PeerProxy.PeerAggregatedDiscovery; pa != nil && *pa && r.peerAggFetched && srv.Reachable {
 		srv.PeerAggregated = r.peerAgg

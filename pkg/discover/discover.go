@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/rest"
-
+	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"k8s.io/client-go/rest"
 )
 
 // Discover takes a snapshot of the control plane opts point at. A server that cannot be read
@@ -21,14 +21,14 @@ func Discover(ctx context.Context, opts Options) (*snapshot.Snapshot, error) {
 	d := &discoverer{opts: opts}
 	snap, err := d.run(ctx)
 	if err != nil {
-		return nil, errors.New(d.red.clean(err.Error()))
+		return nil, errors.New(d.red.Clean(err.Error()))
 	}
 	return snap, nil
 }
 
 type discoverer struct {
 	opts Options
-	red  redactor
+	red  redact.Redactor
 	mu   sync.Mutex // serialises the callbacks
 }
 
@@ -38,7 +38,7 @@ func (d *discoverer) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Progress(d.red.clean(fmt.Sprintf(format, args...)))
+	d.opts.Progress(d.red.Clean(fmt.Sprintf(format, args...)))
 }
 
 func (d *discoverer) warn(format string, args ...any) {
@@ -47,14 +47,14 @@ func (d *discoverer) warn(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Warn(d.red.clean(fmt.Sprintf(format, args...)))
+	d.opts.Warn(d.red.Clean(fmt.Sprintf(format, args...)))
 }
 
 func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	// The kubeconfig first, so that its credentials are known to the redactor before any
 	// error can quote them.
 	baseCfg, baseErr := d.opts.baseConfig()
-	d.red.add(baseCfg)
+	d.red.Add(baseCfg)
 	endpoints, err := d.endpoints()
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (d *discoverer) contexts() ([]namedConfig, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--contexts: %w", err)
 		}
-		d.red.add(cfg)
+		d.red.Add(cfg)
 		b, err := normalizeBase(cfg.Host)
 		if err != nil {
 			return nil, fmt.Errorf("--contexts: context %q: server: %w", name, err)

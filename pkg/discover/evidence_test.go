@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -126,15 +124,3 @@ func TestAddresses(t *testing.T) {
 		}
 	}
 }
-
-func TestRedactor(t *testing.T) {
-	var r redactor
-	r.add(nil)
-	r.add(&restConfigWithSecrets)
-	got := r.clean("token abcdefghij and pw p4ssw0rd-long, short pw ok")
-	if got != "token [REDACTED] and pw [REDACTED], short pw ok" {
-		t.Errorf("%q", got)
-	}
-}
-
-var restConfigWithSecrets = rest.Config{BearerToken: "abcdefghij", Username: "ok", Password: "p4ssw0rd-long"}

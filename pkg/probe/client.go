@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -202,45 +201,3 @@ func describeErr(err error, timeout time.Duration) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// redactor removes credential values from text: the second line of defence against a library
-// error (an exec plugin's output, an auth provider's message) that quotes one.
-type redactor struct{ secrets []string }
-
-const minSecretLen = 6
-
-func (r *redactor) add(cfg *rest.Config) {
-	if cfg == nil {
-		return
-	}
-	vals := []string{cfg.BearerToken, cfg.Password, string(cfg.TLSClientConfig.KeyData), string(cfg.TLSClientConfig.CertData)}
-	if cfg.ExecProvider != nil {
-		for _, e := range cfg.ExecProvider.Env {
-			vals = append(vals, e.Value)
-		}
-	}
-	if cfg.AuthProvider != nil {
-		for _, v := range cfg.AuthProvider.Config {
-			vals = append(vals, v)
-		}
-	}
-	for _, v := range vals {
-		v = strings.TrimSpace(v)
-		if len(v) >= minSecretLen {
-			r.secrets = append(r.secrets, v)
-		}
-		for _, line := range strings.Split(v, "\n") {
-			if line = strings.TrimSpace(line); len(line) >= 16 && !strings.HasPrefix(line, "-----") {
-				r.secrets = append(r.secrets, line)
-			}
-		}
-	}
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
-}
-
-func (r *redactor) clean(s string) string {
-	for _, v := range r.secrets {
-		s = strings.ReplaceAll(s, v, "[REDACTED]")
-	}
-	return s
-}

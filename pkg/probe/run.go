@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 
+	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -43,7 +44,7 @@ func Run(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Report, e
 		}
 	}
 	p := &prober{opts: o, snap: snap, router: route.NewRouter(snap), targets: targets}
-	p.red.add(o.Config)
+	p.red.Add(o.Config)
 	return p.run(ctx), nil
 }
 
@@ -52,7 +53,7 @@ type prober struct {
 	snap    *snapshot.Snapshot
 	router  *route.Router
 	targets []Target
-	red     redactor
+	red     redact.Redactor
 	limiter flowcontrol.RateLimiter
 
 	mu       sync.Mutex // guards the callbacks and the fields below
@@ -98,11 +99,11 @@ func (p *prober) progress(format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.opts.Progress(p.red.clean(fmt.Sprintf(format, args...)))
+	p.opts.Progress(p.red.Clean(fmt.Sprintf(format, args...)))
 }
 
 func (p *prober) warn(rep *Report, format string, args ...any) {
-	msg := p.red.clean(fmt.Sprintf(format, args...))
+	msg := p.red.Clean(fmt.Sprintf(format, args...))
 	rep.Notes = append(rep.Notes, msg)
 	if p.opts.Warn == nil {
 		return
@@ -244,7 +245,7 @@ func (p *prober) configFor(s *snapshot.Server) (*rest.Config, error) {
 		}
 		if cfg != nil {
 			p.mu.Lock()
-			p.red.add(cfg)
+			p.red.Add(cfg)
 			p.mu.Unlock()
 			return cfg, nil
 		}
@@ -670,7 +671,7 @@ func (p *prober) summarise(rep *Report) {
 
 // redactReport passes every free-text field through the redactor.
 func (p *prober) redactReport(rep *Report) {
-	c := p.red.clean
+	c := p.red.Clean
 	for i := range rep.Servers {
 		rep.Servers[i].Error = c(rep.Servers[i].Error)
 		if m := rep.Servers[i].Metrics; m != nil {

@@ -1,4 +1,5 @@
-package discover
+// Package redact keeps credentials out of mvpctl's output, logs and errors.
+package redact
 
 import (
 	"sort"
@@ -7,17 +8,19 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// redactor removes credential values from text. mvpctl never puts request headers or
+// Redactor removes credential values from text. mvpctl never puts request headers or
 // credentials into its messages; this is the second line of defence against a library error
 // (an exec plugin's output, an auth provider's message) that quotes one.
-type redactor struct {
+type Redactor struct {
 	secrets []string
 }
 
 // minSecretLen keeps short values (a one-letter password) from blanking ordinary words.
 const minSecretLen = 6
 
-func (r *redactor) add(cfg *rest.Config) {
+// Add registers the credentials of cfg: token, password, client key and certificate, exec
+// plugin environment, auth-provider settings.
+func (r *Redactor) Add(cfg *rest.Config) {
 	if cfg == nil {
 		return
 	}
@@ -48,7 +51,8 @@ func (r *redactor) add(cfg *rest.Config) {
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
 }
 
-func (r *redactor) clean(s string) string {
+// Clean replaces every registered credential in s with [REDACTED].
+func (r *Redactor) Clean(s string) string {
 	for _, v := range r.secrets {
 		s = strings.ReplaceAll(s, v, "[REDACTED]")
 	}
