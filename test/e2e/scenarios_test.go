@@ -254,11 +254,7 @@ func TestScenarioSkew(t *testing.T) {
 	dir := t.TempDir()
 	tm.run("b-skew", func(t *testing.T) {
 		snap, _ := mvpctlSnapshot(t, dir+"/b.json", []int{0}, "--kubeconfig", cp.Kubeconfig)
-		for _, s := range cp.Servers() {
-			if got := snapServer(snap, s.Name); got == nil || got.Version != s.Version {
-				t.Errorf("snapshot: %s = %+v, want version %s", s.Name, got, s.Version)
-			}
-		}
+		checkSnapshotAccuracy(t, ctx, cp, snap)
 		checkShared(t, snap)
 		reqs := append(skewRequests(t, snap), sharedRequests()...)
 		byGVR, _, reachable := servedBy(snap)
@@ -317,6 +313,51 @@ func TestScenarioGateOff(t *testing.T) {
 		c.expectSkew(t, "not-found")
 		c.expect(t, "kas-b", "/apis/batch/v1/", "not-found")
 	})
+}
+
+// checkSnapshotAccuracy: the snapshot lists every apiserver with its identity (the lease name
+// the server itself writes), its version, and exactly the GVRs its own non-peer discovery
+// (/api and /apis, asked directly) lists.
+func checkSnapshotAccuracy(t *testing.T, ctx context.Context, cp *harness.ControlPlane, snap snapFile) {
+	t.Helper()
+	if len(snap.Servers) != len(cp.Servers()) {
+		t.Errorf("snapshot lists %d servers, the control plane has %d", len(snap.Servers), len(cp.Servers()))
+	}
+	for _, s := range cp.Servers() {
+		got := snapServer(snap, s.Name)
+		if got == nil {
+			t.Errorf("snapshot has no server %s", s.Name)
+			continue
+		}
+		if got.ID != s.LeaseID || got.Version != s.Version || !got.Reachable {
+			t.Errorf("snapshot: %s has id %q version %q reachable %v; want %q %q true", s.Name, got.ID, got.Version, got.Reachable, s.LeaseID, s.Version)
+		}
+		want := map[harness.GVR]bool{}
+		for _, path := range []string{"/api", "/apis"} {
+			d, err := s.Discovery(ctx, path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for g := range harness.GVRs(d) {
+				want[g] = true
+			}
+		}
+		have := map[harness.GVR]bool{}
+		for _, r := range got.Resources {
+			have[harness.GVR{Group: r.Group, Version: r.Version, Resource: r.Resource}] = true
+		}
+		for g := range want {
+			if !have[g] {
+				t.Errorf("snapshot: %s serves %s, the snapshot does not list it", s.Name, g)
+			}
+		}
+		for g := range have {
+			if !want[g] {
+				t.Errorf("snapshot: %s lists %s, which the server's own discovery does not", s.Name, g)
+			}
+		}
+		t.Logf("snapshot: %s = %s, %s, %d GVRs, all as the server's own discovery lists them", s.Name, got.ID, got.Version, len(have))
+	}
 }
 
 // crdWidgets (namespaced; v1 served with a status subresource, v1beta1 defined but not
