@@ -15,8 +15,6 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-func init() { extraCommands = append(extraCommands, newDiscoveryCmd) }
-
 // ExpectedDiscoveryListKind is the kind of `discovery expected -o json|yaml` for every server.
 const ExpectedDiscoveryListKind = "ExpectedDiscoveryList"
 

@@ -22,8 +22,6 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-func init() { extraCommands = append(extraCommands, newProbeCmd) }
-
 // probeOptions are `mvpctl probe`'s flags. The discovery flags (--timeout, --concurrency:
 // reading the apiservers for the snapshot) are snapshotSource's; the probe's own bounds are
 // --probe-concurrency, --qps, --probe-timeout and --total-timeout.

@@ -103,21 +103,18 @@ to a peer, 404 or 503, and explains each decision step by step.
 	g.configFlags.AddFlags(root.PersistentFlags())
 
 	root.AddCommand(
-		newVersionCmd(g),
+		newSnapshotCmd(g),
 		newRoutesCmd(g),
 		newExplainCmd(g),
+		newDiscoveryCmd(g),
+		newProbeCmd(g),
 		newSimulateCmd(g),
 		newPreflightCmd(g),
 		newProfilesCmd(g),
+		newVersionCmd(g),
 	)
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
-	}
 	return root
 }
-
-// extraCommands lets command files register themselves without editing NewRootCmd.
-var extraCommands []func(*globalOptions) *cobra.Command
 
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.

@@ -9,8 +9,6 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-func init() { extraCommands = append(extraCommands, newSnapshotCmd) }
-
 // snapshotOptions are `mvpctl snapshot`'s flags.
 type snapshotOptions struct {
 	file   string // destination; "" or "-" for stdout
