@@ -530,6 +530,32 @@ func (cp *ControlPlane) Stop(name string) error {
 // Restart stops the named server gracefully if it is running, starts it again with
 // the same spec, port, certificates and hostname, and waits for /readyz. It does not
 // wait for peers; call WaitPeers for that.
+// Upgrade stops a server gracefully (SIGTERM) and starts it again, same hostname and flags,
+// with the kube-apiserver binary of another version: one step of a rolling upgrade.
+func (cp *ControlPlane) Upgrade(ctx context.Context, name, version string) error {
+	s, err := cp.get(name)
+	if err != nil {
+		return err
+	}
+	b, err := KubeAPIServer(version)
+	if err != nil {
+		return err
+	}
+	if s.Running() {
+		if err := cp.Stop(name); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.Version, s.Binary = version, b.Path
+	s.mu.Unlock()
+	cp.logf("harness: upgrading %s to %s", name, version)
+	if err := s.start(); err != nil {
+		return err
+	}
+	return s.waitReady(ctx, 3*time.Minute)
+}
+
 func (cp *ControlPlane) Restart(ctx context.Context, name string) error {
 	s, err := cp.get(name)
 	if err != nil {
