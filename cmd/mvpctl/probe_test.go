@@ -39,23 +39,7 @@ func probeArgs(kubeconfig string, args ...string) []string {
 // goldenProbe compares got with testdata/probe/name, or rewrites it with -update.
 func goldenProbe(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "probe", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `make golden` to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run `make golden` if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenFile(t, filepath.Join("testdata", "probe", name), got)
 }
 
 func assertNoProbeToken(t *testing.T, where, text string) {
