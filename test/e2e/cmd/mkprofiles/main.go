@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	versions := flag.Args()
 	if len(versions) == 0 {
-		versions = harness.KubeVersions
+		versions = harness.ProfileVersions
 	}
 	if os.Geteuid() != 0 {
 		log.Fatal("mkprofiles starts kube-apiservers under `unshare --uts`: run it as root")
