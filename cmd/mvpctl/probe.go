@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -235,7 +233,7 @@ func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.S
 			if err != nil {
 				return nil, nil, fmt.Errorf("--contexts: context %q: %w", name, err)
 			}
-			byHost[hostPort(cfg.Host)] = cfg
+			byHost[discover.HostPort(cfg.Host)] = cfg
 			if base == nil {
 				base, baseErr = cfg, nil
 			}
@@ -248,7 +246,7 @@ func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.S
 	if len(byHost) > 0 {
 		configFor = func(s *snapshot.Server) (*rest.Config, error) {
 			if s.FoundBy == discover.FoundByContext {
-				return byHost[hostPort(s.Endpoint)], nil
+				return byHost[discover.HostPort(s.Endpoint)], nil
 			}
 			return nil, nil
 		}
@@ -256,24 +254,6 @@ func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.S
 	return base, configFor, nil
 }
 
-// hostPort is a URL's host:port with the scheme's default port.
-func hostPort(raw string) string {
-	if !strings.Contains(raw, "://") {
-		raw = "https://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(u.Hostname(), port)
-}
 
 func orNone(s string) string {
 	if s == "" {

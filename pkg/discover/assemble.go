@@ -88,7 +88,7 @@ func serverName(r *result) string {
 		return l.hostname
 	}
 	if r.t.base != "" {
-		if hp := hostPort(r.t.base); hp != "" {
+		if hp := HostPort(r.t.base); hp != "" {
 			return hp
 		}
 		return r.t.base

@@ -141,10 +141,13 @@ func normalizeBase(raw string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// hostPort returns base's host:port, with the scheme's default port filled in, for matching
-// against peer-advertise addresses.
-func hostPort(base string) string {
-	u, err := url.Parse(base)
+// HostPort returns a URL's host:port, with the scheme's default port filled in ("https://"
+// assumed when there is no scheme), for matching against peer-advertise addresses.
+func HostPort(raw string) string {
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}

@@ -107,8 +107,8 @@ func TestAddresses(t *testing.T) {
 		{"https://[::1]:6443/prefix", "[::1]:6443"},
 		{"http://10.0.0.1", "10.0.0.1:80"},
 	} {
-		if got := hostPort(tc.in); got != tc.hostPort {
-			t.Errorf("hostPort(%q) = %q, want %q", tc.in, got, tc.hostPort)
+		if got := HostPort(tc.in); got != tc.hostPort {
+			t.Errorf("HostPort(%q) = %q, want %q", tc.in, got, tc.hostPort)
 		}
 	}
 	if normAddr("[0:0:0:0:0:0:0:1]:6443") != "[::1]:6443" || normAddr("10.0.0.1") != "" {

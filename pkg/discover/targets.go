@@ -70,7 +70,7 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 		return false
 	}
 	addExplicit := func(foundBy, b string, cfg *rest.Config, names []string) {
-		hp := hostPort(b)
+		hp := HostPort(b)
 		if t := byHostPort[hp]; t != nil && t.foundBy == FoundByLease && pathOf(b) == "" {
 			t.foundBy, t.base, t.cfg, t.serverNames = foundBy, b, cfg, names
 			t.matchedBy = "the URL's host:port is the lease's peer-advertise address"
