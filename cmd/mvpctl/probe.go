@@ -254,7 +254,6 @@ func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.S
 	return base, configFor, nil
 }
 
-
 func orNone(s string) string {
 	if s == "" {
 		return "<none>"
