@@ -111,6 +111,8 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"routes", "--snapshot", "testdata/snapshots/html.yaml"}, `html.yaml: not a YAML or JSON document`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/unknown-field.yaml"}, `unknown field "reachabel"`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/missing.yaml"}, `missing.yaml: no such file or directory`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/all-down.yaml"}, `no apiserver could be read (kas-a: GET https://127.0.0.1:17443/version: connection refused)`},
+		{[]string{"explain", "--snapshot", "testdata/snapshots/all-down.yaml", "GET", "/api/v1/pods"}, `no server in the snapshot was reachable`},
 		{[]string{"routes", "--snapshot", skew, "-o", "xml"}, `unknown output format "xml": want one of table|wide|json|yaml`},
 		{[]string{"explain", "--snapshot", skew, "GET", "/foo"}, `"/foo" is not a Kubernetes API path`},
 		{[]string{"explain", "--snapshot", skew, "FETCH", "/api/v1/pods"}, `"FETCH" is not an HTTP method`},

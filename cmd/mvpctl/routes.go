@@ -49,6 +49,9 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := requireReachable(snap); err != nil {
+		return err
+	}
 	table := route.NewRouter(snap).Table(o.all)
 	if print.Structured(o.output) {
 		if err := print.Object(g.streams.Out, table, o.output); err != nil {

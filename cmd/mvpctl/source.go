@@ -54,3 +54,22 @@ func partialResult(snap *snapshot.Snapshot) error {
 	}
 	return withCode(ExitPartial, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
 }
+
+// requireReachable fails when no server of the snapshot could be read: there is nothing to
+// route, and an empty table would read as "all clear".
+func requireReachable(snap *snapshot.Snapshot) error {
+	for _, s := range snap.Servers {
+		if s.Reachable {
+			return nil
+		}
+	}
+	first := ""
+	if len(snap.Servers) > 0 {
+		first = fmt.Sprintf(" (%s: %s)", snap.Servers[0].Name, snap.Servers[0].Error)
+	}
+	hint := "check --kubeconfig/--context, or pass --snapshot FILE"
+	if strings.Contains(first, "localhost:8080") {
+		hint = "no kubeconfig was found: set --kubeconfig, KUBECONFIG or --server, or pass --snapshot FILE"
+	}
+	return fmt.Errorf("no apiserver could be read%s: %s", first, hint)
+}
