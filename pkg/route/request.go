@@ -115,14 +115,6 @@ func ParseRequest(method, target string) (Request, error) {
 	}, nil
 }
 
-// ParseRequestLine parses "METHOD PATH" as written in request files and on the command line.
-func ParseRequestLine(line string) (Request, error) {
-	fields := strings.Fields(line)
-	if len(fields) != 2 {
-		return Request{}, fmt.Errorf("%q: want METHOD PATH, e.g. GET /api/v1/pods", line)
-	}
-	return ParseRequest(fields[0], fields[1])
-}
 
 func isKubernetesPath(p string) bool {
 	if p == "/" || p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/") {

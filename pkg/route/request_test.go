@@ -61,15 +61,6 @@ func TestParseRequestErrors(t *testing.T) {
 	}
 }
 
-func TestParseRequestLine(t *testing.T) {
-	if _, err := ParseRequestLine("GET /api/v1/pods extra"); err == nil {
-		t.Error("want an error for three fields")
-	}
-	r, err := ParseRequestLine("  GET   /api/v1/pods ")
-	if err != nil || r.Info.Resource != "pods" {
-		t.Errorf("got %+v, %v", r, err)
-	}
-}
 
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{"/api/v1/pods", "/apis/a/b/c/d/e/f", "/apis", "//", "/api/v1/namespaces//pods", "/apis/x/y/watch"} {

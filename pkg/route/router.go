@@ -29,9 +29,6 @@ func NewRouter(snap *snapshot.Snapshot) *Router {
 	return r
 }
 
-// Snapshot returns the snapshot the router evaluates.
-func (r *Router) Snapshot() *snapshot.Snapshot { return r.snap }
-
 // DecideAll returns the decision of every reachable server, in snapshot order, and the names
 // of the servers that could not be evaluated because they were not reachable.
 func (r *Router) DecideAll(req Request) (decisions []Decision, skipped []string) {

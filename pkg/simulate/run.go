@@ -38,12 +38,6 @@ type StepResult struct {
 	router *route.Router
 }
 
-// Router evaluates requests against the control plane after this step.
-func (s StepResult) Router() *route.Router { return s.router }
-
-// Snapshot is the control plane after this step.
-func (s StepResult) Snapshot() *snapshot.Snapshot { return s.snap }
-
 // Risk is one server failing a request for a GVR that some server still serves.
 type Risk struct {
 	StepN       int           `json:"step"`
