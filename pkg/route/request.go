@@ -115,7 +115,6 @@ func ParseRequest(method, target string) (Request, error) {
 	}, nil
 }
 
-
 func isKubernetesPath(p string) bool {
 	if p == "/" || p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/") {
 		return true

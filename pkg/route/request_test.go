@@ -61,7 +61,6 @@ func TestParseRequestErrors(t *testing.T) {
 	}
 }
 
-
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{"/api/v1/pods", "/apis/a/b/c/d/e/f", "/apis", "//", "/api/v1/namespaces//pods", "/apis/x/y/watch"} {
 		f.Add("GET", s)
