@@ -20,19 +20,21 @@ func res(group, version, resource, kind string, namespaced bool, verbs ...string
 }
 
 // skewSnapshot: a serves batch and apps; b lacks batch and apps/v1 deployments; c is down, and
-// b's peer-aggregated discovery lists example.com/v1 widgets that only c serves.
+// b's peer-aggregated discovery lists example.com/v1 widgets that only c serves. a and b have
+// the proxy configured (gate and filter recorded).
 func skewSnapshot() *snapshot.Snapshot {
+	configured := snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true)}
 	core := []snapshot.Resource{
 		res("", "v1", "configmaps", "ConfigMap", true),
 		res("", "v1", "namespaces", "Namespace", false),
 		res("", "v1", "bindings", "Binding", true, "create"),
 	}
-	a := snapshot.Server{Name: "a", ID: snapshot.ServerID("a"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:1",
+	a := snapshot.Server{Name: "a", ID: snapshot.ServerID("a"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:1", PeerProxy: configured,
 		Resources: append(append([]snapshot.Resource{}, core...),
 			res("apps", "v1", "deployments", "Deployment", true), res("apps", "v1", "replicasets", "ReplicaSet", true),
 			res("batch", "v1", "jobs", "Job", true), res("batch", "v1", "cronjobs", "CronJob", true),
 			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false))}
-	b := snapshot.Server{Name: "b", ID: snapshot.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2",
+	b := snapshot.Server{Name: "b", ID: snapshot.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2", PeerProxy: configured,
 		Resources: append(append([]snapshot.Resource{}, core...), res("apps", "v1", "replicasets", "ReplicaSet", true),
 			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false)),
 		PeerAggregated: []snapshot.Resource{res("example.com", "v1", "widgets", "Widget", true)}}

@@ -3,37 +3,23 @@ package route
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// Outcome is what the client meets on the server it sent the request to.
-type Outcome string
+// TEMPORARY aliases while the branches of the refactor merge; removed by the sweep that
+// makes every package use pkg/mvp's vocabulary directly.
+type Outcome = mvp.Outcome
 
 const (
-	// Local: the server serves the GVR itself and its own handler answers.
-	Local Outcome = "local"
-	// Proxied: the request is forwarded to a peer, whose answer is passed back unchanged.
-	Proxied Outcome = "proxied"
-	// NotFound: the server's own chain answers 404 for a GVR it does not serve — for lack of a
-	// peer, because the loop-prevention header was present, or because there is no filter.
-	NotFound Outcome = "not-found"
-	// Unavailable: the filter answers 503 (see Unavailable* for which one).
-	Unavailable Outcome = "unavailable"
-)
-
-// The two 503s (spec §5.1).
-const (
-	// UnavailableEndpoint: no candidate peer's address resolves (its 15 s etcd endpoint key is
-	// gone): a Status, "Error getting ip and port info of the remote server while proxying".
-	UnavailableEndpoint = "endpoint-resolution"
-	// UnavailableTransport: the chosen peer's address resolves but dialling it fails: text/plain
-	// "error trying to reach service: ...".
-	UnavailableTransport = "transport"
-)
-
-// Messages the apiserver sends with each 503, quoted in explanations.
-const (
-	EndpointResolutionMessage = "Error getting ip and port info of the remote server while proxying"
-	TransportMessagePrefix    = "error trying to reach service"
+	Local                     = mvp.Local
+	Proxied                   = mvp.Proxied
+	NotFound                  = mvp.NotFound
+	Unavailable               = mvp.Unavailable
+	UnavailableEndpoint       = mvp.EndpointResolution
+	UnavailableTransport      = mvp.Transport
+	EndpointResolutionMessage = mvp.EndpointResolutionMessage
+	TransportMessagePrefix    = mvp.TransportMessagePrefix
 )
 
 // Step is one numbered check of the decision procedure and what it found.
@@ -66,7 +52,7 @@ type Decision struct {
 	Server   string  `json:"server"`
 	ServerID string  `json:"serverID,omitempty"`
 	Version  string  `json:"version"`
-	Era      Era     `json:"era"`
+	Era      mvp.Era `json:"era"`
 	Outcome  Outcome `json:"outcome"`
 	// Status is the HTTP status the decision itself produces: 404 for not-found, 503 for
 	// unavailable; null for local and proxied, whose status is the serving handler's.

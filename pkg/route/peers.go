@@ -3,6 +3,7 @@ package route
 import (
 	"sort"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -21,7 +22,7 @@ func setOf(rs []snapshot.Resource) gvrSet {
 type serverView struct {
 	srv     *snapshot.Server
 	version snapshot.Version
-	era     Era
+	era     mvp.Era
 	// local is the server's own discovery: what its local discovery cache holds.
 	local gvrSet
 	// subresources of each local resource, for requests naming a subresource.
@@ -45,7 +46,7 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 	for i := range snap.Servers {
 		srv := &snap.Servers[i]
 		v, _ := snapshot.ParseVersion(srv.Version) // validated on load; zero when unknown
-		view := &serverView{srv: srv, version: v, era: EraOf(v), local: setOf(srv.Resources),
+		view := &serverView{srv: srv, version: v, era: mvp.EraOf(v), local: setOf(srv.Resources),
 			subresources: map[snapshot.GVR][]string{}}
 		for _, r := range srv.Resources {
 			view.subresources[r.GVR()] = r.Subresources
@@ -90,44 +91,6 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 	return views
 }
 
-// hasIdentity reports whether the server has an identity a peer can know it by: an ID, and an
-// identity lease (a running server always has one; a stopped 1.35+ server deleted it).
-func (v *serverView) hasIdentity() bool {
-	return v.srv.ID != "" && (v.srv.IdentityLease != nil || v.srv.Reachable)
-}
-
-// gateOn returns whether the feature gate is on, and whether that was assumed from the
-// version's default because the snapshot does not say.
-func (v *serverView) gateOn() (on, assumed bool) {
-	if g := v.srv.PeerProxy.GateEnabled; g != nil {
-		return *g, false
-	}
-	return gateDefault(v.version), true
-}
-
-// filterInstalled returns whether the proxy filter exists (gate on and --peer-ca-file set), and
-// whether that was assumed.
-func (v *serverView) filterInstalled() (on, assumed bool) {
-	if f := v.srv.PeerProxy.FilterInstalled; f != nil {
-		return *f, false
-	}
-	gate, _ := v.gateOn()
-	return gate, true
-}
-
-// endpointResolves returns whether peers can resolve the server's address: its peer endpoint
-// lease exists. Only servers with the gate on write one, and only while running (plus up to
-// 15 s after a crash).
-func (v *serverView) endpointResolves() bool {
-	if gate, _ := v.gateOn(); !gate {
-		return false
-	}
-	if e := v.srv.PeerProxy.EndpointResolvable; e != nil {
-		return *e
-	}
-	return v.srv.Reachable
-}
-
 // servesGroupVersion reports whether the server serves any resource of gv ("batch/v1", "v1").
 func (v *serverView) servesGroupVersion(gv string) bool {
 	for g := range v.local {
@@ -154,27 +117,4 @@ func (v *serverView) servesSubresource(g snapshot.GVR, sub string) bool {
 		}
 	}
 	return false
-}
-
-// excluded returns the group/versions a 1.35+ server removes from its peers' discovery: every
-// CRD version and every aggregated APIService (spec §6).
-func excludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
-	ex := map[string]string{}
-	for _, gv := range snap.Cluster.CustomResourceGroupVersions {
-		ex[gv] = "a CustomResourceDefinition"
-	}
-	for _, gv := range snap.Cluster.AggregatedGroupVersions {
-		ex[gv] = "an aggregated APIService"
-	}
-	for i := range snap.Servers {
-		for _, r := range snap.Servers[i].Resources {
-			switch r.Source {
-			case snapshot.SourceCRD:
-				ex[r.GroupVersion()] = "a CustomResourceDefinition"
-			case snapshot.SourceAggregated:
-				ex[r.GroupVersion()] = "an aggregated APIService"
-			}
-		}
-	}
-	return ex
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -21,7 +22,7 @@ type Router struct {
 // NewRouter indexes snap. snap must have been validated (snapshot.Decode does).
 func NewRouter(snap *snapshot.Snapshot) *Router {
 	r := &Router{snap: snap, views: buildViews(snap), byName: map[string]*serverView{},
-		excluded: excludedGroupVersions(snap)}
+		excluded: mvp.ExcludedGroupVersions(snap)}
 	for _, v := range r.views {
 		r.byName[v.srv.Name] = v
 	}
@@ -73,16 +74,16 @@ func (r *Router) decide(v *serverView, req Request) Decision {
 func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps) {
 	info := req.Info
 
-	st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, v.era.describe(v.version))
+	st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
 
 	// Step 0: is the filter installed at all?
-	if v.era == EraNone {
+	if !v.era.HasProxy() {
 		st.add("Kubernetes %s predates the Mixed Version Proxy (1.28): no proxy filter", v.version.MinorString())
 		r.localOutcome(v, req, d, st, "no proxy filter before 1.28")
 		return
 	}
-	gate, gateAssumed := v.gateOn()
-	filter, filterAssumed := v.filterInstalled()
+	gate, gateAssumed := mvp.GateOn(v.srv)
+	filter, filterAssumed := mvp.FilterInstalled(v.srv)
 	switch {
 	case !gate:
 		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s: no proxy filter", assumedNote(gateAssumed, "the version's default"))
@@ -90,12 +91,13 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 		r.localOutcome(v, req, d, st, "the proxy filter is absent (feature gate off)")
 		return
 	case !filter:
-		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter", assumedNote(gateAssumed, "the version's default"))
+		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s", assumedNote(gateAssumed, "the version's default"),
+			assumedNote(filterAssumed, "not observed; kube-apiserver has no --peer-ca-file unless it is set"))
+		d.Inferred = d.Inferred || gateAssumed || filterAssumed
 		r.localOutcome(v, req, d, st, "the proxy filter is absent (no --peer-ca-file)")
 		return
 	default:
-		st.add("proxy filter installed (gate on, --peer-ca-file set)%s", assumedNote(filterAssumed || gateAssumed, "not observed; the version's default gate and a peer CA are assumed"))
-		d.Inferred = d.Inferred || filterAssumed || gateAssumed
+		st.add("proxy filter installed (gate on, --peer-ca-file set)")
 	}
 
 	// Step 2: non-resource requests.
@@ -112,9 +114,9 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 		return
 	}
 	st.add("caches assumed synced (before sync, every request is handled locally)")
-	st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.coreKey())
+	st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.CoreKey())
 
-	if v.era.storageVersionEra() {
+	if v.era.RoutesOnStorageVersions() {
 		r.decideStorageVersion(v, req, gvr, d, st)
 		return
 	}
@@ -129,7 +131,7 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		return
 	}
 	st.add("%s is not in the server's local discovery cache", gvr)
-	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.excludesCRDs() {
+	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.ExcludesCRDsAndAPIServices() {
 		st.add("%s belongs to %s: excluded from peers' discovery (1.35+), never proxied", gvr.GroupVersion(), why)
 		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
 		return
@@ -155,24 +157,26 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 // lease with a holder, and v could resolve p's address and fetch its discovery (its gate is on
 // so its endpoint lease was written).
 func (r *Router) learnedBy(v, p *serverView, st *steps) bool {
-	if !p.hasIdentity() {
-		if p.srv.ID != "" && !p.srv.Reachable {
-			st.add("peer %s has no identity lease (stopped gracefully, or expired): not a peer", p.srv.Name)
-		}
-		return false
-	}
-	if gate, _ := p.gateOn(); !gate {
+	switch mvp.PeerOf(v.srv, p.srv) {
+	case "":
+		return true
+	case mvp.PeerIsSelf:
+		st.add("peer %s has this server's identity (the same hostname): each takes the other for itself, never a peer", p.srv.Name)
+	case mvp.PeerHasNoLease:
+		st.add("peer %s has no identity lease (stopped gracefully, or expired): not a peer", p.srv.Name)
+	case mvp.PeerLeaseHasNoOwner:
+		st.add("peer %s's identity lease has no holderIdentity: not a peer", p.srv.Name)
+	case mvp.PeerGateOff:
 		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
-		return false
 	}
-	return true
+	return false
 }
 
 // peerAdvertises reports whether v's peer cache lists gvr for peer p. A 1.33/1.34 server asks
 // peers for discovery without profile=nopeer, so a 1.35+ peer answers with its peer-aggregated
 // /apis (spec §4.2).
 func (r *Router) peerAdvertises(v, p *serverView, gvr snapshot.GVR) bool {
-	if v.era == EraDisc {
+	if v.era.LearnsPeersAggregatedView() {
 		return p.advertised[gvr]
 	}
 	return p.local[gvr]
@@ -210,7 +214,7 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 		cands = append(cands, p)
 	}
 	st.add("the StorageVersion for %s lists other servers: %s%s", gvr, strings.Join(ids, ", "), source)
-	r.resolveAndProxy(v, req, gvr, cands, v.era == EraSV, d, st)
+	r.resolveAndProxy(v, req, gvr, cands, v.era.AnyUnresolvedPeerIs503(), d, st)
 }
 
 func (r *Router) viewByID(id string) *serverView {
@@ -227,7 +231,7 @@ func (r *Router) viewByID(id string) *serverView {
 func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
 	var resolved, failed []Candidate
 	for _, p := range cands {
-		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: p.endpointResolves(), Inferred: p.inferred}
+		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: mvp.EndpointResolves(p.srv), Inferred: p.inferred}
 		if c.ID == "" {
 			c.ID = p.srv.Name
 		}
@@ -359,7 +363,7 @@ func notFoundShape(v *serverView, gvr snapshot.GVR) string {
 }
 
 func whyUnresolvable(p *serverView) string {
-	if gate, _ := p.gateOn(); !gate {
+	if gate, _ := mvp.GateOn(p.srv); !gate {
 		return "feature gate off: no endpoint lease"
 	}
 	if !p.srv.Reachable {
@@ -390,10 +394,10 @@ func resolvedNames(cs []Candidate) string {
 }
 
 // keyString prints the routing key as the era's code builds it.
-func keyString(g snapshot.GVR, e Era) string {
+func keyString(g snapshot.GVR, e mvp.Era) string {
 	group := fmt.Sprintf("%q", g.Group)
 	if g.Group == "" {
-		group = e.coreKey()
+		group = e.CoreKey()
 	}
 	return fmt.Sprintf("{group: %s, version: %q, resource: %q}", group, g.Version, g.Resource)
 }

@@ -220,18 +220,6 @@ func TestDecideErrors(t *testing.T) {
 	}
 }
 
-func TestEraOf(t *testing.T) {
-	for v, want := range map[string]Era{"v1.27.9": EraNone, "v1.28.0": EraSV, "v1.31.14": EraSV, "v1.32.2": EraSV2,
-		"v1.33.13": EraDisc, "v1.34.4": EraDisc, "v1.35.4": EraDiscAgg, "v1.36.3": EraDiscAgg2, "v1.37.1": EraDiscAgg2, "v1.40.0": EraDiscAgg2} {
-		pv, err := snapshot.ParseVersion(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := EraOf(pv); got != want {
-			t.Errorf("EraOf(%s) = %s, want %s", v, got, want)
-		}
-	}
-}
 
 func TestTable(t *testing.T) {
 	s := snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...), down(server("c", "v1.36.3", all...), false))

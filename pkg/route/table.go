@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -30,12 +31,12 @@ type SnapshotRef struct {
 
 // ServerSummary identifies a server in reports.
 type ServerSummary struct {
-	Name      string `json:"name"`
-	ID        string `json:"id,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Era       Era    `json:"era,omitempty"`
-	Reachable bool   `json:"reachable"`
-	Error     string `json:"error,omitempty"`
+	Name      string  `json:"name"`
+	ID        string  `json:"id,omitempty"`
+	Version   string  `json:"version,omitempty"`
+	Era       mvp.Era `json:"era,omitempty"`
+	Reachable bool    `json:"reachable"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // Row is one GVR.

@@ -1,0 +1,68 @@
+package mvp
+
+import "github.com/mvpctl/mvpctl/pkg/snapshot"
+
+// How a server's peer-proxy configuration is decided. A field the snapshot records wins; a
+// field it does not record is the kube-apiserver default for the binary's version, and the
+// answer says it was assumed. The defaults are those of a plain kube-apiserver (and of the
+// common installers, kubeadm among them): the gate per version, and no --peer-ca-file, so no
+// proxy filter. Never the optimistic "configured" — that is a choice the user states
+// (docs/behaviour.md §8).
+
+// GateOn returns whether UnknownVersionInteroperabilityProxy is on, and whether that was
+// assumed from the version's default because the snapshot does not say.
+func GateOn(srv *snapshot.Server) (on, assumed bool) {
+	if g := srv.PeerProxy.GateEnabled; g != nil {
+		return *g, false
+	}
+	return GateDefault(versionOf(srv)), true
+}
+
+// FilterInstalled returns whether the proxy filter exists, and whether that was assumed. The
+// filter needs the gate and --peer-ca-file (docs/behaviour.md §2 step 0); --peer-ca-file has no
+// default, so a server whose filter was not observed is assumed to have none.
+func FilterInstalled(srv *snapshot.Server) (on, assumed bool) {
+	if f := srv.PeerProxy.FilterInstalled; f != nil {
+		return *f, false
+	}
+	if !EraOf(versionOf(srv)).HasProxy() {
+		return false, false
+	}
+	if gate, gateAssumed := GateOn(srv); !gate && !gateAssumed {
+		return false, false // the gate is known off: nothing to assume
+	}
+	return false, true
+}
+
+// AggregatesDiscovery returns whether the server's default /apis merges its peers' documents:
+// a 1.35+ binary with the peer proxy built (docs/behaviour.md §7). A recorded observation wins;
+// otherwise the filter decides (FilterInstalled's assumption included).
+func AggregatesDiscovery(srv *snapshot.Server) (on, assumed bool) {
+	if !CanAggregateDiscovery(versionOf(srv)) {
+		return false, false
+	}
+	if pa := srv.PeerProxy.PeerAggregatedDiscovery; pa != nil {
+		return *pa, false
+	}
+	return FilterInstalled(srv)
+}
+
+// EndpointResolves reports whether peers can resolve the server's address: its peer endpoint
+// lease (an etcd key with a 15 s TTL) exists. Only a server with the gate on writes one, and
+// only while it runs (plus up to EndpointLeaseTTL after a crash) (docs/behaviour.md §4.3).
+func EndpointResolves(srv *snapshot.Server) bool {
+	if gate, _ := GateOn(srv); !gate {
+		return false
+	}
+	if e := srv.PeerProxy.EndpointResolvable; e != nil {
+		return *e
+	}
+	return srv.Reachable
+}
+
+// versionOf is the server's binary version; zero (era none) when it does not parse, which
+// snapshot validation prevents for loaded snapshots.
+func versionOf(srv *snapshot.Server) snapshot.Version {
+	v, _ := snapshot.ParseVersion(srv.Version)
+	return v
+}

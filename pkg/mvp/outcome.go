@@ -1,0 +1,42 @@
+package mvp
+
+// Outcome is what a client meets on the server it sent a request to. Predictions (pkg/route)
+// and observations (pkg/probe) use the same words (docs/behaviour.md §5).
+type Outcome string
+
+const (
+	// Local: the server serves the GVR itself and its own handler answers.
+	Local Outcome = "local"
+	// Proxied: the request is forwarded to a peer, whose answer is passed back unchanged.
+	Proxied Outcome = "proxied"
+	// NotFound: the server's own chain answers 404 for a GVR it does not serve — for lack of a
+	// peer, because the loop-prevention header was present, or because there is no filter.
+	NotFound Outcome = "not-found"
+	// Unavailable: the filter answers 503 (see Unavailable503 for which one).
+	Unavailable Outcome = "unavailable"
+	// Unknown is for observations only: what was seen contradicts itself or is an error that
+	// is not the apiserver's (a timeout, a 500). The apiserver never decides it.
+	Unknown Outcome = "unknown"
+)
+
+// Unavailable503 says which of the two 503s the filter answers (docs/behaviour.md §5.1).
+type Unavailable503 = string
+
+const (
+	// EndpointResolution: no candidate peer's address resolves (its 15 s etcd endpoint key is
+	// gone): a Status, "Error getting ip and port info of the remote server while proxying".
+	EndpointResolution Unavailable503 = "endpoint-resolution"
+	// Transport: the chosen peer's address resolves but dialling it fails: text/plain
+	// "error trying to reach service: ...".
+	Transport Unavailable503 = "transport"
+)
+
+// The messages the apiserver sends with each 503.
+const (
+	EndpointResolutionMessage = "Error getting ip and port info of the remote server while proxying"
+	TransportMessagePrefix    = "error trying to reach service"
+)
+
+// LoopPreventionHeader is set on every proxied request; a server that receives it never
+// proxies again (docs/behaviour.md §3.2).
+const LoopPreventionHeader = "X-Kubernetes-Peer-Proxied"
