@@ -1,6 +1,10 @@
 package mvp
 
-import "github.com/mvpctl/mvpctl/pkg/snapshot"
+import (
+	"fmt"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
 
 // Rules of a binary version that do not depend on its configuration. Each cites the section of
 // docs/behaviour.md it comes from.
@@ -51,3 +55,6 @@ func PeerDiscoveryRetries(v snapshot.Version) int {
 // HasPeerProxyMetrics reports whether the binary exports apiserver_peer_proxy_errors_total and
 // apiserver_peer_discovery_sync_errors_total (1.36+, docs/behaviour.md §9).
 func HasPeerProxyMetrics(v snapshot.Version) bool { return ReroutedMetricHasGVR(v) }
+
+// AggregationSince names the first minor with peer-aggregated discovery, for messages.
+func AggregationSince() string { return fmt.Sprintf("1.%d", firstAggregationMinor) }

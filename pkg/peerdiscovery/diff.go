@@ -148,7 +148,7 @@ func Diff(snap *snapshot.Snapshot, names ...string) *Report {
 		}
 	}
 	served := newServedIndex(snap)
-	excluded := ExcludedGroupVersions(snap)
+	excluded := excludedGroupVersions(snap)
 	for i := range snap.Servers {
 		s := &snap.Servers[i]
 		if len(want) > 0 && !want[s.Name] {

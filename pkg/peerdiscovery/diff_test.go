@@ -284,7 +284,12 @@ func TestStatuses(t *testing.T) {
 	}{
 		{"1.34: no peer aggregation", func(s *snapshot.Server) { s.Version = "v1.34.4"; s.PeerProxy = snapshot.PeerProxy{} }, StatusNotAggregated},
 		{"1.36 without --peer-ca-file", func(s *snapshot.Server) { s.PeerProxy.PeerAggregatedDiscovery = snapshot.Ptr(false) }, StatusNotAggregated},
-		{"1.36, nothing recorded: gate on by default", func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} }, StatusAggregated},
+		// Nothing recorded: the gate is on by default from 1.36, but --peer-ca-file has no default,
+		// so no peer proxy is built and /apis is the server's own document.
+		{"1.36, nothing recorded: no --peer-ca-file by default", func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} }, StatusNotAggregated},
+		{"1.36, filter recorded", func(s *snapshot.Server) {
+			s.PeerProxy = snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true)}
+		}, StatusAggregated},
 		{"1.35, nothing recorded: gate off by default", func(s *snapshot.Server) { s.Version = "v1.35.4"; s.PeerProxy = snapshot.PeerProxy{} }, StatusNotAggregated},
 		{"unreachable", func(s *snapshot.Server) { s.Reachable, s.Error = false, "connection refused" }, StatusUnreachable},
 		{"own document not recorded", func(s *snapshot.Server) { s.APIs = nil }, StatusNotRecorded},

@@ -8,11 +8,9 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
-
-// firstAggregatingMinor is the first minor version with peer-aggregated /apis (spec §7).
-const firstAggregatingMinor = 35
 
 // Status says what a server's default /apis is.
 type Status string
@@ -92,7 +90,7 @@ func (e *Expectation) Predicted() bool { return e.Document != nil }
 
 // Expect predicts every server's default /apis, in snapshot order.
 func Expect(snap *snapshot.Snapshot) []Expectation {
-	excluded := ExcludedGroupVersions(snap)
+	excluded := excludedGroupVersions(snap)
 	out := make([]Expectation, len(snap.Servers))
 	for i := range snap.Servers {
 		out[i] = expect(snap, &snap.Servers[i], excluded)
@@ -106,33 +104,17 @@ func ExpectFor(snap *snapshot.Snapshot, server string) (Expectation, error) {
 	if s == nil {
 		return Expectation{}, fmt.Errorf("no server %q in the snapshot (servers: %s)", server, strings.Join(snap.ServerNames(), ", "))
 	}
-	return expect(snap, s, ExcludedGroupVersions(snap)), nil
+	return expect(snap, s, excludedGroupVersions(snap)), nil
 }
 
-// ExcludedGroupVersions is the exclusion set of 1.35+ servers (spec §6): every version of every
-// CRD, served or not, and every APIService with spec.service. Group/versions deleted within
-// the last 5 minutes are excluded too; a snapshot cannot see them. The value says why.
-func ExcludedGroupVersions(snap *snapshot.Snapshot) map[schema.GroupVersion]string {
+// excludedGroupVersions is the exclusion set of 1.35+ servers (mvp.ExcludedGroupVersions),
+// keyed as the merge keys group/versions. Group/versions deleted within the last 5 minutes are
+// excluded too; a snapshot cannot see them. The value says why.
+func excludedGroupVersions(snap *snapshot.Snapshot) map[schema.GroupVersion]string {
 	ex := map[schema.GroupVersion]string{}
-	add := func(gv, why string) {
+	for gv, why := range mvp.ExcludedGroupVersions(snap) {
 		if g, err := schema.ParseGroupVersion(gv); err == nil {
 			ex[g] = why
-		}
-	}
-	for _, gv := range snap.Cluster.CustomResourceGroupVersions {
-		add(gv, "a CustomResourceDefinition")
-	}
-	for _, gv := range snap.Cluster.AggregatedGroupVersions {
-		add(gv, "an aggregated APIService")
-	}
-	for i := range snap.Servers {
-		for _, r := range snap.Servers[i].Resources {
-			switch r.Source {
-			case snapshot.SourceCRD:
-				add(r.GroupVersion(), "a CustomResourceDefinition")
-			case snapshot.SourceAggregated:
-				add(r.GroupVersion(), "an aggregated APIService")
-			}
 		}
 	}
 	return ex
@@ -148,8 +130,8 @@ func aggregates(s *snapshot.Server) (bool, string) {
 		}
 		return false, fmt.Sprintf("version %q: its discovery behaviour is unknown", s.Version)
 	}
-	if v.Minor < firstAggregatingMinor {
-		return false, fmt.Sprintf("%s: no peer-aggregated discovery before 1.%d", v.MinorString(), firstAggregatingMinor)
+	if !mvp.CanAggregateDiscovery(v) {
+		return false, fmt.Sprintf("%s: no peer-aggregated discovery before %s", v.MinorString(), mvp.AggregationSince())
 	}
 	pp := s.PeerProxy
 	switch {
@@ -165,40 +147,22 @@ func aggregates(s *snapshot.Server) (bool, string) {
 	case pp.GateEnabled != nil && !*pp.GateEnabled:
 		return false, fmt.Sprintf("%s with the gate off: /apis is its own document", v.MinorString())
 	}
-	// Nothing recorded: the version's default (gate on from 1.36), assuming --peer-ca-file.
-	if v.Minor >= 36 {
-		return true, fmt.Sprintf("assumed: %s has the gate on by default; the peer proxy is assumed built (--peer-ca-file)", v.MinorString())
+	// Nothing recorded: the binary's default configuration (mvp.AggregatesDiscovery).
+	if on, _ := mvp.AggregatesDiscovery(s); on {
+		return true, fmt.Sprintf("assumed: %s with the peer proxy built: /apis merges its peers' discovery", v.MinorString())
 	}
-	return false, fmt.Sprintf("assumed: %s has the gate off by default", v.MinorString())
+	return false, fmt.Sprintf("assumed: %s without --peer-ca-file (kube-apiserver's default), so no peer proxy: /apis is its own document", v.MinorString())
 }
 
-// gateOn is the route package's rule: the recorded gate, else the version's default.
-func gateOn(s *snapshot.Server) bool {
-	if g := s.PeerProxy.GateEnabled; g != nil {
-		return *g
-	}
-	v, err := snapshot.ParseVersion(s.Version)
-	return err == nil && v.Major == 1 && v.Minor >= 36
-}
-
-// learned decides whether server s holds peer p's document in its peer cache, by the rule
-// pkg/route uses to find peers (spec §4.2): p has an identity (an ID and an identity lease
-// with a holder; a reachable server is assumed to hold its lease when the lease was not
-// read), its gate is on (else it writes no endpoint lease and cannot be fetched), and — for
-// mvpctl to know what s fetched — p was read and its document recorded. ok=false with
+// learned decides whether server s holds peer p's document in its peer cache: p is s's peer by
+// the apiserver's rule (mvp.PeerOf), and — for mvpctl to know what s fetched — p was read and
+// its document recorded. ok=false with
 // uncertain set means s may hold p's data but mvpctl cannot know it.
 func learned(s, p *snapshot.Server) (ok bool, reason string, uncertain bool) {
+	if why := mvp.PeerOf(s, p); why != "" {
+		return false, string(why), false
+	}
 	switch {
-	case p.ID == "":
-		return false, "no identity lease matched: not a peer", false
-	case p.ID == s.ID:
-		return false, "same identity as this server: never its peer", false
-	case p.IdentityLease == nil && !p.Reachable:
-		return false, "no identity lease (stopped gracefully on 1.35+, or expired): not a peer", false
-	case p.IdentityLease != nil && p.IdentityLease.HolderIdentity == "":
-		return false, "identity lease without holderIdentity: ignored as a peer", false
-	case !gateOn(p):
-		return false, "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched", false
 	case !p.Reachable:
 		return false, "identity lease present but the server could not be read: the server may still hold the document it fetched from it earlier", true
 	}
