@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -59,7 +60,9 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 	if srv == nil {
 		return nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 	}
-	minor := minorOf(srv.Version)
+	// Whether the default /apis is peer-aggregated was observed on the old process; the new
+	// state decides it (mvp.AggregatesDiscovery), not the observation.
+	srv.PeerProxy.PeerAggregatedDiscovery = nil
 	switch step.Action {
 	case ActionUpgrade:
 		p, err := LookupProfile(step.To)
@@ -70,7 +73,7 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 		// cluster's, not the binary's, so they are kept.
 		var kept []snapshot.Resource
 		for _, r := range srv.Resources {
-			if r.Source == snapshot.SourceCRD || r.Source == snapshot.SourceAggregated {
+			if mvp.ClusterScoped(r) {
 				kept = append(kept, r)
 			}
 		}
@@ -81,18 +84,11 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 	case ActionStart:
 		start(srv)
 	case ActionCrash:
-		// SIGKILL: nothing is cleaned up. The identity lease lives on (up to 1 h + GC); the
-		// 15 s peer endpoint lease expires: the steady state after a crash is the
-		// endpoint-resolution 503 (the transport 503 lasts only those 15 s).
-		srv.Reachable, srv.Error = false, "crashed (simulated SIGKILL)"
-		srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
+		// The steady state after a crash is the endpoint-resolution 503 (the transport 503
+		// lasts only while the endpoint lease lives).
+		mvp.Crash(srv, "crashed (simulated SIGKILL)")
 	case ActionStop:
-		// SIGTERM: the endpoint lease is removed; from 1.35 the identity lease too.
-		srv.Reachable, srv.Error = false, "stopped (simulated SIGTERM)"
-		srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
-		if minor >= 35 {
-			srv.IdentityLease = nil
-		}
+		mvp.Stop(srv, "stopped (simulated SIGTERM)")
 	case ActionGateOff:
 		// With the gate off, every --peer-* flag is refused, so the peer CA goes too.
 		srv.PeerProxy.GateEnabled = snapshot.Ptr(false)
@@ -113,37 +109,19 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 	return next, nil
 }
 
-// start brings a server up: a new process writes a new identity lease and, once ready, its
-// endpoint lease.
-func start(srv *snapshot.Server) {
-	srv.Reachable, srv.Error = true, ""
-	srv.PeerProxy.EndpointResolvable = nil
-	if srv.ID == "" {
-		srv.ID = snapshot.ServerID(srv.Hostname)
-	}
-	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: srv.ID + "_simulated"}
-}
+// start brings a server up as a new process.
+func start(srv *snapshot.Server) { mvp.Start(srv, "_simulated") }
 
 // recomputePeerAggregated rebuilds each server's peer-aggregated /apis as the set of GVRs the
 // merge would list (spec §7): its own plus every learned peer's, without the core group and
 // without CRD/APIService GVs taken from peers. Only the set matters for routing: a 1.33/1.34
 // peer routes on it (spec §4.2).
 func recomputePeerAggregated(snap *snapshot.Snapshot) {
-	excluded := map[string]bool{}
-	for _, gv := range append(append([]string(nil), snap.Cluster.CustomResourceGroupVersions...), snap.Cluster.AggregatedGroupVersions...) {
-		excluded[gv] = true
-	}
-	for i := range snap.Servers {
-		for _, r := range snap.Servers[i].Resources {
-			if r.Source == snapshot.SourceCRD || r.Source == snapshot.SourceAggregated {
-				excluded[r.GroupVersion()] = true
-			}
-		}
-	}
+	excluded := mvp.ExcludedGroupVersions(snap)
 	for i := range snap.Servers {
 		s := &snap.Servers[i]
 		s.PeerAggregated = nil
-		if !s.Reachable || minorOf(s.Version) < 35 || s.PeerProxy.FilterInstalled == nil || !*s.PeerProxy.FilterInstalled {
+		if on, _ := mvp.AggregatesDiscovery(s); !s.Reachable || !on {
 			continue
 		}
 		seen := map[snapshot.GVR]bool{}
@@ -159,11 +137,11 @@ func recomputePeerAggregated(snap *snapshot.Snapshot) {
 		}
 		for j := range snap.Servers {
 			p := &snap.Servers[j]
-			if j == i || p.IdentityLease == nil || p.PeerProxy.GateEnabled == nil || !*p.PeerProxy.GateEnabled {
+			if j == i || mvp.PeerOf(s, p) != "" {
 				continue
 			}
 			for _, r := range p.Resources {
-				if !excluded[r.GroupVersion()] {
+				if _, ex := excluded[r.GroupVersion()]; !ex {
 					add(r)
 				}
 			}
@@ -172,14 +150,6 @@ func recomputePeerAggregated(snap *snapshot.Snapshot) {
 			s.PeerAggregated = merged
 		}
 	}
-}
-
-func minorOf(version string) int {
-	v, err := snapshot.ParseVersion(version)
-	if err != nil {
-		return 0
-	}
-	return v.Minor
 }
 
 // clone deep-copies a snapshot through JSON: steps must never share slices with the step
