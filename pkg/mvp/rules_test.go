@@ -1,6 +1,7 @@
 package mvp
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -166,5 +167,61 @@ func TestExcludedGroupVersions(t *testing.T) {
 		if got[gv] != why {
 			t.Errorf("%s: %q, want %q", gv, got[gv], why)
 		}
+	}
+}
+
+func TestUnlearnedCauses(t *testing.T) {
+	peer := &snapshot.Server{Name: "b", Version: "v1.36.3", PeerAdvertiseAddress: "10.0.0.2:6443"}
+	unreachable := &snapshot.Server{Name: "b", Version: "v1.36.3", PeerAdvertiseAddress: "10.0.0.2:1",
+		PeerProxy: snapshot.PeerProxy{AdvertiseAddressReachable: ptr(false)}}
+	for _, tc := range []struct {
+		name string
+		s    snapshot.PeerProxy
+		ver  string
+		peer *snapshot.Server
+		want string // cause names, most likely first
+	}{
+		{"no evidence", snapshot.PeerProxy{}, "v1.36.3", peer, "tls-trust advertise-address retries-exhausted"},
+		{"simulated wrong CA", snapshot.PeerProxy{PeerCATrustsPeers: ptr(false)}, "v1.36.3", peer, "tls-trust"},
+		{"advertise address refused mvpctl", snapshot.PeerProxy{}, "v1.36.3", unreachable, "advertise-address tls-trust retries-exhausted"},
+		{"fetch errors", snapshot.PeerProxy{PeerDiscoverySyncErrors: map[string]float64{SyncErrorFetch: 4}}, "v1.36.3", peer, "tls-trust advertise-address retries-exhausted"},
+		{"host:port errors", snapshot.PeerProxy{PeerDiscoverySyncErrors: map[string]float64{SyncErrorHostPort: 1}}, "v1.36.3", peer, "endpoint-resolution retries-exhausted"},
+		{"lease list errors", snapshot.PeerProxy{PeerDiscoverySyncErrors: map[string]float64{SyncErrorLeaseList: 1}}, "v1.36.3", peer, "lease-list"},
+		{"counters read, all zero", snapshot.PeerProxy{PeerDiscoverySyncErrors: map[string]float64{}}, "v1.36.3", peer, "retries-exhausted tls-trust advertise-address"},
+		{"1.34 start-up race", snapshot.PeerProxy{}, "v1.34.4", peer, "start-up-race tls-trust advertise-address"},
+	} {
+		s := &snapshot.Server{Name: "a", Version: tc.ver, PeerProxy: tc.s}
+		var names []string
+		for _, c := range UnlearnedCauses(s, []*snapshot.Server{tc.peer}) {
+			names = append(names, c.Name)
+			if c.Text == "" || c.Confirm == "" {
+				t.Errorf("%s: cause %s without text or confirmation", tc.name, c.Name)
+			}
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("%s: causes %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLearns(t *testing.T) {
+	lease := &snapshot.Lease{Name: "x", HolderIdentity: "x_1"}
+	s := &snapshot.Server{ID: "apiserver-a", Version: "v1.36.3", Reachable: true, IdentityLease: lease}
+	p := &snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true, IdentityLease: lease}
+	if got := Learns(s, p); got != "" {
+		t.Errorf("plain peer: %q", got)
+	}
+	s.PeerProxy.PeerCATrustsPeers = ptr(false)
+	if got := Learns(s, p); got != PeerNotTrusted {
+		t.Errorf("untrusting peer CA: %q", got)
+	}
+	s.PeerProxy.PeerCATrustsPeers = nil
+	p.PeerProxy.AdvertiseAddressReachable = ptr(false)
+	if got := Learns(s, p); got != PeerAdvertiseUnreachable {
+		t.Errorf("unreachable advertise address: %q", got)
+	}
+	p.ID = ""
+	if got := Learns(s, p); got != PeerHasNoID {
+		t.Errorf("no ID wins over fetch problems: %q", got)
 	}
 }

@@ -37,13 +37,24 @@ func skewSnapshot() *snapshot.Snapshot {
 	b := snapshot.Server{Name: "b", ID: snapshot.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2", PeerProxy: configured,
 		Resources: append(append([]snapshot.Resource{}, core...), res("apps", "v1", "replicasets", "ReplicaSet", true),
 			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false)),
-		PeerAggregated: []snapshot.Resource{res("example.com", "v1", "widgets", "Widget", true)}}
+		PeerAggregated: append(nonCore(a.Resources), res("example.com", "v1", "widgets", "Widget", true))}
 	c := snapshot.Server{Name: "c", ID: snapshot.ServerID("c"), Version: "v1.37.1", Reachable: false, Error: "connection refused",
 		IdentityLease: &snapshot.Lease{Name: snapshot.ServerID("c"), HolderIdentity: "x"},
 		PeerProxy:     snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), EndpointResolvable: snapshot.Ptr(true)}}
 	s := snapshot.New()
 	s.Servers = []snapshot.Server{a, b, c}
 	return s
+}
+
+// nonCore is what a peer-aggregated /apis lists of rs: /api is never aggregated.
+func nonCore(rs []snapshot.Resource) []snapshot.Resource {
+	var out []snapshot.Resource
+	for _, r := range rs {
+		if r.Group != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func names(ts []Target) string {

@@ -71,6 +71,9 @@ type Decision struct {
 	Inferred bool `json:"inferred"`
 	// Alternatives lists other outcomes the random peer choice can produce.
 	Alternatives []string `json:"alternatives,omitempty"`
+	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
+	// with how to confirm each; set when that is why the answer is 404.
+	Causes []mvp.Cause `json:"causes,omitempty"`
 }
 
 // Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.

@@ -48,10 +48,38 @@ func server(name, version string, gvrs ...string) snapshot.Server {
 func snap(servers ...snapshot.Server) *snapshot.Snapshot {
 	s := snapshot.New()
 	s.TakenAt = takenAt
-	s.Servers = servers
+	s.Servers = synced(servers)
 	if err := s.Validate(); err != nil {
 		panic(err)
 	}
+	return s
+}
+
+// synced records, for every reachable 1.35+ server whose peer-aggregated /apis is not set, what
+// a fully synced server lists: its own and every other server's non-core resources. A test of
+// a document that was not recorded sets PeerAggregated to an empty, non-nil slice.
+func synced(servers []snapshot.Server) []snapshot.Server {
+	for i := range servers {
+		s := &servers[i]
+		if v, _ := snapshot.ParseVersion(s.Version); !s.Reachable || s.PeerAggregated != nil || v.Minor < 35 {
+			continue
+		}
+		seen := map[snapshot.GVR]bool{}
+		for _, o := range servers {
+			for _, r := range o.Resources {
+				if r.Group != "" && !seen[r.GVR()] {
+					seen[r.GVR()] = true
+					s.PeerAggregated = append(s.PeerAggregated, r)
+				}
+			}
+		}
+	}
+	return servers
+}
+
+// notRecorded marks a server's peer-aggregated /apis as not recorded.
+func notRecorded(s snapshot.Server) snapshot.Server {
+	s.PeerAggregated = []snapshot.Resource{}
 	return s
 }
 

@@ -136,14 +136,36 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
 		return
 	}
-	var cands []*serverView
+	var cands, unlearned []*serverView
 	for _, p := range r.views {
-		if p == v || !r.learnedBy(v, p, st) {
+		if p == v {
 			continue
 		}
-		if r.peerAdvertises(v, p, gvr) {
-			cands = append(cands, p)
+		switch why := mvp.Learns(v.srv, p.srv); why {
+		case "":
+			if r.peerAdvertises(v, p, gvr) {
+				cands = append(cands, p)
+			}
+		case mvp.PeerNotTrusted, mvp.PeerAdvertiseUnreachable:
+			if r.peerAdvertises(v, p, gvr) {
+				st.add("peer %s serves %s, but %s has not learned it: %s", p.srv.Name, gvr, v.srv.Name, why)
+				unlearned = append(unlearned, p)
+			}
+		default:
+			notAPeerStep(p, why, st)
 		}
+	}
+	cands, unlearned = r.learnedCandidates(v, gvr, cands, unlearned, d, st)
+	if len(cands) == 0 && len(unlearned) > 0 {
+		peers := make([]*snapshot.Server, len(unlearned))
+		for i, p := range unlearned {
+			peers[i] = p.srv
+		}
+		d.Causes = mvp.UnlearnedCauses(v.srv, peers)
+		st.add("most likely cause: %s (to confirm: %s)", d.Causes[0].Text, d.Causes[0].Confirm)
+		r.localOutcome(v, req, d, st, fmt.Sprintf("%s has not learned that %s serve(s) %s: %s",
+			v.srv.Name, viewNames(unlearned), gvr.GroupVersion(), d.Causes[0].Text))
+		return
 	}
 	if len(cands) == 0 {
 		st.add("no peer's discovery lists %s", gvr)
@@ -153,13 +175,41 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 	r.resolveAndProxy(v, req, gvr, cands, false, d, st)
 }
 
-// learnedBy reports whether server v's peer-discovery cache holds peer p: p has an identity
-// lease with a holder, and v could resolve p's address and fetch its discovery (its gate is on
-// so its endpoint lease was written).
-func (r *Router) learnedBy(v, p *serverView, st *steps) bool {
-	switch mvp.PeerOf(v.srv, p.srv) {
-	case "":
-		return true
+// learnedCandidates checks the candidate peers against what server v has actually learned:
+// its own peer-aggregated /apis (mvp.LearnedView). A GVR it does not list was learned from no
+// peer, so every candidate moves to unlearned. Without that evidence the candidates stand, and
+// the step says what was assumed.
+func (r *Router) learnedCandidates(v *serverView, gvr snapshot.GVR, cands, unlearned []*serverView, d *Decision, st *steps) ([]*serverView, []*serverView) {
+	if len(cands) == 0 {
+		return cands, unlearned
+	}
+	view, ok := mvp.LearnedView(v.srv)
+	switch {
+	case ok && gvr.Group != "" && !view[gvr]:
+		st.add("%s's own peer-aggregated /apis does not list %s: it has not learned it from %s", v.srv.Name, gvr, viewNames(cands))
+		return nil, append(unlearned, cands...)
+	case ok && gvr.Group != "":
+		st.add("%s's own peer-aggregated /apis lists %s: learned from a peer", v.srv.Name, gvr)
+	case v.era.LearnsPeersAggregatedView():
+		st.add("assumed: %s has fetched %s's discovery (%s keeps no peer-aggregated /apis to check it by)", v.srv.Name, viewNames(cands), v.version.MinorString())
+	case gvr.Group != "":
+		st.add("assumed: %s has fetched %s's discovery (its peer-aggregated /apis is not recorded)", v.srv.Name, viewNames(cands))
+		d.Inferred = true
+	}
+	return cands, unlearned
+}
+
+func viewNames(vs []*serverView) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.srv.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// notAPeerStep says why p is not a peer at all, where that is worth a step.
+func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
+	switch why {
 	case mvp.PeerIsSelf:
 		st.add("peer %s has this server's identity (the same hostname): each takes the other for itself, never a peer", p.srv.Name)
 	case mvp.PeerHasNoLease:
@@ -169,7 +219,6 @@ func (r *Router) learnedBy(v, p *serverView, st *steps) bool {
 	case mvp.PeerGateOff:
 		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
 	}
-	return false
 }
 
 // peerAdvertises reports whether v's peer cache lists gvr for peer p. A 1.33/1.34 server asks

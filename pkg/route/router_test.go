@@ -116,6 +116,25 @@ func TestDecide(t *testing.T) {
 			server("s", "v1.36.3", noBatch...)),
 			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
 
+		// What the server has learned (its own peer-aggregated /apis is the evidence, 1.35+).
+		{name: "peer-aggregated /apis lacks it: never learned, 404 with the cause", snap: snap(server("a", "v1.36.3", all...),
+			withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments")),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "has not learned that a serve(s) batch/v1"},
+		{name: "peer-aggregated /apis not recorded: learning assumed", snap: snap(server("a", "v1.36.3", all...), notRecorded(server("b", "v1.36.3", noBatch...))),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, inferred: true, stepHas: "assumed: b has fetched a's discovery"},
+		{name: "core group: no evidence in /apis, nothing assumed", snap: snap(server("a", "v1.36.3", all...),
+			withAggregated(server("b", "v1.36.3", "apps/v1/deployments"), "apps/v1/deployments")),
+			server: "b", path: "/api/v1/pods", outcome: Proxied, peers: []string{"apiserver-a"}},
+		{name: "1.34 keeps no document: learning assumed, said", snap: snap(server("a", "v1.34.4", all...), server("b", "v1.34.4", noBatch...)),
+			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: "1.34 keeps no peer-aggregated /apis"},
+		{name: "simulated wrong --peer-ca-file: 404, TLS trust", snap: snap(server("a", "v1.36.3", all...),
+			with(server("b", "v1.36.3", noBatch...), func(s *snapshot.Server) { s.PeerProxy.PeerCATrustsPeers = snapshot.Ptr(false) })),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "does not trust a's serving certificate"},
+		{name: "peer's advertise address unreachable: 404", snap: snap(
+			with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.PeerProxy.AdvertiseAddressReachable = snapshot.Ptr(false) }),
+			server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "peer-advertise address of a (127.0.0.1:6443) did not accept"},
+
 		// StorageVersion eras.
 		{name: "1.31: one unresolvable candidate is fatal", snap: snap(
 			server("a", "v1.31.0", all...), with(down(server("c", "v1.31.0", all...), false), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.31.0", noBatch...)),
@@ -219,7 +238,6 @@ func TestDecideErrors(t *testing.T) {
 		t.Errorf("explain: %+v %v", e, err)
 	}
 }
-
 
 func TestTable(t *testing.T) {
 	s := snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...), down(server("c", "v1.36.3", all...), false))

@@ -95,6 +95,14 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
 		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: feature gate turned off")
 		start(srv)
+	case ActionPeerCAWrong, ActionPeerCARight:
+		srv.PeerProxy.PeerCATrustsPeers = snapshot.Ptr(step.Action == ActionPeerCARight)
+		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: "+step.String())
+		start(srv)
+	case ActionAdvertiseUnreachable, ActionAdvertiseReachable:
+		srv.PeerProxy.AdvertiseAddressReachable = snapshot.Ptr(step.Action == ActionAdvertiseReachable)
+		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: "+step.String())
+		start(srv)
 	case ActionDropPeerCA:
 		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
 		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: --peer-ca-file removed")
@@ -113,7 +121,7 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 func start(srv *snapshot.Server) { mvp.Start(srv, "_simulated") }
 
 // recomputePeerAggregated rebuilds each server's peer-aggregated /apis as the set of GVRs the
-// merge would list (spec §7): its own plus every learned peer's, without the core group and
+// merge would list (spec §7): its own plus every learned peer's (mvp.Learns), without the core group and
 // without CRD/APIService GVs taken from peers. Only the set matters for routing: a 1.33/1.34
 // peer routes on it (spec §4.2).
 func recomputePeerAggregated(snap *snapshot.Snapshot) {
@@ -137,7 +145,7 @@ func recomputePeerAggregated(snap *snapshot.Snapshot) {
 		}
 		for j := range snap.Servers {
 			p := &snap.Servers[j]
-			if j == i || mvp.PeerOf(s, p) != "" {
+			if j == i || mvp.Learns(s, p) != "" {
 				continue
 			}
 			for _, r := range p.Resources {

@@ -1,5 +1,5 @@
 // Package simulate rehearses changes to a control plane before they happen: a Scenario rewrites
-// a Snapshot step by step (upgrade, crash, stop, start, gate off, peer CA dropped), pkg/route
+// a Snapshot step by step (upgrade, crash, stop, start, gate off, peer CA dropped or wrong, advertise address unreachable), pkg/route
 // evaluates every step, and traffic (request lists, audit logs) is replayed through each.
 package simulate
 
@@ -48,9 +48,18 @@ const (
 	ActionStart      = "start"        // start a crashed or stopped server again
 	ActionGateOff    = "gate-off"     // restart with UnknownVersionInteroperabilityProxy=false
 	ActionDropPeerCA = "drop-peer-ca" // restart without --peer-ca-file
+	// ActionPeerCAWrong restarts the server with a --peer-ca-file that does not trust its peers'
+	// serving certificates: it learns no peer; ActionPeerCARight restores the right one.
+	ActionPeerCAWrong = "peer-ca-wrong"
+	ActionPeerCARight = "peer-ca-right"
+	// ActionAdvertiseUnreachable restarts the server with a peer-advertise address its peers
+	// cannot reach: no peer learns it; ActionAdvertiseReachable restores a reachable one.
+	ActionAdvertiseUnreachable = "advertise-unreachable"
+	ActionAdvertiseReachable   = "advertise-reachable"
 )
 
-var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA}
+var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA,
+	ActionPeerCAWrong, ActionPeerCARight, ActionAdvertiseUnreachable, ActionAdvertiseReachable}
 
 // Step is one change to one server.
 type Step struct {

@@ -298,3 +298,60 @@ func TestTrafficLongLine(t *testing.T) {
 		t.Errorf("got %+v %v, malformed %d %v", r, err, tr.Malformed, tr.Examples)
 	}
 }
+
+// TestPeerDiscoverySteps: a server that cannot learn its peers (wrong peer CA) or that no peer
+// can learn (unreachable advertise address) answers 404 where it proxied, and the restoring
+// step brings the proxying back.
+func TestPeerDiscoverySteps(t *testing.T) {
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.37"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A GVR only a (1.37) serves.
+	var only snapshot.GVR
+	b := start.Find("b")
+	for _, r := range start.Find("a").Resources {
+		if !b.Serves(r.GVR()) && r.Group != "" {
+			only = r.GVR()
+			break
+		}
+	}
+	if only.Resource == "" {
+		t.Fatal("profiles 1.37 and 1.36 serve the same GVRs")
+	}
+	cell := func(s *snapshot.Snapshot, server string) string {
+		req, err := route.ParseRequest("GET", "/apis/"+only.Group+"/"+only.Version+"/"+only.Resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := route.NewRouter(s).Decide(server, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Cell()
+	}
+	if got := cell(start, "b"); got != "proxy→a" {
+		t.Fatalf("start: b %s for %s, want proxy→a", got, only)
+	}
+	for _, tc := range []struct {
+		break_, restore Step
+	}{
+		{Step{Action: ActionPeerCAWrong, Server: "b"}, Step{Action: ActionPeerCARight, Server: "b"}},
+		{Step{Action: ActionAdvertiseUnreachable, Server: "a"}, Step{Action: ActionAdvertiseReachable, Server: "a"}},
+	} {
+		broken, err := Apply(start, tc.break_)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cell(broken, "b"); got != "404" {
+			t.Errorf("after %s: b %s for %s, want 404", tc.break_, got, only)
+		}
+		restored, err := Apply(broken, tc.restore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cell(restored, "b"); got != "proxy→a" {
+			t.Errorf("after %s: b %s for %s, want proxy→a", tc.restore, got, only)
+		}
+	}
+}

@@ -151,6 +151,18 @@ type PeerProxy struct {
 	// EndpointResolvable: the server's peer endpoint lease (an etcd key with a 15 s TTL) is
 	// present, so peers can resolve its address. Nil means "assume yes while reachable".
 	EndpointResolvable *bool `json:"endpointResolvable,omitempty"`
+	// AdvertiseAddressReachable: the server's peer-advertise address accepts connections
+	// (dialled by mvpctl, or set by a simulation). False: peers can neither fetch its discovery
+	// nor proxy to it. Nil: not checked.
+	AdvertiseAddressReachable *bool `json:"advertiseAddressReachable,omitempty"`
+	// PeerCATrustsPeers: the server's --peer-ca-file trusts its peers' serving certificates, so
+	// its peer-discovery fetches pass TLS verification. A live snapshot cannot see it (the
+	// server's peer-aggregated /apis shows its consequence); simulations set it. Nil: not known.
+	PeerCATrustsPeers *bool `json:"peerCATrustsPeers,omitempty"`
+	// PeerDiscoverySyncErrors is apiserver_peer_discovery_sync_errors_total by its type label
+	// (lease_list, hostport_resolution, fetch_discovery; 1.36+), read from /metrics when the
+	// caller may. Nil when not read.
+	PeerDiscoverySyncErrors map[string]float64 `json:"peerDiscoverySyncErrors,omitempty"`
 	// Evidence says how the fields above were established, e.g. readyz hook names.
 	Evidence []string `json:"evidence,omitempty"`
 }

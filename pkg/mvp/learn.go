@@ -1,0 +1,145 @@
+package mvp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Why a server that is a peer by PeerOf is still not in another server's peer-discovery cache:
+// the fetch of its discovery fails (docs/behaviour.md §4.2, §11.3).
+const (
+	PeerNotTrusted           PeerExclusion = "this server's --peer-ca-file does not trust the peer's serving certificate: its discovery fetch fails TLS verification"
+	PeerAdvertiseUnreachable PeerExclusion = "the peer's peer-advertise address does not accept connections: its discovery cannot be fetched"
+)
+
+// Learns returns "" when server s holds peer p's discovery in its peer cache, from the state
+// the snapshot records, or why it does not. It is PeerOf plus the fetch itself: s's peer CA
+// must trust p's serving certificate and p's advertise address must accept connections. A live
+// snapshot rarely records either; the server's own peer-aggregated /apis is then the evidence
+// of what it learned (LearnedView).
+func Learns(s, p *snapshot.Server) PeerExclusion {
+	if why := PeerOf(s, p); why != "" {
+		return why
+	}
+	if t := s.PeerProxy.PeerCATrustsPeers; t != nil && !*t {
+		return PeerNotTrusted
+	}
+	if a := p.PeerProxy.AdvertiseAddressReachable; a != nil && !*a {
+		return PeerAdvertiseUnreachable
+	}
+	return ""
+}
+
+// LearnedView returns the group/version/resources server s has learned from its peers, read
+// from its own default /apis, and whether that evidence exists. From 1.35 a server that
+// aggregates discovery lists in its default /apis exactly its own groups and those of the
+// peers it fetched (docs/behaviour.md §7), so a GVR of a non-core group that a peer serves but
+// s does not list has not been learned: s answers 404 for it. There is no evidence before 1.35,
+// without aggregation, or when the document was not recorded; the core group (/api) is never
+// aggregated, so it has none either.
+func LearnedView(s *snapshot.Server) (map[snapshot.GVR]bool, bool) {
+	if on, _ := AggregatesDiscovery(s); !on || !s.Reachable || len(s.PeerAggregated) == 0 {
+		return nil, false
+	}
+	view := make(map[snapshot.GVR]bool, len(s.PeerAggregated))
+	for _, r := range s.PeerAggregated {
+		view[r.GVR()] = true
+	}
+	return view, true
+}
+
+// HasLearnedEvidence reports whether LearnedView can tell whether s learned a GVR of group g.
+func HasLearnedEvidence(s *snapshot.Server, group string) bool {
+	_, ok := LearnedView(s)
+	return ok && group != ""
+}
+
+// Cause is one possible reason a server has not learned what a peer serves, with how to
+// confirm it.
+type Cause struct {
+	// Name is short and stable: tls-trust, advertise-address, endpoint-resolution, lease-list,
+	// start-up-race, retries-exhausted.
+	Name    string `json:"name"`
+	Text    string `json:"text"`
+	Confirm string `json:"confirm"`
+}
+
+// Peer-discovery sync error types of apiserver_peer_discovery_sync_errors_total (1.36+).
+const (
+	SyncErrorFetch       = "fetch_discovery"
+	SyncErrorHostPort    = "hostport_resolution"
+	SyncErrorLeaseList   = "lease_list"
+	syncErrorsMetricName = "apiserver_peer_discovery_sync_errors_total"
+)
+
+// UnlearnedCauses lists why server s may not have learned what peers serve, most likely
+// first, from the evidence the snapshot holds: simulated state, s's peer-discovery sync error
+// counters, whether the peers' advertise addresses answered, and the version's known defects.
+func UnlearnedCauses(s *snapshot.Server, peers []*snapshot.Server) []Cause {
+	names := make([]string, 0, len(peers))
+	var unreachable []string
+	for _, p := range peers {
+		names = append(names, p.Name)
+		if a := p.PeerProxy.AdvertiseAddressReachable; a != nil && !*a {
+			unreachable = append(unreachable, fmt.Sprintf("%s (%s)", p.Name, orUnknown(p.PeerAdvertiseAddress)))
+		}
+	}
+	sort.Strings(names)
+	peerList := strings.Join(names, ", ")
+	metrics := fmt.Sprintf("read %s's /metrics: %s{type=...} grows while it fails", s.Name, syncErrorsMetricName)
+	tls := Cause{Name: "tls-trust",
+		Text:    fmt.Sprintf("%s's --peer-ca-file does not trust %s's serving certificate (e.g. the front-proxy CA instead of the cluster CA)", s.Name, peerList),
+		Confirm: fmt.Sprintf("%s; its log says \"Error syncing discovery for peer lease\" with x509: certificate signed by unknown authority", metrics)}
+	advertise := Cause{Name: "advertise-address",
+		Text:    fmt.Sprintf("%s's peer-advertise address is not reachable from %s", peerList, s.Name),
+		Confirm: fmt.Sprintf("check --peer-advertise-ip/--peer-advertise-port on %s and the kubernetes.io/peer-advertise-address annotation of its identity lease; %s", peerList, metrics)}
+	if len(unreachable) > 0 {
+		advertise.Text = fmt.Sprintf("the peer-advertise address of %s did not accept a connection", strings.Join(unreachable, ", "))
+	}
+	hostPort := Cause{Name: "endpoint-resolution",
+		Text:    fmt.Sprintf("%s cannot resolve %s's endpoint (no peer endpoint lease)", s.Name, peerList),
+		Confirm: fmt.Sprintf("check that the feature gate and --peer-advertise-* are set on %s; %s", peerList, metrics)}
+	leases := Cause{Name: "lease-list",
+		Text:    fmt.Sprintf("%s cannot list the identity leases in kube-system", s.Name),
+		Confirm: metrics}
+	retries := Cause{Name: "retries-exhausted",
+		Text: fmt.Sprintf("%s gave up on %s after %d failed fetches and waits for the next identity-lease event", s.Name, peerList,
+			PeerDiscoveryRetries(versionOf(s))),
+		Confirm: fmt.Sprintf("%s's log says \"Dropping lease ... out of the queue\"; restarting %s (a lease event) makes %s fetch again", s.Name, peerList, s.Name)}
+	race := Cause{Name: "start-up-race",
+		Text: fmt.Sprintf("%s tried %s before its endpoint lease existed and dropped it after %d retries (a 1.33/1.34 defect)", s.Name, peerList,
+			PeerDiscoveryRetries(versionOf(s))),
+		Confirm: fmt.Sprintf("%s's log says \"missing port in address\" then \"Dropping lease\"; a lease event (restart any apiserver) makes it fetch again", s.Name)}
+
+	if t := s.PeerProxy.PeerCATrustsPeers; t != nil && !*t {
+		return []Cause{tls}
+	}
+	if len(unreachable) > 0 {
+		return []Cause{advertise, tls, retries}
+	}
+	errs := s.PeerProxy.PeerDiscoverySyncErrors
+	switch {
+	case errs[SyncErrorFetch] > 0:
+		return []Cause{tls, advertise, retries}
+	case errs[SyncErrorHostPort] > 0:
+		return []Cause{hostPort, retries}
+	case errs[SyncErrorLeaseList] > 0:
+		return []Cause{leases}
+	case EraOf(versionOf(s)) == EraDisc:
+		return []Cause{race, tls, advertise}
+	case errs != nil:
+		// Counters read and all zero: fetches do not fail now; s stopped trying.
+		return []Cause{retries, tls, advertise}
+	}
+	return []Cause{tls, advertise, retries}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "address unknown"
+	}
+	return s
+}
