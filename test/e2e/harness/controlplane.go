@@ -40,6 +40,13 @@ type ServerSpec struct {
 	// NoPeerCA keeps the gate on (and --peer-advertise-*) but leaves out --peer-ca-file,
 	// so the proxy filter and peer-aggregated discovery are not installed.
 	NoPeerCA bool
+	// WrongPeerCA sets --peer-ca-file to the front-proxy CA, which signed no serving
+	// certificate (an easy mistake): the filter is installed, but the server's peer-discovery
+	// fetches fail TLS verification, so it learns no peer.
+	WrongPeerCA bool
+	// UnreachableAdvertise sets --peer-advertise-port to a port nothing listens on: peers
+	// cannot fetch the server's discovery, so none learns it.
+	UnreachableAdvertise bool
 }
 
 // Minor returns the minor version number of s.Version (36 for v1.36.3).
@@ -72,6 +79,9 @@ type Server struct {
 	// HTTPClient talks to this server with the admin (system:masters) client cert and
 	// verifies it against the server CA. It does not follow redirects.
 	HTTPClient *http.Client
+
+	// deadPort is a loopback port nothing listens on, advertised with UnreachableAdvertise.
+	deadPort int
 
 	cp      *ControlPlane
 	mu      sync.Mutex
@@ -320,8 +330,12 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 		if err != nil {
 			return cp, err
 		}
+		deadPort, err := freePort()
+		if err != nil {
+			return cp, err
+		}
 		s := &Server{
-			ServerSpec: spec, Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
+			ServerSpec: spec, Port: port, deadPort: deadPort, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
 			LeaseID: snapshot.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
 			Binary: bins[spec.Version], cp: cp,
 		}
@@ -395,8 +409,15 @@ func (s *Server) Args() []string {
 		if minor < 36 {
 			a = append(a, "--feature-gates=UnknownVersionInteroperabilityProxy=true")
 		}
-		a = append(a, "--peer-advertise-ip=127.0.0.1", "--peer-advertise-port="+strconv.Itoa(s.Port))
-		if !s.NoPeerCA {
+		advertise := s.Port
+		if s.UnreachableAdvertise {
+			advertise = s.deadPort
+		}
+		a = append(a, "--peer-advertise-ip=127.0.0.1", "--peer-advertise-port="+strconv.Itoa(advertise))
+		switch {
+		case s.WrongPeerCA:
+			a = append(a, "--peer-ca-file="+p.FrontProxyCA)
+		case !s.NoPeerCA:
 			a = append(a, "--peer-ca-file="+p.ServerCA)
 		}
 	}
@@ -557,6 +578,12 @@ func (cp *ControlPlane) Upgrade(ctx context.Context, name, version string) error
 }
 
 func (cp *ControlPlane) Restart(ctx context.Context, name string) error {
+	return cp.Reconfigure(ctx, name, func(*ServerSpec) {})
+}
+
+// Reconfigure stops the named server gracefully if it is running, changes its spec with
+// change (its name and version stay), starts it again and waits for /readyz.
+func (cp *ControlPlane) Reconfigure(ctx context.Context, name string, change func(*ServerSpec)) error {
 	s, err := cp.get(name)
 	if err != nil {
 		return err
@@ -566,6 +593,12 @@ func (cp *ControlPlane) Restart(ctx context.Context, name string) error {
 			return err
 		}
 	}
+	s.mu.Lock()
+	spec := s.ServerSpec
+	change(&spec)
+	spec.Name, spec.Version = s.Name, s.Version
+	s.ServerSpec = spec
+	s.mu.Unlock()
 	if err := s.start(); err != nil {
 		return err
 	}

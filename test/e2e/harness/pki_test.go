@@ -68,7 +68,7 @@ func mustRead(t *testing.T, p string) []byte {
 }
 
 func TestArgs(t *testing.T) {
-	cp := &ControlPlane{Dir: "/x", EtcdURL: "http://127.0.0.1:1", PKI: &PKI{Dir: "/x/pki", ServerCA: "/x/pki/server-ca.crt"}}
+	cp := &ControlPlane{Dir: "/x", EtcdURL: "http://127.0.0.1:1", PKI: &PKI{Dir: "/x/pki", ServerCA: "/x/pki/server-ca.crt", FrontProxyCA: "/x/pki/front-proxy-ca.crt"}}
 	has := func(args []string, prefix string) bool {
 		return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, prefix) })
 	}
@@ -81,14 +81,19 @@ func TestArgs(t *testing.T) {
 		{ServerSpec{Name: "a", Version: V1_37, NoPeerCA: true}, "", "", "--peer-advertise-ip="},
 		{ServerSpec{Name: "a", Version: V1_35, GateOff: true}, "", "", ""},
 		{ServerSpec{Name: "a", Version: V1_37, GateOff: true}, "--feature-gates=UnknownVersionInteroperabilityProxy=false", "", ""},
+		{ServerSpec{Name: "a", Version: V1_36, WrongPeerCA: true}, "", "--peer-ca-file=/x/pki/front-proxy-ca.crt", "--peer-advertise-ip="},
+		{ServerSpec{Name: "a", Version: V1_36, UnreachableAdvertise: true}, "", "--peer-ca-file=/x/pki/server-ca.crt", "--peer-advertise-port=7000"},
 	} {
-		s := &Server{ServerSpec: tc.spec, Port: 6443, cp: cp}
+		s := &Server{ServerSpec: tc.spec, Port: 6443, deadPort: 7000, cp: cp}
 		args := s.Args()
 		if got := has(args, "--feature-gates="); got != (tc.gate != "") || (tc.gate != "" && !slices.Contains(args, tc.gate)) {
 			t.Errorf("%+v: feature gate flag wrong: %v", tc.spec, args)
 		}
-		if has(args, "--peer-ca-file=") != (tc.peerCA != "") {
-			t.Errorf("%+v: --peer-ca-file presence wrong", tc.spec)
+		if has(args, "--peer-ca-file=") != (tc.peerCA != "") || (strings.Count(tc.peerCA, "/") > 0 && !slices.Contains(args, tc.peerCA)) {
+			t.Errorf("%+v: --peer-ca-file wrong: %v", tc.spec, args)
+		}
+		if strings.HasPrefix(tc.advertise, "--peer-advertise-port=") && !slices.Contains(args, tc.advertise) {
+			t.Errorf("%+v: want %s: %v", tc.spec, tc.advertise, args)
 		}
 		if has(args, "--peer-advertise-ip=") != (tc.advertise != "") || has(args, "--peer-advertise-port=") != (tc.advertise != "") {
 			t.Errorf("%+v: --peer-advertise-* presence wrong", tc.spec)
