@@ -225,3 +225,37 @@ func TestLearns(t *testing.T) {
 		t.Errorf("no ID wins over fetch problems: %q", got)
 	}
 }
+
+func TestSkewPolicy(t *testing.T) {
+	v := func(s string) snapshot.Version {
+		pv, err := snapshot.ParseVersion(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pv
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     UpgradeStep
+	}{
+		{"1.36.3", "1.37.1", UpgradeAllowed},
+		{"1.36.3", "1.36.4", UpgradeAllowed},
+		{"1.37.1", "1.37.1", UpgradeNone},
+		{"1.34.4", "1.36.3", UpgradeSkipsMinor},
+		{"1.34.4", "1.37.1", UpgradeSkipsMinor},
+		{"1.36.3", "1.35.4", UpgradeDowngrade},
+		{"1.36.3", "1.36.1", UpgradeDowngrade},
+		{"1.36.3", "2.0.0", UpgradeSkipsMinor},
+	} {
+		if got := ClassifyUpgrade(v(tc.from), v(tc.to)); got != tc.want {
+			t.Errorf("%s → %s: %d, want %d", tc.from, tc.to, got, tc.want)
+		}
+	}
+	if err := ControlPlaneSkew(map[string]snapshot.Version{"a": v("1.36.3"), "b": v("1.37.1")}); err != nil {
+		t.Errorf("one minor apart is within the policy: %v", err)
+	}
+	err := ControlPlaneSkew(map[string]snapshot.Version{"a": v("1.35.4"), "b": v("1.37.1"), "c": v("1.36.3")})
+	if err == nil || !strings.Contains(err.Error(), "b (v1.37.1) and a (v1.35.4)") {
+		t.Errorf("two minors apart: %v", err)
+	}
+}

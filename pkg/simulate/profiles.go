@@ -20,15 +20,29 @@ var embeddedProfiles embed.FS
 // profileSource is where profiles are read from: the embedded ones, or fixtures in tests.
 var profileSource fs.FS = embeddedProfiles
 
-// Profile is what a default kube-apiserver of one version serves by itself.
+// Profile is what a kube-apiserver of one version serves by itself: with its defaults, and
+// with --runtime-config=api/all=true.
 type Profile struct {
 	// Version is the exact binary version the profile was taken from, e.g. v1.36.3.
-	Version   snapshot.Version
-	Server    snapshot.Server
-	TakenAt   string
-	Source    string
+	Version snapshot.Version
+	Server  snapshot.Server
+	TakenAt string
+	Source  string
+	// Resources is the default served set.
 	Resources []snapshot.Resource
+	// Full is everything the binary can serve (api/all=true); nil when the profile predates
+	// its recording, and then a server's runtime-config cannot be inferred.
+	Full []snapshot.Resource
+	// GateDefault is the recorded default of UnknownVersionInteroperabilityProxy; nil when not
+	// recorded.
+	GateDefault *bool
 }
+
+// Names of the servers of a profile file (test/e2e/cmd/mkprofiles).
+const (
+	profileDefault = "default"
+	profileAll     = "api-all"
+)
 
 // Profiles returns every embedded profile, oldest first.
 func Profiles() ([]Profile, error) {
@@ -46,15 +60,23 @@ func Profiles() ([]Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
 		}
-		if len(snap.Servers) != 1 {
-			return nil, fmt.Errorf("embedded profile %s: want exactly one server, got %d", path.Base(f), len(snap.Servers))
+		srv := snap.Find(profileDefault)
+		if srv == nil && len(snap.Servers) == 1 {
+			srv = &snap.Servers[0] // recorded before profiles held two servers
 		}
-		srv := snap.Servers[0]
+		if srv == nil {
+			return nil, fmt.Errorf("embedded profile %s: no server %q", path.Base(f), profileDefault)
+		}
 		v, err := snapshot.ParseVersion(srv.Version)
 		if err != nil {
 			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
 		}
-		out = append(out, Profile{Version: v, Server: srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source, Resources: srv.Resources})
+		p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
+			Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
+		if all := snap.Find(profileAll); all != nil {
+			p.Full = all.Resources
+		}
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return less(out[i].Version, out[j].Version) })
 	return out, nil

@@ -29,8 +29,10 @@ const (
 // KubeVersions lists every pinned version, in the order they are built by Prebuild.
 var KubeVersions = []string{V1_36, V1_37, V1_35, V1_34}
 
-// ProfileVersions lists every version `make profiles` records, oldest first.
-var ProfileVersions = []string{V1_34, V1_35, V1_36, V1_37}
+// ProfileVersions lists every version `make profiles` records, oldest first: the newest
+// patch release of each minor the Go module proxy serves (patch releases do not change the
+// peer-proxy code, so the e2e tests may pin an older patch of the same minor).
+var ProfileVersions = []string{"v1.33.13", V1_34, V1_35, V1_36, "v1.37.2"}
 
 // Environment variables understood by the harness.
 const (

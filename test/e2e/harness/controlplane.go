@@ -47,6 +47,10 @@ type ServerSpec struct {
 	// UnreachableAdvertise sets --peer-advertise-port to a port nothing listens on: peers
 	// cannot fetch the server's discovery, so none learns it.
 	UnreachableAdvertise bool
+	// DefaultProxyConfig starts the binary with its own defaults for the Mixed Version Proxy,
+	// as a plain installer does: no --feature-gates and no --peer-* flags (so no filter: there
+	// is no --peer-ca-file). Used to record what a version does by default.
+	DefaultProxyConfig bool
 }
 
 // Minor returns the minor version number of s.Version (36 for v1.36.3).
@@ -60,11 +64,16 @@ func (s ServerSpec) Minor() int {
 }
 
 // GateOn reports whether UnknownVersionInteroperabilityProxy is enabled on the server.
-func (s ServerSpec) GateOn() bool { return !s.GateOff }
+func (s ServerSpec) GateOn() bool {
+	if s.DefaultProxyConfig {
+		return s.Minor() >= 36 // beta and on by default from 1.36
+	}
+	return !s.GateOff
+}
 
 // MVP reports whether the proxy filter (and, 1.35+, peer-aggregated discovery) is
 // installed: gate on and --peer-ca-file given.
-func (s ServerSpec) MVP() bool { return !s.GateOff && !s.NoPeerCA }
+func (s ServerSpec) MVP() bool { return !s.GateOff && !s.NoPeerCA && !s.DefaultProxyConfig }
 
 // Server is one running (or stopped) kube-apiserver of a ControlPlane.
 type Server struct {
@@ -401,6 +410,7 @@ func (s *Server) Args() []string {
 	}
 	minor := s.Minor()
 	switch {
+	case s.DefaultProxyConfig:
 	case s.GateOff:
 		if minor >= 36 { // beta, on by default from 1.36
 			a = append(a, "--feature-gates=UnknownVersionInteroperabilityProxy=false")

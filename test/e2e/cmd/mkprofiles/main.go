@@ -1,7 +1,8 @@
 // Command mkprofiles records the version profiles mvpctl's simulations start from: for each
-// pinned kube-apiserver version it starts one real, default server (plus the peer-proxy
-// flags, which change nothing it serves), snapshots it with pkg/discover — the same code
-// `mvpctl snapshot` runs — and writes what it serves by itself to
+// profile version it starts a real kube-apiserver with the binary's defaults (no
+// --runtime-config, no --feature-gates, no --peer-* flags) and one with
+// --runtime-config=api/all=true, snapshots each with pkg/discover — the same code `mvpctl
+// snapshot` runs — and writes what each serves by itself, and the feature gate's default, to
 // pkg/simulate/profiles/<version>.yaml. Profiles are never typed by hand.
 //
 //	cd test/e2e && go run ./cmd/mkprofiles [-out DIR] [version ...]
@@ -41,44 +42,30 @@ func main() {
 	}
 }
 
+// The two servers a profile records: the binary's defaults, and everything it has.
+const (
+	profileDefault = "default"
+	profileAll     = "api-all"
+)
+
 func record(version, dir string) error {
-	name := "profile-" + strings.ReplaceAll(strings.TrimPrefix(version, "v"), ".", "-")
-	cp, err := harness.NewControlPlane(harness.Config{Servers: []harness.ServerSpec{{Name: name, Version: version}}, Logf: log.Printf})
-	if cp != nil {
-		defer cp.Close()
-	}
+	def, err := observe(version, profileDefault, nil)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv := cp.Server(name)
-	snap, err := discover.Discover(ctx, discover.Options{Config: srv.RestConfig(), Endpoints: []string{srv.URL}, NoLeaseServers: true,
-		Warn: func(s string) { log.Printf("warning: %s", s) }})
+	all, err := observe(version, profileAll, []string{"--runtime-config=api/all=true"})
 	if err != nil {
 		return err
 	}
-	if len(snap.Servers) != 1 || !snap.Servers[0].Reachable {
-		return fmt.Errorf("snapshot of the profile server is not one reachable server: %+v", snap.Servers)
+	if def.GateEnabled == nil {
+		return fmt.Errorf("the default server's feature gate could not be established: %v", def.Evidence)
 	}
-	got := snap.Servers[0]
-	if got.Version != version {
-		return fmt.Errorf("server reports %s, want %s", got.Version, version)
-	}
-	// Keep what the binary serves; drop what belongs to this one run (addresses, identity,
-	// leases, configuration evidence) so regenerating a profile only changes it when the
-	// version serves something else.
 	profile := snapshot.New()
-	profile.TakenAt = snap.TakenAt.UTC().Truncate(24 * time.Hour)
-	profile.Source = fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, default flags, recorded by make profiles", version)
-	var resources []snapshot.Resource
-	for _, r := range got.Resources {
-		if r.Source == snapshot.SourceBuiltin || r.Source == "" {
-			resources = append(resources, r)
-		}
-	}
-	profile.Servers = []snapshot.Server{{Name: "default", Version: got.Version, EmulatedVersion: got.EmulatedVersion,
-		Reachable: true, DiscoveryFormat: got.DiscoveryFormat, Resources: resources}}
+	profile.TakenAt = def.TakenAt.UTC().Truncate(24 * time.Hour)
+	profile.Source = fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, recorded by make profiles: %q with no --runtime-config, --feature-gates or --peer-* flag; %q with --runtime-config=api/all=true", version, profileDefault, profileAll)
+	profile.Servers = []snapshot.Server{def.server(profileDefault), all.server(profileAll)}
+	profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: def.GateEnabled,
+		Evidence: []string{fmt.Sprintf("recorded: UnknownVersionInteroperabilityProxy is %s by default (readyz of a server started without --feature-gates)", onOff(*def.GateEnabled))}}
 	if err := profile.Validate(); err != nil {
 		return err
 	}
@@ -86,4 +73,63 @@ func record(version, dir string) error {
 		return err
 	}
 	return profile.WriteFile(filepath.Join(dir, version+".yaml"), false)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// observation is one profile server as pkg/discover read it.
+type observation struct {
+	snapshot.Server
+	TakenAt     time.Time
+	GateEnabled *bool
+	Evidence    []string
+}
+
+// server keeps what the binary serves; what belongs to this one run (addresses, identity,
+// leases, configuration evidence) is dropped, so regenerating a profile only changes it when
+// the version serves something else.
+func (o observation) server(name string) snapshot.Server {
+	var resources []snapshot.Resource
+	for _, r := range o.Resources {
+		if r.Source == snapshot.SourceBuiltin || r.Source == "" {
+			resources = append(resources, r)
+		}
+	}
+	return snapshot.Server{Name: name, Version: o.Version, EmulatedVersion: o.EmulatedVersion,
+		Reachable: true, DiscoveryFormat: o.DiscoveryFormat, Resources: resources}
+}
+
+// observe starts one kube-apiserver of version with the binary's proxy defaults and extra
+// flags, and snapshots it with pkg/discover, the code `mvpctl snapshot` runs.
+func observe(version, role string, flags []string) (observation, error) {
+	name := "profile-" + role + "-" + strings.ReplaceAll(strings.TrimPrefix(version, "v"), ".", "-")
+	cp, err := harness.NewControlPlane(harness.Config{Servers: []harness.ServerSpec{{Name: name, Version: version,
+		DefaultProxyConfig: true, ExtraFlags: flags}}, Logf: log.Printf})
+	if cp != nil {
+		defer cp.Close()
+	}
+	if err != nil {
+		return observation{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := cp.Server(name)
+	snap, err := discover.Discover(ctx, discover.Options{Config: srv.RestConfig(), Endpoints: []string{srv.URL}, NoLeaseServers: true,
+		Warn: func(s string) { log.Printf("warning: %s", s) }})
+	if err != nil {
+		return observation{}, err
+	}
+	if len(snap.Servers) != 1 || !snap.Servers[0].Reachable {
+		return observation{}, fmt.Errorf("snapshot of the profile server is not one reachable server: %+v", snap.Servers)
+	}
+	got := snap.Servers[0]
+	if got.Version != version {
+		return observation{}, fmt.Errorf("server reports %s, want %s", got.Version, version)
+	}
+	return observation{Server: got, TakenAt: snap.TakenAt, GateEnabled: got.PeerProxy.GateEnabled, Evidence: got.PeerProxy.Evidence}, nil
 }

@@ -1,0 +1,95 @@
+package mvp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// The version-skew policy of Kubernetes for kube-apiserver: in a highly available control plane
+// the newest and the oldest apiserver are at most one minor version apart, and an upgrade goes
+// one minor at a time, never backwards (docs/behaviour.md §1, "Upgrades").
+
+// UpgradeStep classifies upgrading a server from one version to another.
+type UpgradeStep int
+
+const (
+	// UpgradeAllowed: to is the same minor (a patch release) or the next minor.
+	UpgradeAllowed UpgradeStep = iota
+	// UpgradeNone: the server already runs to (same minor, same or newer patch): nothing to do.
+	UpgradeNone
+	// UpgradeSkipsMinor: to is two or more minors ahead, outside the skew policy.
+	UpgradeSkipsMinor
+	// UpgradeDowngrade: to is older than the server's version.
+	UpgradeDowngrade
+)
+
+// ClassifyUpgrade says what upgrading from to to is under the skew policy.
+func ClassifyUpgrade(from, to snapshot.Version) UpgradeStep {
+	switch {
+	case to.Major != from.Major || to.Minor < from.Minor:
+		if to.Major > from.Major {
+			return UpgradeSkipsMinor
+		}
+		return UpgradeDowngrade
+	case to.Minor == from.Minor && to.Patch < from.Patch:
+		return UpgradeDowngrade
+	case to.Minor == from.Minor && to.Patch == from.Patch:
+		return UpgradeNone
+	case to.Minor == from.Minor:
+		return UpgradeAllowed
+	case to.Minor == from.Minor+1:
+		return UpgradeAllowed
+	default:
+		return UpgradeSkipsMinor
+	}
+}
+
+// SameMinor reports whether two versions run the same peer-proxy code: patch releases do not
+// change it (docs/behaviour.md §1), so one profile per minor suffices.
+func SameMinor(a, b snapshot.Version) bool { return a.Major == b.Major && a.Minor == b.Minor }
+
+// ControlPlaneSkew returns an error naming the servers when the newest and the oldest server
+// of versions (server name → version) are more than one minor version apart.
+func ControlPlaneSkew(versions map[string]snapshot.Version) error {
+	if len(versions) < 2 {
+		return nil
+	}
+	names := make([]string, 0, len(versions))
+	for n := range versions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	oldest, newest := names[0], names[0]
+	for _, n := range names {
+		v := versions[n]
+		if cmp(v, versions[oldest]) < 0 {
+			oldest = n
+		}
+		if cmp(v, versions[newest]) > 0 {
+			newest = n
+		}
+	}
+	o, nw := versions[oldest], versions[newest]
+	if o.Major == nw.Major && nw.Minor-o.Minor <= 1 {
+		return nil
+	}
+	var at []string
+	for _, n := range names {
+		at = append(at, fmt.Sprintf("%s=%s", n, versions[n]))
+	}
+	return fmt.Errorf("the control plane is outside the version-skew policy: %s (%s) and %s (%s) are more than one minor version apart (%s)",
+		newest, nw, oldest, o, strings.Join(at, ", "))
+}
+
+func cmp(a, b snapshot.Version) int {
+	switch {
+	case a.Major != b.Major:
+		return a.Major - b.Major
+	case a.Minor != b.Minor:
+		return a.Minor - b.Minor
+	}
+	return a.Patch - b.Patch
+}
