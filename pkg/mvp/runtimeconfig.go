@@ -133,3 +133,7 @@ func (c RuntimeConfig) Apply(def, full []snapshot.Resource) (served []snapshot.R
 	sort.Strings(unknown)
 	return served, unknown
 }
+
+// UnknownGroupVersionAtStartup is what kube-apiserver does with a --runtime-config entry naming
+// a group/version its binary does not have. PROVISIONAL until checked on a real server.
+const UnknownGroupVersionAtStartup = "kube-apiserver refuses to start with it"

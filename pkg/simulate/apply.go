@@ -55,10 +55,24 @@ func fromProfile(name string, p Profile) snapshot.Server {
 // the behaviour spec: what matters for routing is reachability, the identity lease (a peer
 // exists), the peer endpoint lease (its address resolves) and the configuration.
 func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
+	next, _, err := applyStep(snap, step)
+	return next, err
+}
+
+// applyStep is Apply, plus what the step did that the routing does not show: the
+// configuration an upgraded server kept, and what of it the new version does not have.
+func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string, error) {
+	var notes []string
+	if step.Action == ActionKeep {
+		if snap.Find(step.Server) == nil {
+			return nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+		}
+		return snap, nil, nil
+	}
 	next := clone(snap)
 	srv := next.Find(step.Server)
 	if srv == nil {
-		return nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+		return nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 	}
 	// Whether the default /apis is peer-aggregated was observed on the old process; the new
 	// state decides it (mvp.AggregatesDiscovery), not the observation.
@@ -67,10 +81,14 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 	case ActionUpgrade:
 		p, err := LookupProfile(step.To)
 		if err != nil {
-			return nil, fmt.Errorf("step %q: %w", step, err)
+			return nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
-		// The server's served set becomes the profile's; CRD and aggregated groups are the
-		// cluster's, not the binary's, so they are kept.
+		served, upgradeNotes, err := upgradedResources(srv, p, step)
+		if err != nil {
+			return nil, nil, fmt.Errorf("step %q: %w", step, err)
+		}
+		notes = append(notes, upgradeNotes...)
+		// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 		var kept []snapshot.Resource
 		for _, r := range srv.Resources {
 			if mvp.ClusterScoped(r) {
@@ -78,7 +96,7 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 			}
 		}
 		srv.Version = p.Version.String()
-		srv.Resources = append(append([]snapshot.Resource(nil), p.Resources...), kept...)
+		srv.Resources = append(served, kept...)
 		srv.DiscoveryFormat = snapshot.DiscoveryProfiled
 		start(srv)
 	case ActionStart:
@@ -114,7 +132,49 @@ func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 		next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil
 	}
 	recomputePeerAggregated(next)
-	return next, nil
+	return next, notes, nil
+}
+
+// defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".
+const defaultRuntimeConfig = "default"
+
+// upgradedResources is what srv serves after its upgrade to profile p: p's default set with
+// srv's --runtime-config applied, the same flags on a new binary. The configuration is the
+// step's, else the one inferred from what srv serves now. A configuration that names a
+// group/version p's binary does not have is reported in the notes.
+func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.Resource, []string, error) {
+	var cfg mvp.RuntimeConfig
+	var notes []string
+	switch {
+	case step.RuntimeConfig != nil && *step.RuntimeConfig == defaultRuntimeConfig:
+	case step.RuntimeConfig != nil:
+		c, err := mvp.ParseRuntimeConfig(*step.RuntimeConfig)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg = c
+	default:
+		obs := InferRuntimeConfig(srv)
+		switch {
+		case obs.Unknown != "":
+			notes = append(notes, fmt.Sprintf("%s: its --runtime-config could not be inferred (%s): it is upgraded to %s's defaults", srv.Name, obs.Unknown, p.Version))
+		case len(obs.Misfits) > 0:
+			notes = append(notes, fmt.Sprintf("%s: what it serves fits no --runtime-config (%s); the closest, %q, is kept", srv.Name, strings.Join(obs.Misfits, "; "), obs.RuntimeConfig))
+		}
+		cfg = obs.Config
+	}
+	if cfg.IsDefault() {
+		return append([]snapshot.Resource(nil), p.Resources...), notes, nil
+	}
+	if p.Full == nil {
+		return nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
+	}
+	served, unknown := cfg.Apply(p.Resources, p.Full)
+	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s", srv.Name, cfg))
+	for _, gv := range unknown {
+		notes = append(notes, fmt.Sprintf("%s: --runtime-config names %s, which %s does not have: %s", srv.Name, gv, p.Version, mvp.UnknownGroupVersionAtStartup))
+	}
+	return served, notes, nil
 }
 
 // start brings a server up as a new process.

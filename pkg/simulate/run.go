@@ -3,7 +3,9 @@ package simulate
 import (
 	"fmt"
 	"sort"
+	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -25,6 +27,9 @@ type Simulation struct {
 	AtRisk []Risk `json:"atRisk"`
 	// Removed lists GVRs served at the start and by no server at the end.
 	Removed []string `json:"removed,omitempty"`
+	// RuntimeConfigs is each observed server's --runtime-config as inferred from what it
+	// serves at the start: what an upgrade keeps.
+	RuntimeConfigs []ObservedConfig `json:"runtimeConfigs,omitempty"`
 }
 
 // StepResult is the control plane and its routing after one step. Step 0 is the start.
@@ -33,6 +38,9 @@ type StepResult struct {
 	Step    string                `json:"step"`
 	Servers []route.ServerSummary `json:"servers"`
 	Table   route.RoutingTable    `json:"routes"`
+	// Notes say what the step did that the routing does not show (the configuration an
+	// upgraded server kept, and what of it the new version does not have).
+	Notes []string `json:"notes,omitempty"`
 
 	snap   *snapshot.Snapshot
 	router *route.Router
@@ -58,13 +66,20 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim := &Simulation{APIVersion: snapshot.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	cur := start
 	sim.Steps = append(sim.Steps, evaluate(0, "start", cur))
+	for i := range start.Servers {
+		if srv := &start.Servers[i]; srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
+			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
+		}
+	}
 	for i, st := range steps {
-		next, err := Apply(cur, st)
+		next, notes, err := applyStep(cur, st)
 		if err != nil {
 			return nil, err
 		}
 		cur = next
-		sim.Steps = append(sim.Steps, evaluate(i+1, st.String(), cur))
+		res := evaluate(i+1, st.String(), cur)
+		res.Notes = notes
+		sim.Steps = append(sim.Steps, res)
 	}
 	profiles := map[string]bool{}
 	for _, s := range sim.Steps {
@@ -144,25 +159,75 @@ func removed(first, last *snapshot.Snapshot) []string {
 
 // UpgradePlan is a rolling upgrade of every server to version to, one at a time in order (the
 // snapshot's order when empty): each server is stopped gracefully, then started at the new
-// version — the window while it is down is a step of its own.
+// version — the window while it is down is a step of its own. A server that already runs the
+// target (the same minor when to names only a minor, e.g. "1.37") is not upgraded: it gets a
+// keep step that says so.
 func UpgradePlan(snap *snapshot.Snapshot, to string, order []string) ([]Step, error) {
-	if _, err := LookupProfile(to); err != nil {
+	p, err := LookupProfile(to)
+	if err != nil {
 		return nil, err
 	}
+	minorOnly := strings.Count(strings.TrimPrefix(strings.TrimSpace(to), "v"), ".") == 1
 	if len(order) == 0 {
 		order = snap.ServerNames()
 	}
 	seen := map[string]bool{}
 	var steps []Step
 	for _, name := range order {
-		if snap.Find(name) == nil {
+		srv := snap.Find(name)
+		if srv == nil {
 			return nil, fmt.Errorf("--order: no server %q in the control plane (servers: %v)", name, snap.ServerNames())
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("--order: server %q listed twice", name)
 		}
 		seen[name] = true
+		if v, err := snapshot.ParseVersion(srv.Version); err == nil &&
+			(mvp.ClassifyUpgrade(v, p.Version) == mvp.UpgradeNone || (minorOnly && mvp.SameMinor(v, p.Version))) {
+			steps = append(steps, Step{Action: ActionKeep, Server: name})
+			continue
+		}
 		steps = append(steps, Step{Action: ActionStop, Server: name}, Step{Action: ActionUpgrade, Server: name, To: to})
 	}
 	return steps, nil
+}
+
+// CheckSkew replays the upgrade steps on the servers' versions and returns one error naming
+// every server whose upgrade skips a minor version or goes backwards, and the start state when
+// it is itself outside the version-skew policy (mvp.ClassifyUpgrade, mvp.ControlPlaneSkew).
+func CheckSkew(start *snapshot.Snapshot, steps []Step) error {
+	versions := map[string]snapshot.Version{}
+	for _, s := range start.Servers {
+		if v, err := snapshot.ParseVersion(s.Version); err == nil {
+			versions[s.Name] = v
+		}
+	}
+	var problems []string
+	if err := mvp.ControlPlaneSkew(versions); err != nil {
+		problems = append(problems, "at the start, "+err.Error())
+	}
+	for _, st := range steps {
+		if st.Action != ActionUpgrade {
+			continue
+		}
+		p, err := LookupProfile(st.To)
+		if err != nil {
+			return err
+		}
+		from, ok := versions[st.Server]
+		if !ok {
+			continue
+		}
+		switch mvp.ClassifyUpgrade(from, p.Version) {
+		case mvp.UpgradeSkipsMinor:
+			problems = append(problems, fmt.Sprintf("%s %s → %s skips a minor version", st.Server, from, p.Version))
+		case mvp.UpgradeDowngrade:
+			problems = append(problems, fmt.Sprintf("%s %s → %s is a downgrade", st.Server, from, p.Version))
+		}
+		versions[st.Server] = p.Version
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("outside the Kubernetes version-skew policy (one minor version at a time, never backwards): %s; pass --allow-skew to simulate it anyway", strings.Join(problems, "; "))
+	}
+	return nil
 }

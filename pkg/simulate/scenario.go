@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"sigs.k8s.io/yaml"
 )
@@ -56,10 +57,13 @@ const (
 	// cannot reach: no peer learns it; ActionAdvertiseReachable restores a reachable one.
 	ActionAdvertiseUnreachable = "advertise-unreachable"
 	ActionAdvertiseReachable   = "advertise-reachable"
+	// ActionKeep changes nothing: a server a rolling upgrade leaves alone because it already
+	// runs the target version.
+	ActionKeep = "keep"
 )
 
 var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA,
-	ActionPeerCAWrong, ActionPeerCARight, ActionAdvertiseUnreachable, ActionAdvertiseReachable}
+	ActionPeerCAWrong, ActionPeerCARight, ActionAdvertiseUnreachable, ActionAdvertiseReachable, ActionKeep}
 
 // Step is one change to one server.
 type Step struct {
@@ -67,11 +71,22 @@ type Step struct {
 	Server string `json:"server"`
 	// To is the target version of an upgrade.
 	To string `json:"to,omitempty"`
+	// RuntimeConfig, on an upgrade, is the --runtime-config the upgraded server starts with.
+	// Unset: the configuration inferred from what the server serves before the upgrade is
+	// kept, as a real upgrade keeps the flags. "default" means no --runtime-config at all.
+	RuntimeConfig *string `json:"runtimeConfig,omitempty"`
 }
 
 func (s Step) String() string {
 	if s.Action == ActionUpgrade {
-		return fmt.Sprintf("upgrade %s to %s", s.Server, s.To)
+		out := fmt.Sprintf("upgrade %s to %s", s.Server, s.To)
+		if s.RuntimeConfig != nil {
+			out += " with --runtime-config=" + *s.RuntimeConfig
+		}
+		return out
+	}
+	if s.Action == ActionKeep {
+		return "keep " + s.Server + " (already at the target version: not upgraded)"
 	}
 	return s.Action + " " + s.Server
 }
@@ -131,6 +146,16 @@ func (s Step) validate() error {
 	if (s.Action == ActionUpgrade) != (s.To != "") {
 		return errors.New("to: set for upgrade steps, and only for them")
 	}
+	if s.RuntimeConfig != nil {
+		if s.Action != ActionUpgrade {
+			return errors.New("runtimeConfig: set for upgrade steps only")
+		}
+		if *s.RuntimeConfig != defaultRuntimeConfig {
+			if _, err := mvp.ParseRuntimeConfig(*s.RuntimeConfig); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -155,7 +180,12 @@ func ParseStep(s string) (Step, error) {
 	}
 	st := Step{Action: action, Server: rest}
 	if action == ActionUpgrade {
-		st.Server, st.To, _ = strings.Cut(rest, "=")
+		// upgrade:b=1.37 or upgrade:b=1.37,runtime-config=batch/v1=false
+		target, cfg, hasCfg := strings.Cut(rest, ",runtime-config=")
+		st.Server, st.To, _ = strings.Cut(target, "=")
+		if hasCfg {
+			st.RuntimeConfig = &cfg
+		}
 	}
 	if err := st.validate(); err != nil {
 		return Step{}, fmt.Errorf("--step %q: %w", s, err)

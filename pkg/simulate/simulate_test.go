@@ -66,18 +66,18 @@ func TestApplySteps(t *testing.T) {
 		outcome     route.Outcome
 		unavailable string
 	}{
-		{"upgraded server serves the new API itself", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "a", widgets, route.Local, ""},
-		{"old servers proxy the new API to it", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "b", widgets, route.Proxied, ""},
-		{"crash keeps the lease: 503", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionCrash, "a", ""}}, "b", widgets, route.Unavailable, route.UnavailableEndpoint},
-		{"graceful stop on 1.35+ deletes the lease: 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionStop, "a", ""}}, "b", widgets, route.NotFound, ""},
-		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{ActionUpgrade, "c", "1.34"}, {ActionStop, "c", ""}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Unavailable, route.UnavailableEndpoint},
-		{"served everywhere: local", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "b", jobs, route.Local, ""},
-		{"restart after a crash: proxied again", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionCrash, "a", ""}, {ActionStart, "a", ""}}, "b", widgets, route.Proxied, ""},
-		{"gate off on the asking server: 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionGateOff, "b", ""}}, "b", widgets, route.NotFound, ""},
-		{"gate off on the serving server: never learned, 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionGateOff, "a", ""}}, "b", widgets, route.NotFound, ""},
-		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionDropPeerCA, "b", ""}}, "b", widgets, route.NotFound, ""},
-		{"no peer CA on the serving server: still a target", "1.36", []Step{{ActionUpgrade, "a", "1.37"}, {ActionDropPeerCA, "a", ""}}, "b", widgets, route.Proxied, ""},
-		{"removed API is proxied to old servers", "1.36", []Step{{ActionUpgrade, "a", "1.37"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Proxied, ""},
+		{"upgraded server serves the new API itself", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", widgets, route.Local, ""},
+		{"old servers proxy the new API to it", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", widgets, route.Proxied, ""},
+		{"crash keeps the lease: 503", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}}, "b", widgets, route.Unavailable, route.UnavailableEndpoint},
+		{"graceful stop on 1.35+ deletes the lease: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionStop, Server: "a"}}, "b", widgets, route.NotFound, ""},
+		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{Action: ActionUpgrade, Server: "c", To: "1.34"}, {Action: ActionStop, Server: "c"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Unavailable, route.UnavailableEndpoint},
+		{"served everywhere: local", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", jobs, route.Local, ""},
+		{"restart after a crash: proxied again", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStart, Server: "a"}}, "b", widgets, route.Proxied, ""},
+		{"gate off on the asking server: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "b"}}, "b", widgets, route.NotFound, ""},
+		{"gate off on the serving server: never learned, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "a"}}, "b", widgets, route.NotFound, ""},
+		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "b"}}, "b", widgets, route.NotFound, ""},
+		{"no peer CA on the serving server: still a target", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "a"}}, "b", widgets, route.Proxied, ""},
+		{"removed API is proxied to old servers", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Proxied, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestApplySteps(t *testing.T) {
 
 func TestStopBefore135KeepsLease(t *testing.T) {
 	s := threeServers(t, "1.34")
-	s, err := Apply(s, Step{ActionStop, "a", ""})
+	s, err := Apply(s, Step{Action: ActionStop, Server: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestStopBefore135KeepsLease(t *testing.T) {
 func TestApplyDoesNotMutate(t *testing.T) {
 	s := threeServers(t, "1.36")
 	before, _ := s.Marshal(true)
-	if _, err := Apply(s, Step{ActionUpgrade, "a", "1.37"}); err != nil {
+	if _, err := Apply(s, Step{Action: ActionUpgrade, Server: "a", To: "1.37"}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := s.Marshal(true)
@@ -119,14 +119,14 @@ func TestApplyDoesNotMutate(t *testing.T) {
 		t.Error("Apply changed its input")
 	}
 	s.Servers[0].APIs = &snapshot.DiscoveryDocument{ETag: `"X"`}
-	next, err := Apply(s, Step{ActionCrash, "b", ""})
+	next, err := Apply(s, Step{Action: ActionCrash, Server: "b"})
 	if err != nil || next.Servers[0].APIs != nil {
 		t.Errorf("a step must drop the served discovery documents, which no longer describe the control plane: %v", err)
 	}
-	if _, err := Apply(s, Step{ActionCrash, "z", ""}); err == nil || !strings.Contains(err.Error(), `no server "z"`) {
+	if _, err := Apply(s, Step{Action: ActionCrash, Server: "z"}); err == nil || !strings.Contains(err.Error(), `no server "z"`) {
 		t.Errorf("unknown server: %v", err)
 	}
-	if _, err := Apply(s, Step{ActionUpgrade, "a", "1.99"}); err == nil || !strings.Contains(err.Error(), "no profile for Kubernetes 1.99") {
+	if _, err := Apply(s, Step{Action: ActionUpgrade, Server: "a", To: "1.99"}); err == nil || !strings.Contains(err.Error(), "no profile for Kubernetes 1.99") {
 		t.Errorf("unknown version: %v", err)
 	}
 }
@@ -137,7 +137,7 @@ func TestRollingUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(steps) != 6 || steps[0] != (Step{ActionStop, "c", ""}) || steps[1] != (Step{ActionUpgrade, "c", "1.37"}) {
+	if len(steps) != 6 || steps[0] != (Step{Action: ActionStop, Server: "c"}) || steps[1] != (Step{Action: ActionUpgrade, Server: "c", To: "1.37"}) {
 		t.Fatalf("plan = %v", steps)
 	}
 	sim, err := Run(s, steps)
@@ -206,7 +206,7 @@ func TestScenarioFileAndFlags(t *testing.T) {
 	if _, err := ParseServers("a"); err == nil {
 		t.Error("ParseServers(a) should fail")
 	}
-	if st, err := ParseStep("upgrade:a=1.37"); err != nil || st != (Step{ActionUpgrade, "a", "1.37"}) {
+	if st, err := ParseStep("upgrade:a=1.37"); err != nil || st != (Step{Action: ActionUpgrade, Server: "a", To: "1.37"}) {
 		t.Errorf("ParseStep: %v %v", st, err)
 	}
 	if _, err := ParseStep("crash"); err == nil {

@@ -1,0 +1,126 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// ObservedConfig is a server's --runtime-config as inferred from what it serves: the
+// configuration that, applied to its version's default set, gives exactly what it serves.
+type ObservedConfig struct {
+	Server string `json:"server"`
+	// Profile is the version profile compared against (same minor; patch releases do not
+	// change what a binary can serve in a way the proxy sees).
+	Profile string            `json:"profile,omitempty"`
+	Config  mvp.RuntimeConfig `json:"config"`
+	// RuntimeConfig is Config as the flag value ("" for the defaults).
+	RuntimeConfig string `json:"runtimeConfig"`
+	// Misfits are group/version/resources no runtime-config explains: served although the
+	// configuration does not switch them on, or missing although it does (e.g. a resource
+	// missing inside a served group/version). They are reported, never rounded away.
+	Misfits []string `json:"misfits,omitempty"`
+	// Unknown says why nothing could be inferred (no profile for the version, or a profile
+	// without its full set); empty when Config is meaningful.
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// InferRuntimeConfig compares what srv serves by itself (its built-in resources: CRDs and
+// aggregated APIs belong to the cluster) with its version's default and full sets, and returns
+// the shortest configuration that explains it: switches on top of the defaults, or api/all=true
+// with switches off. Whatever that configuration does not explain is listed as a misfit.
+func InferRuntimeConfig(srv *snapshot.Server) ObservedConfig {
+	out := ObservedConfig{Server: srv.Name}
+	v, err := snapshot.ParseVersion(srv.Version)
+	if err != nil {
+		out.Unknown = err.Error()
+		return out
+	}
+	p, err := LookupProfile(v.MinorString())
+	if err != nil {
+		out.Unknown = err.Error()
+		return out
+	}
+	out.Profile = p.Version.String()
+	var served []snapshot.Resource
+	for _, r := range srv.Resources {
+		if !mvp.ClusterScoped(r) {
+			served = append(served, r)
+		}
+	}
+	if len(misfits(served, p.Resources)) == 0 {
+		return out // exactly the default set: no --runtime-config
+	}
+	if p.Full == nil {
+		out.Unknown = fmt.Sprintf("the profile of %s does not record the full set (api/all=true): regenerate it with `make profiles`", p.Version)
+		return out
+	}
+	sGV, dGV, fGV := groupVersions(served), groupVersions(p.Resources), groupVersions(p.Full)
+	onDefaults := mvp.RuntimeConfig{Enabled: minus(sGV, dGV), Disabled: minus(dGV, sGV)}
+	allAPIs := mvp.RuntimeConfig{AllAPIs: true, Disabled: minus(fGV, sGV), Enabled: minus(sGV, fGV)}
+	out.Config = onDefaults
+	if entries(allAPIs) < entries(onDefaults) {
+		out.Config = allAPIs
+	}
+	out.RuntimeConfig = out.Config.String()
+	predicted, unknown := out.Config.Apply(p.Resources, p.Full)
+	out.Misfits = misfits(served, predicted)
+	for _, gv := range unknown {
+		out.Misfits = append(out.Misfits, gv+" (served, but "+p.Version.String()+" has no such group/version)")
+	}
+	return out
+}
+
+func entries(c mvp.RuntimeConfig) int {
+	n := len(c.Enabled) + len(c.Disabled)
+	if c.AllAPIs {
+		n++
+	}
+	return n
+}
+
+func groupVersions(rs []snapshot.Resource) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rs {
+		out[r.GroupVersion()] = true
+	}
+	return out
+}
+
+// minus returns the sorted members of a that are not in b.
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// misfits lists the GVRs on which served and predicted differ.
+func misfits(served, predicted []snapshot.Resource) []string {
+	s, p := map[snapshot.GVR]bool{}, map[snapshot.GVR]bool{}
+	for _, r := range served {
+		s[r.GVR()] = true
+	}
+	for _, r := range predicted {
+		p[r.GVR()] = true
+	}
+	var out []string
+	for g := range s {
+		if !p[g] {
+			out = append(out, g.String()+" (served, but the configuration does not switch it on)")
+		}
+	}
+	for g := range p {
+		if !s[g] {
+			out = append(out, g.String()+" (not served, although the configuration switches its group/version on)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
