@@ -105,6 +105,12 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 			servers = append(servers, fmt.Sprintf("%s (%s)", srv.Name, state))
 		}
 		fmt.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
+		if s.Phase != "" {
+			fmt.Fprintf(w, "(%s)\n", s.Phase)
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		if len(s.Table.Rows) == 0 {
 			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
 			continue

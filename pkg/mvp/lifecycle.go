@@ -12,12 +12,23 @@ import (
 // endpoint-resolution.
 const EndpointLeaseTTL = 15 * time.Second
 
-// Crash is what a SIGKILL leaves behind: nothing is cleaned up. The identity lease lives on
-// (up to 1 h + GC); the endpoint lease expires within EndpointLeaseTTL, after which peers can
-// no longer resolve the server (the steady state: 503 endpoint-resolution).
-func Crash(srv *snapshot.Server, why string) {
+// CrashPhase is a moment after a SIGKILL.
+type CrashPhase int
+
+const (
+	// CrashEndpointAlive: up to EndpointLeaseTTL after the kill the endpoint lease lives, peers
+	// resolve the dead server's address and dialling it fails: 503 transport.
+	CrashEndpointAlive CrashPhase = iota
+	// CrashEndpointExpired: afterwards peers cannot resolve it: 503 endpoint-resolution, for as
+	// long as the identity lease lives (up to 1 h + GC).
+	CrashEndpointExpired
+)
+
+// Crash is what a SIGKILL leaves behind at phase: nothing is cleaned up, the identity lease
+// lives on, and the endpoint lease lives until it expires (docs/behaviour.md §11.4).
+func Crash(srv *snapshot.Server, why string, phase CrashPhase) {
 	srv.Reachable, srv.Error = false, why
-	srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
+	srv.PeerProxy.EndpointResolvable = snapshot.Ptr(phase == CrashEndpointAlive)
 }
 
 // Stop is a graceful stop (SIGTERM): the endpoint lease is removed at once and, from 1.35, the

@@ -143,9 +143,13 @@ func TestLifecycle(t *testing.T) {
 		if srv.IdentityLease == nil || !srv.Reachable || !EndpointResolves(srv) {
 			t.Errorf("%s after Start: %+v", tc.version, srv)
 		}
-		Crash(srv, "killed")
+		Crash(srv, "killed", CrashEndpointAlive)
+		if srv.IdentityLease == nil || srv.Reachable || !EndpointResolves(srv) {
+			t.Errorf("%s right after Crash: lease must survive, endpoint still resolves: %+v", tc.version, srv)
+		}
+		Crash(srv, "killed", CrashEndpointExpired)
 		if srv.IdentityLease == nil || srv.Reachable || EndpointResolves(srv) {
-			t.Errorf("%s after Crash: lease must survive, endpoint must not resolve: %+v", tc.version, srv)
+			t.Errorf("%s after Crash and %s: lease must survive, endpoint must not resolve: %+v", tc.version, EndpointLeaseTTL, srv)
 		}
 	}
 }

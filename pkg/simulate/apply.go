@@ -102,9 +102,9 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	case ActionStart:
 		start(srv)
 	case ActionCrash:
-		// The steady state after a crash is the endpoint-resolution 503 (the transport 503
-		// lasts only while the endpoint lease lives).
-		mvp.Crash(srv, "crashed (simulated SIGKILL)")
+		// Apply gives the steady state after a crash, the endpoint-resolution 503; Run also
+		// shows the first EndpointLeaseTTL, the transport 503 (crashWindow).
+		mvp.Crash(srv, "crashed (simulated SIGKILL)", mvp.CrashEndpointExpired)
 	case ActionStop:
 		mvp.Stop(srv, "stopped (simulated SIGTERM)")
 	case ActionGateOff:

@@ -38,6 +38,9 @@ type StepResult struct {
 	Step    string                `json:"step"`
 	Servers []route.ServerSummary `json:"servers"`
 	Table   route.RoutingTable    `json:"routes"`
+	// Phase says which part of the step's aftermath this is, when it has several (a crash:
+	// first the endpoint lease lives, then it has expired). Both phases have the step's N.
+	Phase string `json:"phase,omitempty"`
 	// Notes say what the step did that the routing does not show (the configuration an
 	// upgraded server kept, and what of it the new version does not have).
 	Notes []string `json:"notes,omitempty"`
@@ -76,9 +79,20 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		if err != nil {
 			return nil, err
 		}
+		if st.Action == ActionCrash {
+			// The first EndpointLeaseTTL after a kill: the endpoint lease still lives.
+			window := clone(next)
+			mvp.Crash(window.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
+			res := evaluate(i+1, st.String(), window)
+			res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
+			sim.Steps = append(sim.Steps, res)
+		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
 		res.Notes = notes
+		if st.Action == ActionCrash {
+			res.Phase = fmt.Sprintf("from %s after the kill, while its identity lease lives (up to 1 h + GC)", mvp.EndpointLeaseTTL)
+		}
 		sim.Steps = append(sim.Steps, res)
 	}
 	profiles := map[string]bool{}
