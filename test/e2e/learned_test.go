@@ -54,6 +54,16 @@ func TestUnlearnedPeers(t *testing.T) {
 			// mvc-a's failing fetches are retried with backoff; give them a moment to fail
 			// for real, so the snapshot sees the state that lasts.
 			time.Sleep(3 * time.Second)
+			for _, s := range cp.Servers() {
+				leases, err := s.IdentityLeases(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range leases {
+					t.Logf("via %s: identity lease %s advertises %s", s.Name, l.Name, l.Annotations["kubernetes.io/peer-advertise-address"])
+				}
+				break
+			}
 			dir := t.TempDir()
 			// Read each server at its own URL: mvc-b's advertised address may be the dead one.
 			endpoints := []string{"--kubeconfig", cp.Kubeconfig, "--leases=false", "--endpoint", cp.Server("mvc-a").URL, "--endpoint", cp.Server("mvc-b").URL}
@@ -90,7 +100,8 @@ func TestUnlearnedPeers(t *testing.T) {
 			}
 
 			// preflight blocks: mvc-a does not advertise what its peer serves.
-			pf := runMvpctl(t, "preflight", "--snapshot", snap.Path, "-o", "json")
+			// (--to the version they run: a plan of keep steps, the checks of the start state.)
+			pf := runMvpctl(t, "preflight", "--snapshot", snap.Path, "--to", "1.36", "-o", "json")
 			if pf.Exit != 3 || !strings.Contains(string(pf.Stdout), `"MVP030"`) || !strings.Contains(string(pf.Stdout), tc.causeText) {
 				t.Errorf("preflight on the broken plane: want exit 3 with MVP030 naming %q; got %s\n%.3000s", tc.causeText, pf, pf.Stdout)
 			}

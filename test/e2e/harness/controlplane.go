@@ -44,8 +44,11 @@ type ServerSpec struct {
 	// certificate (an easy mistake): the filter is installed, but the server's peer-discovery
 	// fetches fail TLS verification, so it learns no peer.
 	WrongPeerCA bool
-	// UnreachableAdvertise sets --peer-advertise-port to a port nothing listens on: peers
-	// cannot fetch the server's discovery, so none learns it.
+	// UnreachableAdvertise publishes 127.0.0.2:<port> as the server's peer address, where
+	// nothing listens (it binds 127.0.0.1): peers cannot fetch its discovery, so none learns
+	// it. Observed on v1.36.3: --peer-advertise-ip/--peer-advertise-port do not change the
+	// published address (the identity lease annotation and the endpoint lease carry
+	// --advertise-address and the secure port), so --advertise-address is what is changed.
 	UnreachableAdvertise bool
 	// DefaultProxyConfig starts the binary with its own defaults for the Mixed Version Proxy,
 	// as a plain installer does: no --feature-gates and no --peer-* flags (so no filter: there
@@ -88,9 +91,6 @@ type Server struct {
 	// HTTPClient talks to this server with the admin (system:masters) client cert and
 	// verifies it against the server CA. It does not follow redirects.
 	HTTPClient *http.Client
-
-	// deadPort is a loopback port nothing listens on, advertised with UnreachableAdvertise.
-	deadPort int
 
 	cp      *ControlPlane
 	mu      sync.Mutex
@@ -339,12 +339,8 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 		if err != nil {
 			return cp, err
 		}
-		deadPort, err := freePort()
-		if err != nil {
-			return cp, err
-		}
 		s := &Server{
-			ServerSpec: spec, Port: port, deadPort: deadPort, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
+			ServerSpec: spec, Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
 			LeaseID: snapshot.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
 			Binary: bins[spec.Version], cp: cp,
 		}
@@ -419,11 +415,10 @@ func (s *Server) Args() []string {
 		if minor < 36 {
 			a = append(a, "--feature-gates=UnknownVersionInteroperabilityProxy=true")
 		}
-		advertise := s.Port
+		a = append(a, "--peer-advertise-ip=127.0.0.1", "--peer-advertise-port="+strconv.Itoa(s.Port))
 		if s.UnreachableAdvertise {
-			advertise = s.deadPort
+			a = append(a, "--advertise-address=127.0.0.2") // the later flag wins
 		}
-		a = append(a, "--peer-advertise-ip=127.0.0.1", "--peer-advertise-port="+strconv.Itoa(advertise))
 		switch {
 		case s.WrongPeerCA:
 			a = append(a, "--peer-ca-file="+p.FrontProxyCA)

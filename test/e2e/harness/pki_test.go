@@ -82,9 +82,9 @@ func TestArgs(t *testing.T) {
 		{ServerSpec{Name: "a", Version: V1_35, GateOff: true}, "", "", ""},
 		{ServerSpec{Name: "a", Version: V1_37, GateOff: true}, "--feature-gates=UnknownVersionInteroperabilityProxy=false", "", ""},
 		{ServerSpec{Name: "a", Version: V1_36, WrongPeerCA: true}, "", "--peer-ca-file=/x/pki/front-proxy-ca.crt", "--peer-advertise-ip="},
-		{ServerSpec{Name: "a", Version: V1_36, UnreachableAdvertise: true}, "", "--peer-ca-file=/x/pki/server-ca.crt", "--peer-advertise-port=7000"},
+		{ServerSpec{Name: "a", Version: V1_36, UnreachableAdvertise: true}, "", "--peer-ca-file=/x/pki/server-ca.crt", "--advertise-address=127.0.0.2"},
 	} {
-		s := &Server{ServerSpec: tc.spec, Port: 6443, deadPort: 7000, cp: cp}
+		s := &Server{ServerSpec: tc.spec, Port: 6443, cp: cp}
 		args := s.Args()
 		if got := has(args, "--feature-gates="); got != (tc.gate != "") || (tc.gate != "" && !slices.Contains(args, tc.gate)) {
 			t.Errorf("%+v: feature gate flag wrong: %v", tc.spec, args)
@@ -92,7 +92,7 @@ func TestArgs(t *testing.T) {
 		if has(args, "--peer-ca-file=") != (tc.peerCA != "") || (strings.Count(tc.peerCA, "/") > 0 && !slices.Contains(args, tc.peerCA)) {
 			t.Errorf("%+v: --peer-ca-file wrong: %v", tc.spec, args)
 		}
-		if strings.HasPrefix(tc.advertise, "--peer-advertise-port=") && !slices.Contains(args, tc.advertise) {
+		if strings.Contains(tc.advertise, "127.0.0.2") && slices.Index(args, tc.advertise) < slices.Index(args, "--advertise-address=127.0.0.1") {
 			t.Errorf("%+v: want %s: %v", tc.spec, tc.advertise, args)
 		}
 		if has(args, "--peer-advertise-ip=") != (tc.advertise != "") || has(args, "--peer-advertise-port=") != (tc.advertise != "") {
