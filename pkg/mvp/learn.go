@@ -95,7 +95,7 @@ func UnlearnedCauses(s *snapshot.Server, peers []*snapshot.Server) []Cause {
 		Confirm: fmt.Sprintf("%s; its log says \"Error syncing discovery for peer lease\" with x509: certificate signed by unknown authority", metrics)}
 	advertise := Cause{Name: "advertise-address",
 		Text:    fmt.Sprintf("%s's peer-advertise address is not reachable from %s", peerList, s.Name),
-		Confirm: fmt.Sprintf("check --peer-advertise-ip/--peer-advertise-port on %s and the kubernetes.io/peer-advertise-address annotation of its identity lease; %s", peerList, metrics)}
+		Confirm: fmt.Sprintf("compare the kubernetes.io/peer-advertise-address annotation of %s's identity lease with where it listens: the address published is --advertise-address and --secure-port (observed on 1.36: --peer-advertise-ip/--peer-advertise-port do not change it); %s", peerList, metrics)}
 	if len(unreachable) > 0 {
 		advertise.Text = fmt.Sprintf("the peer-advertise address of %s did not accept a connection", strings.Join(unreachable, ", "))
 	}
