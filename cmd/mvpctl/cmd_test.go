@@ -120,7 +120,7 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-z", "GET", "/api/v1/pods"}, `no server "kas-z" in the snapshot (servers: kas-a, kas-b, kas-c)`},
 		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-c", "GET", "/api/v1/pods"}, `server "kas-c" was not reachable`},
 		{[]string{"version", "-o", "table"}, `unknown output format "table"`},
-		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.99"}, `no profile for Kubernetes 1.99: mvpctl has profiles for v1.34.4, v1.35.4, v1.36.3, v1.37.1`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.99"}, `no profile for Kubernetes 1.99: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36"}, `simulate upgrade needs --to VERSION`},
 		{[]string{"simulate", "run", "--servers", "a=1.36", "--step", "reboot:a"}, `--step "reboot:a": action: "reboot" is not one of`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--snapshot", skew, "--to", "1.37"}, `give one of --servers and --snapshot`},

@@ -24,6 +24,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
 		srv := fromProfile(sv.Name, p)
+		srv.Version = versionRun(sv.Version, p)
 		srv.FoundBy = "profile"
 		snap.Servers = append(snap.Servers, srv)
 		sources = append(sources, fmt.Sprintf("%s=%s", sv.Name, p.Version))
@@ -95,7 +96,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 				kept = append(kept, r)
 			}
 		}
-		srv.Version = p.Version.String()
+		srv.Version = versionRun(step.To, p)
 		srv.Resources = append(served, kept...)
 		srv.DiscoveryFormat = snapshot.DiscoveryProfiled
 		start(srv)
@@ -133,6 +134,15 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	}
 	recomputePeerAggregated(next)
 	return next, notes, nil
+}
+
+// versionRun is the version a server upgraded to requested runs: the exact patch release when
+// one was asked for (its minor's profile stands for it), else the profile's.
+func versionRun(requested string, p Profile) string {
+	if v, err := snapshot.ParseVersion(requested); err == nil && strings.Count(strings.TrimPrefix(strings.TrimSpace(requested), "v"), ".") == 2 {
+		return v.String()
+	}
+	return p.Version.String()
 }
 
 // defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".

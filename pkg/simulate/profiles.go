@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -92,9 +93,10 @@ func less(a, b snapshot.Version) bool {
 	return a.Patch < b.Patch
 }
 
-// LookupProfile finds the profile for a version: "1.36.3" / "v1.36.3" exactly, or "1.36" the
-// newest patch release of that minor. A version without a profile is an error that lists the
-// versions there are: a simulation must never quietly use data of another version.
+// LookupProfile finds the profile for a version: the profile of its minor ("1.36", "1.36.3" and
+// "v1.36.1" all give the 1.36 profile), since patch releases do not change what the peer proxy
+// does (docs/behaviour.md §1). A version without a profile is an error that lists the versions
+// there are: a simulation must never quietly use data of another minor.
 func LookupProfile(version string) (Profile, error) {
 	all, err := Profiles()
 	if err != nil {
@@ -104,17 +106,11 @@ func LookupProfile(version string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	exact := strings.Count(strings.TrimPrefix(strings.TrimSpace(version), "v"), ".") >= 2
 	var found *Profile
 	for i := range all {
-		p := &all[i]
-		if p.Version.Major != want.Major || p.Version.Minor != want.Minor {
-			continue
+		if p := &all[i]; mvp.SameMinor(p.Version, want) {
+			found = p // sorted ascending: the last match is the newest patch
 		}
-		if exact && p.Version.Patch != want.Patch {
-			continue
-		}
-		found = p // sorted ascending: the last match is the newest patch
 	}
 	if found == nil {
 		var have []string
