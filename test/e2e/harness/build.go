@@ -86,46 +86,140 @@ var (
 // it from the version's tools module if it is not in the cache. /version of the binary
 // reports exactly that version.
 func KubeAPIServer(version string) (Binary, error) {
-	m := versionRE.FindStringSubmatch(version)
-	if m == nil {
-		return Binary{}, fmt.Errorf("kube-apiserver %s: version must look like v1.36.3", version)
-	}
-	tools, err := ToolsDir()
+	r, err := kubeAPIServerRecipe(version)
 	if err != nil {
 		return Binary{}, err
 	}
-	modDir := filepath.Join(tools, "kube-apiserver", version)
-	if _, err := os.Stat(filepath.Join(modDir, "go.sum")); err != nil {
-		return Binary{}, fmt.Errorf("kube-apiserver %s: no tools module at %s; generate it with test/e2e/tools/kube-apiserver/gen.sh %s", version, modDir, version)
-	}
-	ldflags := fmt.Sprintf("-X k8s.io/component-base/version.gitVersion=%s -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=%s", version, m[1])
-	return ensureBinary("kube-apiserver "+version, modDir, "kube-apiserver", version,
-		[]string{"build", "-ldflags", ldflags, "k8s.io/kubernetes/cmd/kube-apiserver"})
+	return ensureBinary(r)
 }
 
 // Etcd returns the harness's embedded-etcd binary (test/e2e/tools/etcd).
 func Etcd() (Binary, error) {
-	tools, err := ToolsDir()
+	r, err := etcdRecipe()
 	if err != nil {
 		return Binary{}, err
 	}
-	return ensureBinary("etcd", filepath.Join(tools, "etcd"), "etcd", "etcd", []string{"build", "."})
+	return ensureBinary(r)
 }
 
-// Prebuild builds etcd and every pinned kube-apiserver version, one after another.
+// recipe is how one binary is built: `go <args> -o <tmp>` in modDir, cached as
+// <cache>/<bin>/<key>-<hash of modDir>/<bin>.
+type recipe struct {
+	what    string // "etcd", "kube-apiserver v1.36.3"
+	modDir  string
+	bin     string
+	key     string
+	args    []string
+	version string // kube-apiserver version; "" for etcd
+}
+
+func kubeAPIServerRecipe(version string) (recipe, error) {
+	m := versionRE.FindStringSubmatch(version)
+	if m == nil {
+		return recipe{}, fmt.Errorf("kube-apiserver %s: version must look like v1.36.3", version)
+	}
+	tools, err := ToolsDir()
+	if err != nil {
+		return recipe{}, err
+	}
+	modDir := filepath.Join(tools, "kube-apiserver", version)
+	if _, err := os.Stat(filepath.Join(modDir, "go.sum")); err != nil {
+		return recipe{}, fmt.Errorf("kube-apiserver %s: no tools module at %s; generate it with test/e2e/tools/kube-apiserver/gen.sh %s", version, modDir, version)
+	}
+	ldflags := fmt.Sprintf("-X k8s.io/component-base/version.gitVersion=%s -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=%s", version, m[1])
+	return recipe{what: "kube-apiserver " + version, modDir: modDir, bin: "kube-apiserver", key: version,
+		args: []string{"build", "-ldflags", ldflags, "k8s.io/kubernetes/cmd/kube-apiserver"}, version: version}, nil
+}
+
+func etcdRecipe() (recipe, error) {
+	tools, err := ToolsDir()
+	if err != nil {
+		return recipe{}, err
+	}
+	return recipe{what: "etcd", modDir: filepath.Join(tools, "etcd"), bin: "etcd", key: "etcd", args: []string{"build", "."}}, nil
+}
+
+// cachePath is where r's binary is (or will be) in the cache.
+func (r recipe) cachePath() (string, error) {
+	hash, err := moduleKey(r.modDir)
+	if err != nil {
+		return "", fmt.Errorf("%s: reading tools module: %w", r.what, err)
+	}
+	return filepath.Join(CacheDir(), r.bin, r.key+"-"+hash, r.bin), nil
+}
+
+// Planned is one binary Prebuild builds or finds in the cache.
+type Planned struct {
+	What    string // "etcd" or "kube-apiserver v1.36.3"
+	Version string // the kube-apiserver version; "" for etcd
+	ModDir  string // the tools module it is built from
+	Path    string // where it is, or will be, in the cache
+	Cached  bool   // already in the cache: nothing to build
+}
+
+// Build builds p's binary, or finds it in the cache.
+func (p Planned) Build() (Binary, error) {
+	if p.Version == "" {
+		return Etcd()
+	}
+	return KubeAPIServer(p.Version)
+}
+
+// Plan says, for etcd (if withEtcd) and each kube-apiserver version in order, where
+// its binary is in the cache and whether it is already there. It builds nothing.
+func Plan(withEtcd bool, versions ...string) ([]Planned, error) {
+	var rs []recipe
+	if withEtcd {
+		r, err := etcdRecipe()
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	for _, v := range versions {
+		r, err := kubeAPIServerRecipe(v)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	var plan []Planned
+	for _, r := range rs {
+		path, err := r.cachePath()
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, Planned{What: r.what, Version: r.version, ModDir: r.modDir, Path: path, Cached: isExecutable(path)})
+	}
+	return plan, nil
+}
+
+// Prebuild builds etcd and every pinned kube-apiserver version, one after another,
+// logging a line when each build starts (or is found in the cache) and when it ends,
+// with its duration.
 func Prebuild(logf func(format string, args ...any)) error {
-	b, err := Etcd()
+	plan, err := Plan(true, KubeVersions...)
 	if err != nil {
 		return err
 	}
-	logf("etcd: %s (cached=%v, %s)", b.Path, b.Cached, b.Took.Round(time.Millisecond))
-	for _, v := range KubeVersions {
-		b, err := KubeAPIServer(v)
+	t0 := time.Now()
+	for i, p := range plan {
+		t1 := time.Now()
+		if p.Cached {
+			logf("[%d/%d] %s: cached at %s", i+1, len(plan), p.What, p.Path)
+		} else {
+			logf("[%d/%d] %s: building from %s (a cold kube-apiserver build takes minutes) ...", i+1, len(plan), p.What, p.ModDir)
+		}
+		b, err := p.Build()
 		if err != nil {
+			logf("[%d/%d] %s: FAILED after %s", i+1, len(plan), p.What, time.Since(t1).Round(time.Second))
 			return err
 		}
-		logf("kube-apiserver %s: %s (cached=%v, %s)", v, b.Path, b.Cached, b.Took.Round(time.Millisecond))
+		if !b.Cached {
+			logf("[%d/%d] %s: built in %s: %s", i+1, len(plan), p.What, b.Took.Round(time.Second), b.Path)
+		}
 	}
+	logf("prebuild done in %s", time.Since(t0).Round(time.Second))
 	return nil
 }
 
@@ -146,18 +240,18 @@ func moduleKey(modDir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
-// ensureBinary builds `go <args> -o` in modDir into
-// <cache>/<kind>/<key>-<hash>/<bin>, unless it is already there. A file lock keeps
+// ensureBinary builds `go <r.args> -o` in r.modDir into
+// <cache>/<bin>/<key>-<hash>/<bin> (r.cachePath), unless it is already there. A file lock keeps
 // concurrent test processes from building the same thing twice; the binary is built
 // into a temp file and renamed into place atomically.
-func ensureBinary(what, modDir, bin, key string, args []string) (Binary, error) {
+func ensureBinary(r recipe) (Binary, error) {
 	start := time.Now()
-	hash, err := moduleKey(modDir)
+	what, modDir, bin, args := r.what, r.modDir, r.bin, r.args
+	out, err := r.cachePath()
 	if err != nil {
-		return Binary{}, fmt.Errorf("%s: reading tools module: %w", what, err)
+		return Binary{}, err
 	}
-	dir := filepath.Join(CacheDir(), bin, key+"-"+hash)
-	out := filepath.Join(dir, bin)
+	dir := filepath.Dir(out)
 
 	buildMu.Lock()
 	defer buildMu.Unlock()
