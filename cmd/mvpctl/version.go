@@ -45,7 +45,7 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 			}
 			var v VersionInfo
 			v.APIVersion, v.Kind = snapshot.APIVersion, "Version"
-			v.Client.Version, v.Client.GitCommit, v.Client.BuildDate = version, gitCommit, buildDate
+			v.Client.Version, v.Client.GitCommit, v.Client.BuildDate = buildVersion()
 			v.Client.GoVersion, v.Client.Platform = runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH
 			v.SnapshotFormat = snapshot.APIVersion
 			if output == "text" {
