@@ -95,13 +95,19 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		}
 		sim.Steps = append(sim.Steps, res)
 	}
+	// The profiles used: those the start was built from, and those upgrades took.
 	profiles := map[string]bool{}
-	for _, s := range sim.Steps {
-		for _, srv := range s.snap.Servers {
-			if srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
-				profiles[srv.Version] = true
-			}
+	for _, srv := range start.Servers {
+		if p, err := LookupProfile(srv.Version); err == nil && srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
+			profiles[p.Version.String()] = true
 		}
+	}
+	for _, st := range steps {
+		if p, err := LookupProfile(st.To); err == nil && st.Action == ActionUpgrade {
+			profiles[p.Version.String()] = true
+		}
+	}
+	for _, s := range sim.Steps {
 		sim.AtRisk = append(sim.AtRisk, risks(s)...)
 	}
 	for p := range profiles {

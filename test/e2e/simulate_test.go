@@ -13,11 +13,18 @@ import (
 
 // simulationDoc is the part of `mvpctl simulate -o json` compared here.
 type simulationDoc struct {
-	Kind     string   `json:"kind"`
-	Profiles []string `json:"profiles"`
-	Steps    []struct {
-		N      int    `json:"n"`
-		Step   string `json:"step"`
+	Kind           string   `json:"kind"`
+	Profiles       []string `json:"profiles"`
+	RuntimeConfigs []struct {
+		Server        string   `json:"server"`
+		RuntimeConfig string   `json:"runtimeConfig"`
+		Misfits       []string `json:"misfits"`
+		Unknown       string   `json:"unknown"`
+	} `json:"runtimeConfigs"`
+	Steps []struct {
+		N      int      `json:"n"`
+		Step   string   `json:"step"`
+		Notes  []string `json:"notes"`
 		Routes struct {
 			Rows []struct {
 				Name    string `json:"name"`
@@ -35,24 +42,67 @@ type simulationDoc struct {
 
 // TestSimulatedUpgradeStep rehearses one step of a rolling upgrade with `mvpctl simulate`
 // from a live snapshot of two v1.36.3 apiservers (upgrade kas-b to 1.37, from the embedded
-// v1.37.1 profile), then carries the step out for real (kas-b restarted on the v1.37.1
-// binary) and checks that every simulated routing-table cell is what the servers do.
+// 1.37 profile), then carries the step out for real (kas-b restarted on the v1.37.1 binary)
+// and checks that every simulated routing-table cell is what the servers do.
 func TestSimulatedUpgradeStep(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
 		t.Skip("-short: skipping the simulated-then-real upgrade")
 	}
-	t0 := time.Now()
 	cp := harness.Start(t,
 		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36},
 		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36},
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	simulatedThenReal(t, ctx, cp, "kas-b", "")
+}
+
+// TestUpgradeKeepsRuntimeConfig: a real upgrade keeps each server's flags, and so does
+// mvpctl's rehearsal of it. Three v1.36 servers: kas-a switches on a group/version the v1.37
+// default lacks and switches off one it has, kas-b runs the defaults, kas-c api/all=true.
+// kas-a is upgraded (simulated from a live snapshot, then for real with the same flags), then
+// kas-c; after each, every simulated cell must be what the three servers do.
+func TestUpgradeKeepsRuntimeConfig(t *testing.T) {
+	harness.SkipIfUnsupported(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the simulated-then-real upgrades")
+	}
+	const kasA = "resource.k8s.io/v1beta2=true,batch/v1=false"
+	cp := harness.Start(t,
+		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=" + kasA}},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36},
+		harness.ServerSpec{Name: "kas-c", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=api/all=true"}},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	sim := simulatedThenReal(t, ctx, cp, "kas-a", "")
+	inferred := map[string]string{}
+	for _, c := range sim.RuntimeConfigs {
+		inferred[c.Server] = c.RuntimeConfig
+		if len(c.Misfits) > 0 {
+			t.Errorf("%s: what it serves fits no runtime-config: %v", c.Server, c.Misfits)
+		}
+	}
+	t.Logf("runtime-config as inferred from the live snapshot: %v", inferred)
+	for server, want := range map[string]string{"kas-a": kasA, "kas-b": "", "kas-c": "api/all=true"} {
+		if got := inferred[server]; got != want {
+			t.Errorf("%s: runtime-config inferred %q, started with %q", server, got, want)
+		}
+	}
+	simulatedThenReal(t, ctx, cp, "kas-c", "")
+}
+
+// simulatedThenReal snapshots the live plane, simulates upgrading server to 1.37 with `mvpctl
+// simulate run --step`, upgrades it for real (same flags, v1.37.1 binary), and checks every
+// simulated cell, and the whole routing table, against the servers.
+func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPlane, server, stepSuffix string) simulationDoc {
+	t.Helper()
+	t0 := time.Now()
 	snapPath := t.TempDir() + "/start.json"
 	mvpctlSnapshot(t, snapPath, []int{0}, "--kubeconfig", cp.Kubeconfig)
 
-	r := runMvpctl(t, "simulate", "run", "--snapshot", snapPath, "--step", "upgrade:kas-b="+harness.V1_37, "-o", "json")
+	r := runMvpctl(t, "simulate", "run", "--snapshot", snapPath, "--step", "upgrade:"+server+"="+harness.V1_37+stepSuffix, "-o", "json")
 	if r.Exit != 0 {
 		t.Fatalf("%s", r)
 	}
@@ -64,16 +114,16 @@ func TestSimulatedUpgradeStep(t *testing.T) {
 	if len(step.Routes.Rows) == 0 {
 		t.Fatalf("the simulated upgrade changes no routing: nothing to check (profiles %v)", sim.Profiles)
 	}
-	t.Logf("simulated in %s: step %q from profiles %v, %d GVRs differ", time.Since(t0).Round(time.Millisecond), step.Step, sim.Profiles, len(step.Routes.Rows))
+	t.Logf("simulated in %s: step %q from profiles %v, %d GVRs differ; notes %v", time.Since(t0).Round(time.Millisecond), step.Step, sim.Profiles, len(step.Routes.Rows), step.Notes)
 
 	t1 := time.Now()
-	if err := cp.Upgrade(ctx, "kas-b", harness.V1_37); err != nil {
+	if err := cp.Upgrade(ctx, server, harness.V1_37); err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.WaitPeers(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("kas-b upgraded for real in %s", time.Since(t1).Round(time.Millisecond))
+	t.Logf("%s upgraded for real in %s", server, time.Since(t1).Round(time.Millisecond))
 
 	var table, bad []string
 	for _, row := range step.Routes.Rows {
@@ -134,4 +184,5 @@ func TestSimulatedUpgradeStep(t *testing.T) {
 	if strings.Join(simulated, "\n") != strings.Join(observed, "\n") {
 		t.Errorf("routing table after the real upgrade differs from the simulated one:\nsimulated:\n%s\nreal:\n%s", strings.Join(simulated, "\n"), strings.Join(observed, "\n"))
 	}
+	return sim
 }
