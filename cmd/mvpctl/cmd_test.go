@@ -75,12 +75,18 @@ func TestGolden(t *testing.T) {
 		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.
-		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
+		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
+		// The same servers as kube-apiserver starts them by default (no --peer-ca-file): nothing
+		// is proxied, and the report says what it assumed first.
+		{"simulate-upgrade-1.36-1.37-default.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37"}, ExitOK},
+		{"simulate-upgrade-skew-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
-		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitWarnings},
+		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitWarnings},
+		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window.
+		{"preflight-1.35-1.36-default.txt", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36"}, ExitFindings},
 		{"preflight-crash.md", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
-		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--to", "1.37", "-o", "json"}, ExitOK},
+		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37", "-o", "json"}, ExitOK},
 		{"profiles-list.txt", []string{"profiles", "list"}, ExitOK},
 	}
 	for _, tt := range tests {

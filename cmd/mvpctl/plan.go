@@ -23,15 +23,19 @@ type planFlags struct {
 	steps    []string
 	requests string
 	auditLog string
+	proxy     string
+	allowSkew bool
 }
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
 	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
+	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
 	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
 	fs.StringSliceVar(&p.order, "order", nil, "with --to: the order in which servers are upgraded (default: snapshot order)")
 	fs.StringVar(&p.scenario, "scenario", "", "a Scenario file (kind: Scenario) giving the start and the steps")
-	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION, crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER (repeatable, in order)")
+	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order)")
 	fs.StringVar(&p.requests, "requests", "", "replay the requests of this file (one METHOD PATH a line; gzip accepted)")
 	fs.StringVar(&p.auditLog, "audit-log", "", "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted)")
 }
@@ -70,12 +74,15 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 			}
 			start, err = snapshot.LoadFile(path)
 		} else {
+			if err := simulate.ApplyProxyFlag(sc.From.Servers, p.proxy); err != nil {
+				return nil, nil, err
+			}
 			start, err = simulate.FromProfiles(sc.From.Servers, g.now())
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("scenario %s: from: %w", p.scenario, err)
 		}
-		return start, sc.Steps, nil
+		return start, sc.Steps, p.checkSkew(start, sc.Steps)
 	}
 	start, err := p.start(ctx, g)
 	if err != nil {
@@ -83,7 +90,10 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 	}
 	if p.to != "" {
 		steps, err := simulate.UpgradePlan(start, p.to, p.order)
-		return start, steps, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return start, steps, p.checkSkew(start, steps)
 	}
 	var steps []simulate.Step
 	for _, s := range p.steps {
@@ -93,13 +103,24 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		}
 		steps = append(steps, st)
 	}
-	return start, steps, nil
+	return start, steps, p.checkSkew(start, steps)
+}
+
+// checkSkew refuses a plan outside the version-skew policy unless --allow-skew.
+func (p *planFlags) checkSkew(start *snapshot.Snapshot, steps []simulate.Step) error {
+	if p.allowSkew {
+		return nil
+	}
+	return simulate.CheckSkew(start, steps)
 }
 
 func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if p.servers != "" {
 		sv, err := simulate.ParseServers(p.servers)
 		if err != nil {
+			return nil, err
+		}
+		if err := simulate.ApplyProxyFlag(sv, p.proxy); err != nil {
 			return nil, err
 		}
 		return simulate.FromProfiles(sv, g.now())

@@ -92,6 +92,9 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 func printSimulation(w io.Writer, rep SimulationReport) error {
 	sim := rep.Simulation
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
+	for _, a := range sim.Assumptions {
+		fmt.Fprintf(w, "ASSUMED %s\n", a)
+	}
 	if len(sim.Profiles) > 0 {
 		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions)\n", strings.Join(sim.Profiles, ", "))
 	}

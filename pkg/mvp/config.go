@@ -1,6 +1,10 @@
 package mvp
 
-import "github.com/mvpctl/mvpctl/pkg/snapshot"
+import (
+	"fmt"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
 
 // How a server's peer-proxy configuration is decided. A field the snapshot records wins; a
 // field it does not record is the kube-apiserver default for the binary's version, and the
@@ -65,4 +69,46 @@ func EndpointResolves(srv *snapshot.Server) bool {
 func versionOf(srv *snapshot.Server) snapshot.Version {
 	v, _ := snapshot.ParseVersion(srv.Version)
 	return v
+}
+
+// ProxySetup is how a server simulated from a version profile has its Mixed Version Proxy set
+// up: the binary's defaults (what a plain installer such as kubeadm starts), fully configured
+// (gate on, --peer-ca-file set), or off.
+type ProxySetup string
+
+const (
+	ProxyDefault    ProxySetup = "default"
+	ProxyConfigured ProxySetup = "configured"
+	ProxyOff        ProxySetup = "off"
+)
+
+// ParseProxySetup reads "default", "configured" or "off" ("" is the default).
+func ParseProxySetup(s string) (ProxySetup, error) {
+	switch p := ProxySetup(s); p {
+	case "":
+		return ProxyDefault, nil
+	case ProxyDefault, ProxyConfigured, ProxyOff:
+		return p, nil
+	}
+	return "", fmt.Errorf("proxy setup %q: want default, configured or off", s)
+}
+
+// PeerProxy is the peer-proxy state of a server of version v set up as p, with evidence that
+// says it was assumed, not observed.
+func (p ProxySetup) PeerProxy(v snapshot.Version) snapshot.PeerProxy {
+	switch p {
+	case ProxyConfigured:
+		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true),
+			Evidence: []string{"assumed (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set"}}
+	case ProxyOff:
+		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(false), FilterInstalled: snapshot.Ptr(false),
+			Evidence: []string{"assumed (--proxy=off): feature gate UnknownVersionInteroperabilityProxy off"}}
+	}
+	gate := GateDefault(v)
+	state := "off"
+	if gate {
+		state = "on"
+	}
+	return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false),
+		Evidence: []string{fmt.Sprintf("assumed (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state)}}
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// FromProfiles builds a control plane of default servers from version profiles. Each server
-// is assumed to have the peer proxy configured (gate on, --peer-ca-file set) — the state an
-// operator who runs this simulation wants to rehearse; gate-off and drop-peer-ca steps model
-// the other states.
+// FromProfiles builds a control plane of servers from version profiles, each with its
+// version's default set and the peer-proxy setup it is given (ServerVersion.Proxy): by default
+// the binary's own defaults, which on a plain install means no proxy filter (no
+// --peer-ca-file) — never an optimistic "configured" nobody stated. The assumption is
+// recorded as evidence and reported first by Run.
 func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, error) {
 	snap := snapshot.New()
 	snap.TakenAt = at
@@ -23,8 +24,13 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 		if err != nil {
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
+		setup, err := mvp.ParseProxySetup(sv.Proxy)
+		if err != nil {
+			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
+		}
 		srv := fromProfile(sv.Name, p)
 		srv.Version = versionRun(sv.Version, p)
+		srv.PeerProxy = setup.PeerProxy(p.Version)
 		srv.FoundBy = "profile"
 		snap.Servers = append(snap.Servers, srv)
 		sources = append(sources, fmt.Sprintf("%s=%s", sv.Name, p.Version))
@@ -42,10 +48,8 @@ func fromProfile(name string, p Profile) snapshot.Server {
 	id := snapshot.ServerID(name)
 	return snapshot.Server{
 		Name: name, ID: id, Hostname: name,
-		IdentityLease: &snapshot.Lease{Name: id, HolderIdentity: id + "_simulated"},
-		Version:       p.Version.String(),
-		PeerProxy: snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true),
-			Evidence: []string{"assumed: the peer proxy is configured (gate on, --peer-ca-file set)"}},
+		IdentityLease:   &snapshot.Lease{Name: id, HolderIdentity: id + "_simulated"},
+		Version:         p.Version.String(),
 		Reachable:       true,
 		DiscoveryFormat: snapshot.DiscoveryProfiled,
 		Resources:       append([]snapshot.Resource(nil), p.Resources...),

@@ -42,7 +42,7 @@ func (a *auditLines) Read(p []byte) (int, error) {
 }
 
 func upgradeSimulation(b testing.TB) *Simulation {
-	s, err := FromProfiles([]ServerVersion{{"a", "1.36"}, {"b", "1.36"}, {"c", "1.36"}}, at)
+	s, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}, {Name: "c", Version: "1.36"}}, at)
 	if err != nil {
 		b.Fatal(err)
 	}

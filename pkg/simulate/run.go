@@ -17,6 +17,9 @@ const SimulationKind = "Simulation"
 type Simulation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Assumptions are what the simulation assumed rather than observed (how servers started
+	// from profiles have their peer proxy set up), to be read before anything else.
+	Assumptions []string `json:"assumptions,omitempty"`
 	// Start says where the control plane started (snapshot source or profiles).
 	Start string `json:"start"`
 	// Profiles lists the exact versions of the profiles used, as source evidence.
@@ -69,10 +72,24 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim := &Simulation{APIVersion: snapshot.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	cur := start
 	sim.Steps = append(sim.Steps, evaluate(0, "start", cur))
+	assumedBy := map[string][]string{} // assumption → servers, in first-seen order
+	var assumptions []string
 	for i := range start.Servers {
-		if srv := &start.Servers[i]; srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
+		srv := &start.Servers[i]
+		if srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
 			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
 		}
+		for _, ev := range srv.PeerProxy.Evidence {
+			if strings.HasPrefix(ev, "assumed") {
+				if assumedBy[ev] == nil {
+					assumptions = append(assumptions, ev)
+				}
+				assumedBy[ev] = append(assumedBy[ev], srv.Name)
+			}
+		}
+	}
+	for _, ev := range assumptions {
+		sim.Assumptions = append(sim.Assumptions, strings.Join(assumedBy[ev], ", ")+": "+ev)
 	}
 	for i, st := range steps {
 		next, notes, err := applyStep(cur, st)

@@ -39,6 +39,9 @@ type From struct {
 type ServerVersion struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Proxy is how its Mixed Version Proxy is set up: default (the binary's defaults: no
+	// --peer-ca-file, so no filter), configured, or off. Empty means default.
+	Proxy string `json:"proxy,omitempty"`
 }
 
 // Actions a step can take.
@@ -170,6 +173,40 @@ func ParseServers(s string) ([]ServerVersion, error) {
 		out = append(out, ServerVersion{Name: name, Version: version})
 	}
 	return out, nil
+}
+
+// ApplyProxyFlag sets the proxy setup of servers from the --proxy flag: one setup for every
+// server ("configured"), or NAME=SETUP pairs ("a=configured,b=off"). A server a pair does not
+// name keeps its own (a scenario file's, else the default).
+func ApplyProxyFlag(servers []ServerVersion, flag string) error {
+	if flag == "" {
+		return nil
+	}
+	if !strings.Contains(flag, "=") {
+		if _, err := mvp.ParseProxySetup(flag); err != nil {
+			return fmt.Errorf("--proxy: %w", err)
+		}
+		for i := range servers {
+			servers[i].Proxy = flag
+		}
+		return nil
+	}
+	for _, part := range strings.Split(flag, ",") {
+		name, setup, _ := strings.Cut(strings.TrimSpace(part), "=")
+		if _, err := mvp.ParseProxySetup(setup); err != nil {
+			return fmt.Errorf("--proxy %q: %w", part, err)
+		}
+		found := false
+		for i := range servers {
+			if servers[i].Name == name {
+				servers[i].Proxy, found = setup, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("--proxy %q: no server %q among those started from profiles", part, name)
+		}
+	}
+	return nil
 }
 
 // ParseStep reads a step flag: "upgrade:a=1.37", "crash:b", "stop:c".

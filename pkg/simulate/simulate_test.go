@@ -16,7 +16,7 @@ var at = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 func threeServers(t *testing.T, version string) *snapshot.Snapshot {
 	t.Helper()
-	s, err := FromProfiles([]ServerVersion{{"a", version}, {"b", version}, {"c", version}}, at)
+	s, err := FromProfiles([]ServerVersion{{Name: "a", Version: version, Proxy: "configured"}, {Name: "b", Version: version, Proxy: "configured"}, {Name: "c", Version: version, Proxy: "configured"}}, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRollingUpgrade(t *testing.T) {
 }
 
 func TestScenarioFileAndFlags(t *testing.T) {
-	sc := Scenario{APIVersion: snapshot.APIVersion, Kind: ScenarioKind, From: From{Servers: []ServerVersion{{"a", "1.36"}}},
+	sc := Scenario{APIVersion: snapshot.APIVersion, Kind: ScenarioKind, From: From{Servers: []ServerVersion{{Name: "a", Version: "1.36"}}},
 		Steps: []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestScenarioFileAndFlags(t *testing.T) {
 			t.Errorf("got %v, want %q", err, b.want)
 		}
 	}
-	if sv, err := ParseServers("a=1.36, b=1.37"); err != nil || !reflect.DeepEqual(sv, []ServerVersion{{"a", "1.36"}, {"b", "1.37"}}) {
+	if sv, err := ParseServers("a=1.36, b=1.37"); err != nil || !reflect.DeepEqual(sv, []ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.37"}}) {
 		t.Errorf("ParseServers: %v %v", sv, err)
 	}
 	if _, err := ParseServers("a"); err == nil {
@@ -305,7 +305,7 @@ func TestTrafficLongLine(t *testing.T) {
 // can learn (unreachable advertise address) answers 404 where it proxied, and the restoring
 // step brings the proxying back.
 func TestPeerDiscoverySteps(t *testing.T) {
-	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.37"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.37", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
