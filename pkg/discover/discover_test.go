@@ -86,7 +86,7 @@ func TestDiscoverFromLeases(t *testing.T) {
 	cluster.Leases = []coordinationv1.Lease{
 		dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", a.Addr(), now.Add(-3*time.Second)),
 		dt.IdentityLease("apiserver-bbbbbbbbbbbbbbbbbbbbbbbbbb", "cp-b", b.Addr(), now.Add(-4*time.Second)),
-		dt.IdentityLease("apiserver-cccccccccccccccccccccccccc", "cp-c", dead, now.Add(-5*time.Second)),
+		dt.IdentityLease("apiserver-cccccccccccccccccccccccccc", "cp-c", dead, now.Add(-2*time.Second)),
 		dt.IdentityLease("apiserver-dddddddddddddddddddddddddd", "cp-d", "", now.Add(-40*time.Minute)),
 	}
 
@@ -158,12 +158,13 @@ func TestDiscoverFromLeases(t *testing.T) {
 		}
 	}
 
-	// The crashed server: recorded with its lease, unreachable, endpoint probably still alive.
+	// The crashed server: recorded with its lease, unreachable, endpoint surely still alive
+	// (renewed 2 s ago: the key lives at least 5 s after the last renewal).
 	if sc.Reachable || !strings.Contains(sc.Error, "connection refused") || sc.ID == "" || sc.Version != "" {
 		t.Errorf("cp-c: %+v", sc)
 	}
 	if sc.PeerProxy.EndpointResolvable == nil || !*sc.PeerProxy.EndpointResolvable {
-		t.Errorf("cp-c renewed 5s ago: endpointResolvable %v", sc.PeerProxy.EndpointResolvable)
+		t.Errorf("cp-c renewed 2s ago: endpointResolvable %v", sc.PeerProxy.EndpointResolvable)
 	}
 	// The gate-off server: no address, so not contacted, and not resolvable by peers.
 	if sd.Reachable || !strings.Contains(sd.Error, "not contacted") || sd.PeerProxy.GateEnabled == nil || *sd.PeerProxy.GateEnabled {

@@ -6,13 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
-
-// endpointKeyTTL is the TTL of a server's peer endpoint key in etcd (spec §4.3). Peers
-// resolve the server's address only while the key lives; it is rewritten every 10 s by a live,
-// ready server, while the identity lease is renewed every 10 s too.
-const endpointKeyTTL = 15 * time.Second
 
 // peerProxyEvidence fills PeerProxy from what was observed. Every field it sets comes with an
 // Evidence line; a field it cannot establish stays nil ("unknown").
@@ -118,9 +114,17 @@ func endpointEvidence(pp *snapshot.PeerProxy, r *result, lease *identityLease, r
 		note("server answered: its peer endpoint key is being renewed")
 	case lease != nil && lease.renew != nil:
 		age := takenAt.Sub(*lease.renew).Round(time.Second)
-		alive := age < endpointKeyTTL
-		pp.EndpointResolvable = snapshot.Ptr(alive)
-		note("heuristic: identity lease renewed %s before the snapshot (%s the %s endpoint key TTL)", age, map[bool]string{true: "within", false: "beyond"}[alive], endpointKeyTTL)
+		w := mvp.EndpointWindowAfter(*lease.renew)
+		switch resolves, known := mvp.EndpointAt(w, takenAt); {
+		case known:
+			pp.EndpointResolvable = snapshot.Ptr(resolves)
+			note("identity lease renewed %s before the snapshot: the endpoint key %s (it lives until at least %s and is gone by %s)", age,
+				map[bool]string{true: "still lives", false: "has expired"}[resolves], w.AliveUntil.UTC().Format(time.RFC3339), w.GoneBy.UTC().Format(time.RFC3339))
+		default:
+			pp.EndpointWindow = &w
+			note("identity lease renewed %s before the snapshot: the endpoint key may still live (it lives until at least %s and is gone by %s)", age,
+				w.AliveUntil.UTC().Format(time.RFC3339), w.GoneBy.UTC().Format(time.RFC3339))
+		}
 	case lease != nil:
 		pp.EndpointResolvable = snapshot.Ptr(false)
 		note("identity lease has no renewTime: endpoint assumed gone")

@@ -78,10 +78,14 @@ func TestPeerProxyEvidence(t *testing.T) {
 			r.peerAgg, r.peerAggFetched = []snapshot.Resource{jobs}, true
 			return r
 		}(), nil, "nil", "nil", "true", "true", "differs from profile=nopeer"},
-		{"crashed, lease fresh", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 5*time.Second),
-			"true", "nil", "nil", "true", "heuristic: identity lease renewed 5s before"},
-		{"crashed, lease stale", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 20*time.Second),
-			"true", "nil", "nil", "false", "beyond the 15s endpoint key TTL"},
+		// The endpoint key lives at least 5 s after the lease's last renewal and is gone 25 s
+		// after it (mvp.EndpointWindowAfter); in between it is unknown.
+		{"crashed, lease fresh", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 2*time.Second),
+			"true", "nil", "nil", "true", "identity lease renewed 2s before the snapshot: the endpoint key still lives"},
+		{"crashed, in the window", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 12*time.Second),
+			"true", "nil", "nil", "nil", "the endpoint key may still live"},
+		{"crashed, lease stale", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 30*time.Second),
+			"true", "nil", "nil", "false", "the endpoint key has expired"},
 		{"no lease, unreachable", &result{t: &target{}, minor: -1}, nil,
 			"nil", "nil", "nil", "nil", ""},
 	}

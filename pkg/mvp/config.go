@@ -55,13 +55,24 @@ func AggregatesDiscovery(srv *snapshot.Server) (on, assumed bool) {
 // lease (an etcd key with a 15 s TTL) exists. Only a server with the gate on writes one, and
 // only while it runs (plus up to EndpointLeaseTTL after a crash) (docs/behaviour.md §4.3).
 func EndpointResolves(srv *snapshot.Server) bool {
+	resolves, _ := EndpointResolvesKnown(srv)
+	return resolves
+}
+
+// EndpointResolvesKnown is EndpointResolves, and whether it is known: not when the snapshot
+// was taken inside the window in which the dead server's endpoint key may or may not have
+// expired (PeerProxy.EndpointWindow). Unknown counts as not resolving, the steady state.
+func EndpointResolvesKnown(srv *snapshot.Server) (resolves, known bool) {
 	if gate, _ := GateOn(srv); !gate {
-		return false
+		return false, true
 	}
 	if e := srv.PeerProxy.EndpointResolvable; e != nil {
-		return *e
+		return *e, true
 	}
-	return srv.Reachable
+	if srv.PeerProxy.EndpointWindow != nil && !srv.Reachable {
+		return false, false
+	}
+	return srv.Reachable, true
 }
 
 // versionOf is the server's binary version; zero (era none) when it does not parse, which

@@ -12,6 +12,31 @@ import (
 // endpoint-resolution.
 const EndpointLeaseTTL = 15 * time.Second
 
+// RenewInterval is how often a live server renews its identity lease and rewrites its peer
+// endpoint key (docs/behaviour.md §4.2, §4.3).
+const RenewInterval = 10 * time.Second
+
+// EndpointWindowAfter bounds when the endpoint key of a server that stopped answering expires,
+// from its identity lease's last renewal: the server died at most RenewInterval after it, and
+// its last endpoint write was at most RenewInterval before its death, so the key lives at least
+// until lastRenew + EndpointLeaseTTL - RenewInterval and is gone by lastRenew + RenewInterval +
+// EndpointLeaseTTL.
+func EndpointWindowAfter(lastRenew time.Time) snapshot.EndpointWindow {
+	return snapshot.EndpointWindow{AliveUntil: lastRenew.Add(EndpointLeaseTTL - RenewInterval), GoneBy: lastRenew.Add(RenewInterval + EndpointLeaseTTL)}
+}
+
+// EndpointAt says, for a server that stopped answering, whether its endpoint key resolves at
+// time at: resolves, or not, or unknown (inside the window).
+func EndpointAt(w snapshot.EndpointWindow, at time.Time) (resolves, known bool) {
+	switch {
+	case at.Before(w.AliveUntil):
+		return true, true
+	case !at.Before(w.GoneBy):
+		return false, true
+	}
+	return false, false
+}
+
 // CrashPhase is a moment after a SIGKILL.
 type CrashPhase int
 

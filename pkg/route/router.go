@@ -172,7 +172,7 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		r.localOutcome(v, req, d, st, "no peer serves it")
 		return
 	}
-	r.resolveAndProxy(v, req, gvr, cands, false, d, st)
+	r.resolveWithin(v, req, gvr, cands, false, d, st)
 }
 
 // learnedCandidates checks the candidate peers against what server v has actually learned:
@@ -263,7 +263,7 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 		cands = append(cands, p)
 	}
 	st.add("the StorageVersion for %s lists other servers: %s%s", gvr, strings.Join(ids, ", "), source)
-	r.resolveAndProxy(v, req, gvr, cands, v.era.AnyUnresolvedPeerIs503(), d, st)
+	r.resolveWithin(v, req, gvr, cands, v.era.AnyUnresolvedPeerIs503(), d, st)
 }
 
 func (r *Router) viewByID(id string) *serverView {
@@ -275,12 +275,63 @@ func (r *Router) viewByID(id string) *serverView {
 	return nil
 }
 
+// resolveWithin is resolveAndProxy when a candidate stopped answering so recently that its
+// endpoint key may or may not have expired at the snapshot (mvp.EndpointResolvesKnown): the
+// decision is made for both, the steady state (expired) is the answer, and the other one is an
+// alternative that holds until a known moment — never one confident answer that may be wrong.
+func (r *Router) resolveWithin(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
+	var unknown []*serverView
+	for _, p := range cands {
+		if _, known := mvp.EndpointResolvesKnown(p.srv); !known {
+			unknown = append(unknown, p)
+		}
+	}
+	if len(unknown) == 0 {
+		r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, nil, d, st)
+		return
+	}
+	alive := map[*serverView]bool{}
+	var goneBy, aliveUntil []string
+	for _, p := range unknown {
+		alive[p] = true
+		w := p.srv.PeerProxy.EndpointWindow
+		aliveUntil = append(aliveUntil, w.AliveUntil.UTC().Format("15:04:05"))
+		goneBy = append(goneBy, w.GoneBy.UTC().Format("15:04:05"))
+	}
+	early, earlySteps := *d, steps{list: append([]Step(nil), st.list...)}
+	early.Peers = append([]string(nil), d.Peers...)
+	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, alive, &early, &earlySteps)
+	st.add("%s stopped answering; its endpoint key lives until at least %s and is gone by %s (UTC): at the snapshot it may or may not have expired",
+		viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", "))
+	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, nil, d, st)
+	d.Inferred = true
+	if early.Outcome != d.Outcome || early.Unavailable != d.Unavailable {
+		d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s while the endpoint key of %s lives (until between %s and %s UTC)",
+			outcomeText(early), viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", ")))
+		st.add("until then: %s; from %s at the latest: %s", outcomeText(early), strings.Join(goneBy, ", "), outcomeText(*d))
+	}
+}
+
+// outcomeText is the outcome as alternatives name it: local, proxied, not-found,
+// unavailable/transport, unavailable/endpoint-resolution.
+func outcomeText(d Decision) string {
+	if d.Unavailable != "" {
+		return string(d.Outcome) + "/" + d.Unavailable
+	}
+	return string(d.Outcome)
+}
+
 // resolveAndProxy is steps 8–9: resolve each candidate's endpoint, then pick one at random.
-// anyFailureIs503 is the SV-era rule (spec §11.1).
-func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
+// anyFailureIs503 is the SV-era rule (spec §11.1). endpointAlive overrides, for the servers it
+// names, whether their endpoint resolves.
+func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
 	var resolved, failed []Candidate
 	for _, p := range cands {
-		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: mvp.EndpointResolves(p.srv), Inferred: p.inferred}
+		resolves, override := endpointAlive[p]
+		if !override {
+			resolves = mvp.EndpointResolves(p.srv)
+		}
+		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: resolves, Inferred: p.inferred}
 		if c.ID == "" {
 			c.ID = p.srv.Name
 		}

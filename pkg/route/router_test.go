@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -115,6 +116,14 @@ func TestDecide(t *testing.T) {
 			withAggregated(server("c", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"),
 			server("s", "v1.36.3", noBatch...)),
 			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+
+		{name: "crashed peer inside the endpoint window: both 503s, with the moment",
+			snap: snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) {
+				s.PeerProxy.EndpointResolvable = nil
+				s.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: takenAt.Add(-2 * time.Second), GoneBy: takenAt.Add(18 * time.Second)}
+			}), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
+			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a"}, inferred: true,
+			stepHas: "until then: unavailable/transport; from"},
 
 		// What the server has learned (its own peer-aggregated /apis is the evidence, 1.35+).
 		{name: "peer-aggregated /apis lacks it: never learned, 404 with the cause", snap: snap(server("a", "v1.36.3", all...),

@@ -151,6 +151,10 @@ type PeerProxy struct {
 	// EndpointResolvable: the server's peer endpoint lease (an etcd key with a 15 s TTL) is
 	// present, so peers can resolve its address. Nil means "assume yes while reachable".
 	EndpointResolvable *bool `json:"endpointResolvable,omitempty"`
+	// EndpointWindow is set instead of EndpointResolvable when the server stopped answering so
+	// recently that its endpoint key may or may not have expired: it lives at least until
+	// AliveUntil and is gone by GoneBy (from its identity lease's last renewal).
+	EndpointWindow *EndpointWindow `json:"endpointWindow,omitempty"`
 	// AdvertiseAddressReachable: the server's peer-advertise address accepts connections
 	// (dialled by mvpctl, or set by a simulation). False: peers can neither fetch its discovery
 	// nor proxy to it. Nil: not checked.
@@ -165,6 +169,12 @@ type PeerProxy struct {
 	PeerDiscoverySyncErrors map[string]float64 `json:"peerDiscoverySyncErrors,omitempty"`
 	// Evidence says how the fields above were established, e.g. readyz hook names.
 	Evidence []string `json:"evidence,omitempty"`
+}
+
+// EndpointWindow bounds when a dead server's peer endpoint key expires.
+type EndpointWindow struct {
+	AliveUntil time.Time `json:"aliveUntil"`
+	GoneBy     time.Time `json:"goneBy"`
 }
 
 // Resource is one group/version/resource a server serves.
