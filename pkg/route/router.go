@@ -75,6 +75,10 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	info := req.Info
 
 	st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
+	if mvp.Newer(v.version) {
+		// Rules of a minor mvpctl does not know are an assumption, and say so.
+		d.Inferred = true
+	}
 
 	// Step 0: is the filter installed at all?
 	if !v.era.HasProxy() {
@@ -163,8 +167,8 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		}
 		d.Causes = mvp.UnlearnedCauses(v.srv, peers)
 		st.add("most likely cause: %s (to confirm: %s)", d.Causes[0].Text, d.Causes[0].Confirm)
-		r.localOutcome(v, req, d, st, fmt.Sprintf("%s has not learned that %s serve(s) %s: %s",
-			v.srv.Name, viewNames(unlearned), gvr.GroupVersion(), d.Causes[0].Text))
+		r.localOutcome(v, req, d, st, fmt.Sprintf("%s has not learned that %s %s %s: %s",
+			v.srv.Name, viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), d.Causes[0].Text))
 		return
 	}
 	if len(cands) == 0 {
@@ -197,6 +201,14 @@ func (r *Router) learnedCandidates(v *serverView, gvr snapshot.GVR, cands, unlea
 		d.Inferred = true
 	}
 	return cands, unlearned
+}
+
+// serves agrees with the number of servers named before it.
+func serves(n int) string {
+	if n == 1 {
+		return "serves"
+	}
+	return "serve"
 }
 
 func viewNames(vs []*serverView) string {

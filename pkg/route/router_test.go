@@ -128,7 +128,7 @@ func TestDecide(t *testing.T) {
 		// What the server has learned (its own peer-aggregated /apis is the evidence, 1.35+).
 		{name: "peer-aggregated /apis lacks it: never learned, 404 with the cause", snap: snap(server("a", "v1.36.3", all...),
 			withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments")),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "has not learned that a serve(s) batch/v1"},
+			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "has not learned that a serves batch/v1"},
 		{name: "peer-aggregated /apis not recorded: learning assumed", snap: snap(server("a", "v1.36.3", all...), notRecorded(server("b", "v1.36.3", noBatch...))),
 			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, inferred: true, stepHas: "assumed: b has fetched a's discovery"},
 		{name: "core group: no evidence in /apis, nothing assumed", snap: snap(server("a", "v1.36.3", all...),
