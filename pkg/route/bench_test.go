@@ -1,6 +1,11 @@
 package route
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
 
 // BenchmarkParseRequest is the baseline: the apiserver's own RequestInfoFactory on one path.
 func BenchmarkParseRequest(b *testing.B) {
@@ -28,5 +33,31 @@ func BenchmarkTable(b *testing.B) {
 	r := NewRouter(snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...), server("c", "v1.36.3", all...)))
 	for b.Loop() {
 		r.Table(true)
+	}
+}
+
+// BenchmarkTableScale builds the routing table of 5 servers × N GVRs (CRD-heavy clusters have
+// tens of thousands), where every server lacks a different tenth: the cost per row must stay
+// flat as N grows (no step scans a server's whole discovery per cell).
+func BenchmarkTableScale(b *testing.B) {
+	for _, n := range []int{1000, 5000, 20000, 100000} {
+		b.Run(fmt.Sprintf("gvrs=%d", n), func(b *testing.B) {
+			var servers []snapshot.Server
+			for s := 0; s < 5; s++ {
+				var gvrs []string
+				for i := 0; i < n; i++ {
+					if i%10 != s { // server s lacks every GVR i with i%10 == s
+						gvrs = append(gvrs, fmt.Sprintf("g%d.example.com/v1/r%d", i%500, i))
+					}
+				}
+				servers = append(servers, server(fmt.Sprintf("s%d", s), "v1.36.3", gvrs...))
+			}
+			r := NewRouter(snap(servers...))
+			b.ResetTimer()
+			for b.Loop() {
+				r.Table(false)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/gvr")
+		})
 	}
 }

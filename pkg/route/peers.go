@@ -33,6 +33,13 @@ type serverView struct {
 	// inferred is true when local was inferred from other servers' peer-aggregated discovery
 	// because the server could not be read.
 	inferred bool
+	// localGVs are the group/versions of local, for the per-cell 404-shape and discovery
+	// checks (a set: the table asks once per cell).
+	localGVs map[string]bool
+	// learned is what the server has learned from its peers (mvp.LearnedView), when its own
+	// peer-aggregated /apis is the evidence (hasLearned).
+	learned    map[snapshot.GVR]bool
+	hasLearned bool
 }
 
 // buildViews indexes the snapshot. For an unreachable server with a live identity lease and no
@@ -74,6 +81,11 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 			view.local = setOf(orphans)
 			view.inferred = true
 		}
+		view.localGVs = map[string]bool{}
+		for g := range view.local {
+			view.localGVs[g.GroupVersion()] = true
+		}
+		view.learned, view.hasLearned = mvp.LearnedView(srv)
 		view.advertised = view.local
 		if len(srv.PeerAggregated) > 0 {
 			adv := gvrSet{}
@@ -92,14 +104,7 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 }
 
 // servesGroupVersion reports whether the server serves any resource of gv ("batch/v1", "v1").
-func (v *serverView) servesGroupVersion(gv string) bool {
-	for g := range v.local {
-		if g.GroupVersion() == gv {
-			return true
-		}
-	}
-	return false
-}
+func (v *serverView) servesGroupVersion(gv string) bool { return v.localGVs[gv] }
 
 // servesSubresource reports whether a locally served resource lists sub (true when the server
 // reports no subresource data at all, since legacy discovery does not always list them).

@@ -187,7 +187,7 @@ func (r *Router) learnedCandidates(v *serverView, gvr snapshot.GVR, cands, unlea
 	if len(cands) == 0 {
 		return cands, unlearned
 	}
-	view, ok := mvp.LearnedView(v.srv)
+	view, ok := v.learned, v.hasLearned
 	switch {
 	case ok && gvr.Group != "" && !view[gvr]:
 		st.add("%s's own peer-aggregated /apis does not list %s: it has not learned it from %s", v.srv.Name, gvr, viewNames(cands))
@@ -466,10 +466,8 @@ func discoveryGroupVersion(path string) (string, bool) {
 
 // notFoundShape names which of the two local 404s the client gets (real-control-plane.md).
 func notFoundShape(v *serverView, gvr snapshot.GVR) string {
-	for g := range v.local {
-		if g.Group == gvr.Group && g.Version == gvr.Version {
-			return "a Status NotFound: the group/version is served, the resource is not"
-		}
+	if v.servesGroupVersion(gvr.GroupVersion()) {
+		return "a Status NotFound: the group/version is served, the resource is not"
 	}
 	return `text/plain "404 page not found": the group/version has no handler`
 }
