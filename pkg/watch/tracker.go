@@ -1,0 +1,206 @@
+package watch
+
+import (
+	"sort"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// EventKind names a change.
+type EventKind string
+
+const (
+	ServerAdded    EventKind = "server-added"
+	ServerGone     EventKind = "server-gone"
+	ServerDown     EventKind = "server-down"
+	ServerUp       EventKind = "server-up"
+	VersionChanged EventKind = "version-changed"
+	OutcomeChanged EventKind = "outcome-changed"
+	WindowOpened   EventKind = "window-opened"
+	WindowClosed   EventKind = "window-closed"
+)
+
+// Event is one change seen between two snapshots.
+type Event struct {
+	Time   time.Time `json:"time"`
+	Type   EventKind `json:"type"`
+	Server string    `json:"server"`
+	// GVR is set for outcome and window events.
+	GVR string `json:"gvr,omitempty"`
+	// From and To are versions (version-changed, server-up) or routing-table cells
+	// (outcome-changed: local, proxy→NAME, 404, 503).
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Window is the window a window event opens or closes.
+	Window *Window `json:"window,omitempty"`
+}
+
+// Window is a time during which a server answered 404 or 503 for a GVR some server served.
+type Window struct {
+	Server string `json:"server"`
+	GVR    string `json:"gvr"`
+	// Outcome is not-found or unavailable (Unavailable says which 503).
+	Outcome     mvp.Outcome `json:"outcome"`
+	Unavailable string      `json:"unavailable,omitempty"`
+	Opened      time.Time   `json:"opened"`
+	// Closed is zero while the window is open.
+	Closed time.Time `json:"closed,omitempty"`
+	// Duration is Closed - Opened, or up to the summary's time for a window still open.
+	Duration time.Duration `json:"duration"`
+	// ServedBy are the servers that served the GVR when the window opened.
+	ServedBy []string `json:"servedBy"`
+}
+
+// Tracker holds the last state seen and the open windows.
+type Tracker struct {
+	servers map[string]serverState
+	cells   map[cellKey]route.Cell
+	open    map[cellKey]*Window
+	closed  []Window
+	started time.Time
+}
+
+type serverState struct {
+	version   string
+	reachable bool
+}
+
+type cellKey struct{ server, gvr string }
+
+// NewTracker starts tracking.
+func NewTracker() *Tracker {
+	return &Tracker{servers: map[string]serverState{}, cells: map[cellKey]route.Cell{}, open: map[cellKey]*Window{}}
+}
+
+// Observe compares snap, taken at at, with the state seen before and returns the changes in a
+// stable order: servers first (by name), then outcomes and windows (by GVR, then server). The
+// first observation reports every server as added and opens the windows it finds.
+func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
+	if t.started.IsZero() {
+		t.started = at
+	}
+	var events []Event
+	seen := map[string]bool{}
+	for _, s := range snap.Servers {
+		seen[s.Name] = true
+		now := serverState{version: s.Version, reachable: s.Reachable}
+		before, known := t.servers[s.Name]
+		switch {
+		case !known:
+			events = append(events, Event{Time: at, Type: ServerAdded, Server: s.Name, To: s.Version})
+		case before.reachable && !now.reachable:
+			events = append(events, Event{Time: at, Type: ServerDown, Server: s.Name, From: before.version})
+		case !before.reachable && now.reachable:
+			events = append(events, Event{Time: at, Type: ServerUp, Server: s.Name, From: before.version, To: now.version})
+		}
+		if known && now.reachable && before.version != "" && now.version != "" && before.version != now.version {
+			events = append(events, Event{Time: at, Type: VersionChanged, Server: s.Name, From: before.version, To: now.version})
+		}
+		if now.version == "" { // an unreachable server's version is not read: keep the last known
+			now.version = before.version
+		}
+		t.servers[s.Name] = now
+	}
+	for _, name := range sortedKeys(t.servers) {
+		if !seen[name] {
+			events = append(events, Event{Time: at, Type: ServerGone, Server: name, From: t.servers[name].version})
+			delete(t.servers, name)
+		}
+	}
+
+	table := route.NewRouter(snap).Table(true)
+	cells := map[cellKey]route.Cell{}
+	servedBy := map[string][]string{}
+	for _, row := range table.Rows {
+		servedBy[row.Name] = row.ServedBy
+		for _, c := range row.Cells {
+			cells[cellKey{c.Server, row.Name}] = c
+		}
+	}
+	keys := make([]cellKey, 0, len(cells)+len(t.cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	for k := range t.cells {
+		if _, ok := cells[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].gvr != keys[j].gvr {
+			return keys[i].gvr < keys[j].gvr
+		}
+		return keys[i].server < keys[j].server
+	})
+	for _, k := range keys {
+		before, had := t.cells[k]
+		now, has := cells[k]
+		if had && has && before.Text != now.Text && now.Text != route.Unreachable && before.Text != route.Unreachable {
+			events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text})
+		}
+		failing := has && (now.Outcome == mvp.NotFound || now.Outcome == mvp.Unavailable) && len(servedBy[k.gvr]) > 0
+		w := t.open[k]
+		switch {
+		case failing && w == nil:
+			w = &Window{Server: k.server, GVR: k.gvr, Outcome: now.Outcome, Unavailable: now.Unavailable, Opened: at,
+				ServedBy: append([]string(nil), servedBy[k.gvr]...)}
+			t.open[k] = w
+			events = append(events, Event{Time: at, Type: WindowOpened, Server: k.server, GVR: k.gvr, To: now.Text, Window: copyOf(w, at)})
+		case !failing && w != nil && (!has || now.Text != route.Unreachable):
+			// An unreachable server cannot be evaluated: its window stays open until it is
+			// seen again, or the GVR is served nowhere any more.
+			w.Closed, w.Duration = at, at.Sub(w.Opened)
+			t.closed = append(t.closed, *w)
+			delete(t.open, k)
+			events = append(events, Event{Time: at, Type: WindowClosed, Server: k.server, GVR: k.gvr, Window: copyOf(w, at)})
+		}
+	}
+	t.cells = cells
+	return events
+}
+
+func copyOf(w *Window, at time.Time) *Window {
+	c := *w
+	if c.Closed.IsZero() {
+		c.Duration = at.Sub(c.Opened)
+	}
+	return &c
+}
+
+// Summary is every window seen, closed or still open at the time of the summary.
+type Summary struct {
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
+	Windows []Window  `json:"windows"`
+}
+
+// Summary returns the windows seen up to at, oldest first; windows still open last until at.
+func (t *Tracker) Summary(at time.Time) Summary {
+	s := Summary{From: t.started, To: at, Windows: append([]Window(nil), t.closed...)}
+	for _, w := range t.open {
+		s.Windows = append(s.Windows, *copyOf(w, at))
+	}
+	sort.SliceStable(s.Windows, func(i, j int) bool {
+		a, b := s.Windows[i], s.Windows[j]
+		if !a.Opened.Equal(b.Opened) {
+			return a.Opened.Before(b.Opened)
+		}
+		if a.GVR != b.GVR {
+			return a.GVR < b.GVR
+		}
+		return a.Server < b.Server
+	})
+	return s
+}
+
+func sortedKeys(m map[string]serverState) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
