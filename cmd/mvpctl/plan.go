@@ -15,14 +15,14 @@ import (
 // planFlags say where a simulation starts and what happens: a rolling upgrade (--to), a
 // scenario file, or --step flags; from a snapshot, the live cluster, or --servers profiles.
 type planFlags struct {
-	source   snapshotSource
-	servers  string
-	to       string
-	order    []string
-	scenario string
-	steps    []string
-	requests string
-	auditLog string
+	source    snapshotSource
+	servers   string
+	to        string
+	order     []string
+	scenario  string
+	steps     []string
+	requests  string
+	auditLog  string
 	proxy     string
 	allowSkew bool
 }
