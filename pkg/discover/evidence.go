@@ -56,6 +56,7 @@ func peerProxyEvidence(r *result, lease *identityLease, takenAt time.Time) snaps
 
 	peerAggregatedEvidence(&pp, r, note)
 	endpointEvidence(&pp, r, lease, reachable, takenAt, note)
+	peerLearningEvidence(&pp, r, note)
 	if r.t != nil && r.t.matchedBy != "" {
 		note("identity lease %s matched: %s", lease.name, r.t.matchedBy)
 	}

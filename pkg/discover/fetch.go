@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -59,6 +60,11 @@ type result struct {
 	warnings        []string
 	// ambiguousLease: one of several gate-off leases is this server's, but not which.
 	ambiguousLease bool
+	// Peer-learning evidence (peerlearning.go): nil when not read.
+	syncErrors         map[string]float64
+	syncErrorsErr      string
+	advertiseReachable *bool
+	advertiseErr       string
 }
 
 // fetchServer reads one server within timeout. Only the first failure that leaves the
@@ -83,6 +89,13 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result 
 		return r
 	}
 	r.readyz = fetchReadyz(ctx, c)
+	if v, err := snapshot.ParseVersion(r.version); err == nil && mvp.HasPeerProxyMetrics(v) {
+		r.syncErrors, r.syncErrorsErr = fetchSyncErrors(ctx, c)
+	}
+	if t.lease != nil && t.lease.address != "" {
+		ok, why := dialAdvertised(ctx, t.lease.address)
+		r.advertiseReachable, r.advertiseErr = &ok, why
+	}
 
 	doc, err := fetchDiscovery(ctx, c)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -97,6 +98,30 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 	}
 	res.Verdict = VerdictMismatch
 	res.Note = fmt.Sprintf("predicted %s (%s), observed %s (%s)", strings.Join(res.Predicted.Expect, " or "), res.Predicted.Reason, key, obs.Why)
+	res.Diagnosis = diagnose(srv, res, obs)
+	if len(res.Diagnosis) > 0 {
+		res.Note += fmt.Sprintf("; most likely %s (to confirm: %s)", res.Diagnosis[0].Text, res.Diagnosis[0].Confirm)
+	}
+}
+
+// diagnose names the likely causes of a mismatch from the same rules the prediction used. A
+// request predicted proxied that the server answers 404 itself means the server has not
+// learned what its peers serve (docs/behaviour.md §4.2): the causes are mvp.UnlearnedCauses.
+// One predicted 404 that was proxied means the server learned more than its recorded
+// peer-aggregated /apis showed: the snapshot is older than the server's peer discovery.
+func diagnose(srv *snapshot.Server, res *Result, obs *Measured) []mvp.Cause {
+	switch {
+	case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeNotFound:
+		peers := make([]*snapshot.Server, len(res.Predicted.Peers))
+		for i, name := range res.Predicted.Peers {
+			peers[i] = &snapshot.Server{Name: name}
+		}
+		return mvp.UnlearnedCauses(srv, peers)
+	case res.Predicted.Outcome == route.NotFound && obs.Outcome == OutcomeProxied:
+		return []mvp.Cause{{Name: "snapshot-behind", Text: fmt.Sprintf("%s learned its peers' discovery after the snapshot was taken", srv.Name),
+			Confirm: "take a new snapshot and probe again"}}
+	}
+	return nil
 }
 
 // observedText is the table form of an observed outcome.

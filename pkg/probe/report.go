@@ -3,6 +3,7 @@ package probe
 import (
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -125,6 +126,8 @@ type Result struct {
 	Verdict   Verdict    `json:"verdict"`
 	// Note explains the verdict when it is not a plain match.
 	Note string `json:"note,omitempty"`
+	// Diagnosis lists the likely causes of a mismatch, most likely first.
+	Diagnosis []mvp.Cause `json:"diagnosis,omitempty"`
 }
 
 // Prediction is pkg/route's decision for the request, and what it lets a client observe.

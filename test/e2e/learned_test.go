@@ -68,6 +68,16 @@ func TestUnlearnedPeers(t *testing.T) {
 			// Read each server at its own URL: mvc-b's advertised address may be the dead one.
 			endpoints := []string{"--kubeconfig", cp.Kubeconfig, "--leases=false", "--endpoint", cp.Server("mvc-a").URL, "--endpoint", cp.Server("mvc-b").URL}
 			snap, _ := mvpctlSnapshot(t, dir+"/broken.json", []int{0}, endpoints...)
+			// The evidence the snapshot records: mvc-a's failing fetches (1.36 counts them), and
+			// whether mvc-b's published address accepts connections.
+			a, b := snapServer(snap, "mvc-a"), snapServer(snap, "mvc-b")
+			t.Logf("mvc-a peer discovery sync errors %v; mvc-b's published address reachable %s", a.PeerProxy.PeerDiscoverySyncErrors, fmtBoolPtr(b.PeerProxy.AdvertiseAddressReachable))
+			if a.PeerProxy.PeerDiscoverySyncErrors["fetch_discovery"] == 0 {
+				t.Errorf("mvc-a cannot fetch mvc-b's discovery, but the snapshot records no fetch_discovery sync errors: %v", a.PeerProxy.PeerDiscoverySyncErrors)
+			}
+			if r := b.PeerProxy.AdvertiseAddressReachable; r == nil || *r != (tc.name != "unreachable-advertise") {
+				t.Errorf("mvc-b's published address reachable = %s, want %v", fmtBoolPtr(r), tc.name != "unreachable-advertise")
+			}
 
 			// explain: 404 on mvc-a for jobs, with the cause first.
 			jobs := "/apis/batch/v1/namespaces/default/jobs"
