@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -52,6 +53,11 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 		srv.Resources = r.doc.resources
 		setSources(srv.Resources, idx)
 		srv.APIs = r.doc.apis
+	}
+	if srv.Reachable && srv.PeerAdvertiseAddress != "" {
+		// After matching: a server read at an endpoint learns its lease (and address) here.
+		ok, why := dialAdvertised(context.Background(), srv.PeerAdvertiseAddress)
+		r.advertiseReachable, r.advertiseErr = &ok, why
 	}
 	srv.PeerProxy = peerProxyEvidence(r, t.lease, takenAt)
 	for i, e := range srv.PeerProxy.Evidence {

@@ -92,10 +92,6 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result 
 	if v, err := snapshot.ParseVersion(r.version); err == nil && mvp.HasPeerProxyMetrics(v) {
 		r.syncErrors, r.syncErrorsErr = fetchSyncErrors(ctx, c)
 	}
-	if t.lease != nil && t.lease.address != "" {
-		ok, why := dialAdvertised(ctx, t.lease.address)
-		r.advertiseReachable, r.advertiseErr = &ok, why
-	}
 
 	doc, err := fetchDiscovery(ctx, c)
 	if err != nil {

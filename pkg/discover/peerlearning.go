@@ -113,9 +113,9 @@ func peerLearningEvidence(pp *snapshot.PeerProxy, r *result, note func(string, .
 	if r.advertiseReachable != nil {
 		pp.AdvertiseAddressReachable = r.advertiseReachable
 		if *r.advertiseReachable {
-			note("its published peer address %s accepts connections from mvpctl", r.t.lease.address)
+			note("its published peer address accepts connections from mvpctl")
 		} else {
-			note("its published peer address %s does not accept connections from mvpctl (%s): peers may not reach it either", r.t.lease.address, r.advertiseErr)
+			note("its published peer address does not accept connections from mvpctl (%s): peers may not reach it either", r.advertiseErr)
 		}
 	}
 }
