@@ -10,6 +10,7 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -140,7 +141,7 @@ type Report struct {
 // Diff compares each selected server's recorded default /apis with its expectation (every
 // server when names is empty; names are server names or IDs, and must exist).
 func Diff(snap *snapshot.Snapshot, names ...string) *Report {
-	rep := &Report{APIVersion: snapshot.APIVersion, Kind: ReportKind, TakenAt: snap.TakenAt, Source: snap.Source, Servers: []ServerDiff{}}
+	rep := &Report{APIVersion: report.APIVersion, Kind: ReportKind, TakenAt: snap.TakenAt, Source: snap.Source, Servers: []ServerDiff{}}
 	want := map[string]bool{}
 	for _, n := range names {
 		if s := snap.Find(n); s != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// ReportKind is the kind of the structured probe report (apiVersion snapshot.APIVersion).
+// ReportKind is the kind of the structured probe report (apiVersion report.APIVersion).
 const ReportKind = "ProbeReport"
 
 // Verdict compares one observation with its prediction.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/mvpctl/mvpctl/pkg/redact"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -116,7 +117,7 @@ func (p *prober) warn(rep *Report, format string, args ...any) {
 func (p *prober) run(ctx context.Context) *Report {
 	o := p.opts
 	rep := &Report{
-		APIVersion: snapshot.APIVersion,
+		APIVersion: report.APIVersion,
 		Kind:       ReportKind,
 		Snapshot:   route.SnapshotRef{TakenAt: p.snap.TakenAt, Source: p.snap.Source, Partial: p.snap.Partial()},
 		StartedAt:  o.Now().UTC(),

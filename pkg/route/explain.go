@@ -3,7 +3,7 @@ package route
 import (
 	"fmt"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/report"
 )
 
 // ExplanationKind is the kind of the structured explanation. Its JSON is a contract
@@ -26,7 +26,7 @@ type Explanation struct {
 // Explain evaluates req on server (a name or ID), or on every reachable server when server is
 // empty.
 func (r *Router) Explain(req Request, server string) (Explanation, error) {
-	e := Explanation{APIVersion: snapshot.APIVersion, Kind: ExplanationKind, Request: req, Servers: []Decision{},
+	e := Explanation{APIVersion: report.APIVersion, Kind: ExplanationKind, Request: req, Servers: []Decision{},
 		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial()}}
 	if server != "" {
 		d, err := r.Decide(server, req)

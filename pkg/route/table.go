@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -69,7 +70,7 @@ const Unreachable = "<unreachable>"
 // Table builds the routing table. With all false, GVRs that every reachable server serves by
 // itself are left out: they are local everywhere and not what an upgrade makes interesting.
 func (r *Router) Table(all bool) RoutingTable {
-	t := RoutingTable{APIVersion: snapshot.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
+	t := RoutingTable{APIVersion: report.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
 		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial()}}
 	for _, v := range r.views {
 		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,

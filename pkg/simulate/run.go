@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -69,7 +70,7 @@ type Risk struct {
 
 // Run applies steps to start in order and evaluates the routing after each.
 func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
-	sim := &Simulation{APIVersion: snapshot.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
+	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	cur := start
 	sim.Steps = append(sim.Steps, evaluate(0, "start", cur))
 	assumedBy := map[string][]string{} // assumption → servers, in first-seen order

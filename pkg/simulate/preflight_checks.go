@@ -1,0 +1,49 @@
+package simulate
+
+// Severity of a finding.
+type Severity string
+
+const (
+	Info     Severity = "info"
+	Warning  Severity = "warning"
+	Blocking Severity = "blocking"
+)
+
+// Check is one preflight check. IDs are stable: CI configurations and dashboards refer to them.
+type Check struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+}
+
+// The checks, in the order they run.
+var (
+	CheckReachable       = Check{"MVP001", "apiserver-reachable", "every apiserver answers"}
+	CheckGate            = Check{"MVP002", "peer-proxy-gate", "the UnknownVersionInteroperabilityProxy gate is on"}
+	CheckFilter          = Check{"MVP003", "peer-proxy-configured", "the peer proxy is configured (--peer-ca-file)"}
+	CheckAdvertise       = Check{"MVP004", "peer-advertise-address", "the identity lease advertises a peer address"}
+	CheckPeerDiscovery   = Check{"MVP005", "peer-aggregated-discovery", "peer-aggregated discovery is on (1.35+)"}
+	CheckServedEveryStep = Check{"MVP010", "gvr-reachable-every-step", "every GVR served somewhere is reachable from every apiserver at every step"}
+	CheckTrafficFails    = Check{"MVP020", "traffic-would-fail", "no replayed request would get 404 or 503"}
+	CheckTrafficRemoved  = Check{"MVP021", "traffic-uses-removed-api", "no replayed request uses an API the target removes"}
+	CheckTrafficInput    = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
+	CheckDiscovery       = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
+)
+
+// Checks lists every check.
+var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery}
+
+// Finding is one problem a check found.
+type Finding struct {
+	Check    string   `json:"check"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	// Subject is what the finding is about: a server, a GVR on a server, a user agent.
+	Subject string `json:"subject"`
+	Step    string `json:"step,omitempty"`
+	Message string `json:"message"`
+	// Evidence says where the facts come from: which server, which document, when.
+	Evidence []string `json:"evidence"`
+	Hint     string   `json:"hint"`
+}

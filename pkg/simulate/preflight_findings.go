@@ -1,0 +1,158 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []Finding {
+	var out []Finding
+	add := func(c Check, sev Severity, srv *snapshot.Server, msg, hint string, extra ...string) {
+		out = append(out, Finding{Check: c.ID, Name: c.Name, Severity: sev, Subject: srv.Name, Message: msg,
+			Evidence: append([]string{evidence[srv.Name]}, extra...), Hint: hint})
+	}
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		if !srv.Reachable {
+			add(CheckReachable, Blocking, srv, "apiserver could not be read: "+srv.Error,
+				"fix connectivity or credentials to this apiserver (or remove it from the control plane) before upgrading: its routing cannot be predicted")
+			continue
+		}
+		pp := srv.PeerProxy
+		v, _ := snapshot.ParseVersion(srv.Version)
+		ev := pp.Evidence
+		switch {
+		case pp.GateEnabled != nil && !*pp.GateEnabled:
+			add(CheckGate, Warning, srv, "the Mixed Version Proxy feature gate is off: requests for APIs this server lacks get 404 during the upgrade",
+				"start kube-apiserver with --feature-gates=UnknownVersionInteroperabilityProxy=true (on by default from 1.36)", ev...)
+			continue
+		case pp.GateEnabled == nil && v.Minor < 36:
+			add(CheckGate, Warning, srv, fmt.Sprintf("gate state unknown; it is off by default on %s", v.MinorString()),
+				"check /readyz?verbose for the peer-endpoint-reconciler-controller hook, or set --feature-gates=UnknownVersionInteroperabilityProxy=true", ev...)
+		}
+		if pp.FilterInstalled != nil && !*pp.FilterInstalled {
+			add(CheckFilter, Warning, srv, "the peer proxy filter is not installed (no --peer-ca-file): this server never proxies",
+				"set --peer-ca-file to the CA that signed every apiserver's serving certificate (which must name kubernetes.default.svc), plus --proxy-client-cert-file/--proxy-client-key-file", ev...)
+		}
+		if srv.DiscoveryFormat != snapshot.DiscoveryProfiled && srv.PeerAdvertiseAddress == "" {
+			add(CheckAdvertise, Warning, srv, "no kubernetes.io/peer-advertise-address on its identity lease: peers cannot find it",
+				"enable the feature gate; set --peer-advertise-ip and --peer-advertise-port (both, or neither) to an address peers can reach", ev...)
+		}
+		if v.Minor >= 35 && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
+			add(CheckPeerDiscovery, Warning, srv, "peer-aggregated discovery is off: clients of this server do not see APIs only its peers serve",
+				"peer-aggregated discovery needs the gate and --peer-ca-file; check that peers are learned (apiserver_peer_discovery_sync_errors_total)", ev...)
+		}
+	}
+	return out
+}
+
+// discoveryFindings compares each server's recorded default /apis with the peer-aggregated
+// document it should serve (pkg/peerdiscovery). It runs only when the start snapshot records
+// served documents (a live or recorded snapshot; simulated steps have none). One blocking
+// finding per server with stale or missing entries.
+func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []Finding, ran bool) {
+	for i := range s.Servers {
+		ran = ran || s.Servers[i].DefaultAPIs != nil
+	}
+	if !ran {
+		return nil, false
+	}
+	rep := peerdiscovery.Diff(s)
+	for _, d := range rep.Servers {
+		var stale, missing []string
+		for _, e := range d.Entries {
+			switch e.Class {
+			case peerdiscovery.ClassStale:
+				stale = append(stale, e.Name())
+			case peerdiscovery.ClassMissing:
+				missing = append(missing, e.Name()+" (served by "+strings.Join(e.ServedBy, ", ")+")")
+			}
+		}
+		if len(stale)+len(missing) == 0 {
+			continue
+		}
+		var msg, hints []string
+		if len(stale) > 0 {
+			msg = append(msg, fmt.Sprintf("advertises %d entr%s no reachable apiserver serves (clients following them get 404): %s", len(stale), plural(len(stale)), listSome(stale, 6)))
+			hints = append(hints, "a stale peer-aggregated document outlives the last peer that served it (1.36+, spec §11.5): any local discovery change (creating or updating a CRD) rebuilds it, as does a restart")
+		}
+		if len(missing) > 0 {
+			msg = append(msg, fmt.Sprintf("does not advertise %d entr%s that it or a learned peer serves: %s", len(missing), plural(len(missing)), listSome(missing, 6)))
+			hints = append(hints, "its peer discovery is behind: a peer identity-lease event (a peer restart) makes it fetch again; check apiserver_peer_discovery_sync_errors_total and the peer CA/proxy client certificates")
+		}
+		ev := []string{evidence[d.Name], fmt.Sprintf("default /apis ETag served %s, expected %s (merge of its own /apis with %s)", orNone(d.ServedETag), orNone(d.ExpectedETag), orNone(strings.Join(d.Peers, ", ")))}
+		out = append(out, Finding{Check: CheckDiscovery.ID, Name: CheckDiscovery.Name, Severity: Blocking, Subject: d.Name,
+			Message:  "peer-aggregated /apis " + strings.Join(msg, "; and "),
+			Evidence: ev, Hint: strings.Join(hints, "; ") + " — `mvpctl discovery diff` lists every entry"})
+	}
+	return out, true
+}
+
+// routingFindings turns the simulation's at-risk cells into blocking findings.
+func routingFindings(sim *Simulation) []Finding {
+	var out []Finding
+	for _, r := range sim.AtRisk {
+		status := fmt.Sprint(r.Status)
+		if r.Unavailable != "" {
+			status += " (" + r.Unavailable + ")"
+		}
+		hint := "upgrade so that some reachable server serves it at every step (change --order), or keep its clients off until the upgrade completes"
+		if r.Outcome == route.Unavailable {
+			hint = "a crashed peer still holds its identity lease: restart it, or delete its lease (kube-system/" + "apiserver-…) once it is gone for good"
+		}
+		out = append(out, Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: Blocking,
+			Subject: r.Server + " " + r.GVR, Step: fmt.Sprintf("%d: %s", r.StepN, r.Step),
+			Message:  fmt.Sprintf("at step %d (%s) %s answers %s for %s, which %s serve(s)", r.StepN, r.Step, r.Server, status, r.GVR, strings.Join(r.ServedBy, ", ")),
+			Evidence: []string{r.Reason, "simulated from " + sim.Start},
+			Hint:     hint})
+	}
+	return out
+}
+
+func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
+	var out []Finding
+	ev := fmt.Sprintf("traffic %s (%s): %d requests", tr.Source, tr.Format, tr.Requests)
+	for _, g := range tr.GVRs {
+		if g.Removed {
+			out = append(out, Finding{Check: CheckTrafficRemoved.ID, Name: CheckTrafficRemoved.Name, Severity: Blocking, Subject: g.GVR,
+				Message:  fmt.Sprintf("%d request(s) use %s, which no apiserver serves after the last step", g.Requests, g.GVR),
+				Evidence: []string{ev, "profiles " + strings.Join(sim.Profiles, ", ")},
+				Hint:     "migrate these clients to a served version of the API before upgrading (see the user agents below)"})
+			continue
+		}
+		if g.AtRisk > 0 {
+			steps := make([]string, len(g.AtRiskSteps))
+			for i, s := range g.AtRiskSteps {
+				steps[i] = fmt.Sprintf("%d (%s)", s, sim.Steps[s].Step)
+			}
+			out = append(out, Finding{Check: CheckTrafficFails.ID, Name: CheckTrafficFails.Name, Severity: Blocking, Subject: g.GVR,
+				Message:  fmt.Sprintf("%d of %d request(s) for %s would get 404 or 503 on some apiserver at step(s) %s", g.AtRisk, g.Requests, g.GVR, strings.Join(steps, ", ")),
+				Evidence: []string{ev},
+				Hint:     "see MVP010 for the servers and steps; change the upgrade order or enable the peer proxy on every server"})
+		}
+	}
+	var agents []string
+	for _, a := range tr.UserAgents {
+		if a.AtRisk > 0 && len(agents) < 10 {
+			agents = append(agents, fmt.Sprintf("%s (%d)", a.UserAgent, a.AtRisk))
+		}
+	}
+	if len(agents) > 0 {
+		for i := range out {
+			out[i].Evidence = append(out[i].Evidence, "user agents at risk: "+strings.Join(agents, ", "))
+		}
+	}
+	if tr.Malformed > 0 {
+		out = append(out, Finding{Check: CheckTrafficInput.ID, Name: CheckTrafficInput.Name, Severity: Warning, Subject: tr.Source,
+			Message:  fmt.Sprintf("%d line(s) could not be read and were skipped", tr.Malformed),
+			Evidence: tr.MalformedExamples,
+			Hint:     "--requests takes one METHOD PATH a line; --audit-log takes audit.k8s.io/v1 Event JSON lines (gzip accepted)"})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Check < out[j].Check })
+	return out
+}
