@@ -110,6 +110,9 @@ func scenarioLine(rep *simulate.PreflightReport) string {
 }
 
 func printPreflightTable(w io.Writer, rep *simulate.PreflightReport) error {
+	for _, a := range rep.Assumptions {
+		fmt.Fprintf(w, "ASSUMED %s\n", a)
+	}
 	fmt.Fprintln(w, scenarioLine(rep))
 	if len(rep.Findings) > 0 {
 		var rows [][]string
@@ -125,7 +128,11 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport) error {
 }
 
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
-	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n%s\n\n", rep.Summary.Result, scenarioLine(rep))
+	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
+	for _, a := range rep.Assumptions {
+		fmt.Fprintf(w, "**Assumed:** %s\n\n", a)
+	}
+	fmt.Fprintf(w, "%s\n\n", scenarioLine(rep))
 	if len(rep.Findings) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err

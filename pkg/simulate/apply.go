@@ -3,6 +3,7 @@ package simulate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,24 +61,25 @@ func fromProfile(name string, p Profile) snapshot.Server {
 // the behaviour spec: what matters for routing is reachability, the identity lease (a peer
 // exists), the peer endpoint lease (its address resolves) and the configuration.
 func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
-	next, _, err := applyStep(snap, step)
+	next, _, _, err := applyStep(snap, step)
 	return next, err
 }
 
 // applyStep is Apply, plus what the step did that the routing does not show: the
 // configuration an upgraded server kept, and what of it the new version does not have.
-func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string, error) {
+func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string, []ConfigLoss, error) {
 	var notes []string
+	var losses []ConfigLoss
 	if step.Action == ActionKeep {
 		if snap.Find(step.Server) == nil {
-			return nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+			return nil, nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 		}
-		return snap, nil, nil
+		return snap, nil, nil, nil
 	}
 	next := clone(snap)
 	srv := next.Find(step.Server)
 	if srv == nil {
-		return nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+		return nil, nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 	}
 	// Whether the default /apis is peer-aggregated was observed on the old process; the new
 	// state decides it (mvp.AggregatesDiscovery), not the observation.
@@ -86,13 +88,13 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	case ActionUpgrade:
 		p, err := LookupProfile(step.To)
 		if err != nil {
-			return nil, nil, fmt.Errorf("step %q: %w", step, err)
+			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
-		served, upgradeNotes, err := upgradedResources(srv, p, step)
+		served, upgradeNotes, lost, err := upgradedResources(srv, p, step)
 		if err != nil {
-			return nil, nil, fmt.Errorf("step %q: %w", step, err)
+			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
-		notes = append(notes, upgradeNotes...)
+		notes, losses = append(notes, upgradeNotes...), lost
 		// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 		var kept []snapshot.Resource
 		for _, r := range srv.Resources {
@@ -137,7 +139,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 		next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil
 	}
 	recomputePeerAggregated(next)
-	return next, notes, nil
+	return next, notes, losses, nil
 }
 
 // versionRun is the version a server upgraded to requested runs: the exact patch release when
@@ -149,6 +151,15 @@ func versionRun(requested string, p Profile) string {
 	return p.Version.String()
 }
 
+// ConfigLoss is a --runtime-config entry an upgraded server keeps that its new version has no
+// group/version for.
+type ConfigLoss struct {
+	Server       string `json:"server"`
+	GroupVersion string `json:"groupVersion"`
+	Enabled      bool   `json:"enabled"`
+	Version      string `json:"version"`
+}
+
 // defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".
 const defaultRuntimeConfig = "default"
 
@@ -156,7 +167,7 @@ const defaultRuntimeConfig = "default"
 // srv's --runtime-config applied, the same flags on a new binary. The configuration is the
 // step's, else the one inferred from what srv serves now. A configuration that names a
 // group/version p's binary does not have is reported in the notes.
-func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.Resource, []string, error) {
+func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.Resource, []string, []ConfigLoss, error) {
 	var cfg mvp.RuntimeConfig
 	var notes []string
 	switch {
@@ -164,7 +175,7 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 	case step.RuntimeConfig != nil:
 		c, err := mvp.ParseRuntimeConfig(*step.RuntimeConfig)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		cfg = c
 	default:
@@ -178,17 +189,19 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 		cfg = obs.Config
 	}
 	if cfg.IsDefault() {
-		return append([]snapshot.Resource(nil), p.Resources...), notes, nil
+		return append([]snapshot.Resource(nil), p.Resources...), notes, nil, nil
 	}
 	if p.Full == nil {
-		return nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
+		return nil, nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
 	}
 	served, unknown := cfg.Apply(p.Resources, p.Full)
 	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s", srv.Name, cfg))
+	var losses []ConfigLoss
 	for _, gv := range unknown {
 		notes = append(notes, fmt.Sprintf("%s: --runtime-config names %s, which %s does not have: %s", srv.Name, gv, p.Version, mvp.UnknownGroupVersionAtStartup))
+		losses = append(losses, ConfigLoss{Server: srv.Name, GroupVersion: gv, Enabled: !slices.Contains(cfg.Disabled, gv), Version: p.Version.String()})
 	}
-	return served, notes, nil
+	return served, notes, losses, nil
 }
 
 // start brings a server up as a new process.

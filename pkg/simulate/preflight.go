@@ -15,6 +15,8 @@ const PreflightKind = "PreflightReport"
 type PreflightReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Assumptions are what the checks assumed rather than observed (Simulation.Assumptions).
+	Assumptions []string `json:"assumptions,omitempty"`
 	// Scenario echoes what was checked: start, steps, target.
 	Scenario ScenarioEcho `json:"scenario"`
 	Checks   []Check      `json:"checks"`
@@ -61,7 +63,8 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &PreflightReport{APIVersion: report.APIVersion, Kind: PreflightKind, Checks: Checks, Findings: []Finding{}, Simulation: sim}
+	rep := &PreflightReport{APIVersion: report.APIVersion, Kind: PreflightKind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
+		Assumptions: sim.Assumptions}
 	rep.Scenario = ScenarioEcho{Start: in.Start.Source, TakenAt: in.Start.TakenAt, Target: in.Target, Profiles: sim.Profiles,
 		Partial: in.Start.Partial(), Steps: []string{}}
 	for _, s := range in.Start.Servers {
@@ -77,6 +80,8 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	} else {
 		rep.Checks = withoutCheck(rep.Checks, CheckDiscovery)
 	}
+	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
+	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if in.Traffic != nil {
 		tr, err := Replay(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)

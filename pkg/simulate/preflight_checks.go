@@ -28,11 +28,14 @@ var (
 	CheckTrafficRemoved  = Check{"MVP021", "traffic-uses-removed-api", "no replayed request uses an API the target removes"}
 	CheckTrafficInput    = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
 	CheckDiscovery       = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
+	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
+	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
+	CheckConfigLoss         = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss}
 
 // Finding is one problem a check found.
 type Finding struct {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -79,11 +80,14 @@ func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []
 		var msg, hints []string
 		if len(stale) > 0 {
 			msg = append(msg, fmt.Sprintf("advertises %d entr%s no reachable apiserver serves (clients following them get 404): %s", len(stale), plural(len(stale)), listSome(stale, 6)))
-			hints = append(hints, "a stale peer-aggregated document outlives the last peer that served it (1.36+, spec §11.5): any local discovery change (creating or updating a CRD) rebuilds it, as does a restart")
+			hints = append(hints, "a stale peer-aggregated document outlives the last peer that served it (1.36+, docs/behaviour.md §11.5): any local discovery change (creating or updating a CRD) rebuilds it, as does a restart")
 		}
 		if len(missing) > 0 {
 			msg = append(msg, fmt.Sprintf("does not advertise %d entr%s that it or a learned peer serves: %s", len(missing), plural(len(missing)), listSome(missing, 6)))
-			hints = append(hints, "its peer discovery is behind: a peer identity-lease event (a peer restart) makes it fetch again; check apiserver_peer_discovery_sync_errors_total and the peer CA/proxy client certificates")
+			if srv := s.Find(d.Name); srv != nil {
+				causes := mvp.UnlearnedCauses(srv, peersOf(s, srv))
+				hints = append(hints, fmt.Sprintf("it has not learned what its peers serve; most likely %s (to confirm: %s)", causes[0].Text, causes[0].Confirm))
+			}
 		}
 		ev := []string{evidence[d.Name], fmt.Sprintf("default /apis ETag served %s, expected %s (merge of its own /apis with %s)", orNone(d.ServedETag), orNone(d.ExpectedETag), orNone(strings.Join(d.Peers, ", ")))}
 		out = append(out, Finding{Check: CheckDiscovery.ID, Name: CheckDiscovery.Name, Severity: Blocking, Subject: d.Name,
@@ -107,7 +111,7 @@ func routingFindings(sim *Simulation) []Finding {
 		}
 		out = append(out, Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: Blocking,
 			Subject: r.Server + " " + r.GVR, Step: fmt.Sprintf("%d: %s", r.StepN, r.Step),
-			Message:  fmt.Sprintf("at step %d (%s) %s answers %s for %s, which %s serve(s)", r.StepN, r.Step, r.Server, status, r.GVR, strings.Join(r.ServedBy, ", ")),
+			Message:  fmt.Sprintf("at step %d (%s) %s answers %s for %s; served by %s", r.StepN, r.Step, r.Server, status, r.GVR, strings.Join(r.ServedBy, ", ")),
 			Evidence: []string{r.Reason, "simulated from " + sim.Start},
 			Hint:     hint})
 	}
@@ -154,5 +158,76 @@ func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 			Hint:     "--requests takes one METHOD PATH a line; --audit-log takes audit.k8s.io/v1 Event JSON lines (gzip accepted)"})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Check < out[j].Check })
+	return out
+}
+
+// peersOf is every other server that is srv's peer by the apiserver's rule (mvp.PeerOf).
+func peersOf(s *snapshot.Snapshot, srv *snapshot.Server) []*snapshot.Server {
+	var out []*snapshot.Server
+	for i := range s.Servers {
+		if p := &s.Servers[i]; p != srv && mvp.PeerOf(srv, p) == "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// peerDiscoveryFindings reports servers whose peer discovery fails, from the evidence a live
+// snapshot records: their own apiserver_peer_discovery_sync_errors_total (1.36+), or a peer
+// whose published address did not accept mvpctl's connection. Each names the likely causes.
+func peerDiscoveryFindings(s *snapshot.Snapshot, evidence map[string]string) []Finding {
+	var out []Finding
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		if !srv.Reachable {
+			continue
+		}
+		peers := peersOf(s, srv)
+		errs := srv.PeerProxy.PeerDiscoverySyncErrors
+		failing := errs[mvp.SyncErrorFetch]+errs[mvp.SyncErrorHostPort]+errs[mvp.SyncErrorLeaseList] > 0
+		var unreachable []string
+		for _, p := range peers {
+			if a := p.PeerProxy.AdvertiseAddressReachable; a != nil && !*a {
+				unreachable = append(unreachable, p.Name)
+			}
+		}
+		if !failing && len(unreachable) == 0 {
+			continue
+		}
+		causes := mvp.UnlearnedCauses(srv, peers)
+		var msg []string
+		if failing {
+			msg = append(msg, fmt.Sprintf("its peer discovery fails (apiserver_peer_discovery_sync_errors_total: fetch_discovery %g, hostport_resolution %g, lease_list %g)",
+				errs[mvp.SyncErrorFetch], errs[mvp.SyncErrorHostPort], errs[mvp.SyncErrorLeaseList]))
+		}
+		if len(unreachable) > 0 {
+			msg = append(msg, fmt.Sprintf("the published peer address of %s did not accept a connection", strings.Join(unreachable, ", ")))
+		}
+		var names []string
+		for _, c := range causes {
+			names = append(names, c.Name)
+		}
+		out = append(out, Finding{Check: CheckPeerDiscoveryFails.ID, Name: CheckPeerDiscoveryFails.Name, Severity: Warning, Subject: srv.Name,
+			Message:  strings.Join(msg, "; ") + ": it may not learn what its peers serve, and answers 404 for it (causes, most likely first: " + strings.Join(names, ", ") + ")",
+			Evidence: []string{evidence[srv.Name]},
+			Hint:     fmt.Sprintf("most likely %s — to confirm: %s", causes[0].Text, causes[0].Confirm)})
+	}
+	return out
+}
+
+// configLossFindings: an upgraded server keeps its --runtime-config, and an entry naming a
+// group/version the new version no longer has is skipped at start-up (mvp.UnknownGroupVersionAtStartup):
+// what its clients used is gone from that server.
+func configLossFindings(sim *Simulation) []Finding {
+	var out []Finding
+	for _, st := range sim.Steps {
+		for _, l := range st.ConfigLosses {
+			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: Blocking, Subject: l.Server + " " + l.GroupVersion,
+				Step:    fmt.Sprintf("%d: %s", st.N, st.Step),
+				Message: fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup),
+				Hint: fmt.Sprintf("before upgrading %s, remove %s=%t from its --runtime-config and move the clients of %s to a version %s serves",
+					l.Server, l.GroupVersion, l.Enabled, l.GroupVersion, l.Version)})
+		}
+	}
 	return out
 }

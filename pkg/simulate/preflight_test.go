@@ -3,6 +3,7 @@ package simulate
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -65,5 +66,36 @@ func TestPreflightConfiguration(t *testing.T) {
 	rep, _ = Preflight(PreflightInput{Start: clean})
 	if rep.Summary.Result != "pass" || rep.ExitCode("warning") != 0 || len(rep.Findings) != 0 {
 		t.Errorf("clean: %+v %+v", rep.Summary, rep.Findings)
+	}
+}
+
+// TestPreflightConfigLoss: a 1.36 server that switches on old.k8s.io/v1alpha1 keeps the flag
+// when upgraded to 1.37, which has no such group/version: a blocking finding naming the flag.
+func TestPreflightConfigLoss(t *testing.T) {
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := start.Find("a")
+	a.Resources = append(a.Resources, snapshot.Resource{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Source: snapshot.SourceBuiltin})
+	if c := InferRuntimeConfig(a); c.RuntimeConfig != "old.k8s.io/v1alpha1=true" || len(c.Misfits) > 0 {
+		t.Fatalf("inferred %+v", c)
+	}
+	steps, err := UpgradePlan(start, "1.37", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Preflight(PreflightInput{Start: start, Steps: steps, Target: "1.37"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []Finding
+	for _, f := range rep.Findings {
+		if f.Check == CheckConfigLoss.ID {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 || found[0].Severity != Blocking || !strings.Contains(found[0].Hint, "remove old.k8s.io/v1alpha1=true from its --runtime-config") {
+		t.Fatalf("config-loss findings %+v", found)
 	}
 }

@@ -48,6 +48,9 @@ type StepResult struct {
 	// Notes say what the step did that the routing does not show (the configuration an
 	// upgraded server kept, and what of it the new version does not have).
 	Notes []string `json:"notes,omitempty"`
+	// ConfigLosses are --runtime-config entries an upgraded server keeps that its new version
+	// does not have.
+	ConfigLosses []ConfigLoss `json:"configLosses,omitempty"`
 
 	snap   *snapshot.Snapshot
 	router *route.Router
@@ -93,7 +96,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		sim.Assumptions = append(sim.Assumptions, strings.Join(assumedBy[ev], ", ")+": "+ev)
 	}
 	for i, st := range steps {
-		next, notes, err := applyStep(cur, st)
+		next, notes, losses, err := applyStep(cur, st)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +110,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
-		res.Notes = notes
+		res.Notes, res.ConfigLosses = notes, losses
 		if st.Action == ActionCrash {
 			res.Phase = fmt.Sprintf("from %s after the kill, while its identity lease lives (up to 1 h + GC)", mvp.EndpointLeaseTTL)
 		}

@@ -112,8 +112,21 @@ func TestUnlearnedPeers(t *testing.T) {
 			// preflight blocks: mvc-a does not advertise what its peer serves.
 			// (--to the version they run: a plan of keep steps, the checks of the start state.)
 			pf := runMvpctl(t, "preflight", "--snapshot", snap.Path, "--to", "1.36", "-o", "json")
-			if pf.Exit != 3 || !strings.Contains(string(pf.Stdout), `"MVP030"`) || !strings.Contains(string(pf.Stdout), tc.causeText) {
-				t.Errorf("preflight on the broken plane: want exit 3 with MVP030 naming %q; got %s\n%.3000s", tc.causeText, pf, pf.Stdout)
+			var pre struct {
+				Findings []struct{ Check, Subject, Message, Hint string }
+			}
+			if err := json.Unmarshal(pf.Stdout, &pre); err != nil {
+				t.Fatalf("%s: %v", pf, err)
+			}
+			checks := map[string]string{}
+			for _, f := range pre.Findings {
+				if f.Subject == "mvc-a" {
+					checks[f.Check] = f.Message + " — " + f.Hint
+				}
+			}
+			t.Logf("preflight on mvc-a: %v", checks)
+			if pf.Exit != 3 || checks["MVP030"] == "" || !strings.Contains(checks["MVP030"], tc.causeText) || !strings.Contains(checks["MVP031"], tc.causeText) {
+				t.Errorf("preflight on the broken plane: want exit 3, MVP030 (blocking) and MVP031 on mvc-a naming %q; got %s\n%v", tc.causeText, pf, checks)
 			}
 
 			// The fix: restart the misconfigured server right; predictions and reality flip back.
