@@ -7,6 +7,8 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/print"
 	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +66,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	case print.FormatTable:
 		err = printExplanationTable(g.streams.Out, e)
 	default:
-		err = printExplanation(g.streams.Out, e)
+		err = printExplanation(g.streams.Out, e, observedConfigs(snap))
 	}
 	if err != nil {
 		return err
@@ -86,7 +88,30 @@ func printExplanationTable(w io.Writer, e route.Explanation) error {
 	return print.Table(w, []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}, rows, false)
 }
 
-func printExplanation(w io.Writer, e route.Explanation) error {
+// observedConfigs is each reachable server's --runtime-config as inferred from what it serves,
+// in words.
+func observedConfigs(snap *snapshot.Snapshot) map[string]string {
+	out := map[string]string{}
+	for i := range snap.Servers {
+		if srv := &snap.Servers[i]; srv.Reachable {
+			c := simulate.InferRuntimeConfig(srv)
+			switch {
+			case c.Unknown != "":
+				out[srv.Name] = "unknown (" + c.Unknown + ")"
+			case len(c.Misfits) > 0:
+				some := c.Misfits[:min(3, len(c.Misfits))]
+				out[srv.Name] = fmt.Sprintf("fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
+			case c.RuntimeConfig == "":
+				out[srv.Name] = "the defaults"
+			default:
+				out[srv.Name] = c.RuntimeConfig
+			}
+		}
+	}
+	return out
+}
+
+func printExplanation(w io.Writer, e route.Explanation, configs map[string]string) error {
 	var b strings.Builder
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
@@ -111,6 +136,9 @@ func printExplanation(w io.Writer, e route.Explanation) error {
 			id = "no identity"
 		}
 		fmt.Fprintf(&b, "\nServer %s (%s, %s)\n", d.Server, id, d.Version)
+		if c := configs[d.Server]; c != "" {
+			fmt.Fprintf(&b, "  runtime-config as observed: %s\n", c)
+		}
 		for _, s := range d.Steps {
 			fmt.Fprintf(&b, "  %2d. %s\n", s.N, s.Text)
 		}
@@ -123,6 +151,9 @@ func printExplanation(w io.Writer, e route.Explanation) error {
 		fmt.Fprintf(&b, " — %s\n", d.Reason)
 		for _, a := range d.Alternatives {
 			fmt.Fprintf(&b, "  Also possible: %s\n", a)
+		}
+		for i, c := range d.Causes {
+			fmt.Fprintf(&b, "  Cause %d (%s): %s — to confirm: %s\n", i+1, c.Name, c.Text, c.Confirm)
 		}
 		if d.Inferred {
 			b.WriteString("  Note: this outcome rests on inference (see the steps marked inferred or assumed).\n")

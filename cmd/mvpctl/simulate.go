@@ -139,7 +139,34 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 		}
 	}
 	if len(sim.Removed) > 0 {
-		fmt.Fprintf(w, "\nREMOVED (served at the start, by no server at the end): %s\n", strings.Join(sim.Removed, ", "))
+		fmt.Fprintln(w, "\nREMOVED (served at the start, by no server at the end):")
+		var rows [][]string
+		for _, g := range sim.Removed {
+			rows = append(rows, []string{g, joinOrNone(sim.RemovedFrom[g])})
+		}
+		if err := print.Table(w, []string{"GVR", "SERVED-AT-START-BY"}, rows, false); err != nil {
+			return err
+		}
+	}
+	if len(sim.RuntimeConfigs) > 0 {
+		fmt.Fprintln(w, "\nRUNTIME-CONFIG AS OBSERVED (kept by every upgrade):")
+		var rows [][]string
+		for _, c := range sim.RuntimeConfigs {
+			cfg, note := c.RuntimeConfig, ""
+			if cfg == "" {
+				cfg = "<defaults>"
+			}
+			switch {
+			case c.Unknown != "":
+				cfg, note = "<unknown>", c.Unknown
+			case len(c.Misfits) > 0:
+				note = "fits no runtime-config: " + strings.Join(c.Misfits, "; ")
+			}
+			rows = append(rows, []string{c.Server, orNone(c.Profile), cfg, orNone(note)})
+		}
+		if err := print.Table(w, []string{"SERVER", "PROFILE", "RUNTIME-CONFIG", "NOTE"}, rows, false); err != nil {
+			return err
+		}
 	}
 	if rep.Traffic != nil {
 		return printTraffic(w, rep.Traffic)

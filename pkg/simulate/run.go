@@ -31,6 +31,8 @@ type Simulation struct {
 	AtRisk []Risk `json:"atRisk"`
 	// Removed lists GVRs served at the start and by no server at the end.
 	Removed []string `json:"removed,omitempty"`
+	// RemovedFrom names, for each removed GVR, the servers that served it at the start.
+	RemovedFrom map[string][]string `json:"removedFrom,omitempty"`
 	// RuntimeConfigs is each observed server's --runtime-config as inferred from what it
 	// serves at the start: what an upgrade keeps.
 	RuntimeConfigs []ObservedConfig `json:"runtimeConfigs,omitempty"`
@@ -135,7 +137,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		sim.Profiles = append(sim.Profiles, p)
 	}
 	sort.Strings(sim.Profiles)
-	sim.Removed = removed(sim.Steps[0].snap, cur)
+	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
 	return sim, nil
 }
 
@@ -177,25 +179,30 @@ func mustList(g snapshot.GVR) route.Request {
 }
 
 // removed lists GVRs some server served at the start that no server serves at the end.
-func removed(first, last *snapshot.Snapshot) []string {
+func removed(first, last *snapshot.Snapshot) ([]string, map[string][]string) {
 	end := map[snapshot.GVR]bool{}
 	for _, s := range last.Servers {
 		for _, r := range s.Resources {
 			end[r.GVR()] = true
 		}
 	}
-	seen := map[snapshot.GVR]bool{}
+	from := map[string][]string{}
 	var out []string
 	for _, s := range first.Servers {
 		for _, r := range s.Resources {
-			if g := r.GVR(); !end[g] && !seen[g] {
-				seen[g] = true
-				out = append(out, g.String())
+			if g := r.GVR(); !end[g] {
+				if from[g.String()] == nil {
+					out = append(out, g.String())
+				}
+				from[g.String()] = append(from[g.String()], s.Name)
 			}
 		}
 	}
 	sort.Strings(out)
-	return out
+	if len(out) == 0 {
+		from = nil
+	}
+	return out, from
 }
 
 // UpgradePlan is a rolling upgrade of every server to version to, one at a time in order (the
