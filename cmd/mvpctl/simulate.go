@@ -28,7 +28,7 @@ func newSimulateCmd(g *globalOptions) *cobra.Command {
 		Use:   "simulate",
 		Short: "Rehearse an upgrade or failures: the routing at every step, and what fails",
 		Long: `Rehearse a change to the control plane before it happens. Every step (upgrade, crash,
-stop, start, gate-off, drop-peer-ca) rewrites the snapshot as the behaviour spec says, and
+stop, start, gate-off, drop-peer-ca) rewrites the snapshot as docs/behaviour.md says, and
 the routing table is computed after each. Rows where some server answers 404 or 503 for a
 GVR that is still served somewhere are listed as AT RISK. With --requests or --audit-log,
 real traffic is replayed through every step.

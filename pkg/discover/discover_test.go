@@ -240,7 +240,7 @@ func TestDiscoveryFormats(t *testing.T) {
 }
 
 // TestLegacyDiscoverySkipsUnservedGroupVersions: unaggregated /apis lists every APIService,
-// so a group version the server does not serve answers 404 and is left out (spec §3.3).
+// so a group version the server does not serve answers 404 and is left out (docs/behaviour.md §3.3).
 func TestLegacyDiscoverySkipsUnservedGroupVersions(t *testing.T) {
 	p := dt.NewPKI(t)
 	f := &dt.Server{Cluster: &dt.Cluster{}, GitVersion: "v1.28.3", Mode: dt.ModeLegacy, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}

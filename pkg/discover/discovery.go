@@ -170,7 +170,7 @@ func nonNil(items []apidiscoveryv2.APIGroupDiscovery) []apidiscoveryv2.APIGroupD
 }
 
 // flattenAggregated turns an aggregated document into resources, leaving out group versions
-// marked Stale: kube-apiserver's own local discovery cache leaves them out too (spec §3.1).
+// marked Stale: kube-apiserver's own local discovery cache leaves them out too (docs/behaviour.md §3.1).
 func flattenAggregated(list apidiscoveryv2.APIGroupDiscoveryList) (rs []snapshot.Resource, stale []string) {
 	for _, g := range list.Items {
 		for _, v := range g.Versions {
@@ -237,7 +237,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 		}
 		if resp.code == http.StatusNotFound {
 			// Unaggregated /apis lists every APIService, including group versions this server
-			// does not serve itself (spec §3.3).
+			// does not serve itself (docs/behaviour.md §3.3).
 			continue
 		}
 		if resp.code == http.StatusServiceUnavailable {

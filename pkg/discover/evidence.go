@@ -18,7 +18,7 @@ func peerProxyEvidence(r *result, lease *identityLease, takenAt time.Time) snaps
 	rz := r.readyz
 	reachable := r.client != nil && r.err == nil
 
-	// Filter installed: only its readiness hook proves it (spec §2 step 0).
+	// Filter installed: only its readiness hook proves it (docs/behaviour.md §2 step 0).
 	if rz.read {
 		switch {
 		case rz.has(hookProxyHandler):
@@ -65,7 +65,7 @@ func peerProxyEvidence(r *result, lease *identityLease, takenAt time.Time) snaps
 }
 
 // peerAggregatedEvidence decides PeerAggregatedDiscovery. Peer aggregation needs a 1.35+
-// binary with the proxy built (spec §7), so the readyz hook and the version decide; the
+// binary with the proxy built (docs/behaviour.md §7), so the readyz hook and the version decide; the
 // documents decide when readyz could not be read. Equal documents prove nothing: with no
 // peers the peer-aggregated /apis is the local one, byte for byte.
 func peerAggregatedEvidence(pp *snapshot.PeerProxy, r *result, note func(string, ...any)) {
@@ -102,7 +102,7 @@ func etagsDiffer(a, b *snapshot.DiscoveryDocument) bool {
 }
 
 // endpointEvidence decides EndpointResolvable: whether the server's 15 s peer endpoint key is
-// in etcd, so peers can resolve its address. It is not observable from outside (spec §4.3).
+// in etcd, so peers can resolve its address. It is not observable from outside (docs/behaviour.md §4.3).
 func endpointEvidence(pp *snapshot.PeerProxy, r *result, lease *identityLease, reachable bool, takenAt time.Time, note func(string, ...any)) {
 	switch {
 	case pp.GateEnabled != nil && !*pp.GateEnabled:

@@ -34,7 +34,7 @@ func ptrString(b *bool) string {
 	return "false"
 }
 
-// TestPeerProxyEvidence covers each way the proxy fields are decided (spec §1, §2 step 0,
+// TestPeerProxyEvidence covers each way the proxy fields are decided (docs/behaviour.md §1, §2 step 0,
 // §4.3, §7).
 func TestPeerProxyEvidence(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)

@@ -21,7 +21,7 @@ const (
 	FoundByContext  = "context"
 )
 
-// firstPeerAggregatedMinor is the first minor with peer-aggregated /apis (spec §7).
+// firstPeerAggregatedMinor is the first minor with peer-aggregated /apis (docs/behaviour.md §7).
 const firstPeerAggregatedMinor = 35
 
 // target is one server to read.

@@ -11,7 +11,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// What identifies a kube-apiserver's identity lease (spec §4.2).
+// What identifies a kube-apiserver's identity lease (docs/behaviour.md §4.2).
 const (
 	leaseNamespace        = "kube-system"
 	identityLabel         = "apiserver.kubernetes.io/identity"

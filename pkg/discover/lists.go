@@ -75,7 +75,7 @@ func listPages(ctx context.Context, c *serverClient, path string, page func() (a
 }
 
 // listCRDGroupVersions returns "group/version" for every spec.versions[].name of every CRD,
-// served or not: 1.35+ excludes all of them from peer routing (spec §6).
+// served or not: 1.35+ excludes all of them from peer routing (docs/behaviour.md §6).
 func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error) {
 	set := map[string]bool{}
 	err := listPages(ctx, c, crdPath, func() (any, func() string) {
@@ -109,7 +109,7 @@ func listAggregatedGroupVersions(ctx context.Context, c *serverClient) ([]string
 	return sortedKeys(set), err
 }
 
-// listStorageVersions reads what 1.28–1.32 servers route on (spec §4.1).
+// listStorageVersions reads what 1.28–1.32 servers route on (docs/behaviour.md §4.1).
 func listStorageVersions(ctx context.Context, c *serverClient) ([]snapshot.StorageVersion, error) {
 	var out []snapshot.StorageVersion
 	err := listPages(ctx, c, storageVersionPath, func() (any, func() string) {

@@ -73,7 +73,7 @@ const liveLeaseAge = 30 * time.Second
 
 // matchByElimination pairs the only server read without an identity lease with the only live
 // identity lease no server claimed. It is how a gate-off server gets its identity: its lease
-// has no peer-advertise address to match (spec §4.2), and an apiserver does not tell its
+// has no peer-advertise address to match (docs/behaviour.md §4.2), and an apiserver does not tell its
 // hostname. A lease not renewed lately belongs to a server that is down, so it is not paired.
 func (d *discoverer) matchByElimination(results []*result, leases []identityLease, owner map[*identityLease]*result, drop map[*result]bool) {
 	var servers []*result

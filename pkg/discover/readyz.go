@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Readiness hooks that reveal the Mixed Version Proxy's configuration (spec §1, §9).
+// Readiness hooks that reveal the Mixed Version Proxy's configuration (docs/behaviour.md §1, §9).
 const (
 	// The proxy filter's hook: present only with the gate on and --peer-ca-file set.
 	hookProxyHandler    = "mixed-version-proxy-handler"  // 1.33+

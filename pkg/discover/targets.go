@@ -9,7 +9,7 @@ import (
 )
 
 // defaultServingName is the DNS name every kube-apiserver's serving certificate carries: peers
-// verify each other with it (spec §5.2), so it is the last TLS server name tried.
+// verify each other with it (docs/behaviour.md §5.2), so it is the last TLS server name tried.
 const defaultServingName = "kubernetes.default.svc"
 
 // namedConfig is one --contexts entry.

@@ -38,7 +38,7 @@ func TestExpectSteady(t *testing.T) {
 	}
 }
 
-// TestDiffStale is spec §11.5 on real servers: kas-a and kas-c were stopped gracefully; kas-b,
+// TestDiffStale is docs/behaviour.md §11.5 on real servers: kas-a and kas-c were stopped gracefully; kas-b,
 // left without peers, kept serving its last merged document.
 func TestDiffStale(t *testing.T) {
 	snap := load(t, "stale")

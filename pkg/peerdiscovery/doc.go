@@ -3,7 +3,7 @@
 //
 // From 1.35 a kube-apiserver with the Mixed Version Proxy built answers a default aggregated
 // /apis request with the merge of its own document and the documents it fetched from its
-// peers (spec §7). The prediction uses the server's own code for the merge
+// peers (docs/behaviour.md §7). The prediction uses the server's own code for the merge
 // (k8s.io/apiserver pkg/endpoints/discovery/aggregated, TestMergeResources) over:
 //
 //   - the server's own /apis document (profile=nopeer), as recorded in the snapshot;
@@ -11,7 +11,7 @@
 //     and (for mvpctl to know it) a recorded document — that peer's own /apis groups, the core
 //     group skipped, filtered by the exclusion set as the 1.36+ exclusion manager does: every
 //     version of every CRD and every APIService with spec.service is taken from the server's
-//     own view only (spec §6).
+//     own view only (docs/behaviour.md §6).
 //
 // The expected ETag is the one kube-apiserver computes. With no peers the expected document is
 // the server's own, unchanged.

@@ -37,7 +37,7 @@ type Peer struct {
 	// Groups is how many groups it contributes after the exclusions.
 	Groups int `json:"groups"`
 	// Excluded lists the group/versions removed from its document: CRD and aggregated
-	// APIService group/versions are taken from the server's own view only (spec §6).
+	// APIService group/versions are taken from the server's own view only (docs/behaviour.md §6).
 	Excluded []string `json:"excluded,omitempty"`
 }
 

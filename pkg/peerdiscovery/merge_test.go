@@ -72,7 +72,7 @@ func TestMergeNoPeersIsLocal(t *testing.T) {
 	}
 }
 
-// The rules of spec §7 on small documents cut from the real servers' own documents.
+// The rules of docs/behaviour.md §7 on small documents cut from the real servers' own documents.
 func TestMergeRules(t *testing.T) {
 	snap := load(t, "steady")
 	a, b, c := own(t, snap, "kas-a"), own(t, snap, "kas-b"), own(t, snap, "kas-c")

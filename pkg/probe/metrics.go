@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The peer-proxy metrics of spec §9.
+// The peer-proxy metrics of docs/behaviour.md §9.
 const (
 	// MetricRerouted counts requests a server proxied to a peer, by final status code (and,
 	// from 1.36, group/version/resource; peer-discovery fetches carry empty ones).

@@ -28,7 +28,7 @@ type serverView struct {
 	// subresources of each local resource, for requests naming a subresource.
 	subresources map[snapshot.GVR][]string
 	// advertised is what a 1.33/1.34 peer learns from this server: its default /apis, which
-	// is peer-aggregated on 1.35+ (spec §4.2, "Cross-version discovery"), plus /api.
+	// is peer-aggregated on 1.35+ (docs/behaviour.md §4.2, "Cross-version discovery"), plus /api.
 	advertised gvrSet
 	// inferred is true when local was inferred from other servers' peer-aggregated discovery
 	// because the server could not be read.

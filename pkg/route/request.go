@@ -13,7 +13,7 @@ import (
 
 // PeerProxiedHeader is the loop-prevention header. Every release 1.28–1.37 uses this name and
 // the value "true"; the "X-Kubernetes-APIServer-Rerouted" of the 1.28 blog post was never
-// released (spec §3.2).
+// released (docs/behaviour.md §3.2).
 const PeerProxiedHeader = "X-Kubernetes-Peer-Proxied"
 
 // Request is one HTTP request as the apiserver sees it after parsing.
@@ -43,7 +43,7 @@ type RequestInfo struct {
 }
 
 // GVR is the routing key's group/version/resource (the subresource, name, namespace and verb
-// play no part in the decision, spec §2 step 5).
+// play no part in the decision, docs/behaviour.md §2 step 5).
 func (r RequestInfo) GVR() snapshot.GVR {
 	return snapshot.GVR{Group: r.APIGroup, Version: r.APIVersion, Resource: r.Resource}
 }

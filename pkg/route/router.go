@@ -62,7 +62,7 @@ func (r *Router) Decide(server string, req Request) (Decision, error) {
 	return r.decide(v, req), nil
 }
 
-// decide runs the decision procedure of spec §2 for server v.
+// decide runs the decision procedure of docs/behaviour.md §2 for server v.
 func (r *Router) decide(v *serverView, req Request) Decision {
 	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{}}
 	var st steps
@@ -235,7 +235,7 @@ func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
 
 // peerAdvertises reports whether v's peer cache lists gvr for peer p. A 1.33/1.34 server asks
 // peers for discovery without profile=nopeer, so a 1.35+ peer answers with its peer-aggregated
-// /apis (spec §4.2).
+// /apis (docs/behaviour.md §4.2).
 func (r *Router) peerAdvertises(v, p *serverView, gvr snapshot.GVR) bool {
 	if v.era.LearnsPeersAggregatedView() {
 		return p.advertised[gvr]
@@ -334,7 +334,7 @@ func outcomeText(d Decision) string {
 }
 
 // resolveAndProxy is steps 8–9: resolve each candidate's endpoint, then pick one at random.
-// anyFailureIs503 is the SV-era rule (spec §11.1). endpointAlive overrides, for the servers it
+// anyFailureIs503 is the SV-era rule (docs/behaviour.md §11.1). endpointAlive overrides, for the servers it
 // names, whether their endpoint resolves.
 func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
 	var resolved, failed []Candidate
@@ -424,7 +424,7 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 	if !info.IsResourceRequest {
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(gv) {
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
-			// serves itself; peers are never asked (spec §3.3).
+			// serves itself; peers are never asked (docs/behaviour.md §3.3).
 			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
 			d.Outcome, d.Status = NotFound, status(404)
 			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)

@@ -5,7 +5,7 @@ import (
 )
 
 // storageVersionIndex maps a GVR to the IDs of the servers whose StorageVersion entry lists
-// its group/version (spec §4.1), as 1.28–1.32 servers route.
+// its group/version (docs/behaviour.md §4.1), as 1.28–1.32 servers route.
 type storageVersionIndex struct {
 	entries map[snapshot.GVR]map[string]bool
 	// derived is true when the snapshot recorded no StorageVersions and the index was built

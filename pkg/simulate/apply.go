@@ -58,7 +58,7 @@ func fromProfile(name string, p Profile) snapshot.Server {
 }
 
 // Apply returns a copy of snap with step applied; snap is not changed. The consequences follow
-// the behaviour spec: what matters for routing is reachability, the identity lease (a peer
+// docs/behaviour.md: what matters for routing is reachability, the identity lease (a peer
 // exists), the peer endpoint lease (its address resolves) and the configuration.
 func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
 	next, _, _, err := applyStep(snap, step)
@@ -208,9 +208,9 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 func start(srv *snapshot.Server) { mvp.Start(srv, "_simulated") }
 
 // recomputePeerAggregated rebuilds each server's peer-aggregated /apis as the set of GVRs the
-// merge would list (spec §7): its own plus every learned peer's (mvp.Learns), without the core group and
+// merge would list (docs/behaviour.md §7): its own plus every learned peer's (mvp.Learns), without the core group and
 // without CRD/APIService GVs taken from peers. Only the set matters for routing: a 1.33/1.34
-// peer routes on it (spec §4.2).
+// peer routes on it (docs/behaviour.md §4.2).
 func recomputePeerAggregated(snap *snapshot.Snapshot) {
 	excluded := mvp.ExcludedGroupVersions(snap)
 	for i := range snap.Servers {

@@ -55,7 +55,7 @@ func TestLookupProfile(t *testing.T) {
 	}
 }
 
-// Each step's consequence, per the behaviour spec.
+// Each step's consequence, per docs/behaviour.md.
 func TestApplySteps(t *testing.T) {
 	jobs := "/apis/batch/v1/jobs"
 	widgets := "/apis/new.k8s.io/v1/widgets"
@@ -106,7 +106,7 @@ func TestStopBefore135KeepsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Find("a").IdentityLease == nil {
-		t.Error("a 1.34 server keeps its identity lease on a graceful stop (spec §11.4)")
+		t.Error("a 1.34 server keeps its identity lease on a graceful stop (docs/behaviour.md §11.4)")
 	}
 }
 

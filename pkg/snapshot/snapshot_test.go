@@ -143,7 +143,7 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// The IDs of spec §12, computed there independently and seen on live v1.36.3 leases.
+// The IDs of docs/behaviour.md §12, computed there independently and seen on live v1.36.3 leases.
 func TestServerID(t *testing.T) {
 	for host, want := range map[string]string{
 		"rt-kas-a": "apiserver-vnd4jx4oqjwhzelhrnrmvhxiaq",

@@ -118,7 +118,7 @@ type Server struct {
 // APIGroupDiscoveryList) as a server served it.
 type DiscoveryDocument struct {
 	// ETag is the response's ETag header as sent: the double-quoted uppercase hex SHA-512 of
-	// the JSON of {items} (spec §7). Empty when the response had none.
+	// the JSON of {items} (docs/behaviour.md §7). Empty when the response had none.
 	ETag  string                             `json:"etag,omitempty"`
 	Items []apidiscoveryv2.APIGroupDiscovery `json:"items"`
 }

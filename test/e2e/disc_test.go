@@ -14,7 +14,7 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// TestDiscEraSkew checks the subtlest cross-version rule mvpctl models (spec §4.2): a 1.34
+// TestDiscEraSkew checks the subtlest cross-version rule mvpctl models (docs/behaviour.md §4.2): a 1.34
 // server asks its peers for discovery without profile=nopeer, so a 1.36 peer answers with its
 // peer-aggregated /apis — listing GVRs it only knows from other servers. The 1.34 server then
 // proxies requests for such a GVR at random either to a peer that serves it (200) or to the
@@ -49,7 +49,7 @@ func TestDiscEraSkew(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// 1.34 drops a peer whose endpoint lease is not there yet after 5 quick retries and does
-	// not look again until the next lease event (spec §11.3). Restarting kas-c once its peers
+	// not look again until the next lease event (docs/behaviour.md §11.3). Restarting kas-c once its peers
 	// are ready and have written their endpoint leases sidesteps that race.
 	if err := cp.Restart(ctx, "kas-c"); err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ func discCapture(t *testing.T, name string, data []byte) {
 //     byte, and the expected ETag equals the served ETag; `discovery diff` is clean (exit 0).
 //  2. kas-a stopped gracefully (SIGTERM): kas-b and kas-c forget it and recompute; the diff is
 //     clean again.
-//  3. kas-c stopped gracefully too: kas-b has no peer left, and (1.36+ defect, spec §11.5)
+//  3. kas-c stopped gracefully too: kas-b has no peer left, and (1.36+ defect, docs/behaviour.md §11.5)
 //     keeps serving its last merged document. The diff (fresh snapshot) reports what only
 //     kas-c served — batch/v1 among it — as stale, exit 3, while kas-b answers 404 for jobs.
 //  4. A CRD created through kas-b changes its local discovery, which invalidates the cached
@@ -280,7 +280,7 @@ func TestDiscovery(t *testing.T) {
 		t.Logf("diff after kas-c's stop: %s", discSummary(rep))
 		t.Logf("table:\n%s", runMvpctl(t, "discovery", "diff", "--snapshot", file).Stdout)
 		if r.Exit != 3 || rep.Summary.Result != "blocking" || rep.Summary.Stale == 0 {
-			t.Fatalf("want exit 3 with stale entries (spec §11.5); got %s\n%s", r, discSummary(rep))
+			t.Fatalf("want exit 3 with stale entries (docs/behaviour.md §11.5); got %s\n%s", r, discSummary(rep))
 		}
 		staleBatch, staleStatus := false, false
 		for _, e := range rep.Servers[0].Entries {

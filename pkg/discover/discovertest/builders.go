@@ -97,7 +97,7 @@ func IdentityLease(name, hostname, addr string, renew time.Time) coordinationv1.
 	return l
 }
 
-// Hooks136 are the MVP readiness hooks of a 1.36 server with the proxy built (spec §1).
+// Hooks136 are the MVP readiness hooks of a 1.36 server with the proxy built (docs/behaviour.md §1).
 var Hooks136 = []string{
 	"poststarthook/peer-endpoint-reconciler-controller",
 	"poststarthook/local-discovery-cache-sync",

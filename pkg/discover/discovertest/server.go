@@ -219,7 +219,7 @@ func (f *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 }
 
 // WriteAggregated writes an APIGroupDiscoveryList with kube-apiserver's headers: the ETag is the
-// quoted uppercase hex SHA-512 of the JSON of {items} (spec §7).
+// quoted uppercase hex SHA-512 of the JSON of {items} (docs/behaviour.md §7).
 func WriteAggregated(w http.ResponseWriter, v string, items []apidiscoveryv2.APIGroupDiscovery) {
 	etagSrc, _ := json.Marshal(apidiscoveryv2.APIGroupDiscoveryList{Items: items})
 	sum := sha512.Sum512(etagSrc)

@@ -1,5 +1,5 @@
 // Package probetest serves fake kube-apiservers that route resource requests the way the Mixed
-// Version Proxy does (spec §2), for tests of pkg/probe and of `mvpctl probe`. Discovery,
+// Version Proxy does (docs/behaviour.md §2), for tests of pkg/probe and of `mvpctl probe`. Discovery,
 // /version, /readyz and the identity leases come from pkg/discover/discovertest; this package
 // adds the resource requests, the loop-prevention header, the two 503s, /metrics, and the
 // defects a probe must catch (a server that proxies despite the header). The response bodies
@@ -330,7 +330,7 @@ func isListPathOfFixture(p string) bool {
 		p == "/apis/internal.apiserver.k8s.io/v1alpha1/storageversions"
 }
 
-// route is spec §2 for the DISC+ eras.
+// route is docs/behaviour.md §2 for the DISC+ eras.
 func (s *Server) route(w http.ResponseWriter, r *http.Request, req route.Request, forced bool) {
 	g := req.Info.GVR()
 	if s.resource(g) != nil || s.NoFilter || s.GateOff || (forced && !s.IgnoreLoopHeader) {
