@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -77,7 +78,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 func recordedFormat(r *result) string {
 	switch r.doc.format {
 	case "v2":
-		if r.minor >= firstPeerAggregatedMinor {
+		if r.minor >= 0 && mvp.HonoursNoPeerProfile(r.binaryVersion()) {
 			return snapshot.DiscoveryNoPeer
 		}
 		return snapshot.DiscoveryV2

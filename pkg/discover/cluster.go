@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -49,7 +50,7 @@ func (d *discoverer) readStorageVersions(ctx context.Context, results []*result,
 	svGVR := snapshot.GVR{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"}
 	svEra := false
 	for _, r := range sortedResults(results) {
-		if r.client == nil || r.err != nil || r.minor < 0 || r.minor > 32 {
+		if r.client == nil || r.err != nil || r.minor < 0 || !mvp.EraOf(r.binaryVersion()).RoutesOnStorageVersions() {
 			continue
 		}
 		svEra = true

@@ -76,9 +76,9 @@ func peerAggregatedEvidence(pp *snapshot.PeerProxy, r *result, note func(string,
 			pp.PeerAggregatedDiscovery = snapshot.Ptr(true)
 			note("default /apis differs from profile=nopeer /apis: peer-aggregated discovery on")
 		}
-	case r.minor < firstPeerAggregatedMinor:
+	case !mvp.CanAggregateDiscovery(r.binaryVersion()):
 		pp.PeerAggregatedDiscovery = snapshot.Ptr(false)
-		note("version 1.%d: no peer-aggregated discovery before 1.%d", r.minor, firstPeerAggregatedMinor)
+		note("version 1.%d: no peer-aggregated discovery before %s", r.minor, mvp.AggregationSince())
 	case differs:
 		pp.PeerAggregatedDiscovery = snapshot.Ptr(true)
 		note("default /apis differs from profile=nopeer /apis: peer-aggregated discovery on")

@@ -21,8 +21,8 @@ const (
 	FoundByContext  = "context"
 )
 
-// firstPeerAggregatedMinor is the first minor with peer-aggregated /apis (docs/behaviour.md §7).
-const firstPeerAggregatedMinor = 35
+// binaryVersion is the server's version as the rules take it (the minor is what they read).
+func (r *result) binaryVersion() snapshot.Version { return snapshot.Version{Major: 1, Minor: r.minor} }
 
 // target is one server to read.
 type target struct {
@@ -109,7 +109,7 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result 
 		r.warnings = append(r.warnings, fmt.Sprintf("left out group version %s: the server marks it stale (its aggregated API server is unavailable)", gv))
 	}
 
-	if r.minor >= firstPeerAggregatedMinor && doc.format == "v2" {
+	if r.minor >= 0 && mvp.CanAggregateDiscovery(r.binaryVersion()) && doc.format == "v2" {
 		rs, d, err := fetchPeerAggregated(ctx, c)
 		if err != nil {
 			r.peerAggErr = errMsg(err)

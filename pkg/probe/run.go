@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -556,7 +557,7 @@ func (p *prober) metricsEvidence(ctx context.Context, rep *Report) {
 		}
 		ev := evidence(ps.before, m)
 		ev.ExpectedRerouted, ev.ExpectedEndpointErrors = expected[ps][0], expected[ps][1]
-		if minor(ps.srv.Version) > 0 && minor(ps.srv.Version) < 36 {
+		if v, err := snapshot.ParseVersion(ps.srv.Version); err == nil && !mvp.ReroutedMetricHasGVR(v) {
 			ev.Note = "before 1.36 the counter has only a code label and also counts peer-discovery fetches"
 		}
 		ps.rep.Metrics = ev
@@ -624,14 +625,6 @@ func classOf(r *Response) Classification {
 		return Classification{}
 	}
 	return Classification{Class: r.Class, StatusCode: r.Status}
-}
-
-func minor(version string) int {
-	v, err := snapshot.ParseVersion(version)
-	if err != nil || v.Major != 1 {
-		return 0
-	}
-	return v.Minor
 }
 
 // summarise counts the results and lists the loop-header violations.

@@ -32,7 +32,7 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 			add(CheckGate, Warning, srv, "the Mixed Version Proxy feature gate is off: requests for APIs this server lacks get 404 during the upgrade",
 				"start kube-apiserver with --feature-gates=UnknownVersionInteroperabilityProxy=true (on by default from 1.36)", ev...)
 			continue
-		case pp.GateEnabled == nil && v.Minor < 36:
+		case gateUnknownAndOffByDefault(srv):
 			add(CheckGate, Warning, srv, fmt.Sprintf("gate state unknown; it is off by default on %s", v.MinorString()),
 				"check /readyz?verbose for the peer-endpoint-reconciler-controller hook, or set --feature-gates=UnknownVersionInteroperabilityProxy=true", ev...)
 		}
@@ -44,7 +44,7 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 			add(CheckAdvertise, Warning, srv, "no kubernetes.io/peer-advertise-address on its identity lease: peers cannot find it",
 				"enable the feature gate; set --peer-advertise-ip and --peer-advertise-port (both, or neither) to an address peers can reach", ev...)
 		}
-		if v.Minor >= 35 && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
+		if mvp.CanAggregateDiscovery(v) && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
 			add(CheckPeerDiscovery, Warning, srv, "peer-aggregated discovery is off: clients of this server do not see APIs only its peers serve",
 				"peer-aggregated discovery needs the gate and --peer-ca-file; check that peers are learned (apiserver_peer_discovery_sync_errors_total)", ev...)
 		}
@@ -230,4 +230,10 @@ func configLossFindings(sim *Simulation) []Finding {
 		}
 	}
 	return out
+}
+
+// gateUnknownAndOffByDefault: the gate was not observed and the version's default is off.
+func gateUnknownAndOffByDefault(srv *snapshot.Server) bool {
+	on, assumed := mvp.GateOn(srv)
+	return assumed && !on
 }

@@ -29,6 +29,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -382,7 +383,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, req route.Request
 		w.Write(rec.Body.Bytes())
 	}
 	labels := map[string]string{"code": fmt.Sprint(code), "group": g.Group, "version": g.Version, "resource": g.Resource}
-	if minor(s.Version) < 36 {
+	if !mvp.ReroutedMetricHasGVR(parsed(s.Version)) {
 		labels = map[string]string{"code": fmt.Sprint(code)}
 	}
 	s.count(s.rerouted, labels)
@@ -459,7 +460,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	b.WriteString("# HELP apiserver_request_total [STABLE] Counter of apiserver requests.\n# TYPE apiserver_request_total counter\n")
 	b.WriteString(`apiserver_request_total{code="200",verb="GET"} 42` + "\n")
 	writeFamily(&b, "apiserver_rerouted_request_total", "[ALPHA] Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it", s.rerouted)
-	if minor(s.Version) >= 36 {
+	if mvp.HasPeerProxyMetrics(parsed(s.Version)) {
 		writeFamily(&b, "apiserver_peer_proxy_errors_total", "[ALPHA] Total number of errors encountered while proxying requests to a peer kube apiserver", s.errors)
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
@@ -485,12 +486,10 @@ func writeRaw(w http.ResponseWriter, code int, contentType, body string) {
 	io.WriteString(w, body)
 }
 
-func minor(v string) int {
-	p, err := snapshot.ParseVersion(v)
-	if err != nil {
-		return 0
-	}
-	return p.Minor
+// parsed is v as the rules take it; zero (no proxy) when it does not parse.
+func parsed(v string) snapshot.Version {
+	p, _ := snapshot.ParseVersion(v)
+	return p
 }
 
 // RestConfig is a client config for the cluster: the CA and the bearer token, the first
