@@ -5,28 +5,13 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/print"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
-
-// ExpectedDiscoveryListKind is the kind of `discovery expected -o json|yaml` for every server.
-const ExpectedDiscoveryListKind = "ExpectedDiscoveryList"
-
-// ExpectedDiscoveryList wraps the expected documents of several servers.
-type ExpectedDiscoveryList struct {
-	APIVersion string                      `json:"apiVersion"`
-	Kind       string                      `json:"kind"`
-	TakenAt    time.Time                   `json:"takenAt,omitempty"`
-	Source     string                      `json:"source,omitempty"`
-	Partial    bool                        `json:"partial"`
-	Items      []peerdiscovery.Expectation `json:"items"`
-}
 
 func newDiscoveryCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
@@ -125,11 +110,7 @@ func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) err
 	}
 	es := peerdiscovery.Expect(snap)
 	if print.Structured(o.output) {
-		list := ExpectedDiscoveryList{APIVersion: snapshot.APIVersion, Kind: ExpectedDiscoveryListKind, TakenAt: snap.TakenAt, Source: snap.Source, Items: es}
-		for _, e := range es {
-			list.Partial = list.Partial || !e.Predicted() || len(e.Uncertain) > 0
-		}
-		if err := print.Object(out, list, o.output); err != nil {
+		if err := print.Object(out, peerdiscovery.NewExpectedList(snap, es), o.output); err != nil {
 			return err
 		}
 	} else {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -121,11 +122,11 @@ func TestDiscoveryExpectedList(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var list ExpectedDiscoveryList
+	var list peerdiscovery.ExpectedList
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatal(err)
 	}
-	if list.Kind != ExpectedDiscoveryListKind || list.APIVersion != snapshot.APIVersion || list.Partial || len(list.Items) != 3 {
+	if list.Kind != peerdiscovery.ExpectedListKind || list.APIVersion != report.APIVersion || list.Partial || len(list.Items) != 3 {
 		t.Fatalf("kind %s/%s partial %v items %d", list.APIVersion, list.Kind, list.Partial, len(list.Items))
 	}
 	for _, e := range list.Items {

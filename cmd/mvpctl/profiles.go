@@ -28,21 +28,10 @@ discovery), recorded from a real apiserver by ` + "`make profiles`" + ` and embe
 			if err != nil {
 				return err
 			}
-			type item struct {
-				Version   string `json:"version"`
-				Resources int    `json:"resources"`
-				TakenAt   string `json:"takenAt"`
-				Source    string `json:"source"`
-			}
-			list := struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-				Items      []item `json:"items"`
-			}{APIVersion: snapshot.APIVersion, Kind: "ProfileList", Items: []item{}}
+			list := simulate.NewProfileList(ps)
 			var rows [][]string
-			for _, p := range ps {
-				list.Items = append(list.Items, item{p.Version.String(), len(p.Resources), p.TakenAt, p.Source})
-				rows = append(rows, []string{p.Version.String(), fmt.Sprint(len(p.Resources)), p.TakenAt, p.Source})
+			for _, p := range list.Items {
+				rows = append(rows, []string{p.Version, fmt.Sprint(p.Resources), p.TakenAt, p.Source})
 			}
 			if print.Structured(output) {
 				return print.Object(g.streams.Out, list, output)

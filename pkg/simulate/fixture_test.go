@@ -20,13 +20,7 @@ var testProfiles = fstest.MapFS{
 func profileFile(version string, gvrs ...string) *fstest.MapFile {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\ntakenAt: \"2026-11-01T00:00:00Z\"\nsource: test fixture\nservers:\n- name: default\n  version: %s\n  reachable: true\n  resources:\n", version)
-	for _, g := range gvrs {
-		parts := strings.Split(g, "/")
-		if len(parts) == 2 {
-			parts = append([]string{""}, parts...)
-		}
-		fmt.Fprintf(&b, "  - {group: %q, version: %s, resource: %s, namespaced: true, verbs: [get, list], source: builtin}\n", parts[0], parts[1], parts[2])
-	}
+	writeResources(&b, gvrs)
 	return &fstest.MapFile{Data: []byte(b.String())}
 }
 
@@ -36,14 +30,19 @@ func withFull(f *fstest.MapFile, gvrs ...string) *fstest.MapFile {
 	b.Write(f.Data)
 	version := strings.Fields(strings.SplitN(string(f.Data), "version: ", 2)[1])[0]
 	fmt.Fprintf(&b, "- name: api-all\n  version: %s\n  reachable: true\n  resources:\n", version)
+	writeResources(&b, gvrs)
+	return &fstest.MapFile{Data: []byte(b.String())}
+}
+
+func init() { profileSource = testProfiles }
+
+// writeResources writes one resources: entry a GVR ("v1/pods", "apps/v1/deployments").
+func writeResources(b *strings.Builder, gvrs []string) {
 	for _, g := range gvrs {
 		parts := strings.Split(g, "/")
 		if len(parts) == 2 {
 			parts = append([]string{""}, parts...)
 		}
-		fmt.Fprintf(&b, "  - {group: %q, version: %s, resource: %s, namespaced: true, verbs: [get, list], source: builtin}\n", parts[0], parts[1], parts[2])
+		fmt.Fprintf(b, "  - {group: %q, version: %s, resource: %s, namespaced: true, verbs: [get, list], source: builtin}\n", parts[0], parts[1], parts[2])
 	}
-	return &fstest.MapFile{Data: []byte(b.String())}
 }
-
-func init() { profileSource = testProfiles }
