@@ -42,7 +42,7 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 		}
 		if srv.DiscoveryFormat != snapshot.DiscoveryProfiled && srv.PeerAdvertiseAddress == "" {
 			add(CheckAdvertise, Warning, srv, "no kubernetes.io/peer-advertise-address on its identity lease: peers cannot find it",
-				"enable the feature gate; set --peer-advertise-ip and --peer-advertise-port (both, or neither) to an address peers can reach", ev...)
+				"enable the feature gate; make --advertise-address and --secure-port an address peers can reach (1.34–1.37 publish those; --peer-advertise-ip/port do not change it, docs/behaviour.md §4.3)", ev...)
 		}
 		if mvp.CanAggregateDiscovery(v) && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
 			add(CheckPeerDiscovery, Warning, srv, "peer-aggregated discovery is off: clients of this server do not see APIs only its peers serve",
