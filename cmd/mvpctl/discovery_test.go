@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -59,7 +60,7 @@ func TestDiscoveryGolden(t *testing.T) {
 		{"discovery-diff-stale.json", []string{"discovery", "diff", "--snapshot", stale, "-o", "json"}, ExitFindings},
 		{"discovery-diff-stale.yaml", []string{"discovery", "diff", "--snapshot", stale, "-o", "yaml"}, ExitFindings},
 		// A snapshot without recorded documents (older mvpctl): reported, not guessed.
-		{"discovery-diff-skew.txt", []string{"discovery", "diff", "--snapshot", skew}, ExitPartial},
+		{"discovery-diff-skew.txt", []string{"discovery", "diff", "--snapshot", skew}, ExitIncomplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -72,7 +73,7 @@ func TestDiscoveryGolden(t *testing.T) {
 				if errOut != "error: discovery diff: 6 stale, 0 missing entries\n" {
 					t.Errorf("stderr %q", errOut)
 				}
-			case ExitPartial:
+			case ExitIncomplete:
 				if !strings.HasPrefix(errOut, "warning: partial result: ") {
 					t.Errorf("stderr %q", errOut)
 				}
@@ -121,11 +122,11 @@ func TestDiscoveryExpectedList(t *testing.T) {
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var list ExpectedDiscoveryList
+	var list peerdiscovery.ExpectedList
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatal(err)
 	}
-	if list.Kind != ExpectedDiscoveryListKind || list.APIVersion != snapshot.APIVersion || list.Partial || len(list.Items) != 3 {
+	if list.Kind != peerdiscovery.ExpectedListKind || list.APIVersion != report.APIVersion || list.Partial || len(list.Items) != 3 {
 		t.Fatalf("kind %s/%s partial %v items %d", list.APIVersion, list.Kind, list.Partial, len(list.Items))
 	}
 	for _, e := range list.Items {
@@ -145,7 +146,7 @@ func TestDiscoveryErrors(t *testing.T) {
 		{[]string{"discovery", "diff", "--snapshot", steady, "--apiserver", "kas-z"}, `no server "kas-z" in the snapshot`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-c"}, `server "kas-c": unreachable: could not be read`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-a", "-o", "json"}, `server "kas-a": not-recorded: its /apis document is not recorded`},
-		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "wide"}, `unknown output format "wide": want one of table|json|yaml`},
+		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "wide"}, `unknown output format "wide" for "mvpctl discovery diff": want one of table|json|yaml`},
 		{[]string{"discovery", "expected", "extra-arg"}, `unknown command "extra-arg"`},
 	}
 	for _, tt := range tests {

@@ -40,21 +40,6 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 	return snap, nil
 }
 
-// partialResult returns the exit-2 error for a snapshot in which some server could not be
-// read: the result was printed, but it does not cover that server.
-func partialResult(snap *snapshot.Snapshot) error {
-	var names []string
-	for _, s := range snap.Servers {
-		if !s.Reachable {
-			names = append(names, s.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	return withCode(ExitPartial, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
-}
-
 // requireReachable fails when no server of the snapshot could be read: there is nothing to
 // route, and an empty table would read as "all clear".
 func requireReachable(snap *snapshot.Snapshot) error {
