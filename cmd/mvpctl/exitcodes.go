@@ -224,7 +224,8 @@ See 'mvpctl help exit-codes' for each command.`
 func exitCodesMarkdown() string {
 	var rows [][]string
 	for _, r := range exitCodeTable {
-		rows = append(rows, []string{"`" + r.command + "`", r.ok, r.err, orDash(r.incomplete), orDash(r.block)})
+		command := "`" + strings.ReplaceAll(r.command, ", ", "`, `") + "`"
+		rows = append(rows, []string{command, r.ok, r.err, orDash(r.incomplete), orDash(r.block)})
 	}
 	var b strings.Builder
 	// Writing to a strings.Builder does not fail.

@@ -118,6 +118,9 @@ func commandGroup(cmd *cobra.Command) *cobra.Command {
 			return nil
 		}
 		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
+		}
 		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 		}
