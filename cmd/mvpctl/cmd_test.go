@@ -82,6 +82,12 @@ func TestGolden(t *testing.T) {
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
 		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--to", "1.37", "-o", "json"}, ExitOK},
 		{"profiles-list.txt", []string{"profiles", "list"}, ExitOK},
+		// --no-headers drops the header row of every table, and nothing else.
+		{"explain-table-no-headers.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--no-headers", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
+		{"simulate-upgrade-1.36-1.37-no-headers.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--requests", "testdata/requests.txt", "--no-headers"}, ExitOK},
+		{"preflight-1.36-1.37-no-headers.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--requests", "testdata/requests.txt", "--no-headers"}, ExitIncomplete},
+		{"profiles-list-no-headers.txt", []string{"profiles", "list", "--no-headers"}, ExitOK},
+		{"profiles-show-1.34-no-headers.txt", []string{"profiles", "show", "1.34", "--no-headers"}, ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -161,6 +167,11 @@ func TestVersion(t *testing.T) {
 	out, _, code := run(t, "version", "-o", "json")
 	if code != 0 || !strings.Contains(out, `"kind": "Version"`) || !strings.Contains(out, `"snapshotFormat": "mvpctl.io/v1alpha1"`) {
 		t.Errorf("code %d, out %s", code, out)
+	}
+	text, _, code := run(t, "version")
+	noHeaders, _, _ := run(t, "version", "--no-headers")
+	if code != 0 || !strings.HasPrefix(text, "Client Version: ") || noHeaders != text {
+		t.Errorf("version: code %d, %q; with --no-headers (no table: no change) %q", code, text, noHeaders)
 	}
 	out, _, _ = run(t, "completion", "bash")
 	if !strings.Contains(out, "__start_mvpctl") {

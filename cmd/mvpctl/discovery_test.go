@@ -57,6 +57,7 @@ func TestDiscoveryGolden(t *testing.T) {
 		{"discovery-expected-stale.txt", []string{"discovery", "expected", "--snapshot", stale, "--no-headers"}, ExitOK},
 		{"discovery-diff-steady.txt", []string{"discovery", "diff", "--snapshot", steady}, ExitOK},
 		{"discovery-diff-stale.txt", []string{"discovery", "diff", "--snapshot", stale}, ExitFindings},
+		{"discovery-diff-stale-no-headers.txt", []string{"discovery", "diff", "--snapshot", stale, "--no-headers"}, ExitFindings},
 		{"discovery-diff-stale.json", []string{"discovery", "diff", "--snapshot", stale, "-o", "json"}, ExitFindings},
 		{"discovery-diff-stale.yaml", []string{"discovery", "diff", "--snapshot", stale, "-o", "yaml"}, ExitFindings},
 		// A snapshot without recorded documents (older mvpctl): reported, not guessed.

@@ -60,6 +60,7 @@ func TestProbeTable(t *testing.T) {
 		{"batch.txt", []string{"--group", "batch"}},
 		{"batch-wide.txt", []string{"--resource", "jobs.batch", "-o", "wide"}},
 		{"default.txt", nil},
+		{"batch-wide-no-headers.txt", []string{"--resource", "jobs.batch", "-o", "wide", "--no-headers"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			out, errOut, code := run(t, probeArgs(kc, tc.args...)...)
