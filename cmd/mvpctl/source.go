@@ -22,7 +22,7 @@ func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 	s.live.addFlags(fs)
 }
 
-// load returns the snapshot and whether it is partial (some server unreadable).
+// load returns the snapshot; a partial one (some server unreadable) is no error.
 func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if s.file == "-" {
 		return snapshot.Load(g.streams.In, "<stdin>")
