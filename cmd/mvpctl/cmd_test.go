@@ -61,16 +61,16 @@ func TestGolden(t *testing.T) {
 		args   []string
 		code   int
 	}{
-		{"routes.txt", []string{"routes", "--snapshot", skew}, ExitPartial},
-		{"routes-wide.txt", []string{"routes", "--snapshot", skew, "-o", "wide"}, ExitPartial},
-		{"routes-all.txt", []string{"routes", "--snapshot", skew, "--all", "--no-headers"}, ExitPartial},
-		{"routes.json", []string{"routes", "--snapshot", skew, "-o", "json"}, ExitPartial},
-		{"routes.yaml", []string{"routes", "--snapshot", skew, "-o", "yaml"}, ExitPartial},
-		{"explain-jobs.txt", []string{"explain", "--snapshot", skew, "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitPartial},
-		{"explain-jobs.json", []string{"explain", "--snapshot", skew, "-o", "json", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitPartial},
+		{"routes.txt", []string{"routes", "--snapshot", skew}, ExitIncomplete},
+		{"routes-wide.txt", []string{"routes", "--snapshot", skew, "-o", "wide"}, ExitIncomplete},
+		{"routes-all.txt", []string{"routes", "--snapshot", skew, "--all", "--no-headers"}, ExitIncomplete},
+		{"routes.json", []string{"routes", "--snapshot", skew, "-o", "json"}, ExitIncomplete},
+		{"routes.yaml", []string{"routes", "--snapshot", skew, "-o", "yaml"}, ExitIncomplete},
+		{"explain-jobs.txt", []string{"explain", "--snapshot", skew, "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
+		{"explain-jobs.json", []string{"explain", "--snapshot", skew, "-o", "json", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		{"explain-header.yaml", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--header-proxied", "-o", "yaml", "GET", "/apis/batch/v1/jobs?watch=1"}, ExitOK},
 		{"explain-inferred.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
-		{"explain-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitPartial},
+		{"explain-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
 		// The README's example: a real snapshot of a v1.37.1 and a v1.36.3 apiserver.
 		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
@@ -81,13 +81,19 @@ func TestGolden(t *testing.T) {
 		{"simulate-upgrade-1.36-1.37-default.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37"}, ExitOK},
 		{"simulate-upgrade-skew-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
-		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitWarnings},
+		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
 		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window.
 		{"preflight-1.35-1.36-default.txt", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36"}, ExitFindings},
 		{"preflight-crash.md", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
 		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37", "-o", "json"}, ExitOK},
 		{"profiles-list.txt", []string{"profiles", "list"}, ExitOK},
+		// --no-headers drops the header row of every table, and nothing else.
+		{"explain-table-no-headers.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--no-headers", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
+		{"simulate-upgrade-1.36-1.37-no-headers.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt", "--no-headers"}, ExitOK},
+		{"preflight-1.36-1.37-no-headers.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt", "--no-headers"}, ExitIncomplete},
+		{"profiles-list-no-headers.txt", []string{"profiles", "list", "--no-headers"}, ExitOK},
+		{"profiles-show-1.34-no-headers.txt", []string{"profiles", "show", "1.34", "--no-headers"}, ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -95,7 +101,7 @@ func TestGolden(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, errOut)
 			}
-			if tt.code == ExitPartial && (tt.args[0] == "routes" || tt.args[0] == "explain") && !strings.Contains(errOut, "warning: partial result: kas-c") {
+			if tt.code == ExitIncomplete && (tt.args[0] == "routes" || tt.args[0] == "explain") && !strings.Contains(errOut, "warning: partial result: kas-c") {
 				t.Errorf("stderr does not name the unreachable server: %q", errOut)
 			}
 			golden(t, tt.golden, out)
@@ -119,13 +125,13 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"routes", "--snapshot", "testdata/snapshots/missing.yaml"}, `missing.yaml: no such file or directory`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/all-down.yaml"}, `no apiserver could be read (kas-a: GET https://127.0.0.1:17443/version: connection refused)`},
 		{[]string{"explain", "--snapshot", "testdata/snapshots/all-down.yaml", "GET", "/api/v1/pods"}, `no server in the snapshot was reachable`},
-		{[]string{"routes", "--snapshot", skew, "-o", "xml"}, `unknown output format "xml": want one of table|wide|json|yaml`},
+		{[]string{"routes", "--snapshot", skew, "-o", "xml"}, `unknown output format "xml" for "mvpctl routes": want one of table|wide|json|yaml`},
 		{[]string{"explain", "--snapshot", skew, "GET", "/foo"}, `"/foo" is not a Kubernetes API path`},
 		{[]string{"explain", "--snapshot", skew, "FETCH", "/api/v1/pods"}, `"FETCH" is not an HTTP method`},
 		{[]string{"explain", "--snapshot", skew, "GET"}, `accepts 2 arg(s), received 1`},
 		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-z", "GET", "/api/v1/pods"}, `no server "kas-z" in the snapshot (servers: kas-a, kas-b, kas-c)`},
 		{[]string{"explain", "--snapshot", skew, "--apiserver", "kas-c", "GET", "/api/v1/pods"}, `server "kas-c" was not reachable`},
-		{[]string{"version", "-o", "table"}, `unknown output format "table"`},
+		{[]string{"version", "-o", "table"}, `unknown output format "table" for "mvpctl version": want one of text|json|yaml`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.99"}, `no profile for Kubernetes 1.99: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36"}, `simulate upgrade needs --to VERSION`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.34,b=1.34", "--to", "1.37"}, `a v1.34.4 → v1.37.2 skips a minor version; b v1.34.4 → v1.37.2 skips a minor version; pass --allow-skew`},
@@ -135,7 +141,7 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"simulate", "run", "--servers", "a=1.36", "--step", "reboot:a"}, `--step "reboot:a": action: "reboot" is not one of`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--snapshot", skew, "--to", "1.37"}, `give one of --servers and --snapshot`},
 		{[]string{"preflight", "--servers", "a=1.36"}, `preflight needs --to VERSION or --scenario FILE`},
-		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--fail-on", "sometimes"}, `--fail-on: unknown output format "sometimes"`},
+		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--fail-on", "sometimes"}, `--fail-on "sometimes": want one of warning|blocking|never`},
 		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 		{[]string{"profiles", "show", "1.20"}, `no profile for Kubernetes 1.20`},
 	}
@@ -162,7 +168,7 @@ func TestSnapshotFromStdin(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	code := Execute([]string{"routes", "--snapshot", "-", "-o", "json"}, Streams{In: bytes.NewReader(data), Out: &out, ErrOut: &errOut})
-	if code != ExitPartial || !strings.Contains(out.String(), `"kind": "RoutingTable"`) {
+	if code != ExitIncomplete || !strings.Contains(out.String(), `"kind": "RoutingTable"`) {
 		t.Errorf("code %d, out %q, err %q", code, out.String(), errOut.String())
 	}
 }
@@ -171,6 +177,11 @@ func TestVersion(t *testing.T) {
 	out, _, code := run(t, "version", "-o", "json")
 	if code != 0 || !strings.Contains(out, `"kind": "Version"`) || !strings.Contains(out, `"snapshotFormat": "mvpctl.io/v1alpha1"`) {
 		t.Errorf("code %d, out %s", code, out)
+	}
+	text, _, code := run(t, "version")
+	noHeaders, _, _ := run(t, "version", "--no-headers")
+	if code != 0 || !strings.HasPrefix(text, "Client Version: ") || noHeaders != text {
+		t.Errorf("version: code %d, %q; with --no-headers (no table: no change) %q", code, text, noHeaders)
 	}
 	out, _, _ = run(t, "completion", "bash")
 	if !strings.Contains(out, "__start_mvpctl") {

@@ -37,10 +37,10 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 // caller decides what partial means for its exit code (snapshot.Partial).
 func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if d.concurrency < 1 {
-		return nil, withCode(ExitError, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency))
+		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
 	}
 	if d.timeout <= 0 {
-		return nil, withCode(ExitError, fmt.Errorf("--timeout must be positive, got %s", d.timeout))
+		return nil, fmt.Errorf("--timeout must be positive, got %s", d.timeout)
 	}
 	errOut := g.streams.ErrOut
 	opts := discover.Options{

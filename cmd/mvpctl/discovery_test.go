@@ -57,10 +57,11 @@ func TestDiscoveryGolden(t *testing.T) {
 		{"discovery-expected-stale.txt", []string{"discovery", "expected", "--snapshot", stale, "--no-headers"}, ExitOK},
 		{"discovery-diff-steady.txt", []string{"discovery", "diff", "--snapshot", steady}, ExitOK},
 		{"discovery-diff-stale.txt", []string{"discovery", "diff", "--snapshot", stale}, ExitFindings},
+		{"discovery-diff-stale-no-headers.txt", []string{"discovery", "diff", "--snapshot", stale, "--no-headers"}, ExitFindings},
 		{"discovery-diff-stale.json", []string{"discovery", "diff", "--snapshot", stale, "-o", "json"}, ExitFindings},
 		{"discovery-diff-stale.yaml", []string{"discovery", "diff", "--snapshot", stale, "-o", "yaml"}, ExitFindings},
 		// A snapshot without recorded documents (older mvpctl): reported, not guessed.
-		{"discovery-diff-skew.txt", []string{"discovery", "diff", "--snapshot", skew}, ExitPartial},
+		{"discovery-diff-skew.txt", []string{"discovery", "diff", "--snapshot", skew}, ExitIncomplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -73,7 +74,7 @@ func TestDiscoveryGolden(t *testing.T) {
 				if errOut != "error: discovery diff: 6 stale, 0 missing entries\n" {
 					t.Errorf("stderr %q", errOut)
 				}
-			case ExitPartial:
+			case ExitIncomplete:
 				if !strings.HasPrefix(errOut, "warning: partial result: ") {
 					t.Errorf("stderr %q", errOut)
 				}
@@ -146,7 +147,7 @@ func TestDiscoveryErrors(t *testing.T) {
 		{[]string{"discovery", "diff", "--snapshot", steady, "--apiserver", "kas-z"}, `no server "kas-z" in the snapshot`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-c"}, `server "kas-c": unreachable: could not be read`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-a", "-o", "json"}, `server "kas-a": not-recorded: its /apis document is not recorded`},
-		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "wide"}, `unknown output format "wide": want one of table|json|yaml`},
+		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "wide"}, `unknown output format "wide" for "mvpctl discovery diff": want one of table|json|yaml`},
 		{[]string{"discovery", "expected", "extra-arg"}, `unknown command "extra-arg"`},
 	}
 	for _, tt := range tests {

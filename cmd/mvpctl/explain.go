@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -16,11 +16,11 @@ type explainOptions struct {
 	source        snapshotSource
 	server        string
 	headerProxied bool
-	output        string
+	output        *output.Flags
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
-	o := &explainOptions{output: "text"}
+	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "explain METHOD PATH",
 		Short: "Explain, step by step, what each apiserver does with one request",
@@ -30,7 +30,9 @@ gets, for one apiserver (--apiserver) or for every one.
 
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
-kind: Explanation, a stable contract documented in docs/explanation.md.`,
+kind: Explanation, a stable contract documented in docs/explanation.md.
+
+` + commandExitCodes("explain"),
 		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
   mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
 		Args: cobra.ExactArgs(2),
@@ -39,12 +41,13 @@ kind: Explanation, a stable contract documented in docs/explanation.md.`,
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.server, "apiserver", "", "explain for this apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
-	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: text|table|json|yaml")
+	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
-	if err := print.CheckFormat(o.output, "text", print.FormatTable, print.FormatJSON, print.FormatYAML); err != nil {
+	opts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
 		return err
 	}
 	req, err := route.ParseRequest(args[0], args[1])
@@ -60,15 +63,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	switch o.output {
-	case print.FormatJSON, print.FormatYAML:
-		err = print.Object(g.streams.Out, e, o.output)
-	case print.FormatTable:
-		err = printExplanationTable(g.streams.Out, e)
-	default:
-		err = printExplanation(g.streams.Out, e, observedConfigs(snap))
-	}
-	if err != nil {
+	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap)}, opts); err != nil {
 		return err
 	}
 	if o.server != "" {
@@ -77,7 +72,22 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	return partialResult(snap)
 }
 
-func printExplanationTable(w io.Writer, e route.Explanation) error {
+// explanationWriter prints an explanation: step by step (text), or one row per server.
+type explanationWriter struct {
+	e       route.Explanation
+	configs map[string]string // each server's --runtime-config as observed
+}
+
+func (w explanationWriter) Object() any { return w.e }
+
+func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
+	if o.Format == output.FormatTable {
+		return printExplanationTable(out, w.e, o.NoHeaders)
+	}
+	return printExplanation(out, w.e, w.configs)
+}
+
+func printExplanationTable(w io.Writer, e route.Explanation, noHeaders bool) error {
 	var rows [][]string
 	for _, d := range e.Servers {
 		rows = append(rows, []string{d.Server, d.Version, string(d.Outcome), statusText(d), strings.Join(d.Peers, ","), d.Reason})
@@ -85,7 +95,7 @@ func printExplanationTable(w io.Writer, e route.Explanation) error {
 	for _, u := range e.Unreachable {
 		rows = append(rows, []string{u.Name, u.Version, route.Unreachable, "", "", u.Error})
 	}
-	return print.Table(w, []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}, rows, false)
+	return output.Table(w, []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}, rows, noHeaders)
 }
 
 // observedConfigs is each reachable server's --runtime-config as inferred from what it serves,

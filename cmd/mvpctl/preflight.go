@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/spf13/cobra"
 )
@@ -14,16 +14,12 @@ import (
 type preflightOptions struct {
 	plan   planFlags
 	failOn string
-	output string
+	output *output.Flags
 }
 
-const (
-	formatJUnit    = "junit"
-	formatMarkdown = "markdown"
-)
-
 func newPreflightCmd(g *globalOptions) *cobra.Command {
-	o := &preflightOptions{output: print.FormatTable, failOn: "warning"}
+	o := &preflightOptions{failOn: string(simulate.FailOnWarning),
+		output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown)}
 	var checks strings.Builder
 	for _, c := range simulate.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
@@ -39,7 +35,7 @@ reported. Each finding has a stable check ID, a severity, evidence and a fix hin
 
 Checks:
 ` + checks.String() + `
-Exit codes: 0 pass, 1 error, 2 warnings only, 3 blocking findings.
+` + commandExitCodes("preflight") + `
 --fail-on=blocking exits 0 on warnings; --fail-on=never always exits 0 (unless mvpctl fails).`,
 		Example: `  mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
@@ -48,17 +44,19 @@ Exit codes: 0 pass, 1 error, 2 warnings only, 3 blocking findings.
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.plan.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: warning|blocking|never")
-	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: table|json|yaml|junit|markdown")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
+	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatJSON, print.FormatYAML, formatJUnit, formatMarkdown); err != nil {
+	opts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
 		return err
 	}
-	if err := print.CheckFormat(o.failOn, "warning", "blocking", "never"); err != nil {
-		return fmt.Errorf("--fail-on: %w", err)
+	failOn, err := parseFailOn(o.failOn)
+	if err != nil {
+		return err
 	}
 	if o.plan.to == "" && o.plan.scenario == "" && len(o.plan.steps) == 0 {
 		return errors.New("preflight needs --to VERSION or --scenario FILE (or --step)")
@@ -73,24 +71,45 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	out := g.streams.Out
-	switch o.output {
-	case print.FormatJSON, print.FormatYAML:
-		err = print.Object(out, rep, o.output)
-	case formatJUnit:
-		err = print.JUnit(out, "mvpctl preflight", junitCases(rep))
-	case formatMarkdown:
-		err = printPreflightMarkdown(out, rep)
-	default:
-		err = printPreflightTable(out, rep)
-	}
-	if err != nil {
+	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}
-	if code := rep.ExitCode(o.failOn); code != ExitOK {
-		return withCode(code, fmt.Errorf("preflight: %d blocking, %d warning finding(s)", rep.Summary.Blocking, rep.Summary.Warning))
+	return preflightResult(rep, failOn)
+}
+
+func parseFailOn(s string) (simulate.FailOn, error) {
+	for _, f := range simulate.FailOnValues {
+		if s == string(f) {
+			return f, nil
+		}
 	}
-	return nil
+	return "", fmt.Errorf("--fail-on %q: want one of %s", s, failOnList())
+}
+
+func failOnList() string {
+	names := make([]string, len(simulate.FailOnValues))
+	for i, f := range simulate.FailOnValues {
+		names[i] = string(f)
+	}
+	return strings.Join(names, "|")
+}
+
+// preflightWriter prints a preflight report, also for CI: JUnit for test dashboards,
+// markdown for a pull-request comment.
+type preflightWriter struct{ rep *simulate.PreflightReport }
+
+func (w preflightWriter) Object() any { return w.rep }
+
+func (w preflightWriter) WriteText(out io.Writer, o output.Options) error {
+	return printPreflightTable(out, w.rep, o.NoHeaders)
+}
+
+func (w preflightWriter) WriteMarkdown(out io.Writer) error {
+	return printPreflightMarkdown(out, w.rep)
+}
+
+func (w preflightWriter) WriteJUnit(out io.Writer) error {
+	return output.JUnit(out, "mvpctl preflight", junitCases(w.rep))
 }
 
 func scenarioLine(rep *simulate.PreflightReport) string {
@@ -109,7 +128,7 @@ func scenarioLine(rep *simulate.PreflightReport) string {
 	return s + ")"
 }
 
-func printPreflightTable(w io.Writer, rep *simulate.PreflightReport) error {
+func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders bool) error {
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -119,7 +138,7 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport) error {
 		for _, f := range rep.Findings {
 			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
 		}
-		if err := print.Table(w, []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, false); err != nil {
+		if err := output.Table(w, []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -141,26 +160,26 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	for _, f := range rep.Findings {
 		rows = append(rows, []string{f.Check + " " + f.Name, string(f.Severity), f.Subject, f.Message, strings.Join(f.Evidence, "\n"), f.Hint})
 	}
-	return print.MarkdownTable(w, []string{"Check", "Severity", "Subject", "Finding", "Evidence", "Fix"}, rows)
+	return output.MarkdownTable(w, []string{"Check", "Severity", "Subject", "Finding", "Evidence", "Fix"}, rows)
 }
 
 // junitCases makes one failing case per finding and one passing case per check that found
 // nothing, so dashboards show what was checked as well as what failed.
-func junitCases(rep *simulate.PreflightReport) []print.JUnitCase {
+func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
 	found := map[string]bool{}
-	var cases []print.JUnitCase
+	var cases []output.JUnitCase
 	for _, f := range rep.Findings {
 		found[f.Check] = true
 		name := f.Check + " " + f.Subject
 		if f.Step != "" {
 			name += " at step " + f.Step
 		}
-		cases = append(cases, print.JUnitCase{Name: name, ClassName: f.Name, FailureType: string(f.Severity),
+		cases = append(cases, output.JUnitCase{Name: name, ClassName: f.Name, FailureType: string(f.Severity),
 			Message: f.Message, Detail: "evidence:\n" + strings.Join(f.Evidence, "\n") + "\nfix: " + f.Hint})
 	}
 	for _, c := range rep.Checks {
 		if !found[c.ID] {
-			cases = append(cases, print.JUnitCase{Name: c.ID + " " + c.Title, ClassName: c.Name})
+			cases = append(cases, output.JUnitCase{Name: c.ID + " " + c.Title, ClassName: c.Name})
 		}
 	}
 	return cases

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -36,12 +36,11 @@ type probeOptions struct {
 	requestTimeout time.Duration
 	totalTimeout   time.Duration
 	noMetrics      bool
-	output         string
-	noHeaders      bool
+	output         *output.Flags
 }
 
 func newProbeCmd(g *globalOptions) *cobra.Command {
-	o := &probeOptions{output: print.FormatTable}
+	o := &probeOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "Send real requests to every apiserver and check the routing prediction against them",
@@ -66,12 +65,7 @@ proxied during the probe.
 Selection: by default every GVR that some reachable apiserver does not serve itself, plus one
 GVR per group that all serve; --resource and --group select every matching GVR; --all every GVR.
 
-Exit codes:
-  0  every observation matches the prediction
-  1  usage or input error (bad flag, unreadable snapshot, no credentials)
-  2  partial: some apiserver, or some request, could not be probed (unreachable, denied,
-     timed out, interrupted); nothing that was measured disagreed
-  3  a mismatch or a loop-header violation was found (wins over 2)`,
+` + commandExitCodes("probe"),
 		Example: `  # Probe the current context's control plane
   mvpctl probe
 
@@ -96,13 +90,13 @@ Exit codes:
 	fs.DurationVar(&o.requestTimeout, "probe-timeout", probe.DefaultRequestTimeout, "time allowed for each probe request (the watches take 1s)")
 	fs.DurationVar(&o.totalTimeout, "total-timeout", probe.DefaultTotalTimeout, "time allowed for the whole probe; when reached, what was measured is reported")
 	fs.BoolVar(&o.noMetrics, "no-metrics", false, "do not read /metrics before and after")
-	fs.StringVarP(&o.output, "output", "o", o.output, "output format: table|wide|json|yaml")
-	fs.BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
+	o.output.AddFlags(fs)
 	return cmd
 }
 
 func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatWide, print.FormatJSON, print.FormatYAML); err != nil {
+	outputOpts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
 		return err
 	}
 	switch {
@@ -130,7 +124,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 
 	base, configFor, err := o.configs(g)
 	if err != nil {
-		return withCode(ExitError, err)
+		return err
 	}
 	snap, err := o.source.load(ctx, g)
 	if err != nil {
@@ -158,7 +152,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	rep, err := probe.Run(ctx, snap, opts)
 	if err != nil {
-		return withCode(ExitError, err)
+		return err
 	}
 	for _, s := range rep.Servers {
 		if srv := snap.Find(s.Name); s.Probed || (o.source.file == "" && srv != nil && !srv.Reachable) {
@@ -170,45 +164,10 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		fmt.Fprintf(errOut, "warning: %s\n", rep.Interrupted)
 	}
 
-	out := g.streams.Out
-	switch o.output {
-	case print.FormatJSON, print.FormatYAML:
-		err = print.Object(out, rep, o.output)
-	default:
-		err = printProbeTable(out, rep, o.output == print.FormatWide, o.noHeaders)
-	}
-	if err != nil {
+	if err := output.Write(g.streams.Out, probeWriter{rep}, outputOpts); err != nil {
 		return err
 	}
-	return probeExit(rep)
-}
-
-// probeExit maps the report to the exit code: findings (3) win over partial (2).
-func probeExit(rep *probe.Report) error {
-	s := rep.Summary
-	if rep.Findings() {
-		return withCode(ExitFindings, fmt.Errorf("probe: %d mismatch(es), %d loop-header violation(s) in %d result(s)", s.Mismatch, s.LoopViolations, s.Results))
-	}
-	if !rep.Partial {
-		return nil
-	}
-	var parts []string
-	if s.ServersNotProbed > 0 {
-		var names []string
-		for _, sr := range rep.Servers {
-			if !sr.Probed {
-				names = append(names, sr.Name)
-			}
-		}
-		parts = append(parts, strings.Join(names, ", ")+" could not be probed")
-	}
-	if n := s.Inconclusive + s.Errors + s.NotMeasured; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d measurement(s) gave no routing evidence (%d inconclusive, %d error, %d not measured)", n, s.Results, s.Inconclusive, s.Errors, s.NotMeasured))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, rep.Interrupted)
-	}
-	return withCode(ExitPartial, fmt.Errorf("partial result: %s", strings.Join(parts, "; ")))
+	return probeResult(rep)
 }
 
 // configs returns the kubeconfig's client config and, with --contexts, the config of each
@@ -261,6 +220,15 @@ func orNone(s string) string {
 	return s
 }
 
+// probeWriter prints a probe report.
+type probeWriter struct{ rep *probe.Report }
+
+func (w probeWriter) Object() any { return w.rep }
+
+func (w probeWriter) WriteText(out io.Writer, o output.Options) error {
+	return printProbeTable(out, w.rep, o.Wide(), o.NoHeaders)
+}
+
 func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error {
 	headers := []string{"SERVER", "GVR", "VERB", "PREDICTED", "OBSERVED", "VERDICT"}
 	if wide {
@@ -279,7 +247,7 @@ func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error
 		rows = append(rows, row)
 	}
 	if len(rows) > 0 {
-		if err := print.Table(w, headers, rows, noHeaders); err != nil {
+		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -332,7 +300,7 @@ func printMetricsTable(w io.Writer, rep *probe.Report, noHeaders bool) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	return print.Table(w, []string{"SERVER", "REROUTED", "BY-CODE", "PROXY-ERRORS", "PROBE-SAW", "NOTE"}, rows, noHeaders)
+	return output.Table(w, []string{"SERVER", "REROUTED", "BY-CODE", "PROXY-ERRORS", "PROBE-SAW", "NOTE"}, rows, noHeaders)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -60,6 +60,7 @@ func TestProbeTable(t *testing.T) {
 		{"batch.txt", []string{"--group", "batch"}},
 		{"batch-wide.txt", []string{"--resource", "jobs.batch", "-o", "wide"}},
 		{"default.txt", nil},
+		{"batch-wide-no-headers.txt", []string{"--resource", "jobs.batch", "-o", "wide", "--no-headers"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			out, errOut, code := run(t, probeArgs(kc, tc.args...)...)
@@ -150,8 +151,8 @@ func TestProbePartialExit2(t *testing.T) {
 	c.Servers[0].Kill()
 	kc := c.Kubeconfig(t) // through kas-b now
 	out, errOut, code := run(t, probeArgs(kc, "--group", "batch", "-o", "wide")...)
-	if code != ExitPartial {
-		t.Fatalf("exit %d, want %d; stderr %s\n%s", code, ExitPartial, errOut, out)
+	if code != ExitIncomplete {
+		t.Fatalf("exit %d, want %d; stderr %s\n%s", code, ExitIncomplete, errOut, out)
 	}
 	for _, want := range []string{
 		"warning: server kas-a (https://" + c.Servers[0].Addr() + "): GET /version: connection refused",
@@ -171,7 +172,7 @@ func TestProbePartialExit2(t *testing.T) {
 func TestProbeDeniedExit2(t *testing.T) {
 	_, kc := probeCluster(t, func(b *pt.Server) { b.DenyAll = true })
 	_, errOut, code := run(t, probeArgs(kc, "--resource", "jobs")...)
-	if code != ExitPartial || !strings.Contains(errOut, "3 of 6 measurement(s) gave no routing evidence (3 inconclusive") {
+	if code != ExitIncomplete || !strings.Contains(errOut, "3 of 6 measurement(s) gave no routing evidence (3 inconclusive") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -13,21 +13,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
-// Exit codes, documented in the root command's help and docs/exit-codes.md.
-const (
-	ExitOK       = 0
-	ExitError    = 1 // usage or input error
-	ExitPartial  = 2 // a result was produced, but some server could not be read
-	ExitWarnings = 2 // preflight: warnings only
-	ExitFindings = 3 // findings that block (mismatch, 404/503 at a step)
-)
-
-const exitCodeHelp = `Exit codes:
-  0  success
-  1  usage or input error (bad flag, malformed snapshot, unparsable request)
-  2  partial result: some apiserver could not be read (the result marks it)
-  3  blocking findings (commands that check something say which)`
-
 // Streams are the command's I/O, injected so commands run in-process in tests.
 type Streams struct {
 	In     io.Reader
@@ -47,23 +32,6 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// exitError carries an exit code through cobra's error return.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// withCode wraps err so Execute exits with code.
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
 // globalOptions are shared by every command.
 type globalOptions struct {
 	streams     Streams
@@ -79,11 +47,7 @@ func (g *globalOptions) now() time.Time {
 	return time.Now().UTC()
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(streams Streams) *cobra.Command {
-	return newRootCmd(&globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true)})
-}
-
+// newRootCmd builds the command tree.
 func newRootCmd(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mvpctl",
@@ -93,7 +57,7 @@ UnknownVersionInteroperabilityProxy) visible: for every apiserver of a control p
 records what that server serves by itself, predicts whether a request ends local, proxied
 to a peer, 404 or 503, and explains each decision step by step.
 
-` + exitCodeHelp,
+` + exitCodeSummary,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -112,6 +76,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 		newPreflightCmd(g),
 		newProfilesCmd(g),
 		newVersionCmd(g),
+		newExitCodesTopic(),
 	)
 	return root
 }
@@ -127,17 +92,13 @@ func execute(args []string, g *globalOptions) int {
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
-	if err == nil {
+	code := exitCode(err)
+	if code == ExitOK {
 		return ExitOK
 	}
-	var ee *exitError
-	code := ExitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
 	prefix := "error"
-	if code == ExitPartial {
-		prefix = "warning" // the result was printed; it just does not cover every server
+	if code == ExitIncomplete {
+		prefix = "warning" // the result was printed, with a caveat
 	}
 	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(err.Error()))
 	return code
@@ -145,4 +106,38 @@ func execute(args []string, g *globalOptions) int {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// commandGroup makes cmd, a command that only holds subcommands, reject an unknown
+// subcommand with a usage error (exit 1) and cobra's suggestion, as the root command does;
+// without it cobra prints the help and exits 0, so a typo in a CI script passes. Run without
+// arguments, the group prints its help.
+func commandGroup(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return errors.New(msg)
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	return cmd
+}
+
+// newExitCodesTopic is `mvpctl help exit-codes`: a help topic, not a command.
+func newExitCodesTopic() *cobra.Command {
+	topic := &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What each exit code of each command means",
+		Long:  exitCodesText(),
+	}
+	// The topic's help is the table alone, without the usage and flags of a command.
+	topic.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) })
+	return topic
 }

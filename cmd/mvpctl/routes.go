@@ -2,22 +2,22 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/spf13/cobra"
 )
 
 type routesOptions struct {
-	source    snapshotSource
-	all       bool
-	output    string
-	noHeaders bool
+	source snapshotSource
+	all    bool
+	output *output.Flags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
-	o := &routesOptions{output: print.FormatTable}
+	o := &routesOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "routes",
 		Short: "Show, per group/version/resource, what each apiserver does with a request for it",
@@ -25,7 +25,9 @@ func newRoutesCmd(g *globalOptions) *cobra.Command {
 request on every apiserver — local, proxy→<peer>, 404 or 503.
 
 By default only the GVRs that are not served by every reachable apiserver are shown: the
-ones a rolling upgrade makes interesting. --all shows every GVR.`,
+ones a rolling upgrade makes interesting. --all shows every GVR.
+
+` + commandExitCodes("routes"),
 		Example: `  # From a snapshot file
   mvpctl routes --snapshot cluster.yaml
 
@@ -36,13 +38,13 @@ ones a rolling upgrade makes interesting. --all shows every GVR.`,
 	}
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
-	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: table|wide|json|yaml")
-	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "omit table headers")
+	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatWide, print.FormatJSON, print.FormatYAML); err != nil {
+	opts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
 		return err
 	}
 	snap, err := o.source.load(cmd.Context(), g)
@@ -53,27 +55,30 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	table := route.NewRouter(snap).Table(o.all)
-	if print.Structured(o.output) {
-		if err := print.Object(g.streams.Out, table, o.output); err != nil {
-			return err
-		}
-	} else {
-		if len(table.Rows) == 0 {
-			fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
-		} else if err := printRoutesTable(g, table, o.output == print.FormatWide, o.noHeaders); err != nil {
-			return err
-		}
+	if len(table.Rows) == 0 && !opts.Format.Structured() {
+		fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
+	} else if err := output.Write(g.streams.Out, routesWriter{table}, opts); err != nil {
+		return err
 	}
 	return partialResult(snap)
 }
 
-func printRoutesTable(g *globalOptions, t route.RoutingTable, wide, noHeaders bool) error {
+// routesWriter prints a routing table.
+type routesWriter struct{ table route.RoutingTable }
+
+func (w routesWriter) Object() any { return w.table }
+
+func (w routesWriter) WriteText(out io.Writer, o output.Options) error {
+	return printRoutesTable(out, w.table, o.Wide(), o.NoHeaders)
+}
+
+func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) error {
 	headers := []string{"NAME"}
 	if wide {
 		headers = append(headers, "SERVED-BY")
 	}
 	for _, s := range t.Servers {
-		headers = append(headers, print.Header(s.Name))
+		headers = append(headers, output.Header(s.Name))
 	}
 	rows := make([][]string, 0, len(t.Rows))
 	for _, r := range t.Rows {
@@ -93,5 +98,5 @@ func printRoutesTable(g *globalOptions, t route.RoutingTable, wide, noHeaders bo
 		}
 		rows = append(rows, row)
 	}
-	return print.Table(g.streams.Out, headers, rows, noHeaders)
+	return output.Table(w, headers, rows, noHeaders)
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/spf13/cobra"
@@ -14,13 +14,7 @@ import (
 
 type simulateOptions struct {
 	plan   planFlags
-	output string
-}
-
-// SimulationReport is `mvpctl simulate -o json|yaml`.
-type SimulationReport struct {
-	*simulate.Simulation
-	Traffic *simulate.TrafficReport `json:"traffic,omitempty"`
+	output *output.Flags
 }
 
 func newSimulateCmd(g *globalOptions) *cobra.Command {
@@ -42,13 +36,13 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 	cmd.AddCommand(newSimulateSubCmd(g, "run", "Apply a scenario file or --step flags",
 		`  mvpctl simulate run --scenario scenario.yaml
   mvpctl simulate run --servers a=1.36,b=1.37 --step crash:b`, false))
-	return cmd
+	return commandGroup(cmd)
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{output: print.FormatTable}
+	o := &simulateOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Example: example, Args: cobra.NoArgs,
+		Use: use, Short: short, Long: short + ".\n\n" + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if upgrade && o.plan.to == "" {
 				return errors.New("simulate upgrade needs --to VERSION")
@@ -60,12 +54,13 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 		},
 	}
 	o.plan.addFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.output, "output", "o", o.output, "output format: table|json|yaml")
+	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	if err := print.CheckFormat(o.output, print.FormatTable, print.FormatJSON, print.FormatYAML); err != nil {
+	opts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
 		return err
 	}
 	pl, err := o.plan.load(cmd.Context(), g)
@@ -77,19 +72,26 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := SimulationReport{Simulation: sim}
+	rep := simulate.SimulationReport{Simulation: sim}
 	if pl.traffic != nil {
 		if rep.Traffic, err = simulate.Replay(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
 	}
-	if print.Structured(o.output) {
-		return print.Object(g.streams.Out, rep, o.output)
-	}
-	return printSimulation(g.streams.Out, rep)
+	return output.Write(g.streams.Out, simulationWriter{rep}, opts)
 }
 
-func printSimulation(w io.Writer, rep SimulationReport) error {
+// simulationWriter prints a simulation: the routing at every step, what is at risk, and
+// what happens to the replayed traffic.
+type simulationWriter struct{ rep simulate.SimulationReport }
+
+func (w simulationWriter) Object() any { return w.rep }
+
+func (w simulationWriter) WriteText(out io.Writer, o output.Options) error {
+	return printSimulation(out, w.rep, o.NoHeaders)
+}
+
+func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool) error {
 	sim := rep.Simulation
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
@@ -118,7 +120,7 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
 			continue
 		}
-		if err := printRoutingRows(w, s.Table); err != nil {
+		if err := printRoutingRows(w, s.Table, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -134,7 +136,7 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 			}
 			rows = append(rows, []string{fmt.Sprintf("%d", r.StepN), r.Step, r.Server, r.GVR, status, joinOrNone(r.ServedBy)})
 		}
-		if err := print.Table(w, []string{"STEP", "ACTION", "SERVER", "GVR", "STATUS", "SERVED-BY"}, rows, false); err != nil {
+		if err := output.Table(w, []string{"STEP", "ACTION", "SERVER", "GVR", "STATUS", "SERVED-BY"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -144,7 +146,7 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 		for _, g := range sim.Removed {
 			rows = append(rows, []string{g, joinOrNone(sim.RemovedFrom[g])})
 		}
-		if err := print.Table(w, []string{"GVR", "SERVED-AT-START-BY"}, rows, false); err != nil {
+		if err := output.Table(w, []string{"GVR", "SERVED-AT-START-BY"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -164,20 +166,20 @@ func printSimulation(w io.Writer, rep SimulationReport) error {
 			}
 			rows = append(rows, []string{c.Server, orNone(c.Profile), cfg, orNone(note)})
 		}
-		if err := print.Table(w, []string{"SERVER", "PROFILE", "RUNTIME-CONFIG", "NOTE"}, rows, false); err != nil {
+		if err := output.Table(w, []string{"SERVER", "PROFILE", "RUNTIME-CONFIG", "NOTE"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
 	if rep.Traffic != nil {
-		return printTraffic(w, rep.Traffic)
+		return printTraffic(w, rep.Traffic, noHeaders)
 	}
 	return nil
 }
 
-func printRoutingRows(w io.Writer, t route.RoutingTable) error {
+func printRoutingRows(w io.Writer, t route.RoutingTable, noHeaders bool) error {
 	headers := []string{"NAME"}
 	for _, s := range t.Servers {
-		headers = append(headers, print.Header(s.Name))
+		headers = append(headers, output.Header(s.Name))
 	}
 	var rows [][]string
 	for _, r := range t.Rows {
@@ -187,10 +189,10 @@ func printRoutingRows(w io.Writer, t route.RoutingTable) error {
 		}
 		rows = append(rows, row)
 	}
-	return print.Table(w, headers, rows, false)
+	return output.Table(w, headers, rows, noHeaders)
 }
 
-func printTraffic(w io.Writer, t *simulate.TrafficReport) error {
+func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
 	fmt.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
 	for _, e := range t.MalformedExamples {
@@ -200,7 +202,7 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport) error {
 	for _, s := range t.Steps {
 		rows = append(rows, []string{fmt.Sprint(s.N), s.Step, fmt.Sprint(s.AtRisk)})
 	}
-	if err := print.Table(w, []string{"STEP", "ACTION", "REQUESTS-AT-RISK"}, rows, false); err != nil {
+	if err := output.Table(w, []string{"STEP", "ACTION", "REQUESTS-AT-RISK"}, rows, noHeaders); err != nil {
 		return err
 	}
 	rows = nil
@@ -216,7 +218,7 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport) error {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(w)
-		if err := print.Table(w, []string{"GVR", "REQUESTS", "AT-RISK", "STEPS", "REMOVED"}, rows, false); err != nil {
+		if err := output.Table(w, []string{"GVR", "REQUESTS", "AT-RISK", "STEPS", "REMOVED"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -228,7 +230,7 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport) error {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(w)
-		return print.Table(w, []string{"USER-AGENT", "REQUESTS", "AT-RISK"}, rows, false)
+		return output.Table(w, []string{"USER-AGENT", "REQUESTS", "AT-RISK"}, rows, noHeaders)
 	}
 	return nil
 }

@@ -1,23 +1,24 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // snapshotOptions are `mvpctl snapshot`'s flags.
 type snapshotOptions struct {
 	file   string // destination; "" or "-" for stdout
-	output string // yaml or json
+	output *output.Flags
 	live   discoverFlags
 }
 
 func newSnapshotCmd(g *globalOptions) *cobra.Command {
-	o := &snapshotOptions{}
+	o := &snapshotOptions{output: output.NewFlags(output.FormatYAML, output.FormatJSON)}
 	cmd := &cobra.Command{
 		Use:   "snapshot [-f FILE] [-o yaml|json]",
 		Short: "Record what every apiserver of the live cluster serves by itself",
@@ -31,11 +32,7 @@ address each lease advertises, with the kubeconfig's credentials; add others wit
 or name one kubeconfig context per apiserver with --contexts. See docs/snapshot.md for the
 format and the RBAC needed.
 
-Exit codes:
-  0  every apiserver was read
-  1  usage or input error, or nothing could be snapshotted
-  2  partial: some apiserver could not be read; the snapshot is still written, with
-     reachable: false and the error for that server, and a warning line on stderr`,
+` + commandExitCodes("snapshot"),
 		Example: `  # Snapshot the current context's control plane to a file
   mvpctl snapshot -f cluster.yaml
 
@@ -45,53 +42,35 @@ Exit codes:
   # An apiserver the identity leases do not describe
   mvpctl snapshot --endpoint https://10.0.0.12:6443 --tls-server-name kubernetes.default.svc`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), g) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically (default: stdout)")
-	fs.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
+	o.output.AddFlags(fs)
 	o.live.addFlags(fs)
 	return cmd
 }
 
-func (o *snapshotOptions) run(ctx context.Context, g *globalOptions) error {
-	var asJSON bool
-	switch o.output {
-	case "yaml", "yml":
-	case "json":
-		asJSON = true
-	default:
-		return withCode(ExitError, fmt.Errorf("--output %q: want yaml or json", o.output))
-	}
-	snap, err := o.live.discover(ctx, g)
+func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	opts, err := o.output.Options(cmd.CommandPath())
 	if err != nil {
 		return err
 	}
-	if err := o.write(snap, asJSON, g); err != nil {
+	snap, err := o.live.discover(cmd.Context(), g)
+	if err != nil {
 		return err
 	}
-	if snap.Partial() {
-		unread := 0
-		for i := range snap.Servers {
-			if !snap.Servers[i].Reachable {
-				unread++
-			}
-		}
-		return withCode(ExitPartial, fmt.Errorf("partial result: %d of %d apiservers could not be read (recorded with reachable: false)", unread, len(snap.Servers)))
+	if err := o.write(snap, opts, g); err != nil {
+		return err
 	}
-	return nil
+	return snapshotResult(snap)
 }
 
-func (o *snapshotOptions) write(snap *snapshot.Snapshot, asJSON bool, g *globalOptions) error {
+func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g *globalOptions) error {
 	if o.file == "" || o.file == "-" {
-		data, err := snap.Marshal(asJSON)
-		if err != nil {
-			return err
-		}
-		_, err = g.streams.Out.Write(data)
-		return err
+		return output.Write(g.streams.Out, snapshotWriter{snap}, opts)
 	}
-	if err := snap.WriteFile(o.file, asJSON); err != nil {
+	if err := snap.WriteFile(o.file, opts.Format == output.FormatJSON); err != nil {
 		return err
 	}
 	if !g.streams.ErrIsTerminal {
@@ -107,4 +86,26 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, asJSON bool, g *globalO
 		}
 	}
 	return nil
+}
+
+// snapshotWriter prints a snapshot as the snapshot package writes its files, so that what
+// is printed and what is written to a file are the same bytes.
+type snapshotWriter struct{ snap *snapshot.Snapshot }
+
+func (w snapshotWriter) Object() any { return w.snap }
+
+func (w snapshotWriter) WriteJSON(out io.Writer) error { return w.write(out, true) }
+
+func (w snapshotWriter) WriteYAML(out io.Writer) error { return w.write(out, false) }
+
+// WriteText writes YAML: a snapshot is a document, it has no table form.
+func (w snapshotWriter) WriteText(out io.Writer, _ output.Options) error { return w.write(out, false) }
+
+func (w snapshotWriter) write(out io.Writer, asJSON bool) error {
+	data, err := w.snap.Marshal(asJSON)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(data)
+	return err
 }

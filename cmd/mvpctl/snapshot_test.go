@@ -82,8 +82,8 @@ func TestSnapshotPartialToFile(t *testing.T) {
 	f.addDeadLease(t)
 	out := filepath.Join(t.TempDir(), "snap.yaml")
 	stdout, stderr, code := run(t, "snapshot", "--kubeconfig", f.kubeconfig, "-f", out, "--timeout", "5s")
-	if code != ExitPartial {
-		t.Fatalf("exit %d, want %d; stderr %s", code, ExitPartial, stderr)
+	if code != ExitIncomplete {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitIncomplete, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout %q", stdout)
@@ -179,7 +179,7 @@ func TestSnapshotContextsAndFlags(t *testing.T) {
 	// --leases=false: only the named server is dialled; the other apiserver the leases know of
 	// is still listed, as not contacted, so the snapshot is partial.
 	stdout, stderr, code = run(t, "snapshot", "--kubeconfig", empty, "--server", f.a.URL(), "--token", testToken, "--certificate-authority", ca, "--leases=false")
-	if code != ExitPartial {
+	if code != ExitIncomplete {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if snap, err = snapshot.Decode([]byte(stdout)); err != nil || len(snap.Servers) != 2 || !snap.Find("kas-a").Reachable || snap.Find("kas-b").Reachable {
@@ -196,7 +196,7 @@ func TestSnapshotUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"snapshot", "-o", "xml"}, `--output "xml": want yaml or json`},
+		{[]string{"snapshot", "-o", "xml"}, `unknown output format "xml" for "mvpctl snapshot": want one of yaml|json`},
 		{[]string{"snapshot", "--concurrency", "0"}, "--concurrency must be at least 1"},
 		{[]string{"snapshot", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"snapshot", "extra"}, `unknown command "extra"`},

@@ -22,7 +22,7 @@ func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 	s.live.addFlags(fs)
 }
 
-// load returns the snapshot and whether it is partial (some server unreadable).
+// load returns the snapshot; a partial one (some server unreadable) is no error.
 func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if s.file == "-" {
 		return snapshot.Load(g.streams.In, "<stdin>")
@@ -38,21 +38,6 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return nil, errors.New("no snapshot")
 	}
 	return snap, nil
-}
-
-// partialResult returns the exit-2 error for a snapshot in which some server could not be
-// read: the result was printed, but it does not cover that server.
-func partialResult(snap *snapshot.Snapshot) error {
-	var names []string
-	for _, s := range snap.Servers {
-		if !s.Reachable {
-			names = append(names, s.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	return withCode(ExitPartial, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
 }
 
 // requireReachable fails when no server of the snapshot could be read: there is nothing to

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"runtime"
+	"io"
 
-	"github.com/mvpctl/mvpctl/pkg/print"
+	"github.com/mvpctl/mvpctl/pkg/buildinfo"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -16,46 +17,33 @@ var (
 	buildDate = "unknown"
 )
 
-// VersionInfo is `mvpctl version -o json|yaml`.
-type VersionInfo struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Client     struct {
-		Version   string `json:"version"`
-		GitCommit string `json:"gitCommit"`
-		BuildDate string `json:"buildDate"`
-		GoVersion string `json:"goVersion"`
-		Platform  string `json:"platform"`
-	} `json:"client"`
-	// SnapshotFormat is the snapshot apiVersion this build reads and writes.
-	SnapshotFormat string `json:"snapshotFormat"`
-}
-
 func newVersionCmd(g *globalOptions) *cobra.Command {
-	output := "text"
+	o := output.NewFlags(output.FormatText, output.FormatJSON, output.FormatYAML)
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print mvpctl's version and the snapshot format it reads and writes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" {
-				if err := print.CheckFormat(output, print.FormatJSON, print.FormatYAML); err != nil {
-					return err
-				}
-			}
-			var v VersionInfo
-			v.APIVersion, v.Kind = snapshot.APIVersion, "Version"
-			v.Client.Version, v.Client.GitCommit, v.Client.BuildDate = buildVersion()
-			v.Client.GoVersion, v.Client.Platform = runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH
-			v.SnapshotFormat = snapshot.APIVersion
-			if output == "text" {
-				_, err := fmt.Fprintf(g.streams.Out, "Client Version: %s (commit %s, built %s, %s)\nSnapshot Format: %s\n",
-					v.Client.Version, v.Client.GitCommit, v.Client.BuildDate, v.Client.GoVersion, v.SnapshotFormat)
+			opts, err := o.Options(cmd.CommandPath())
+			if err != nil {
 				return err
 			}
-			return print.Object(g.streams.Out, v, output)
+			ver, commit, date := buildVersion()
+			v := buildinfo.NewVersion(ver, commit, date, snapshot.APIVersion)
+			return output.Write(g.streams.Out, versionWriter{v}, opts)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", output, "output format: text|json|yaml")
+	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// versionWriter prints the version of mvpctl.
+type versionWriter struct{ v buildinfo.Version }
+
+func (w versionWriter) Object() any { return w.v }
+
+func (w versionWriter) WriteText(out io.Writer, _ output.Options) error {
+	_, err := fmt.Fprintf(out, "Client Version: %s (commit %s, built %s, %s)\nSnapshot Format: %s\n",
+		w.v.Client.Version, w.v.Client.GitCommit, w.v.Client.BuildDate, w.v.Client.GoVersion, w.v.SnapshotFormat)
+	return err
 }

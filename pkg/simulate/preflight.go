@@ -138,16 +138,30 @@ func withoutCheck(cs []Check, c Check) []Check {
 	return out
 }
 
-// ExitCode maps a report to the documented exit code: 0 pass, 2 warnings only, 3 blocking.
-// failOn is "warning" (default), "blocking" or "never".
-func (r *PreflightReport) ExitCode(failOn string) int {
+// FailOn is the lowest severity that fails a preflight run (--fail-on).
+type FailOn string
+
+const (
+	FailOnWarning  FailOn = "warning"
+	FailOnBlocking FailOn = "blocking"
+	FailOnNever    FailOn = "never"
+)
+
+// FailOnValues are the thresholds, in the order help and errors list them.
+var FailOnValues = []FailOn{FailOnWarning, FailOnBlocking, FailOnNever}
+
+// Failing says what fails the run at threshold failOn: Blocking when some finding blocks,
+// Warning when there are warnings only and failOn is FailOnWarning, and "" when the run
+// passes (no finding at or above the threshold, or failOn is FailOnNever). How a failure is
+// reported (an exit code) is the caller's business.
+func (r *PreflightReport) Failing(failOn FailOn) Severity {
 	switch {
-	case failOn == "never":
-		return 0
+	case failOn == FailOnNever:
+		return ""
 	case r.Summary.Blocking > 0:
-		return 3
-	case r.Summary.Warning > 0 && failOn == "warning":
-		return 2
+		return Blocking
+	case r.Summary.Warning > 0 && failOn == FailOnWarning:
+		return Warning
 	}
-	return 0
+	return ""
 }

@@ -48,8 +48,8 @@ func TestPreflightDiscovery(t *testing.T) {
 			!strings.Contains(f.Message, "batch") || !strings.Contains(f.Hint, "CRD") || len(f.Evidence) != 2 || !strings.Contains(f.Evidence[1], "ETag served") {
 			t.Errorf("finding %+v", f)
 		}
-		if rep.ExitCode("warning") != 3 {
-			t.Errorf("exit %d, want 3", rep.ExitCode("warning"))
+		if got := rep.Failing(FailOnWarning); got != Blocking {
+			t.Errorf("Failing(warning) = %q, want blocking", got)
 		}
 	})
 	t.Run("steady state: checked, nothing found", func(t *testing.T) {

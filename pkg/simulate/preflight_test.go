@@ -28,7 +28,7 @@ func TestPreflight(t *testing.T) {
 	if ids["MVP010"] != 2 || ids["MVP021"] != 1 || ids["MVP022"] != 1 || ids["MVP001"] != 0 {
 		t.Errorf("findings by check: %v", ids)
 	}
-	if rep.Summary.Result != "blocking" || rep.ExitCode("warning") != 3 || rep.ExitCode("blocking") != 3 || rep.ExitCode("never") != 0 {
+	if rep.Summary.Result != "blocking" || rep.Failing(FailOnWarning) != Blocking || rep.Failing(FailOnBlocking) != Blocking || rep.Failing(FailOnNever) != "" {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	for _, f := range rep.Findings {
@@ -54,17 +54,17 @@ func TestPreflightConfiguration(t *testing.T) {
 	if ids["MVP001"] != 1 || ids["MVP002"] != 1 || ids["MVP003"] != 1 {
 		t.Errorf("findings by check: %v", ids)
 	}
-	if rep.ExitCode("warning") != 3 {
+	if rep.Failing(FailOnWarning) != Blocking {
 		t.Errorf("an unreachable apiserver blocks: %+v", rep.Summary)
 	}
 	s.Servers[2].Reachable, s.Servers[2].Error = true, ""
 	rep, _ = Preflight(PreflightInput{Start: s})
-	if rep.Summary.Result != "warning" || rep.ExitCode("warning") != 2 || rep.ExitCode("blocking") != 0 {
+	if rep.Summary.Result != "warning" || rep.Failing(FailOnWarning) != Warning || rep.Failing(FailOnBlocking) != "" {
 		t.Errorf("warnings only: %+v", rep.Summary)
 	}
 	clean := threeServers(t, "1.36")
 	rep, _ = Preflight(PreflightInput{Start: clean})
-	if rep.Summary.Result != "pass" || rep.ExitCode("warning") != 0 || len(rep.Findings) != 0 {
+	if rep.Summary.Result != "pass" || rep.Failing(FailOnWarning) != "" || len(rep.Findings) != 0 {
 		t.Errorf("clean: %+v %+v", rep.Summary, rep.Findings)
 	}
 }
@@ -97,5 +97,30 @@ func TestPreflightConfigLoss(t *testing.T) {
 	}
 	if len(found) != 1 || found[0].Severity != Blocking || !strings.Contains(found[0].Hint, "remove old.k8s.io/v1alpha1=true from its --runtime-config") {
 		t.Fatalf("config-loss findings %+v", found)
+	}
+}
+
+func TestPreflightFailing(t *testing.T) {
+	tests := []struct {
+		name    string
+		summary Summary
+		failOn  FailOn
+		want    Severity
+	}{
+		{"pass", Summary{}, FailOnWarning, ""},
+		{"info only", Summary{Info: 2}, FailOnWarning, ""},
+		{"warnings fail by default", Summary{Warning: 1}, FailOnWarning, Warning},
+		{"warnings pass --fail-on=blocking", Summary{Warning: 1}, FailOnBlocking, ""},
+		{"blocking wins over warnings", Summary{Blocking: 1, Warning: 3}, FailOnWarning, Blocking},
+		{"blocking fails --fail-on=blocking", Summary{Blocking: 1}, FailOnBlocking, Blocking},
+		{"never fails", Summary{Blocking: 1, Warning: 1}, FailOnNever, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &PreflightReport{Summary: tt.summary}
+			if got := r.Failing(tt.failOn); got != tt.want {
+				t.Errorf("Failing(%s) = %q, want %q", tt.failOn, got, tt.want)
+			}
+		})
 	}
 }

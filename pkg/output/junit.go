@@ -1,4 +1,4 @@
-package print
+package output
 
 import (
 	"encoding/xml"

@@ -1,59 +1,14 @@
-// Package print writes reports: kubectl-style tables, JSON and YAML. It knows nothing of
-// Kubernetes routing; commands turn their reports into rows and hand them over.
-package print
+package output
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
-	"sigs.k8s.io/yaml"
 )
-
-// Output formats.
-const (
-	FormatTable = "table"
-	FormatWide  = "wide"
-	FormatJSON  = "json"
-	FormatYAML  = "yaml"
-)
-
-// CheckFormat returns an error naming the allowed formats when f is not one of them.
-func CheckFormat(f string, allowed ...string) error {
-	for _, a := range allowed {
-		if f == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown output format %q: want one of %s", f, strings.Join(allowed, "|"))
-}
-
-// Structured reports whether f is a structured (machine-readable) format.
-func Structured(f string) bool { return f == FormatJSON || f == FormatYAML }
-
-// Object writes v as indented JSON or as YAML.
-func Object(w io.Writer, v any, format string) error {
-	switch format {
-	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
-	case FormatYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	return fmt.Errorf("format %q is not structured", format)
-}
 
 // Table writes rows under headers the way kubectl does: no borders, no separator lines,
 // left-aligned columns three spaces apart, no trailing blanks. Headers must already be

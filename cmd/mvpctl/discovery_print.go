@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+)
+
+// expectationWriter prints one server's expected /apis. Its JSON is the document exactly as
+// the server should send it, byte for byte, so that it can be compared with what it sends.
+type expectationWriter struct{ e *peerdiscovery.Expectation }
+
+func (w expectationWriter) Object() any { return w.e.Document }
+
+func (w expectationWriter) WriteJSON(out io.Writer) error {
+	b, err := peerdiscovery.MarshalServed(w.e.Items())
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(b)
+	return err
+}
+
+func (w expectationWriter) WriteText(out io.Writer, o output.Options) error {
+	return printExpectation(out, w.e, o.NoHeaders)
+}
+
+// expectedListWriter prints the expected /apis of every server.
+type expectedListWriter struct{ list peerdiscovery.ExpectedList }
+
+func (w expectedListWriter) Object() any { return w.list }
+
+func (w expectedListWriter) WriteText(out io.Writer, o output.Options) error {
+	for i := range w.list.Items {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := printExpectation(out, &w.list.Items[i], o.NoHeaders); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discoveryReportWriter prints a discovery diff.
+type discoveryReportWriter struct{ rep *peerdiscovery.Report }
+
+func (w discoveryReportWriter) Object() any { return w.rep }
+
+func (w discoveryReportWriter) WriteText(out io.Writer, o output.Options) error {
+	return printDiscoveryReport(out, w.rep, o.NoHeaders)
+}
+
+// expectationLine is the one-line heading of a server's expectation.
+func expectationLine(e *peerdiscovery.Expectation) string {
+	var b strings.Builder
+	b.WriteString(e.Server)
+	var ids []string
+	if e.Version != "" {
+		ids = append(ids, e.Version)
+	}
+	if e.ID != "" {
+		ids = append(ids, e.ID)
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(ids, ", "))
+	}
+	fmt.Fprintf(&b, ": %s", e.Status)
+	switch {
+	case e.Status == peerdiscovery.StatusAggregated && len(e.Peers) > 0:
+		var names []string
+		for _, p := range e.Peers {
+			names = append(names, p.Name)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(&b, ", merged with %s", strings.Join(names, ", "))
+	case e.Status == peerdiscovery.StatusAggregated:
+		b.WriteString(", no peers learned: its own document")
+	default:
+		b.WriteString(" — " + e.Reason)
+	}
+	if e.Predicted() {
+		fmt.Fprintf(&b, "; %d groups; ETag %s", len(e.Items()), e.ETag)
+	}
+	return b.String()
+}
+
+func printExpectation(w io.Writer, e *peerdiscovery.Expectation, noHeaders bool) error {
+	fmt.Fprintln(w, expectationLine(e))
+	for _, s := range e.Skipped {
+		fmt.Fprintf(w, "  not merged: %s: %s\n", s.Name, s.Reason)
+	}
+	for _, p := range e.Peers {
+		if len(p.Excluded) > 0 {
+			fmt.Fprintf(w, "  excluded from %s (CRD or aggregated API, taken from this server's own view): %s\n", p.Name, strings.Join(p.Excluded, ", "))
+		}
+	}
+	for _, u := range e.Uncertain {
+		fmt.Fprintf(w, "  uncertain: %s\n", u)
+	}
+	if !e.Predicted() {
+		return nil
+	}
+	var rows [][]string
+	for _, g := range e.Items() {
+		for _, v := range g.Versions {
+			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}.String()
+			mark := ""
+			if v.Freshness != "" && v.Freshness != "Current" {
+				mark = " (" + strings.ToLower(string(v.Freshness)) + ")"
+			}
+			if len(v.Resources) == 0 {
+				rows = append(rows, []string{gv + mark, strings.Join(e.Sources(gv), ",")})
+			}
+			for _, r := range v.Resources {
+				name := gv + "/" + r.Resource
+				rows = append(rows, []string{name + mark, strings.Join(e.Sources(name), ",")})
+			}
+		}
+	}
+	return output.Table(w, []string{"NAME", "FROM"}, rows, noHeaders)
+}
+
+// etagCell says whether the expected and served ETags are equal.
+func etagCell(d *peerdiscovery.ServerDiff) string {
+	switch {
+	case d.ETagMatch == nil:
+		return ""
+	case *d.ETagMatch:
+		return "match"
+	}
+	return "differs"
+}
+
+func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool) error {
+	var rows [][]string
+	for i := range rep.Servers {
+		d := &rep.Servers[i]
+		c := d.Counts()
+		other := c[peerdiscovery.ClassUnexpected] + c[peerdiscovery.ClassOrdering] + c[peerdiscovery.ClassMetadata]
+		counts := []string{"", "", ""}
+		if d.Status == peerdiscovery.StatusAggregated {
+			counts = []string{fmt.Sprint(c[peerdiscovery.ClassStale]), fmt.Sprint(c[peerdiscovery.ClassMissing]), fmt.Sprint(other)}
+		}
+		peers := append([]string(nil), d.Peers...)
+		sort.Strings(peers)
+		rows = append(rows, append([]string{d.Name, d.Version, string(d.Status), strings.Join(peers, ","), etagCell(d)}, counts...))
+	}
+	if err := output.Table(w, []string{"NAME", "VERSION", "STATUS", "PEERS", "ETAG", "STALE", "MISSING", "OTHER"}, rows, noHeaders); err != nil {
+		return err
+	}
+	var entries [][]string
+	for _, d := range rep.Servers {
+		for _, e := range d.Entries {
+			entries = append(entries, []string{d.Name, string(e.Class), string(e.Change), e.Name(), strings.Join(e.ServedBy, ","), e.Detail})
+		}
+	}
+	if len(entries) > 0 {
+		fmt.Fprintln(w)
+		if err := output.Table(w, []string{"SERVER", "CLASS", "CHANGE", "ENTRY", "SERVED-BY", "DETAIL"}, entries, noHeaders); err != nil {
+			return err
+		}
+	}
+	var notes []string
+	for _, d := range rep.Servers {
+		if d.Status != peerdiscovery.StatusAggregated {
+			notes = append(notes, fmt.Sprintf("%s: %s", d.Name, d.Reason))
+		}
+		if d.ETagMatch != nil && !*d.ETagMatch {
+			notes = append(notes, fmt.Sprintf("%s: ETag expected %s, served %s", d.Name, d.ExpectedETag, d.ServedETag))
+		}
+		for _, u := range d.Uncertain {
+			notes = append(notes, fmt.Sprintf("%s: uncertain: %s", d.Name, u))
+		}
+		for _, n := range d.Notes {
+			notes = append(notes, fmt.Sprintf("%s: %s", d.Name, n))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
+	s := rep.Summary
+	_, err := fmt.Fprintf(w, "Result: %s (%d checked; %d stale, %d missing, %d unexpected, %d ordering, %d metadata)\n",
+		s.Result, s.Checked, s.Stale, s.Missing, s.Unexpected, s.Ordering, s.Metadata)
+	return err
+}

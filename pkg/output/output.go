@@ -1,0 +1,171 @@
+// Package output prints a command's result in the format -o names: kubectl-style tables
+// (table, wide), prose (text), JSON, YAML, markdown and JUnit XML. Every command wraps its
+// result in a Writer and hands it to Write, and declares its -o and --no-headers flags with
+// Flags, so both mean the same in every command (helm's pkg/cli/output is the model).
+//
+// The package knows nothing of Kubernetes or of routing: what a result contains, and how its
+// rows read, is the command's business.
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+)
+
+// Format is an output format, the value of -o.
+type Format string
+
+const (
+	// FormatText is prose for people, for results that are not a table (an explanation, a
+	// version).
+	FormatText Format = "text"
+	// FormatTable is kubectl-style columns.
+	FormatTable Format = "table"
+	// FormatWide is FormatTable with more columns.
+	FormatWide Format = "wide"
+	// FormatJSON and FormatYAML print the result's versioned document (apiVersion, kind).
+	FormatJSON Format = "json"
+	FormatYAML Format = "yaml"
+	// FormatMarkdown is for pull-request comments.
+	FormatMarkdown Format = "markdown"
+	// FormatJUnit is JUnit XML, for CI test dashboards.
+	FormatJUnit Format = "junit"
+)
+
+// Structured reports whether f prints the result's document rather than text for people.
+func (f Format) Structured() bool { return f == FormatJSON || f == FormatYAML }
+
+// Options say how a result is printed.
+type Options struct {
+	Format Format
+	// NoHeaders drops the header row of every table (kubectl's --no-headers). Formats without
+	// header rows ignore it.
+	NoHeaders bool
+}
+
+// Wide reports whether the extra columns of -o wide are asked for.
+func (o Options) Wide() bool { return o.Format == FormatWide }
+
+// Writer is a command's result, printable in every format its command declares.
+type Writer interface {
+	// WriteText writes the forms for people: text, table or wide, as o.Format says.
+	WriteText(out io.Writer, o Options) error
+	// Object is the document -o json and -o yaml encode: a versioned object with apiVersion
+	// and kind, so that scripts get a stable contract.
+	Object() any
+}
+
+// JSONWriter is a Writer whose JSON is written as it is rather than encoded from Object: a
+// document that must come out byte for byte as another program sends it.
+type JSONWriter interface {
+	WriteJSON(out io.Writer) error
+}
+
+// YAMLWriter is a Writer whose YAML is written as it is rather than encoded from Object.
+type YAMLWriter interface {
+	WriteYAML(out io.Writer) error
+}
+
+// MarkdownWriter is a Writer that can print itself as markdown.
+type MarkdownWriter interface {
+	WriteMarkdown(out io.Writer) error
+}
+
+// JUnitWriter is a Writer that can print itself as JUnit XML.
+type JUnitWriter interface {
+	WriteJUnit(out io.Writer) error
+}
+
+// Write prints w to out as o says.
+func Write(out io.Writer, w Writer, o Options) error {
+	switch o.Format {
+	case FormatJSON:
+		if jw, ok := w.(JSONWriter); ok {
+			return jw.WriteJSON(out)
+		}
+		return EncodeJSON(out, w.Object())
+	case FormatYAML:
+		if yw, ok := w.(YAMLWriter); ok {
+			return yw.WriteYAML(out)
+		}
+		return EncodeYAML(out, w.Object())
+	case FormatMarkdown:
+		if mw, ok := w.(MarkdownWriter); ok {
+			return mw.WriteMarkdown(out)
+		}
+	case FormatJUnit:
+		if jw, ok := w.(JUnitWriter); ok {
+			return jw.WriteJUnit(out)
+		}
+	default:
+		return w.WriteText(out, o)
+	}
+	// A command declared a format its result cannot print: a bug, not a user error.
+	return fmt.Errorf("%T cannot be printed as %s", w, o.Format)
+}
+
+// EncodeJSON writes v as indented JSON, with <, > and & as they are (the output is read by
+// people and scripts, never embedded in HTML).
+func EncodeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// EncodeYAML writes v as YAML, through its JSON form (field names and omitempty as in JSON).
+func EncodeYAML(out io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(b)
+	return err
+}
+
+// Flags are a command's -o/--output and --no-headers flags. Every command declares them
+// through Flags, so their names, help and errors are the same everywhere.
+type Flags struct {
+	formats   []Format
+	format    string
+	noHeaders bool
+}
+
+// NewFlags declares the formats a command supports; the first is the default.
+func NewFlags(formats ...Format) *Flags {
+	if len(formats) == 0 {
+		panic("output.NewFlags: no format")
+	}
+	return &Flags{formats: formats, format: string(formats[0])}
+}
+
+// AddFlags adds -o/--output and --no-headers to fs.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.format, "output", "o", f.format, "output format: "+f.list())
+	fs.BoolVar(&f.noHeaders, "no-headers", false, "omit the header row of tables (table and wide output)")
+}
+
+// Options returns the options the flags give, or, when -o names a format the command does
+// not support, the one-line error every command gives. command is the command's path as the
+// user typed it ("mvpctl routes").
+func (f *Flags) Options(command string) (Options, error) {
+	for _, a := range f.formats {
+		if f.format == string(a) {
+			return Options{Format: a, NoHeaders: f.noHeaders}, nil
+		}
+	}
+	return Options{}, fmt.Errorf("unknown output format %q for %q: want one of %s", f.format, command, f.list())
+}
+
+func (f *Flags) list() string {
+	names := make([]string, len(f.formats))
+	for i, a := range f.formats {
+		names[i] = string(a)
+	}
+	return strings.Join(names, "|")
+}
