@@ -5,11 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
-	"github.com/spf13/cobra"
 )
 
 type explainOptions struct {
@@ -155,7 +157,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		fmt.Fprintf(&b, "  Outcome: %s", d.Outcome)
 		if d.Status != nil {
 			fmt.Fprintf(&b, ", HTTP %s", statusText(d))
-		} else if d.Outcome == route.Proxied {
+		} else if d.Outcome == mvp.Proxied {
 			b.WriteString(", the client gets the peer's answer")
 		}
 		fmt.Fprintf(&b, " — %s\n", d.Reason)
@@ -183,7 +185,7 @@ func statusText(d route.Decision) string {
 		return fmt.Sprintf("%d (%s)", *d.Status, d.Unavailable)
 	case d.Status != nil:
 		return fmt.Sprint(*d.Status)
-	case d.Outcome == route.Proxied:
+	case d.Outcome == mvp.Proxied:
 		return "from peer"
 	}
 	return ""

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 // ForcedLocalHeader, set to ForcedLocalValue, makes a kube-apiserver with the Mixed
@@ -185,34 +187,15 @@ func clip(s string) string {
 	return s
 }
 
-// Outcome is an observed routing outcome, in the vocabulary of pkg/route's Decision.
-type Outcome string
-
-const (
-	OutcomeLocal       Outcome = "local"       // the server handled the request itself
-	OutcomeProxied     Outcome = "proxied"     // a peer handled it
-	OutcomeNotFound    Outcome = "not-found"   // nobody handled it: the local chain's 404
-	OutcomeUnavailable Outcome = "unavailable" // the proxy gave up with a 503
-	// OutcomeUnknown: the two observations contradict each other or are errors that
-	// say nothing about routing (e.g. served normally but denied when forced local).
-	OutcomeUnknown Outcome = "unknown"
-)
-
-// Flavours of OutcomeUnavailable.
-const (
-	FlavourEndpoint  = "endpoint"  // no peer address resolved
-	FlavourTransport = "transport" // the chosen peer could not be reached
-)
-
 // Observed is the routing outcome derived from a normal request and the same request
 // forced local.
 type Observed struct {
-	Outcome Outcome
-	// Flavour is FlavourEndpoint or FlavourTransport for OutcomeUnavailable.
-	Flavour string `json:",omitempty"`
-	Normal  Classification
-	Local   Classification
-	Why     string
+	Outcome mvp.Outcome
+	// Unavailable says which 503 (mvp.EndpointResolution or mvp.Transport) for mvp.Unavailable.
+	Unavailable mvp.Unavailable503 `json:",omitempty"`
+	Normal      Classification
+	Local       Classification
+	Why         string
 }
 
 // Combine derives the routing outcome from the classification of a normal request
@@ -231,22 +214,22 @@ func Combine(normal, local Classification) Observed {
 	o := Observed{Normal: normal, Local: local}
 	switch {
 	case normal.Class == ClassUnavailableEndpoint:
-		o.Outcome, o.Flavour = OutcomeUnavailable, FlavourEndpoint
+		o.Outcome, o.Unavailable = mvp.Unavailable, mvp.EndpointResolution
 		o.Why = "peers serve it but none of their addresses resolved"
 	case normal.Class == ClassUnavailableTransport && local.Class == ClassUnknownResource:
-		o.Outcome, o.Flavour = OutcomeUnavailable, FlavourTransport
+		o.Outcome, o.Unavailable = mvp.Unavailable, mvp.Transport
 		o.Why = "the server does not serve it and could not reach the peer it chose"
 	case normal.Class == ClassUnknownResource && local.Class == ClassUnknownResource:
-		o.Outcome = OutcomeNotFound
+		o.Outcome = mvp.NotFound
 		o.Why = "neither the server nor any peer it knows serves it"
 	case local.Class == ClassUnknownResource && (normal.Class == ClassServed || normal.Class == ClassDenied || normal.Class == ClassError):
-		o.Outcome = OutcomeProxied
+		o.Outcome = mvp.Proxied
 		o.Why = fmt.Sprintf("the server does not serve it itself; a peer answered (%s)", normal.Class)
 	case normal.Class == local.Class:
-		o.Outcome = OutcomeLocal
+		o.Outcome = mvp.Local
 		o.Why = fmt.Sprintf("the server answers the same by itself (%s)", normal.Class)
 	default:
-		o.Outcome = OutcomeUnknown
+		o.Outcome = mvp.Unknown
 		o.Why = fmt.Sprintf("inconsistent observations: normal %s, forced local %s", normal.Class, local.Class)
 	}
 	return o

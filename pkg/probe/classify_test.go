@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 const (
@@ -59,25 +61,25 @@ func TestCombine(t *testing.T) {
 	c := func(class Class) Classification { return Classification{Class: class, Why: "test"} }
 	for _, tc := range []struct {
 		normal, local Class
-		want          Outcome
+		want          mvp.Outcome
 		flavour       string
 	}{
-		{ClassServed, ClassServed, OutcomeLocal, ""},
-		{ClassServed, ClassUnknownResource, OutcomeProxied, ""},
-		{ClassDenied, ClassUnknownResource, OutcomeProxied, ""}, // the peer denied
-		{ClassError, ClassUnknownResource, OutcomeProxied, ""},
-		{ClassUnknownResource, ClassUnknownResource, OutcomeNotFound, ""},
-		{ClassUnavailableEndpoint, ClassUnknownResource, OutcomeUnavailable, FlavourEndpoint},
-		{ClassUnavailableTransport, ClassUnknownResource, OutcomeUnavailable, FlavourTransport},
-		{ClassUnavailableTransport, ClassUnavailableTransport, OutcomeLocal, ""}, // e.g. an aggregated API's backend is down
-		{ClassDenied, ClassDenied, OutcomeLocal, ""},
-		{ClassError, ClassError, OutcomeLocal, ""},
-		{ClassUnknownResource, ClassServed, OutcomeUnknown, ""},
-		{ClassServed, ClassDenied, OutcomeUnknown, ""},
+		{ClassServed, ClassServed, mvp.Local, ""},
+		{ClassServed, ClassUnknownResource, mvp.Proxied, ""},
+		{ClassDenied, ClassUnknownResource, mvp.Proxied, ""}, // the peer denied
+		{ClassError, ClassUnknownResource, mvp.Proxied, ""},
+		{ClassUnknownResource, ClassUnknownResource, mvp.NotFound, ""},
+		{ClassUnavailableEndpoint, ClassUnknownResource, mvp.Unavailable, mvp.EndpointResolution},
+		{ClassUnavailableTransport, ClassUnknownResource, mvp.Unavailable, mvp.Transport},
+		{ClassUnavailableTransport, ClassUnavailableTransport, mvp.Local, ""}, // e.g. an aggregated API's backend is down
+		{ClassDenied, ClassDenied, mvp.Local, ""},
+		{ClassError, ClassError, mvp.Local, ""},
+		{ClassUnknownResource, ClassServed, mvp.Unknown, ""},
+		{ClassServed, ClassDenied, mvp.Unknown, ""},
 	} {
 		got := Combine(c(tc.normal), c(tc.local))
-		if got.Outcome != tc.want || got.Flavour != tc.flavour || got.Why == "" {
-			t.Errorf("Combine(%s, %s) = %s/%s (%s), want %s/%s", tc.normal, tc.local, got.Outcome, got.Flavour, got.Why, tc.want, tc.flavour)
+		if got.Outcome != tc.want || got.Unavailable != tc.flavour || got.Why == "" {
+			t.Errorf("Combine(%s, %s) = %s/%s (%s), want %s/%s", tc.normal, tc.local, got.Outcome, got.Unavailable, got.Why, tc.want, tc.flavour)
 		}
 	}
 }
@@ -168,22 +170,22 @@ func TestClassifyCaptured(t *testing.T) {
 func TestCombineCaptured(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		want    Outcome
+		want    mvp.Outcome
 		flavour string
 	}{
-		{"v1.36.3-a-list-jobs", OutcomeLocal, ""},
-		{"v1.36.3-b-list-jobs", OutcomeProxied, ""},
-		{"v1.36.3-b-missing-job", OutcomeProxied, ""},
-		{"v1.36.3-b-get-job-status", OutcomeProxied, ""},
-		{"v1.36.3-b-watch-jobs", OutcomeProxied, ""},
-		{"v1.36.3-b-unknown-group", OutcomeNotFound, ""},
-		{"v1.36.3-b-list-jobs-peer-killed", OutcomeUnavailable, FlavourTransport},
-		{"v1.36.3-b-list-jobs-peer-endpoint-expired", OutcomeUnavailable, FlavourEndpoint},
-		{"v1.36.3-b-list-jobs-peer-stopped", OutcomeNotFound, ""},
+		{"v1.36.3-a-list-jobs", mvp.Local, ""},
+		{"v1.36.3-b-list-jobs", mvp.Proxied, ""},
+		{"v1.36.3-b-missing-job", mvp.Proxied, ""},
+		{"v1.36.3-b-get-job-status", mvp.Proxied, ""},
+		{"v1.36.3-b-watch-jobs", mvp.Proxied, ""},
+		{"v1.36.3-b-unknown-group", mvp.NotFound, ""},
+		{"v1.36.3-b-list-jobs-peer-killed", mvp.Unavailable, mvp.Transport},
+		{"v1.36.3-b-list-jobs-peer-endpoint-expired", mvp.Unavailable, mvp.EndpointResolution},
+		{"v1.36.3-b-list-jobs-peer-stopped", mvp.NotFound, ""},
 	} {
 		got := Combine(classifyCapture(t, tc.name), classifyCapture(t, tc.name+"-forced-local"))
-		if got.Outcome != tc.want || got.Flavour != tc.flavour {
-			t.Errorf("%s: Combine = %s/%s (%s), want %s/%s", tc.name, got.Outcome, got.Flavour, got.Why, tc.want, tc.flavour)
+		if got.Outcome != tc.want || got.Unavailable != tc.flavour {
+			t.Errorf("%s: Combine = %s/%s (%s), want %s/%s", tc.name, got.Outcome, got.Unavailable, got.Why, tc.want, tc.flavour)
 		}
 	}
 }

@@ -9,20 +9,8 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
-
-// flavourName maps Combine's flavours to pkg/route's names of the two 503s.
-func flavourName(f string) string {
-	switch f {
-	case FlavourEndpoint:
-		return route.UnavailableEndpoint
-	case FlavourTransport:
-		return route.UnavailableTransport
-	}
-	return f
-}
 
 // inconclusive reports whether the two answers say nothing about routing: both denied
 // (authentication and authorization run before the proxy), or both throttled or failed alike.
@@ -57,7 +45,7 @@ func loopViolation(srv *snapshot.Server, g snapshot.GVR, local Classification) b
 func observe(res *Result, srv *snapshot.Server, header string, normal, local Classification) {
 	obs := &res.Observed
 	if ok, why := inconclusive(normal, local); ok {
-		obs.Outcome, obs.Why = OutcomeUnknown, why
+		obs.Outcome, obs.Why = mvp.Unknown, why
 		obs.Text = fmt.Sprintf("%s (%d)", normal.Class, normal.StatusCode)
 		res.Verdict, res.Note = VerdictInconclusive, why
 		return
@@ -65,14 +53,14 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 	if loopViolation(srv, res.GVR, local) {
 		// What the normal request did is still observable: the forced-local answer shows the
 		// server forwards whatever it gets.
-		obs.Outcome, obs.Why = OutcomeProxied, fmt.Sprintf("the request carrying %s: %s got %d (%s) although %s does not serve %s itself: it was forwarded", header, ForcedLocalValue, local.StatusCode, local.Class, srv.Name, res.Name)
+		obs.Outcome, obs.Why = mvp.Proxied, fmt.Sprintf("the request carrying %s: %s got %d (%s) although %s does not serve %s itself: it was forwarded", header, ForcedLocalValue, local.StatusCode, local.Class, srv.Name, res.Name)
 		switch normal.Class {
 		case ClassUnavailableEndpoint:
-			obs.Outcome, obs.Unavailable = OutcomeUnavailable, route.UnavailableEndpoint
+			obs.Outcome, obs.Unavailable = mvp.Unavailable, mvp.EndpointResolution
 		case ClassUnavailableTransport:
-			obs.Outcome, obs.Unavailable = OutcomeUnavailable, route.UnavailableTransport
+			obs.Outcome, obs.Unavailable = mvp.Unavailable, mvp.Transport
 		case ClassUnknownResource:
-			obs.Outcome = OutcomeNotFound
+			obs.Outcome = mvp.NotFound
 		}
 		obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
 		res.Verdict = VerdictLoopViolation
@@ -80,16 +68,16 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 		return
 	}
 	c := Combine(normal, local)
-	obs.Outcome, obs.Unavailable, obs.Why = c.Outcome, flavourName(c.Flavour), c.Why
+	obs.Outcome, obs.Unavailable, obs.Why = c.Outcome, c.Unavailable, c.Why
 	obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
-	key := outcomeKey(route.Outcome(obs.Outcome), obs.Unavailable)
+	key := outcomeKey(obs.Outcome, obs.Unavailable)
 	if contains(res.Predicted.Expect, key) {
 		res.Verdict = VerdictMatch
 		switch {
 		case key == outcomeKey(res.Predicted.Outcome, res.Predicted.Unavailable):
-		case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeNotFound:
+		case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.NotFound:
 			res.Note = "as predicted: proxied to a peer that does not serve it itself, whose own 404 comes back"
-		case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeUnavailable:
+		case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.Unavailable:
 			res.Note = "as predicted: the random choice fell on a peer that does not answer"
 		default:
 			res.Note = fmt.Sprintf("an outcome the random peer choice allows (%s)", strings.Join(res.Predicted.Alternatives, "; "))
@@ -111,13 +99,13 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 // peer-aggregated /apis showed: the snapshot is older than the server's peer discovery.
 func diagnose(srv *snapshot.Server, res *Result, obs *Measured) []mvp.Cause {
 	switch {
-	case res.Predicted.Outcome == route.Proxied && obs.Outcome == OutcomeNotFound:
+	case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.NotFound:
 		peers := make([]*snapshot.Server, len(res.Predicted.Peers))
 		for i, name := range res.Predicted.Peers {
 			peers[i] = &snapshot.Server{Name: name}
 		}
 		return mvp.UnlearnedCauses(srv, peers)
-	case res.Predicted.Outcome == route.NotFound && obs.Outcome == OutcomeProxied:
+	case res.Predicted.Outcome == mvp.NotFound && obs.Outcome == mvp.Proxied:
 		return []mvp.Cause{{Name: "snapshot-behind", Text: fmt.Sprintf("%s learned its peers' discovery after the snapshot was taken", srv.Name),
 			Confirm: "take a new snapshot and probe again"}}
 	}
@@ -125,17 +113,17 @@ func diagnose(srv *snapshot.Server, res *Result, obs *Measured) []mvp.Cause {
 }
 
 // observedText is the table form of an observed outcome.
-func observedText(o Outcome, unavailable string, by []string) string {
+func observedText(o mvp.Outcome, unavailable string, by []string) string {
 	switch o {
-	case OutcomeProxied:
+	case mvp.Proxied:
 		if len(by) > 0 {
 			return "proxy→" + strings.Join(by, ",")
 		}
 		return "proxied"
-	case OutcomeNotFound:
+	case mvp.NotFound:
 		return "404"
-	case OutcomeUnavailable:
-		return outcomeText(route.Unavailable, unavailable)
+	case mvp.Unavailable:
+		return outcomeText(mvp.Unavailable, unavailable)
 	}
 	return string(o)
 }
@@ -161,7 +149,7 @@ func attributeProxied(results []Result) {
 	}
 	for i := range results {
 		r := &results[i]
-		if r.Observed.Outcome != OutcomeProxied || r.Observed.Normal == nil {
+		if r.Observed.Outcome != mvp.Proxied || r.Observed.Normal == nil {
 			continue
 		}
 		var by []string
@@ -188,7 +176,7 @@ var dialRE = regexp.MustCompile(`dial tcp (\S+?):\s`)
 func attributeTransport(results []Result, snap *snapshot.Snapshot) {
 	for i := range results {
 		r := &results[i]
-		if r.Observed.Unavailable != route.UnavailableTransport || r.Observed.Normal == nil {
+		if r.Observed.Unavailable != mvp.Transport || r.Observed.Normal == nil {
 			continue
 		}
 		m := dialRE.FindStringSubmatch(r.Observed.Normal.Message)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -12,13 +12,13 @@ func TestDiagnose(t *testing.T) {
 	srv := &snapshot.Server{Name: "mvc-a", Version: "v1.36.3",
 		PeerProxy: snapshot.PeerProxy{PeerDiscoverySyncErrors: map[string]float64{"fetch_discovery": 7}}}
 	for _, tc := range []struct {
-		predicted route.Outcome
-		observed  Outcome
+		predicted mvp.Outcome
+		observed  mvp.Outcome
 		want      string // first cause, "" for none
 	}{
-		{route.Proxied, OutcomeNotFound, "tls-trust"},
-		{route.NotFound, OutcomeProxied, "snapshot-behind"},
-		{route.Local, OutcomeLocal, ""},
+		{mvp.Proxied, mvp.NotFound, "tls-trust"},
+		{mvp.NotFound, mvp.Proxied, "snapshot-behind"},
+		{mvp.Local, mvp.Local, ""},
 	} {
 		res := &Result{Predicted: Prediction{Outcome: tc.predicted, Peers: []string{"mvc-b"}}}
 		got := diagnose(srv, res, &Measured{Outcome: tc.observed})

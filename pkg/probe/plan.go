@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -107,7 +108,7 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 	}
 	expect := map[string]bool{}
 	switch d.Outcome {
-	case route.Proxied:
+	case mvp.Proxied:
 		// What a client sees depends on the peer picked: its answer if it serves the GVR
 		// itself, its own 404 if not (a 1.33/1.34 server routing on a 1.35+ peer's
 		// peer-aggregated discovery), a transport 503 if it is down.
@@ -119,12 +120,12 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 			peer := snap.Find(c.Server)
 			switch {
 			case peer == nil || !peer.Reachable:
-				expect[outcomeKey(route.Unavailable, route.UnavailableTransport)] = true
+				expect[outcomeKey(mvp.Unavailable, mvp.Transport)] = true
 			case peer.Serves(t.GVR):
-				expect[string(route.Proxied)] = true
+				expect[string(mvp.Proxied)] = true
 				names = append(names, c.Server)
 			default:
-				expect[string(route.NotFound)] = true
+				expect[string(mvp.NotFound)] = true
 				names = append(names, c.Server+" (404)")
 			}
 		}
@@ -138,7 +139,7 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 	}
 	for _, a := range d.Alternatives {
 		// "unavailable/transport with probability 1/2"
-		if k, _, ok := strings.Cut(a, " with probability "); ok && k != string(route.Proxied) {
+		if k, _, ok := strings.Cut(a, " with probability "); ok && k != string(mvp.Proxied) {
 			expect[k] = true
 		}
 	}
@@ -153,19 +154,19 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 }
 
 // outcomeKey is "outcome" or "unavailable/<flavour>".
-func outcomeKey(o route.Outcome, unavailable string) string {
-	if o == route.Unavailable && unavailable != "" {
+func outcomeKey(o mvp.Outcome, unavailable string) string {
+	if o == mvp.Unavailable && unavailable != "" {
 		return string(o) + "/" + unavailable
 	}
 	return string(o)
 }
 
 // outcomeText is the table form of an outcome.
-func outcomeText(o route.Outcome, unavailable string) string {
+func outcomeText(o mvp.Outcome, unavailable string) string {
 	switch o {
-	case route.NotFound:
+	case mvp.NotFound:
 		return "404"
-	case route.Unavailable:
+	case mvp.Unavailable:
 		if unavailable != "" {
 			return "503 (" + unavailable + ")"
 		}

@@ -502,13 +502,13 @@ func (p *prober) metricsEvidence(ctx context.Context, rep *Report) {
 				continue
 			}
 			switch {
-			case r.Observed.Outcome == OutcomeProxied:
+			case r.Observed.Outcome == mvp.Proxied:
 				rerouted++
-			case r.Observed.Outcome == OutcomeUnavailable && r.Observed.Unavailable == route.UnavailableTransport:
+			case r.Observed.Outcome == mvp.Unavailable && r.Observed.Unavailable == mvp.Transport:
 				rerouted++
-			case r.Observed.Outcome == OutcomeUnavailable && r.Observed.Unavailable == route.UnavailableEndpoint:
+			case r.Observed.Outcome == mvp.Unavailable && r.Observed.Unavailable == mvp.EndpointResolution:
 				endpoint++
-			case r.Observed.Outcome == OutcomeNotFound && r.Predicted.Outcome == route.Proxied:
+			case r.Observed.Outcome == mvp.NotFound && r.Predicted.Outcome == mvp.Proxied:
 				rerouted++ // the peer's own 404
 			}
 			if r.Verdict == VerdictLoopViolation && r.Observed.ForcedLocal != nil {
@@ -596,8 +596,8 @@ func (p *prober) corroborate(ps *probedServer, ev *MetricsEvidence, rep *Report)
 			continue
 		}
 		switch {
-		case r.Observed.Outcome == OutcomeProxied, r.Observed.Outcome == OutcomeUnavailable,
-			r.Observed.Outcome == OutcomeNotFound && r.Predicted.Outcome == route.Proxied:
+		case r.Observed.Outcome == mvp.Proxied, r.Observed.Outcome == mvp.Unavailable,
+			r.Observed.Outcome == mvp.NotFound && r.Predicted.Outcome == mvp.Proxied:
 			expectedNormal[r.Name]++
 		}
 		if r.Verdict == VerdictLoopViolation {

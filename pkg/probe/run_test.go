@@ -12,9 +12,9 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
-	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -127,7 +127,7 @@ func TestHealthyPair(t *testing.T) {
 			t.Fatalf("%s on kas-b: %d results, want list, get, watch", name, len(rs))
 		}
 		for _, r := range rs {
-			if r.Observed.Outcome != probe.OutcomeProxied || r.Observed.Text != "proxy→kas-a" || r.Predicted.Text != "proxy→kas-a" {
+			if r.Observed.Outcome != mvp.Proxied || r.Observed.Text != "proxy→kas-a" || r.Predicted.Text != "proxy→kas-a" {
 				t.Errorf("%s %s on kas-b: predicted %s, observed %s (%s)", name, r.Verb, r.Predicted.Text, r.Observed.Text, r.Observed.Why)
 			}
 			wantLocal := probe.ClassUnknownResource
@@ -136,7 +136,7 @@ func TestHealthyPair(t *testing.T) {
 			}
 		}
 		for _, r := range results(rep, "kas-a", name) {
-			if r.Observed.Outcome != probe.OutcomeLocal {
+			if r.Observed.Outcome != mvp.Local {
 				t.Errorf("%s %s on kas-a: %s", name, r.Verb, r.Observed.Text)
 			}
 		}
@@ -204,7 +204,7 @@ func TestWrongPredictionIsMismatch(t *testing.T) {
 		t.Fatalf("summary %+v, want 3 mismatches (jobs on kas-b)", rep.Summary)
 	}
 	for _, r := range results(rep, "kas-b", "batch/v1/jobs") {
-		if r.Verdict != probe.VerdictMismatch || r.Predicted.Outcome != route.Local || r.Observed.Outcome != probe.OutcomeProxied || !strings.Contains(r.Note, "predicted local") {
+		if r.Verdict != probe.VerdictMismatch || r.Predicted.Outcome != mvp.Local || r.Observed.Outcome != mvp.Proxied || !strings.Contains(r.Note, "predicted local") {
 			t.Errorf("%s: %s predicted %s observed %s: %s", r.Verb, r.Verdict, r.Predicted.Text, r.Observed.Text, r.Note)
 		}
 	}
@@ -232,7 +232,7 @@ func TestKilledPeer(t *testing.T) {
 		t.Errorf("kas-a: %+v", s)
 	}
 	for _, r := range rep.Results {
-		if r.Observed.Outcome != probe.OutcomeUnavailable || r.Observed.Unavailable != route.UnavailableTransport || r.Observed.Text != "503 (transport)" ||
+		if r.Observed.Outcome != mvp.Unavailable || r.Observed.Unavailable != mvp.Transport || r.Observed.Text != "503 (transport)" ||
 			r.Predicted.Text != "503 (transport)" || r.Observed.Normal.Status != 503 || strings.Join(r.Observed.By, ",") != "kas-a" {
 			t.Errorf("%s %s: predicted %s observed %s", r.Name, r.Verb, r.Predicted.Text, r.Observed.Text)
 		}
@@ -260,7 +260,7 @@ func TestExpiredEndpoint(t *testing.T) {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
 	for _, r := range rep.Results {
-		if r.Observed.Unavailable != route.UnavailableEndpoint || r.Predicted.Unavailable != route.UnavailableEndpoint {
+		if r.Observed.Unavailable != mvp.EndpointResolution || r.Predicted.Unavailable != mvp.EndpointResolution {
 			t.Errorf("%s %s: predicted %s observed %s", r.Name, r.Verb, r.Predicted.Text, r.Observed.Text)
 		}
 	}
@@ -345,7 +345,7 @@ func TestConnectionRefused(t *testing.T) {
 	// B still answers: the snapshot says A lives, B observes the transport 503: a mismatch
 	// the user must see (the cluster changed since the snapshot).
 	for _, r := range results(rep, "kas-b", "batch/v1/jobs") {
-		if r.Verdict != probe.VerdictMismatch || r.Observed.Unavailable != route.UnavailableTransport {
+		if r.Verdict != probe.VerdictMismatch || r.Observed.Unavailable != mvp.Transport {
 			t.Errorf("%s: %s %s", r.Verb, r.Verdict, r.Observed.Text)
 		}
 	}
@@ -435,7 +435,7 @@ func TestNoFilter(t *testing.T) {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
 	for _, r := range results(rep, "kas-b", "batch/v1/jobs") {
-		if r.Observed.Outcome != probe.OutcomeNotFound || r.Predicted.Outcome != route.NotFound {
+		if r.Observed.Outcome != mvp.NotFound || r.Predicted.Outcome != mvp.NotFound {
 			t.Errorf("%s: %s / %s", r.Verb, r.Predicted.Text, r.Observed.Text)
 		}
 	}

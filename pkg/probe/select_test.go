@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -187,7 +188,7 @@ func TestObserve(t *testing.T) {
 	cl := func(class Class, code int) Classification {
 		return Classification{Class: class, StatusCode: code, Why: "test"}
 	}
-	proxied := Prediction{Outcome: route.Proxied, Text: "proxy→a", Expect: []string{"proxied"}, Reason: "proxied to a"}
+	proxied := Prediction{Outcome: mvp.Proxied, Text: "proxy→a", Expect: []string{"proxied"}, Reason: "proxied to a"}
 	for _, tc := range []struct {
 		name          string
 		gvr           snapshot.GVR
@@ -203,9 +204,9 @@ func TestObserve(t *testing.T) {
 		{"loop 503", jobsGVR, proxied, cl(ClassUnavailableEndpoint, 503), cl(ClassUnavailableEndpoint, 503), VerdictLoopViolation, "503 (endpoint-resolution)"},
 		{"denied", jobsGVR, proxied, cl(ClassDenied, 403), cl(ClassDenied, 403), VerdictInconclusive, "denied (403)"},
 		{"throttled", jobsGVR, proxied, cl(ClassError, 429), cl(ClassError, 429), VerdictInconclusive, "error (429)"},
-		{"local served", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: route.Local, Text: "local", Expect: []string{"local"}}, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local"},
+		{"local served", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local"},
 		// An aggregated API whose backend is down: the same 503 both ways, served locally.
-		{"local 503", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: route.Local, Text: "local", Expect: []string{"local"}}, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local"},
+		{"local 503", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local"},
 	} {
 		r := Result{Server: "b", GVR: tc.gvr, Name: tc.gvr.String(), Predicted: tc.pred}
 		observe(&r, b, ForcedLocalHeader, tc.normal, tc.local)

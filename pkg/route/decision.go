@@ -7,21 +7,6 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// TEMPORARY aliases while the branches of the refactor merge; removed by the sweep that
-// makes every package use pkg/mvp's vocabulary directly.
-type Outcome = mvp.Outcome
-
-const (
-	Local                     = mvp.Local
-	Proxied                   = mvp.Proxied
-	NotFound                  = mvp.NotFound
-	Unavailable               = mvp.Unavailable
-	UnavailableEndpoint       = mvp.EndpointResolution
-	UnavailableTransport      = mvp.Transport
-	EndpointResolutionMessage = mvp.EndpointResolutionMessage
-	TransportMessagePrefix    = mvp.TransportMessagePrefix
-)
-
 // Step is one numbered check of the decision procedure and what it found.
 type Step struct {
 	N    int    `json:"n"`
@@ -43,17 +28,17 @@ type Candidate struct {
 	// peer-aggregated discovery lists the GVR (the peer itself could not be read).
 	Inferred bool `json:"inferred,omitempty"`
 
-	outcome     Outcome
+	outcome     mvp.Outcome
 	unavailable string
 }
 
 // Decision is the routing decision of one server for one request.
 type Decision struct {
-	Server   string  `json:"server"`
-	ServerID string  `json:"serverID,omitempty"`
-	Version  string  `json:"version"`
-	Era      mvp.Era `json:"era"`
-	Outcome  Outcome `json:"outcome"`
+	Server   string      `json:"server"`
+	ServerID string      `json:"serverID,omitempty"`
+	Version  string      `json:"version"`
+	Era      mvp.Era     `json:"era"`
+	Outcome  mvp.Outcome `json:"outcome"`
 	// Status is the HTTP status the decision itself produces: 404 for not-found, 503 for
 	// unavailable; null for local and proxied, whose status is the serving handler's.
 	Status *int `json:"status"`
@@ -79,19 +64,19 @@ type Decision struct {
 // Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.
 func (d Decision) Cell() string {
 	switch d.Outcome {
-	case Local:
+	case mvp.Local:
 		return "local"
-	case Proxied:
+	case mvp.Proxied:
 		var names []string
 		for _, c := range d.Candidates {
-			if c.Resolves && c.outcome == Proxied {
+			if c.Resolves && c.outcome == mvp.Proxied {
 				names = append(names, c.Server)
 			}
 		}
 		return "proxy→" + strings.Join(names, ",")
-	case NotFound:
+	case mvp.NotFound:
 		return "404"
-	case Unavailable:
+	case mvp.Unavailable:
 		return "503"
 	}
 	return string(d.Outcome)

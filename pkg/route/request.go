@@ -6,15 +6,18 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // PeerProxiedHeader is the loop-prevention header. Every release 1.28–1.37 uses this name and
 // the value "true"; the "X-Kubernetes-APIServer-Rerouted" of the 1.28 blog post was never
 // released (docs/behaviour.md §3.2).
-const PeerProxiedHeader = "X-Kubernetes-Peer-Proxied"
+const PeerProxiedHeader = mvp.LoopPreventionHeader
 
 // Request is one HTTP request as the apiserver sees it after parsing.
 type Request struct {

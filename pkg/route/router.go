@@ -359,13 +359,13 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 		}
 		switch {
 		case !p.srv.Reachable:
-			c.outcome, c.unavailable = Unavailable, UnavailableTransport
-			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + TransportMessagePrefix + ")"
+			c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
+			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
 		case p.local[gvr] && p.servesSubresource(gvr, req.Info.Subresource):
-			c.outcome = Proxied
+			c.outcome = mvp.Proxied
 			c.Result = "the peer serves it: its answer is passed back"
 		default:
-			c.outcome = Proxied
+			c.outcome = mvp.Proxied
 			c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
 		}
 		resolved = append(resolved, c)
@@ -378,8 +378,8 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 		if anyFailureIs503 && len(resolved) > 0 {
 			rule = "a candidate's endpoint does not resolve, and in 1.28–1.31 any failure is fatal"
 		}
-		st.add("%s: 503 %q", rule, EndpointResolutionMessage)
-		d.Outcome, d.Status, d.Unavailable = Unavailable, status(503), UnavailableEndpoint
+		st.add("%s: 503 %q", rule, mvp.EndpointResolutionMessage)
+		d.Outcome, d.Status, d.Unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
 		d.Reason = "503 (endpoint resolution): " + rule
 		return
 	}
@@ -398,7 +398,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 	best := resolved[0]
 	for _, c := range resolved {
 		nc, nb := counts[string(c.outcome)+"/"+c.unavailable], counts[string(best.outcome)+"/"+best.unavailable]
-		if nc > nb || (nc == nb && c.outcome == Proxied && best.outcome != Proxied) {
+		if nc > nb || (nc == nb && c.outcome == mvp.Proxied && best.outcome != mvp.Proxied) {
 			best = c
 		}
 	}
@@ -410,7 +410,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 	sort.Strings(d.Alternatives)
 	st.add("the apiserver picks one of %d resolvable peer(s) uniformly at random", len(resolved))
 	d.Outcome = best.outcome
-	if best.outcome == Unavailable {
+	if best.outcome == mvp.Unavailable {
 		d.Status, d.Unavailable = status(503), best.unavailable
 		d.Reason = "503 (transport): the chosen peer does not answer"
 		return
@@ -426,29 +426,29 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
 			// serves itself; peers are never asked (docs/behaviour.md §3.3).
 			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
-			d.Outcome, d.Status = NotFound, status(404)
+			d.Outcome, d.Status = mvp.NotFound, status(404)
 			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
 			return
 		}
 		st.add("non-resource request: the local handler chain answers")
-		d.Outcome, d.Reason = Local, why
+		d.Outcome, d.Reason = mvp.Local, why
 		return
 	}
 	gvr := info.GVR()
 	if !v.local[gvr] {
 		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
-		d.Outcome, d.Status = NotFound, status(404)
+		d.Outcome, d.Status = mvp.NotFound, status(404)
 		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
 		return
 	}
 	if !v.servesSubresource(gvr, info.Subresource) {
 		st.add("the server serves %s but not its subresource %q: 404 from the local chain", gvr, info.Subresource)
-		d.Outcome, d.Status = NotFound, status(404)
+		d.Outcome, d.Status = mvp.NotFound, status(404)
 		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
 		return
 	}
 	st.add("the local handler chain serves %s", gvr)
-	d.Outcome, d.Reason = Local, why
+	d.Outcome, d.Reason = mvp.Local, why
 }
 
 // discoveryGroupVersion returns the group/version of a per-group/version discovery path:
@@ -493,7 +493,7 @@ func candidateList(cs []Candidate) string {
 func resolvedNames(cs []Candidate) string {
 	var names []string
 	for _, c := range cs {
-		if c.outcome == Proxied {
+		if c.outcome == mvp.Proxied {
 			names = append(names, c.Server)
 		}
 	}

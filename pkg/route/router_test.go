@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -18,7 +19,7 @@ func TestDecide(t *testing.T) {
 		method      string
 		path        string
 		header      bool
-		outcome     Outcome
+		outcome     mvp.Outcome
 		status      int // 0 for null
 		unavailable string
 		peers       []string
@@ -27,64 +28,64 @@ func TestDecide(t *testing.T) {
 	}{
 		// DISC+AGG2 (1.36/1.37), the default era.
 		{name: "served locally", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "a", path: jobs, outcome: Local, peers: []string{}},
+			server: "a", path: jobs, outcome: mvp.Local, peers: []string{}},
 		{name: "proxied to the only peer serving it", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: "picks one of 1"},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}, stepHas: "picks one of 1"},
 		{name: "real skew 1.36 to 1.37", snap: snap(server("a", "v1.37.1", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 		{name: "subresource is ignored by the key", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", method: "PUT", path: jobs + "/j/status", outcome: Proxied, peers: []string{"apiserver-a"}},
+			server: "b", method: "PUT", path: jobs + "/j/status", outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 		{name: "loop-prevention header: local 404", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, header: true, outcome: NotFound, status: 404, peers: []string{}, stepHas: "x-kubernetes-peer-proxied"},
+			server: "b", path: jobs, header: true, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "x-kubernetes-peer-proxied"},
 		{name: "non-resource path is never proxied", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: "/apis/apps/v1", outcome: Local, peers: []string{}, stepHas: "not a resource request"},
+			server: "b", path: "/apis/apps/v1", outcome: mvp.Local, peers: []string{}, stepHas: "not a resource request"},
 		{name: "discovery of a GV the server lacks: 404, not proxied", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: "/apis/batch/v1", outcome: NotFound, status: 404, peers: []string{}, stepHas: "discovery is never proxied"},
+			server: "b", path: "/apis/batch/v1", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "discovery is never proxied"},
 		{name: "group discovery comes from APIService objects: local", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: "/apis/batch", outcome: Local, peers: []string{}},
+			server: "b", path: "/apis/batch", outcome: mvp.Local, peers: []string{}},
 		{name: "health is local", snap: snap(server("a", "v1.36.3", all...)),
-			server: "a", path: "/readyz", outcome: Local, peers: []string{}},
+			server: "a", path: "/readyz", outcome: mvp.Local, peers: []string{}},
 		{name: "nobody serves it: 404", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "404 page not found"},
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "404 page not found"},
 		{name: "group served, resource not: Status 404", snap: snap(server("a", "v1.36.3", all...)),
-			server: "a", path: "/apis/apps/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "Status NotFound"},
+			server: "a", path: "/apis/apps/v1/widgets", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "Status NotFound"},
 		{name: "subresource not served locally", snap: snap(server("a", "v1.36.3", all...)),
-			server: "a", path: jobs + "/j/scale", outcome: NotFound, status: 404, peers: []string{}, stepHas: "subresource"},
+			server: "a", path: jobs + "/j/scale", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "subresource"},
 		{name: "core group is proxied too", snap: snap(server("a", "v1.36.3", all...), server("b", "v1.36.3", "apps/v1/deployments")),
-			server: "b", path: "/api/v1/namespaces/default/pods", outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: `group: ""`},
+			server: "b", path: "/api/v1/namespaces/default/pods", outcome: mvp.Proxied, peers: []string{"apiserver-a"}, stepHas: `group: ""`},
 		{name: "core group keyed core before 1.35", snap: snap(server("a", "v1.34.0", all...), server("b", "v1.34.0", "apps/v1/deployments")),
-			server: "b", path: "/api/v1/pods", outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: `group: "core"`},
+			server: "b", path: "/api/v1/pods", outcome: mvp.Proxied, peers: []string{"apiserver-a"}, stepHas: `group: "core"`},
 
 		// Crashed and stopped peers.
 		{name: "crashed peer, endpoint lease alive: transport 503",
 			snap:   snap(down(server("a", "v1.36.3", all...), true), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
-			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableTransport, peers: []string{"apiserver-a"}, inferred: true, stepHas: "inferred"},
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.Transport, peers: []string{"apiserver-a"}, inferred: true, stepHas: "inferred"},
 		{name: "crashed peer, endpoint lease expired: endpoint 503",
 			snap:   snap(down(server("a", "v1.36.3", all...), false), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
-			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a"}, inferred: true, stepHas: EndpointResolutionMessage},
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.EndpointResolution, peers: []string{"apiserver-a"}, inferred: true, stepHas: mvp.EndpointResolutionMessage},
 		{name: "stopped peer (identity lease deleted): 404",
 			snap:   snap(with(down(server("a", "v1.36.3", all...), false), func(s *snapshot.Server) { s.IdentityLease = nil }), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "no identity lease"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "no identity lease"},
 		{name: "one of two peers crashed: proxied, 503 possible",
 			snap:   snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("c", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "picks one of 2"},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "picks one of 2"},
 
 		// Filter absent.
 		{name: "1.35 gate off by default: 404", snap: snap(
 			with(server("a", "v1.35.4", all...), func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} }),
 			with(server("b", "v1.35.4", noBatch...), func(s *snapshot.Server) { s.PeerProxy = snapshot.PeerProxy{} })),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, inferred: true, stepHas: "gate UnknownVersionInteroperabilityProxy is off [assumed"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, inferred: true, stepHas: "gate UnknownVersionInteroperabilityProxy is off [assumed"},
 		{name: "1.36 without --peer-ca-file: 404", snap: snap(server("a", "v1.36.3", all...),
 			with(server("b", "v1.36.3", noBatch...), func(s *snapshot.Server) { s.PeerProxy.FilterInstalled = snapshot.Ptr(false) })),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "no --peer-ca-file"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "no --peer-ca-file"},
 		{name: "peer with the gate off is never learned", snap: snap(
 			with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.PeerProxy.GateEnabled = snapshot.Ptr(false) }),
 			server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "writes no endpoint lease"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "writes no endpoint lease"},
 		{name: "before 1.28 there is no proxy", snap: snap(server("a", "v1.27.4", all...), server("b", "v1.27.4", noBatch...)),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "predates"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "predates"},
 		{name: "peer without an ID is not a candidate", snap: snap(with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.ID = ""; s.IdentityLease = nil }), server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}},
 
 		// CRDs and aggregated APIs.
 		{name: "1.36: CRD group is never proxied", snap: snap(
@@ -92,76 +93,76 @@ func TestDecide(t *testing.T) {
 				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
 			}),
 			server("b", "v1.36.3", noBatch...)),
-			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "CustomResourceDefinition"},
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "CustomResourceDefinition"},
 		{name: "1.36: aggregated APIService group is never proxied", snap: func() *snapshot.Snapshot {
 			s := snap(with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.Resources = append(s.Resources, res("metrics.k8s.io/v1beta1/pods")) }), server("b", "v1.36.3", noBatch...))
 			s.Cluster.AggregatedGroupVersions = []string{"metrics.k8s.io/v1beta1"}
 			return s
-		}(), server: "b", path: "/apis/metrics.k8s.io/v1beta1/pods", outcome: NotFound, status: 404, peers: []string{}, stepHas: "aggregated APIService"},
+		}(), server: "b", path: "/apis/metrics.k8s.io/v1beta1/pods", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "aggregated APIService"},
 		{name: "1.34: CRD group can be proxied (no exclusion)", snap: snap(
 			with(server("a", "v1.34.0", all...), func(s *snapshot.Server) {
 				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
 			}),
 			server("b", "v1.34.0", noBatch...)),
-			server: "b", path: "/apis/example.com/v1/widgets", outcome: Proxied, peers: []string{"apiserver-a"}},
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 
 		// Cross-version discovery: a 1.34 server learns a 1.36 peer's peer-aggregated /apis.
 		{name: "1.34 routes on a 1.36 peer's aggregated view: peer answers 404", snap: snap(
 			server("a", "v1.36.3", all...),
 			withAggregated(server("c", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"),
 			server("s", "v1.34.0", noBatch...)),
-			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "404 from the peer"},
+			server: "s", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "404 from the peer"},
 		{name: "1.36 routes on a peer's own view only", snap: snap(
 			server("a", "v1.36.3", all...),
 			withAggregated(server("c", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"),
 			server("s", "v1.36.3", noBatch...)),
-			server: "s", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+			server: "s", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 
 		{name: "crashed peer inside the endpoint window: both 503s, with the moment",
 			snap: snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) {
 				s.PeerProxy.EndpointResolvable = nil
 				s.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: takenAt.Add(-2 * time.Second), GoneBy: takenAt.Add(18 * time.Second)}
 			}), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
-			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a"}, inferred: true,
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.EndpointResolution, peers: []string{"apiserver-a"}, inferred: true,
 			stepHas: "until then: unavailable/transport; from"},
 
 		// What the server has learned (its own peer-aggregated /apis is the evidence, 1.35+).
 		{name: "peer-aggregated /apis lacks it: never learned, 404 with the cause", snap: snap(server("a", "v1.36.3", all...),
 			withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments")),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "has not learned that a serves batch/v1"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "has not learned that a serves batch/v1"},
 		{name: "peer-aggregated /apis not recorded: learning assumed", snap: snap(server("a", "v1.36.3", all...), notRecorded(server("b", "v1.36.3", noBatch...))),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, inferred: true, stepHas: "assumed: b has fetched a's discovery"},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}, inferred: true, stepHas: "assumed: b has fetched a's discovery"},
 		{name: "core group: no evidence in /apis, nothing assumed", snap: snap(server("a", "v1.36.3", all...),
 			withAggregated(server("b", "v1.36.3", "apps/v1/deployments"), "apps/v1/deployments")),
-			server: "b", path: "/api/v1/pods", outcome: Proxied, peers: []string{"apiserver-a"}},
+			server: "b", path: "/api/v1/pods", outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 		{name: "1.34 keeps no document: learning assumed, said", snap: snap(server("a", "v1.34.4", all...), server("b", "v1.34.4", noBatch...)),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}, stepHas: "1.34 keeps no peer-aggregated /apis"},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}, stepHas: "1.34 keeps no peer-aggregated /apis"},
 		{name: "simulated wrong --peer-ca-file: 404, TLS trust", snap: snap(server("a", "v1.36.3", all...),
 			with(server("b", "v1.36.3", noBatch...), func(s *snapshot.Server) { s.PeerProxy.PeerCATrustsPeers = snapshot.Ptr(false) })),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "does not trust a's serving certificate"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "does not trust a's serving certificate"},
 		{name: "peer's advertise address unreachable: 404", snap: snap(
 			with(server("a", "v1.36.3", all...), func(s *snapshot.Server) { s.PeerProxy.AdvertiseAddressReachable = snapshot.Ptr(false) }),
 			server("b", "v1.36.3", noBatch...)),
-			server: "b", path: jobs, outcome: NotFound, status: 404, peers: []string{}, stepHas: "peer-advertise address of a (127.0.0.1:6443) did not accept"},
+			server: "b", path: jobs, outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "peer-advertise address of a (127.0.0.1:6443) did not accept"},
 
 		// StorageVersion eras.
 		{name: "1.31: one unresolvable candidate is fatal", snap: snap(
 			server("a", "v1.31.0", all...), with(down(server("c", "v1.31.0", all...), false), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.31.0", noBatch...)),
-			server: "b", path: jobs, outcome: Unavailable, status: 503, unavailable: UnavailableEndpoint, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true, stepHas: "any failure is fatal"},
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.EndpointResolution, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true, stepHas: "any failure is fatal"},
 		{name: "1.32: one resolvable candidate is enough", snap: snap(
 			server("a", "v1.32.0", all...), with(down(server("c", "v1.32.0", all...), false), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.32.0", noBatch...)),
-			server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true},
+			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a", "apiserver-c"}, inferred: true},
 		{name: "1.31: no StorageVersion for a CRD: local", snap: snap(
 			with(server("a", "v1.31.0", all...), func(s *snapshot.Server) {
 				s.Resources = append(s.Resources, res("example.com/v1/widgets", snapshot.SourceCRD))
 			}),
 			server("b", "v1.31.0", noBatch...)),
-			server: "b", path: "/apis/example.com/v1/widgets", outcome: NotFound, status: 404, peers: []string{}, stepHas: "no StorageVersion"},
+			server: "b", path: "/apis/example.com/v1/widgets", outcome: mvp.NotFound, status: 404, peers: []string{}, stepHas: "no StorageVersion"},
 		{name: "1.30: recorded StorageVersions are used", snap: func() *snapshot.Snapshot {
 			s := snap(server("a", "v1.30.0", all...), server("b", "v1.30.0", noBatch...))
 			s.Cluster.StorageVersions = []snapshot.StorageVersion{{Group: "batch", Resource: "jobs", Servers: []snapshot.StorageVersionServer{{APIServerID: "apiserver-a", ServedVersions: []string{"batch/v1"}}}}}
 			return s
-		}(), server: "b", path: jobs, outcome: Proxied, peers: []string{"apiserver-a"}},
+		}(), server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
-	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -106,7 +105,7 @@ func routingFindings(sim *Simulation) []Finding {
 			status += " (" + r.Unavailable + ")"
 		}
 		hint := "upgrade so that some reachable server serves it at every step (change --order), or keep its clients off until the upgrade completes"
-		if r.Outcome == route.Unavailable {
+		if r.Outcome == mvp.Unavailable {
 			hint = "a crashed peer still holds its identity lease: restart it, or delete its lease (kube-system/" + "apiserver-…) once it is gone for good"
 		}
 		out = append(out, Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: Blocking,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -47,15 +48,15 @@ type OutcomeCounts struct {
 	Unavailable int64 `json:"unavailable"`
 }
 
-func (c *OutcomeCounts) add(o route.Outcome) {
+func (c *OutcomeCounts) add(o mvp.Outcome) {
 	switch o {
-	case route.Local:
+	case mvp.Local:
 		c.Local++
-	case route.Proxied:
+	case mvp.Proxied:
 		c.Proxied++
-	case route.NotFound:
+	case mvp.NotFound:
 		c.NotFound++
-	case route.Unavailable:
+	case mvp.Unavailable:
 		c.Unavailable++
 	}
 }
@@ -97,7 +98,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 		counts  map[string]*OutcomeCounts
 		atRisk  int64
 		servers []string
-		memo    map[decisionKey][]route.Outcome
+		memo    map[decisionKey][]mvp.Outcome
 		// served is every GVR some server of the step serves (reachable or not): a request
 		// for a GVR nobody serves fails with or without an upgrade, and is not counted as
 		// at risk (removed APIs are reported separately).
@@ -105,7 +106,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 	}
 	states := make([]*stepState, len(sim.Steps))
 	for i, s := range sim.Steps {
-		st := &stepState{counts: map[string]*OutcomeCounts{}, memo: map[decisionKey][]route.Outcome{}, served: map[snapshot.GVR]bool{}}
+		st := &stepState{counts: map[string]*OutcomeCounts{}, memo: map[decisionKey][]mvp.Outcome{}, served: map[snapshot.GVR]bool{}}
 		for _, srv := range s.snap.Servers {
 			for _, r := range srv.Resources {
 				st.served[r.GVR()] = true
@@ -165,7 +166,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 			fails := false
 			for j, o := range outcomes {
 				st.counts[st.servers[j]].add(o)
-				fails = fails || o == route.NotFound || o == route.Unavailable
+				fails = fails || o == mvp.NotFound || o == mvp.Unavailable
 			}
 			if fails && st.served[key.gvr] {
 				st.atRisk++

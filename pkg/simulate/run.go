@@ -60,13 +60,13 @@ type StepResult struct {
 
 // Risk is one server failing a request for a GVR that some server still serves.
 type Risk struct {
-	StepN       int           `json:"step"`
-	Step        string        `json:"stepName"`
-	GVR         string        `json:"gvr"`
-	Server      string        `json:"server"`
-	Outcome     route.Outcome `json:"outcome"`
-	Status      int           `json:"status"`
-	Unavailable string        `json:"unavailable,omitempty"`
+	StepN       int         `json:"step"`
+	Step        string      `json:"stepName"`
+	GVR         string      `json:"gvr"`
+	Server      string      `json:"server"`
+	Outcome     mvp.Outcome `json:"outcome"`
+	Status      int         `json:"status"`
+	Unavailable string      `json:"unavailable,omitempty"`
 	// ServedBy lists the servers whose own discovery lists the GVR at that step (reachable or
 	// not).
 	ServedBy []string `json:"servedBy"`
@@ -155,7 +155,7 @@ func risks(s StepResult) []Risk {
 			continue
 		}
 		for _, c := range row.Cells {
-			if c.Outcome != route.NotFound && c.Outcome != route.Unavailable {
+			if c.Outcome != mvp.NotFound && c.Outcome != mvp.Unavailable {
 				continue
 			}
 			d, err := s.router.Decide(c.Server, mustList(row.GVR))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -65,21 +66,21 @@ func TestApplySteps(t *testing.T) {
 		steps       []Step
 		server      string
 		path        string
-		outcome     route.Outcome
+		outcome     mvp.Outcome
 		unavailable string
 	}{
-		{"upgraded server serves the new API itself", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", widgets, route.Local, ""},
-		{"old servers proxy the new API to it", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", widgets, route.Proxied, ""},
-		{"crash keeps the lease: 503", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}}, "b", widgets, route.Unavailable, route.UnavailableEndpoint},
-		{"graceful stop on 1.35+ deletes the lease: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionStop, Server: "a"}}, "b", widgets, route.NotFound, ""},
-		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{Action: ActionUpgrade, Server: "c", To: "1.34"}, {Action: ActionStop, Server: "c"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Unavailable, route.UnavailableEndpoint},
-		{"served everywhere: local", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", jobs, route.Local, ""},
-		{"restart after a crash: proxied again", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStart, Server: "a"}}, "b", widgets, route.Proxied, ""},
-		{"gate off on the asking server: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "b"}}, "b", widgets, route.NotFound, ""},
-		{"gate off on the serving server: never learned, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "a"}}, "b", widgets, route.NotFound, ""},
-		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "b"}}, "b", widgets, route.NotFound, ""},
-		{"no peer CA on the serving server: still a target", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "a"}}, "b", widgets, route.Proxied, ""},
-		{"removed API is proxied to old servers", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", route.Proxied, ""},
+		{"upgraded server serves the new API itself", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", widgets, mvp.Local, ""},
+		{"old servers proxy the new API to it", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", widgets, mvp.Proxied, ""},
+		{"crash keeps the lease: 503", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}}, "b", widgets, mvp.Unavailable, mvp.EndpointResolution},
+		{"graceful stop on 1.35+ deletes the lease: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionStop, Server: "a"}}, "b", widgets, mvp.NotFound, ""},
+		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{Action: ActionUpgrade, Server: "c", To: "1.34"}, {Action: ActionStop, Server: "c"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", mvp.Unavailable, mvp.EndpointResolution},
+		{"served everywhere: local", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", jobs, mvp.Local, ""},
+		{"restart after a crash: proxied again", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStart, Server: "a"}}, "b", widgets, mvp.Proxied, ""},
+		{"gate off on the asking server: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "b"}}, "b", widgets, mvp.NotFound, ""},
+		{"gate off on the serving server: never learned, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "a"}}, "b", widgets, mvp.NotFound, ""},
+		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "b"}}, "b", widgets, mvp.NotFound, ""},
+		{"no peer CA on the serving server: still a target", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "a"}}, "b", widgets, mvp.Proxied, ""},
+		{"removed API is proxied to old servers", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", mvp.Proxied, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

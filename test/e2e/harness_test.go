@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
@@ -87,7 +88,7 @@ func (o *observer) route(ctx context.Context, s *harness.Server, name, note, pat
 	n, _ := o.observe(ctx, s, name, note, http.MethodGet, path, "", false)
 	l, _ := o.observe(ctx, s, localName, note+" (forced local)", http.MethodGet, path, "", true)
 	obs := probe.Combine(n, l)
-	o.t.Logf("%s GET %s: observed %s %s (%s)", s.Name, path, obs.Outcome, obs.Flavour, obs.Why)
+	o.t.Logf("%s GET %s: observed %s %s (%s)", s.Name, path, obs.Outcome, obs.Unavailable, obs.Why)
 	return obs
 }
 
@@ -98,10 +99,10 @@ func wantClass(t *testing.T, got probe.Classification, want probe.Class) {
 	}
 }
 
-func wantOutcome(t *testing.T, got probe.Observed, want probe.Outcome, flavour string) {
+func wantOutcome(t *testing.T, got probe.Observed, want mvp.Outcome, flavour string) {
 	t.Helper()
-	if got.Outcome != want || got.Flavour != flavour {
-		t.Errorf("outcome = %s/%s (%s), want %s/%s", got.Outcome, got.Flavour, got.Why, want, flavour)
+	if got.Outcome != want || got.Unavailable != flavour {
+		t.Errorf("outcome = %s/%s (%s), want %s/%s", got.Outcome, got.Unavailable, got.Why, want, flavour)
 	}
 }
 
@@ -185,15 +186,15 @@ func TestSmoke(t *testing.T) {
 		o := &observer{t: t, dir: o.dir}
 		// B does not serve batch/v1: proxied to A.
 		obs := o.route(ctx, b, "v1.36.3-b-list-jobs", "list jobs on B (batch/v1 off) with A serving it", jobsPath)
-		wantOutcome(t, obs, probe.OutcomeProxied, "")
+		wantOutcome(t, obs, mvp.Proxied, "")
 		if obs.Normal.StatusCode != 200 || obs.Local.StatusCode != 404 {
 			t.Errorf("B jobs: normal %d forced-local %d, want 200 and 404", obs.Normal.StatusCode, obs.Local.StatusCode)
 		}
 		wantClass(t, obs.Local, probe.ClassUnknownResource)
 		// A serves it itself.
-		wantOutcome(t, o.route(ctx, a, "v1.36.3-a-list-jobs", "list jobs on A (serves batch/v1)", jobsPath), probe.OutcomeLocal, "")
+		wantOutcome(t, o.route(ctx, a, "v1.36.3-a-list-jobs", "list jobs on A (serves batch/v1)", jobsPath), mvp.Local, "")
 		// Nobody serves this group.
-		wantOutcome(t, o.route(ctx, b, "v1.36.3-b-unknown-group", "a group no server serves", "/apis/nosuch.example.com/v1/namespaces/default/things"), probe.OutcomeNotFound, "")
+		wantOutcome(t, o.route(ctx, b, "v1.36.3-b-unknown-group", "a group no server serves", "/apis/nosuch.example.com/v1/namespaces/default/things"), mvp.NotFound, "")
 		// Discovery paths are never proxied: B's /apis/batch/v1 is 404 text/plain.
 		c, _ := o.observe(ctx, b, "v1.36.3-b-get-batch-v1-discovery", "GET /apis/batch/v1 on B: non-resource requests are not proxied", http.MethodGet, "/apis/batch/v1", "", false)
 		wantClass(t, c, probe.ClassUnknownResource)
@@ -217,7 +218,7 @@ func TestSmoke(t *testing.T) {
 		c, _ = o.observe(ctx, a, "v1.36.3-a-missing-job", "a job that does not exist, on A", http.MethodGet, jobsPath+"/nope", "", false)
 		wantClass(t, c, probe.ClassServed)
 		obs := o.route(ctx, b, "v1.36.3-b-missing-job", "a job that does not exist, via B (proxied)", jobsPath+"/nope")
-		wantOutcome(t, obs, probe.OutcomeProxied, "")
+		wantOutcome(t, obs, mvp.Proxied, "")
 		wantClass(t, obs.Normal, probe.ClassServed)
 	})
 
@@ -234,13 +235,13 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("second create via B: %d, want 409", c.StatusCode)
 		}
 		obs := o.route(ctx, b, "v1.36.3-b-get-job-status", "jobs/status subresource via B", jobsPath+"/smoke/status")
-		wantOutcome(t, obs, probe.OutcomeProxied, "")
+		wantOutcome(t, obs, mvp.Proxied, "")
 		t0 := time.Now()
 		obs = o.route(ctx, b, "v1.36.3-b-watch-jobs", "watch jobs via B with timeoutSeconds=1", jobsPath+"?watch=1&timeoutSeconds=1")
-		wantOutcome(t, obs, probe.OutcomeProxied, "")
+		wantOutcome(t, obs, mvp.Proxied, "")
 		t.Logf("watch pair took %s", time.Since(t0).Round(time.Millisecond))
 		obs = o.route(ctx, b, "", "", "/apis/batch/v1/cronjobs")
-		wantOutcome(t, obs, probe.OutcomeProxied, "")
+		wantOutcome(t, obs, mvp.Proxied, "")
 	})
 
 	t.Run("discovery", func(t *testing.T) {
@@ -279,7 +280,7 @@ func TestSmoke(t *testing.T) {
 			t.Fatal(err)
 		}
 		obs := o.route(ctx, b, "v1.36.3-b-list-jobs-peer-killed", "A was SIGKILLed just before: transport error", jobsPath)
-		wantOutcome(t, obs, probe.OutcomeUnavailable, probe.FlavourTransport)
+		wantOutcome(t, obs, mvp.Unavailable, mvp.Transport)
 
 		// After the endpoint key's TTL (15 s): endpoint resolution fails.
 		t0 := time.Now()
@@ -295,7 +296,7 @@ func TestSmoke(t *testing.T) {
 		}
 		t.Logf("endpoint-resolution 503 after %s", time.Since(t0).Round(time.Millisecond))
 		obs = o.route(ctx, b, "v1.36.3-b-list-jobs-peer-endpoint-expired", "A was SIGKILLed and its peer endpoint key expired", jobsPath)
-		wantOutcome(t, obs, probe.OutcomeUnavailable, probe.FlavourEndpoint)
+		wantOutcome(t, obs, mvp.Unavailable, mvp.EndpointResolution)
 
 		// Restart A (same hostname, port, certs): proxying comes back.
 		t0 = time.Now()
@@ -306,7 +307,7 @@ func TestSmoke(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("restart of A took %s", time.Since(t0).Round(time.Millisecond))
-		wantOutcome(t, o.route(ctx, b, "", "", jobsPath), probe.OutcomeProxied, "")
+		wantOutcome(t, o.route(ctx, b, "", "", jobsPath), mvp.Proxied, "")
 
 		// SIGTERM A: it deletes its identity lease, so B forgets it: 404, not 503.
 		if err := cp.Stop("kas-a"); err != nil {
@@ -315,12 +316,12 @@ func TestSmoke(t *testing.T) {
 		t0 = time.Now()
 		for {
 			obs = o.route(ctx, b, "v1.36.3-b-list-jobs-peer-stopped", "A was stopped with SIGTERM (lease deleted)", jobsPath)
-			if obs.Outcome == probe.OutcomeNotFound || time.Since(t0) > 30*time.Second {
+			if obs.Outcome == mvp.NotFound || time.Since(t0) > 30*time.Second {
 				break
 			}
 			time.Sleep(time.Second)
 		}
-		wantOutcome(t, obs, probe.OutcomeNotFound, "")
+		wantOutcome(t, obs, mvp.NotFound, "")
 		leases, err := b.IdentityLeases(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
-	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -102,12 +102,12 @@ func TestProbe(t *testing.T) {
 		proxied := 0
 		for _, r := range rep.Results {
 			if r.Server == "kas-b" && strings.HasPrefix(r.Name, "batch/v1/") {
-				if r.Observed.Outcome != probe.OutcomeProxied || r.Observed.Text != "proxy→kas-a" {
+				if r.Observed.Outcome != mvp.Proxied || r.Observed.Text != "proxy→kas-a" {
 					t.Errorf("%s %s on kas-b: observed %s (%s)", r.Name, r.Verb, r.Observed.Text, r.Observed.Why)
 				}
 				proxied++
 			}
-			if r.Server == "kas-a" && r.Observed.Outcome != probe.OutcomeLocal {
+			if r.Server == "kas-a" && r.Observed.Outcome != mvp.Local {
 				t.Errorf("%s %s on kas-a: observed %s", r.Name, r.Verb, r.Observed.Text)
 			}
 		}
@@ -203,7 +203,7 @@ func TestProbe(t *testing.T) {
 		// its endpoint key (15 s TTL, rewritten every 10 s) still lives: transport 503.
 		rep, r := probeCmdRun(t, kc, ExitPartialForProbe, "--group", "batch")
 		t.Logf("first probe after the kill finished %s after it", time.Since(killed).Round(time.Millisecond))
-		probeCmdExpect503(t, rep, route.UnavailableTransport)
+		probeCmdExpect503(t, rep, mvp.Transport)
 		if !strings.Contains(string(r.Stderr), "warning: partial result: kas-a could not be probed") {
 			t.Errorf("stderr %s", r.Stderr)
 		}
@@ -216,7 +216,7 @@ func TestProbe(t *testing.T) {
 			time.Sleep(d)
 		}
 		rep, _ = probeCmdRun(t, kc, ExitPartialForProbe, "--group", "batch")
-		probeCmdExpect503(t, rep, route.UnavailableEndpoint)
+		probeCmdExpect503(t, rep, mvp.EndpointResolution)
 		if m := probeCmdServer(rep, "kas-b").Metrics; m == nil || m.PeerProxyErrorsTotal != 6 || m.ReroutedTotal != 0 {
 			t.Errorf("kas-b metrics %+v: want 6 endpoint_resolution errors, nothing rerouted", m)
 		}
@@ -241,7 +241,7 @@ func probeCmdExpect503(t *testing.T, rep *probe.Report, flavour string) {
 		t.Errorf("summary %+v, want 6 matches (jobs and cronjobs on kas-b)", rep.Summary)
 	}
 	for _, r := range rep.Results {
-		if r.Server != "kas-b" || r.Observed.Outcome != probe.OutcomeUnavailable || r.Observed.Unavailable != flavour ||
+		if r.Server != "kas-b" || r.Observed.Outcome != mvp.Unavailable || r.Observed.Unavailable != flavour ||
 			r.Predicted.Unavailable != flavour || r.Verdict != probe.VerdictMatch {
 			t.Errorf("%s %s on %s: predicted %s, observed %s (%s): %s", r.Name, r.Verb, r.Server, r.Predicted.Text, r.Observed.Text, r.Observed.Why, r.Verdict)
 		}
@@ -266,7 +266,7 @@ func TestProbeSkew(t *testing.T) {
 	}
 	proxied := 0
 	for _, r := range rep.Results {
-		if r.Observed.Outcome == probe.OutcomeProxied {
+		if r.Observed.Outcome == mvp.Proxied {
 			proxied++
 			if r.Server != "kas-136" || r.Observed.Text != "proxy→kas-137" {
 				t.Errorf("%s %s on %s: observed %s", r.Name, r.Verb, r.Server, r.Observed.Text)

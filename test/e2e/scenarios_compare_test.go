@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
@@ -90,22 +91,11 @@ type explainDecision struct {
 	Alternatives []string `json:"alternatives"`
 }
 
-// probeFlavour maps the Explanation's 503 flavours to pkg/probe's.
-func probeFlavour(unavailable string) string {
-	switch unavailable {
-	case "endpoint-resolution":
-		return probe.FlavourEndpoint
-	case "transport":
-		return probe.FlavourTransport
-	}
-	return unavailable
-}
-
 // key is the outcome in the shared vocabulary: local, proxied, not-found,
-// unavailable/endpoint, unavailable/transport.
+// unavailable/endpoint-resolution, unavailable/transport.
 func (p explainDecision) key() string {
 	if p.Outcome == "unavailable" {
-		return p.Outcome + "/" + probeFlavour(p.Unavailable)
+		return p.Outcome + "/" + p.Unavailable
 	}
 	return p.Outcome
 }
@@ -131,8 +121,8 @@ func (p explainDecision) text() string {
 }
 
 func observedKey(o probe.Observed) string {
-	if o.Outcome == probe.OutcomeUnavailable {
-		return string(o.Outcome) + "/" + o.Flavour
+	if o.Outcome == mvp.Unavailable {
+		return string(o.Outcome) + "/" + o.Unavailable
 	}
 	return string(o.Outcome)
 }
@@ -242,7 +232,7 @@ func agrees(p explainDecision, o routeObservation) (bool, string) {
 	if !agree {
 		for _, a := range p.Alternatives { // "proxied with probability 1/2", "unavailable/transport with ..."
 			alt := strings.Fields(a)
-			if len(alt) > 0 && strings.Replace(alt[0], "endpoint-resolution", probe.FlavourEndpoint, 1) == got {
+			if len(alt) > 0 && alt[0] == got {
 				agree, note = true, "an alternative of the random peer choice"
 			}
 		}
@@ -459,7 +449,7 @@ func (c *routingTable) expectSkew(t *testing.T, want string) {
 		}
 		exp := want
 		if hasString(r.Req.OnlyOn, r.SnapName) {
-			exp = string(probe.OutcomeLocal)
+			exp = string(mvp.Local)
 			if r.Observed == "down" {
 				continue
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/probe"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -91,11 +91,11 @@ func TestMixedVersions(t *testing.T) {
 				continue
 			}
 			obs := o.route(ctx, s, "", "", fmt.Sprintf("/apis/%s/%s/%s?limit=1", g.Group, g.Version, g.Resource))
-			want := probe.OutcomeProxied
+			want := mvp.Proxied
 			if !s.MVP() {
-				want = probe.OutcomeNotFound
+				want = mvp.NotFound
 			} else if onlyGateOff(cp, local, g) {
-				want = probe.OutcomeNotFound // a gate-off server is nobody's peer
+				want = mvp.NotFound // a gate-off server is nobody's peer
 			}
 			fmt.Fprintf(&report, "    on %-12s -> %s (%d / forced local %d)\n", s.Name, obs.Outcome, obs.Normal.StatusCode, obs.Local.StatusCode)
 			if obs.Outcome != want {
