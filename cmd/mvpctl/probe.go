@@ -7,12 +7,12 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -170,45 +170,42 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	return probeResult(rep)
 }
 
-// configs returns the kubeconfig's client config and, with --contexts, the config of each
-// context's apiserver.
+// configs returns the kubeconfig's client config and the config of the server's kubeconfig
+// context as the snapshot recorded it (snapshot.Server.Context): the context whose
+// credentials read the server is the one that probes it, with no guessing by address.
 func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
+	for _, name := range o.source.live.contexts {
+		if name = strings.TrimSpace(name); name != "" {
+			if _, err := discover.ContextConfig(g.configFlags, name); err != nil {
+				return nil, nil, fmt.Errorf("--contexts: %w", err)
+			}
+		}
+	}
 	base, baseErr := g.configFlags.ToRESTConfig()
-	byHost := map[string]*rest.Config{}
-	if len(o.source.live.contexts) > 0 {
-		raw, err := g.configFlags.ToRawKubeConfigLoader().RawConfig()
+	current := discover.CurrentContext(g.configFlags)
+	var mu sync.Mutex // probe asks for several servers at once
+	byContext := map[string]*rest.Config{}
+	configFor := func(s *snapshot.Server) (*rest.Config, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s.Context == "" || s.Context == current {
+			if baseErr != nil {
+				return nil, fmt.Errorf("kubeconfig: %w", baseErr)
+			}
+			return base, nil
+		}
+		if cfg := byContext[s.Context]; cfg != nil {
+			return cfg, nil
+		}
+		cfg, err := discover.ContextConfig(g.configFlags, s.Context)
 		if err != nil {
-			return nil, nil, fmt.Errorf("kubeconfig: %w", err)
+			return nil, fmt.Errorf("the snapshot read this server with kubeconfig %w", err)
 		}
-		for _, name := range o.source.live.contexts {
-			name = strings.TrimSpace(name)
-			if name == "" {
-				continue
-			}
-			if _, ok := raw.Contexts[name]; !ok {
-				return nil, nil, fmt.Errorf("--contexts: context %q is not in the kubeconfig", name)
-			}
-			cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, nil).ClientConfig()
-			if err != nil {
-				return nil, nil, fmt.Errorf("--contexts: context %q: %w", name, err)
-			}
-			byHost[discover.HostPort(cfg.Host)] = cfg
-			if base == nil {
-				base, baseErr = cfg, nil
-			}
-		}
+		byContext[s.Context] = cfg
+		return cfg, nil
 	}
-	if baseErr != nil {
+	if baseErr != nil && len(o.source.live.contexts) == 0 {
 		return nil, nil, fmt.Errorf("kubeconfig: %w (probe sends requests, so it needs credentials even with --snapshot)", baseErr)
-	}
-	var configFor func(*snapshot.Server) (*rest.Config, error)
-	if len(byHost) > 0 {
-		configFor = func(s *snapshot.Server) (*rest.Config, error) {
-			if s.FoundBy == discover.FoundByContext {
-				return byHost[discover.HostPort(s.Endpoint)], nil
-			}
-			return nil, nil
-		}
 	}
 	return base, configFor, nil
 }

@@ -283,3 +283,53 @@ func TestProbeInsecure(t *testing.T) {
 		t.Errorf("settings %+v (%v)", rep.Settings, err)
 	}
 }
+
+// TestProbeUsesRecordedContext: a snapshot records which kubeconfig context read each server,
+// and probe --snapshot uses that context's credentials for it. kas-b accepts only its own
+// context's token, so probing it with the current context's would get 401.
+func TestProbeUsesRecordedContext(t *testing.T) {
+	const bToken = "kas-b-only-token-fedcba9876543210"
+	c, kc := probeCluster(t, func(b *pt.Server) { b.Token = bToken })
+	data, _ := os.ReadFile(kc)
+	s := string(data)
+	for _, srv := range c.Servers {
+		user := "probetest"
+		if srv.Name == "kas-b" {
+			user = "kas-b-user"
+		}
+		s = strings.Replace(s, "contexts:\n", "contexts:\n- context:\n    cluster: "+srv.Name+"\n    user: "+user+"\n  name: "+srv.Name+"\n", 1)
+		s = strings.Replace(s, "clusters:\n", "clusters:\n- cluster:\n    certificate-authority-data: "+caData(t, s)+"\n    server: "+srv.URL()+"\n  name: "+srv.Name+"\n", 1)
+	}
+	s = strings.Replace(s, "users:\n", "users:\n- name: kas-b-user\n  user:\n    token: "+bToken+"\n", 1)
+	if err := os.WriteFile(kc, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "snap.yaml")
+	if _, errOut, code := run(t, "snapshot", "--kubeconfig", kc, "--contexts", "kas-a,kas-b", "-f", file); code != ExitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errOut)
+	}
+	snap, err := snapshot.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range snap.Servers {
+		if srv.Context != srv.Name {
+			t.Errorf("server %s recorded context %q, want %q", srv.Name, srv.Context, srv.Name)
+		}
+	}
+	out, errOut, code := run(t, probeArgs(kc, "--snapshot", file, "--resource", "jobs", "-o", "json")...)
+	if code != ExitOK {
+		t.Fatalf("probe: exit %d: %s", code, errOut)
+	}
+	var rep probe.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Servers) != 2 || rep.Summary.Match != 6 || rep.Summary.ServersNotProbed != 0 {
+		t.Errorf("servers %+v summary %+v", rep.Servers, rep.Summary)
+	}
+	assertNoProbeToken(t, "stdout", out)
+	if strings.Contains(out+errOut, bToken) {
+		t.Error("kas-b's token appears in the output")
+	}
+}

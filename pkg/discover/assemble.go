@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -35,6 +36,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 		Name:            serverName(r),
 		Endpoint:        t.base,
 		FoundBy:         t.foundBy,
+		Context:         t.context,
 		Version:         r.version,
 		EmulatedVersion: r.emulated,
 		Reachable:       r.client != nil && r.err == nil,
@@ -47,7 +49,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	case t.skip != "":
 		srv.Error = t.skip
 	case r.err != nil:
-		srv.Error = d.red.Clean(oneLine(r.err.Error()))
+		srv.Error = d.red.Clean(apiclient.OneLine(r.err.Error()))
 	}
 	if r.doc != nil && srv.Reachable {
 		srv.DiscoveryFormat = recordedFormat(r)

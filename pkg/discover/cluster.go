@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -66,7 +67,7 @@ func (d *discoverer) readStorageVersions(ctx context.Context, results []*result,
 		cancel()
 		var e *Error
 		switch {
-		case errors.As(err, &e) && e.Kind == KindNotFound:
+		case errors.As(err, &e) && e.Kind == apiclient.KindNotFound:
 			continue
 		case err != nil:
 			d.warn("cannot list StorageVersions through %s (%s): 1.28–1.32 routing will be derived from discovery", serverName(r), err)

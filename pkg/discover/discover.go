@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
-	"k8s.io/client-go/rest"
 )
 
 // Discover takes a snapshot of the control plane opts point at. A server that cannot be read
@@ -63,14 +65,14 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, primaryBase, err := d.primary(baseCfg, baseErr, contexts)
+	base, primaryBase, primaryContext, err := d.primary(baseCfg, baseErr, contexts)
 	if err != nil {
 		return nil, err
 	}
 	timeout := d.opts.timeout()
 
 	leases, leasesRead := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
-	plan := planTargets(&d.opts, leases, base, primaryBase, endpoints, contexts)
+	plan := planTargets(&d.opts, leases, base, primaryBase, primaryContext, endpoints, contexts)
 	for _, w := range plan.warnings {
 		d.warn("%s", w)
 	}
@@ -105,7 +107,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 func (d *discoverer) endpoints() ([]string, error) {
 	var out []string
 	for _, e := range d.opts.Endpoints {
-		b, err := normalizeBase(e)
+		b, err := apiclient.NormalizeBase(e)
 		if err != nil {
 			// Never echo a URL that holds credentials.
 			shown := e
@@ -132,7 +134,7 @@ func (d *discoverer) contexts() ([]namedConfig, error) {
 			return nil, fmt.Errorf("--contexts: %w", err)
 		}
 		d.red.Add(cfg)
-		b, err := normalizeBase(cfg.Host)
+		b, err := apiclient.NormalizeBase(cfg.Host)
 		if err != nil {
 			return nil, fmt.Errorf("--contexts: context %q: server: %w", name, err)
 		}
@@ -143,26 +145,27 @@ func (d *discoverer) contexts() ([]namedConfig, error) {
 
 // primary is the kubeconfig's config and server: credentials for lease-found servers, and the
 // server through which the leases are listed. With --contexts and no usable current context,
-// the first context serves.
-func (d *discoverer) primary(cfg *rest.Config, cfgErr error, contexts []namedConfig) (*rest.Config, string, error) {
+// the first context serves. The last result is the name of the kubeconfig context whose
+// credentials the config holds .
+func (d *discoverer) primary(cfg *rest.Config, cfgErr error, contexts []namedConfig) (*rest.Config, string, string, error) {
 	if cfgErr != nil {
 		if len(contexts) > 0 {
-			return contexts[0].cfg, contexts[0].base, nil
+			return contexts[0].cfg, contexts[0].base, contexts[0].name, nil
 		}
-		return nil, "", cfgErr
+		return nil, "", "", cfgErr
 	}
-	b, err := normalizeBase(cfg.Host)
+	b, err := apiclient.NormalizeBase(cfg.Host)
 	if err != nil {
 		if len(contexts) > 0 {
-			return contexts[0].cfg, contexts[0].base, nil
+			return contexts[0].cfg, contexts[0].base, contexts[0].name, nil
 		}
 		shown := fmt.Sprintf("%q", cfg.Host)
 		if strings.Contains(cfg.Host, "@") {
 			shown = "(URL with credentials)"
 		}
-		return nil, "", fmt.Errorf("kubeconfig server %s: %w", shown, err)
+		return nil, "", "", fmt.Errorf("kubeconfig server %s: %w", shown, err)
 	}
-	return cfg, b, nil
+	return cfg, b, d.opts.currentContext(), nil
 }
 
 // listLeases reads the identity leases through the kubeconfig's server, or, if that fails,

@@ -11,6 +11,7 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -65,7 +66,7 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 		if err != nil {
 			return nil, err
 		}
-		if resp.code == http.StatusNotAcceptable {
+		if resp.Code == http.StatusNotAcceptable {
 			// Something in front of the server refused the aggregated types: ask for the
 			// unaggregated document alone.
 			if resp, err = c.get(ctx, path, acceptLegacy); err != nil {
@@ -75,22 +76,22 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 		if err := c.checkJSON(path, resp); err != nil {
 			return nil, err
 		}
-		format := aggregatedVersion(resp.contentType)
+		format := aggregatedVersion(resp.ContentType)
 		switch format {
 		case "v2", "v2beta1":
 			// v2beta1 has the same JSON shape as v2, so one decoder serves both.
 			var list apidiscoveryv2.APIGroupDiscoveryList
-			if err := decodeJSON(c, path, resp.body, &list); err != nil {
+			if err := decodeJSON(c, path, resp.Body, &list); err != nil {
 				return nil, err
 			}
 			if list.Kind != "" && list.Kind != "APIGroupDiscoveryList" {
-				return nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s with an aggregated-discovery Content-Type", list.Kind))
+				return nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("got a %s with an aggregated-discovery Content-Type", list.Kind))
 			}
 			rs, stale := flattenAggregated(list)
 			doc.resources = append(doc.resources, rs...)
 			doc.stale = append(doc.stale, stale...)
 			if path == "/apis" && format == "v2" {
-				doc.apis = &snapshot.DiscoveryDocument{ETag: resp.etag, Items: nonNil(list.Items)}
+				doc.apis = &snapshot.DiscoveryDocument{ETag: resp.ETag, Items: nonNil(list.Items)}
 				if err := doc.apis.Check(); err != nil {
 					// Recorded documents must be valid; the resources above are sanitized.
 					doc.invalidDoc = fmt.Sprintf("/apis document not recorded: %s", err)
@@ -99,7 +100,7 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 			}
 		case "":
 			format = snapshot.DiscoveryLegacy
-			rs, addrs, stale, err := legacyDiscovery(ctx, c, path, resp.body)
+			rs, addrs, stale, err := legacyDiscovery(ctx, c, path, resp.Body)
 			if err != nil {
 				return nil, err
 			}
@@ -107,7 +108,7 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 			doc.serverAddresses = append(doc.serverAddresses, addrs...)
 			doc.stale = append(doc.stale, stale...)
 		default:
-			return nil, invalidDoc(c.base, path, fmt.Sprintf("aggregated discovery version %q is not known to mvpctl", format))
+			return nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("aggregated discovery version %q is not known to mvpctl", format))
 		}
 		// /apis decides the recorded format: it is the document peer aggregation changes.
 		doc.format = format
@@ -149,16 +150,16 @@ func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resou
 	if err := c.checkJSON(path, resp); err != nil {
 		return nil, nil, err
 	}
-	if v := aggregatedVersion(resp.contentType); v != "v2" {
-		return nil, nil, invalidDoc(c.base, path, fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", resp.contentType))
+	if v := aggregatedVersion(resp.ContentType); v != "v2" {
+		return nil, nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", resp.ContentType))
 	}
 	var list apidiscoveryv2.APIGroupDiscoveryList
-	if err := decodeJSON(c, path, resp.body, &list); err != nil {
+	if err := decodeJSON(c, path, resp.Body, &list); err != nil {
 		return nil, nil, err
 	}
 	rs, _ := flattenAggregated(list)
 	rs, _ = sanitize(rs)
-	return rs, &snapshot.DiscoveryDocument{ETag: resp.etag, Items: nonNil(list.Items)}, nil
+	return rs, &snapshot.DiscoveryDocument{ETag: resp.ETag, Items: nonNil(list.Items)}, nil
 }
 
 // nonNil makes an empty document's items [] rather than null, so it is recorded as a document.
@@ -209,7 +210,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 			return nil, nil, nil, err
 		}
 		if v.Kind != "" && v.Kind != "APIVersions" {
-			return nil, nil, nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIVersions", v.Kind))
+			return nil, nil, nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIVersions", v.Kind))
 		}
 		gvs = v.Versions
 		for _, a := range v.ServerAddressByClientCIDRs {
@@ -221,7 +222,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 			return nil, nil, nil, err
 		}
 		if gl.Kind != "" && gl.Kind != "APIGroupList" {
-			return nil, nil, nil, invalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIGroupList", gl.Kind))
+			return nil, nil, nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("got a %s, want APIGroupList", gl.Kind))
 		}
 		for _, g := range gl.Groups {
 			for _, v := range g.Versions {
@@ -235,12 +236,12 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if resp.code == http.StatusNotFound {
+		if resp.Code == http.StatusNotFound {
 			// Unaggregated /apis lists every APIService, including group versions this server
 			// does not serve itself (docs/behaviour.md §3.3).
 			continue
 		}
-		if resp.code == http.StatusServiceUnavailable {
+		if resp.Code == http.StatusServiceUnavailable {
 			// An aggregated API whose backend is down: what aggregated discovery marks Stale.
 			stale = append(stale, gv)
 			continue
@@ -249,7 +250,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 			return nil, nil, nil, err
 		}
 		var list metav1.APIResourceList
-		if err := decodeJSON(c, gvPath, resp.body, &list); err != nil {
+		if err := decodeJSON(c, gvPath, resp.Body, &list); err != nil {
 			return nil, nil, nil, err
 		}
 		rs = append(rs, flattenLegacy(list)...)
@@ -295,7 +296,7 @@ func fetchServerAddresses(ctx context.Context, c *serverClient) ([]string, error
 
 func decodeJSON(c *serverClient, path string, body []byte, out any) error {
 	if err := json.Unmarshal(body, out); err != nil {
-		return decodeError(c.base, path, len(body), err)
+		return apiclient.DecodeError(c.base, path, len(body), err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -115,7 +116,7 @@ func TestAddresses(t *testing.T) {
 			t.Errorf("HostPort(%q) = %q, want %q", tc.in, got, tc.hostPort)
 		}
 	}
-	if normAddr("[0:0:0:0:0:0:0:1]:6443") != "[::1]:6443" || normAddr("10.0.0.1") != "" {
+	if apiclient.NormAddr("[0:0:0:0:0:0:0:1]:6443") != "[::1]:6443" || apiclient.NormAddr("10.0.0.1") != "" {
 		t.Error("normAddr")
 	}
 	for in, want := range map[string]string{
@@ -123,8 +124,8 @@ func TestAddresses(t *testing.T) {
 		"https://api.example.com/k8s/":   "https://api.example.com/k8s",
 		"https://api.example.com/?x=1#y": "https://api.example.com",
 	} {
-		if got, err := normalizeBase(in); err != nil || got != want {
-			t.Errorf("normalizeBase(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := apiclient.NormalizeBase(in); err != nil || got != want {
+			t.Errorf("apiclient.NormalizeBase(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -29,6 +30,9 @@ type target struct {
 	foundBy string
 	base    string
 	cfg     *rest.Config
+	// context is the name of the kubeconfig context whose credentials cfg holds ("" when
+	// unknown: a config given directly).
+	context string
 	// serverNames are the TLS server names to try, in order, when the certificate does not
 	// name the one before; empty means cfg's own.
 	serverNames []string
@@ -156,7 +160,7 @@ func connect(ctx context.Context, t *target, timeout time.Duration) (*version.In
 		}
 		lastErr = err
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindTLSHostname || i == len(names)-1 {
+		if !errors.As(err, &e) || e.Kind != apiclient.KindTLSHostname || i == len(names)-1 {
 			break
 		}
 	}
@@ -165,11 +169,11 @@ func connect(ctx context.Context, t *target, timeout time.Duration) (*version.In
 
 func (r *result) setVersion(c *serverClient, info *version.Info) error {
 	if info.GitVersion == "" {
-		return invalidDoc(c.base, "/version", "no gitVersion — is this a kube-apiserver?")
+		return apiclient.InvalidDoc(c.base, "/version", "no gitVersion — is this a kube-apiserver?")
 	}
 	v, err := snapshot.ParseVersion(info.GitVersion)
 	if err != nil {
-		return invalidDoc(c.base, "/version", fmt.Sprintf("gitVersion %q is not a Kubernetes version", info.GitVersion))
+		return apiclient.InvalidDoc(c.base, "/version", fmt.Sprintf("gitVersion %q is not a Kubernetes version", info.GitVersion))
 	}
 	r.version = info.GitVersion
 	if v.Major >= 1 {

@@ -8,6 +8,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -47,7 +48,7 @@ func listIdentityLeases(ctx context.Context, c *serverClient) ([]identityLease, 
 		return nil, err
 	}
 	if list.Kind != "" && list.Kind != "LeaseList" {
-		return nil, invalidDoc(c.base, leasesPath(), "got a "+list.Kind+", want a LeaseList")
+		return nil, apiclient.InvalidDoc(c.base, leasesPath(), "got a "+list.Kind+", want a LeaseList")
 	}
 	out := make([]identityLease, 0, len(list.Items))
 	for i := range list.Items {

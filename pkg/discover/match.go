@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
 
 // matchLeases gives servers found by --endpoint, --contexts or the kubeconfig their identity
@@ -23,7 +25,7 @@ func (d *discoverer) matchLeases(results []*result, leases []identityLease, byAd
 			continue
 		}
 		for _, a := range r.serverAddresses {
-			l := byAddr[normAddr(a)]
+			l := byAddr[apiclient.NormAddr(a)]
 			if l == nil {
 				continue
 			}

@@ -102,10 +102,16 @@ func (o *Options) contextConfig(name string) (*rest.Config, error) {
 	if o.ContextConfig != nil {
 		return o.ContextConfig(name)
 	}
-	if o.RESTClientGetter == nil {
+	return ContextConfig(o.RESTClientGetter, name)
+}
+
+// ContextConfig returns the client config of one named context of getter's kubeconfig, as
+// written there (the connection flags, which apply to the current context, do not apply).
+func ContextConfig(getter KubeconfigGetter, name string) (*rest.Config, error) {
+	if getter == nil {
 		return nil, fmt.Errorf("context %q: no kubeconfig to read it from", name)
 	}
-	raw, err := o.RESTClientGetter.ToRawKubeConfigLoader().RawConfig()
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %w", name, err)
 	}
@@ -119,15 +125,23 @@ func (o *Options) contextConfig(name string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// currentContext names the kubeconfig context in effect, for Snapshot.Source; "" if unknown.
+// currentContext names the kubeconfig context in effect (after --context); "" if unknown.
 func (o *Options) currentContext() string {
-	if o.Config != nil || o.RESTClientGetter == nil {
+	if o.Config != nil {
 		return ""
 	}
-	if cf, ok := o.RESTClientGetter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
+	return CurrentContext(o.RESTClientGetter)
+}
+
+// CurrentContext names getter's kubeconfig context in effect (after --context); "" if unknown.
+func CurrentContext(getter KubeconfigGetter) string {
+	if getter == nil {
+		return ""
+	}
+	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
 		return *cf.Context
 	}
-	raw, err := o.RESTClientGetter.ToRawKubeConfigLoader().RawConfig()
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -27,14 +28,9 @@ const maxMetricsLines = 2_000_000
 // fetchSyncErrors reads syncErrorsMetric from /metrics, summed per type. ok is false, with the
 // reason, when the metrics could not be read (no permission is the common case).
 func fetchSyncErrors(ctx context.Context, c *serverClient) (map[string]float64, string) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/metrics", nil)
+	resp, err := c.Open(ctx, "/metrics", "text/plain")
 	if err != nil {
-		return nil, oneLine(err.Error())
-	}
-	req.Header.Set("Accept", "text/plain")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, transportError(c.base, "/metrics", c.timeout, err).Error()
+		return nil, err.Error()
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -57,7 +53,7 @@ func fetchSyncErrors(ctx context.Context, c *serverClient) (map[string]float64, 
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, "reading /metrics: " + oneLine(err.Error())
+		return nil, "reading /metrics: " + apiclient.OneLine(err.Error())
 	}
 	return out, ""
 }
@@ -92,7 +88,7 @@ func dialAdvertised(ctx context.Context, address string) (bool, string) {
 	d := net.Dialer{Timeout: 2 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", address)
 	if err != nil {
-		return false, oneLine(err.Error())
+		return false, apiclient.OneLine(err.Error())
 	}
 	conn.Close()
 	return true, ""

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
 
 // Readiness hooks that reveal the Mixed Version Proxy's configuration (docs/behaviour.md §1, §9).
@@ -38,18 +40,18 @@ func fetchReadyz(ctx context.Context, c *serverClient) readyz {
 	if err != nil {
 		return readyz{err: errMsg(err)}
 	}
-	if resp.code != http.StatusOK && resp.code != http.StatusInternalServerError {
-		return readyz{err: statusError(c.base, path, resp.code, resp.contentType, resp.body).Short()}
+	if resp.Code != http.StatusOK && resp.Code != http.StatusInternalServerError {
+		return readyz{err: apiclient.StatusError(c.base, path, resp.Code, resp.ContentType, resp.Body).Short()}
 	}
-	if isHTML(resp.contentType, resp.body) {
-		return readyz{err: htmlError(c.base, path, resp.body).Short()}
+	if apiclient.IsHTML(resp.ContentType, resp.Body) {
+		return readyz{err: apiclient.HTMLError(c.base, path, resp.Body).Short()}
 	}
-	r := parseReadyz(resp.body)
+	r := parseReadyz(resp.Body)
 	if len(r.hooks) == 0 {
 		return readyz{err: "GET " + path + ": no checks listed"}
 	}
 	r.read = true
-	r.ready = resp.code == http.StatusOK
+	r.ready = resp.Code == http.StatusOK
 	return r
 }
 
@@ -76,5 +78,5 @@ func errMsg(err error) string {
 	if e, ok := err.(*Error); ok {
 		return e.Short()
 	}
-	return oneLine(err.Error())
+	return apiclient.OneLine(err.Error())
 }

@@ -2,15 +2,12 @@ package discover
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 
 	"k8s.io/client-go/rest"
-)
 
-// defaultServingName is the DNS name every kube-apiserver's serving certificate carries: peers
-// verify each other with it (docs/behaviour.md §5.2), so it is the last TLS server name tried.
-const defaultServingName = "kubernetes.default.svc"
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+)
 
 // namedConfig is one --contexts entry.
 type namedConfig struct {
@@ -36,10 +33,10 @@ type targetPlan struct {
 //   - when none of those exist, the kubeconfig's own server.
 //
 // Leases that no target claims are recorded later as servers that were not contacted.
-func planTargets(opts *Options, leases []identityLease, base *rest.Config, primaryBase string, endpoints []string, contexts []namedConfig) *targetPlan {
+func planTargets(opts *Options, leases []identityLease, base *rest.Config, primaryBase, primaryContext string, endpoints []string, contexts []namedConfig) *targetPlan {
 	p := &targetPlan{leaseByAddr: map[string]*identityLease{}}
 	for i := range leases {
-		if a := normAddr(leases[i].address); a != "" {
+		if a := apiclient.NormAddr(leases[i].address); a != "" {
 			p.leaseByAddr[a] = &leases[i]
 		}
 	}
@@ -49,12 +46,12 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 	if !opts.NoLeaseServers && len(contexts) == 0 {
 		for i := range leases {
 			l := &leases[i]
-			a := normAddr(l.address)
+			a := apiclient.NormAddr(l.address)
 			if a == "" {
 				continue
 			}
-			t := &target{foundBy: FoundByLease, base: "https://" + a, cfg: base, lease: l,
-				serverNames: serverNames(base, hostOnly("https://"+a), hostOnly(primaryBase))}
+			t := &target{foundBy: FoundByLease, base: "https://" + a, cfg: base, context: primaryContext, lease: l,
+				serverNames: apiclient.ServerNames(base, "https://"+a, apiclient.HostOnly(primaryBase))}
 			p.targets = append(p.targets, t)
 			byHostPort[a] = t
 			seen[t.base] = true
@@ -69,10 +66,10 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 		}
 		return false
 	}
-	addExplicit := func(foundBy, b string, cfg *rest.Config, names []string) {
+	addExplicit := func(foundBy, b string, cfg *rest.Config, context string, names []string) {
 		hp := HostPort(b)
 		if t := byHostPort[hp]; t != nil && t.foundBy == FoundByLease && pathOf(b) == "" {
-			t.foundBy, t.base, t.cfg, t.serverNames = foundBy, b, cfg, names
+			t.foundBy, t.base, t.cfg, t.context, t.serverNames = foundBy, b, cfg, context, names
 			t.matchedBy = "the URL's host:port is the lease's peer-advertise address"
 			seen[b] = true
 			return
@@ -82,7 +79,7 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 			return
 		}
 		seen[b] = true
-		t := &target{foundBy: foundBy, base: b, cfg: cfg, serverNames: names}
+		t := &target{foundBy: foundBy, base: b, cfg: cfg, context: context, serverNames: names}
 		if l := p.leaseByAddr[hp]; l != nil && !claimed(l) {
 			t.lease, t.matchedBy = l, "the URL's host:port is the lease's peer-advertise address"
 		}
@@ -90,10 +87,10 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 		byHostPort[hp] = t
 	}
 	for _, e := range endpoints {
-		addExplicit(FoundByEndpoint, e, base, serverNames(base, hostOnly(e), hostOnly(primaryBase)))
+		addExplicit(FoundByEndpoint, e, base, primaryContext, apiclient.ServerNames(base, e, apiclient.HostOnly(primaryBase)))
 	}
 	for _, c := range contexts {
-		addExplicit(FoundByContext, c.base, c.cfg, serverNames(c.cfg, hostOnly(c.base)))
+		addExplicit(FoundByContext, c.base, c.cfg, c.name, apiclient.ServerNames(c.cfg, c.base))
 	}
 
 	if len(p.targets) == 0 && primaryBase != "" {
@@ -107,46 +104,9 @@ func planTargets(opts *Options, leases []identityLease, base *rest.Config, prima
 			p.warnings = append(p.warnings, "the identity leases carry no peer-advertise address (gate UnknownVersionInteroperabilityProxy off?), so the apiservers cannot be dialled one by one: reading only the kubeconfig's server — use --endpoint or --contexts to reach each apiserver")
 		}
 		// The kubeconfig's server as written: its TLS settings are known to work.
-		p.targets = append(p.targets, &target{foundBy: FoundByContext, base: primaryBase, cfg: base})
+		p.targets = append(p.targets, &target{foundBy: FoundByContext, base: primaryBase, cfg: base, context: primaryContext})
 	}
 	return p
-}
-
-// serverNames lists the TLS server names to try for a server at host: the one the user set
-// (--tls-server-name or the kubeconfig's tls-server-name) alone, else the host itself, then the
-// other hosts given (the kubeconfig server's), then kubernetes.default.svc.
-func serverNames(cfg *rest.Config, hosts ...string) []string {
-	if cfg.TLSClientConfig.ServerName != "" {
-		return []string{cfg.TLSClientConfig.ServerName}
-	}
-	if cfg.TLSClientConfig.Insecure {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, h := range append(hosts, defaultServingName) {
-		if h != "" && !seen[h] {
-			seen[h] = true
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// normAddr normalises an ip:port (or host:port) so "[::1]:6443" and "::1" forms compare; ""
-// when there is no port.
-func normAddr(a string) string {
-	if a == "" {
-		return ""
-	}
-	h, p, err := net.SplitHostPort(a)
-	if err != nil || p == "" {
-		return ""
-	}
-	if ip := net.ParseIP(h); ip != nil {
-		h = ip.String()
-	}
-	return net.JoinHostPort(h, p)
 }
 
 func pathOf(base string) string {

@@ -63,12 +63,7 @@ type metricsSample struct {
 func fetchMetrics(ctx context.Context, c *serverClient, timeout time.Duration) (*metricsSample, string) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, c.base+"/metrics", nil)
-	if err != nil {
-		return nil, "GET /metrics: " + oneLine(err.Error())
-	}
-	req.Header.Set("Accept", "text/plain")
-	resp, err := c.http.Do(req)
+	resp, err := c.Open(rctx, "/metrics", "text/plain")
 	if err != nil {
 		return nil, "GET /metrics: " + describeErr(err, timeout)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/report"
@@ -267,7 +268,7 @@ func (p *prober) connectAll(ctx context.Context, rep *Report) {
 		}
 		cfg, err := p.configFor(ps.srv)
 		if err != nil {
-			ps.rep.Error = "client config: " + oneLine(err.Error())
+			ps.rep.Error = "client config: " + apiclient.OneLine(err.Error())
 			return
 		}
 		if cfg.TLSClientConfig.Insecure {
@@ -281,12 +282,12 @@ func (p *prober) connectAll(ctx context.Context, rep *Report) {
 		}
 		c, err := connect(ctx, cfg, ps.srv.Endpoint, p.opts.RequestTimeout)
 		if err != nil {
-			ps.rep.Error = oneLine(err.Error())
+			ps.rep.Error = apiclient.OneLine(err.Error())
 			return
 		}
 		ps.client = c
 		ps.rep.Probed = true
-		ps.rep.TLSServerName = c.serverName
+		ps.rep.TLSServerName = c.ServerName()
 	})
 	if insecure {
 		rep.Settings.InsecureTLS = true
@@ -457,7 +458,7 @@ func (p *prober) measure(ctx context.Context, m *measurement) {
 			return
 		}
 		rctx, cancel := context.WithTimeout(ctx, p.opts.RequestTimeout)
-		a, err := m.ps.client.do(rctx, m.req.method, m.req.path, h, m.req.body)
+		a, err := m.ps.client.Do(rctx, m.req.method, m.req.path, h, m.req.body)
 		cancel()
 		p.mu.Lock()
 		m.ps.rep.Requests++
@@ -471,11 +472,11 @@ func (p *prober) measure(ctx context.Context, m *measurement) {
 			m.res.Observed.Text = "error"
 			return
 		}
-		c := Classify(Observation{StatusCode: a.code, ContentType: a.contentType, Body: a.body})
-		if !forced && m.req.verb == VerbList && a.code == http.StatusOK {
-			m.listRV = listResourceVersion(a.body)
+		c := Classify(Observation{StatusCode: a.Code, ContentType: a.ContentType, Body: a.Body})
+		if !forced && m.req.verb == VerbList && a.Code == http.StatusOK {
+			m.listRV = listResourceVersion(a.Body)
 		}
-		r := &Response{Status: a.code, ContentType: a.contentType, Class: c.Class, Reason: string(c.Reason), Message: clip(c.Message), Why: c.Why, Millis: a.took.Milliseconds()}
+		r := &Response{Status: a.Code, ContentType: a.ContentType, Class: c.Class, Reason: string(c.Reason), Message: clip(c.Message), Why: c.Why, Millis: a.Took.Milliseconds()}
 		if forced {
 			m.local, m.res.Observed.ForcedLocal = &c, r
 		} else {

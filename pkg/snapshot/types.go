@@ -74,6 +74,9 @@ type Server struct {
 	Endpoint string `json:"endpoint,omitempty"`
 	// FoundBy says how the server was found: lease, endpoint, context, profile or scenario.
 	FoundBy string `json:"foundBy,omitempty"`
+	// Context is the kubeconfig context whose credentials read the server (with --contexts,
+	// the server's own; else the current one). Only its name is recorded.
+	Context string `json:"context,omitempty"`
 	// PeerAdvertiseAddress is the ip:port from the identity lease annotation
 	// kubernetes.io/peer-advertise-address; peers dial it when proxying.
 	PeerAdvertiseAddress string `json:"peerAdvertiseAddress,omitempty"`

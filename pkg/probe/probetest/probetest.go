@@ -75,6 +75,9 @@ type Server struct {
 	MetricsForbidden bool
 	// Slow delays every resource request (until the client gives up, if sooner).
 	Slow time.Duration
+	// Token is the bearer token this server accepts (the package's Token when empty): a
+	// server only its own kubeconfig context can read.
+	Token string
 
 	ID   string
 	Fake *dt.Server
@@ -114,7 +117,7 @@ func Start(t testing.TB, servers ...*Server) *Cluster {
 			hooks = nil
 		}
 		s.Fake = (&dt.Server{Cluster: c.shared, GitVersion: s.Version, Mode: dt.ModeNoPeer, Core: s.Core, Groups: s.Groups,
-			Hooks: hooks, Token: Token}).Start(t, c.PKI)
+			Hooks: hooks, Token: s.token()}).Start(t, c.PKI)
 		s.fallback = s.Fake.HTTP.Config.Handler
 		s.HTTP = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 		s.HTTP.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -300,7 +303,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fallback.ServeHTTP(w, r)
 		return
 	}
-	if r.Header.Get("Authorization") != "Bearer "+Token && (r.TLS == nil || len(r.TLS.PeerCertificates) == 0) {
+	if r.Header.Get("Authorization") != "Bearer "+s.token() && (r.TLS == nil || len(r.TLS.PeerCertificates) == 0) {
 		dt.WriteStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 		return
 	}
@@ -533,3 +536,10 @@ func Batch() apidiscoveryv2.APIGroupDiscovery {
 
 // Groups136 is a small 1.36-like /apis, with batch/v1 when withBatch.
 func Groups136(withBatch bool) []apidiscoveryv2.APIGroupDiscovery { return dt.BuiltinGroups(withBatch) }
+
+func (s *Server) token() string {
+	if s.Token != "" {
+		return s.Token
+	}
+	return Token
+}

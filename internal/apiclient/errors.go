@@ -1,4 +1,4 @@
-package discover
+package apiclient
 
 import (
 	"context"
@@ -47,6 +47,8 @@ const (
 // not echoed beyond a Status message or an HTML title.
 type Error struct {
 	Kind ErrorKind
+	// Method is the request's method; empty means GET.
+	Method string
 	// Base is the server's URL, Path the request path ("/apis").
 	Base, Path string
 	Msg        string
@@ -57,15 +59,22 @@ type Error struct {
 }
 
 // Error names the full URL, so the message stands alone in a snapshot file or a log.
-func (e *Error) Error() string { return "GET " + e.Base + e.Path + ": " + e.Msg }
+func (e *Error) Error() string { return e.method() + " " + e.Base + e.Path + ": " + e.Msg }
 
 // Short names only the path, for lines that already name the server's URL.
-func (e *Error) Short() string { return "GET " + e.Path + ": " + e.Msg }
+func (e *Error) Short() string { return e.method() + " " + e.Path + ": " + e.Msg }
+
+func (e *Error) method() string {
+	if e.Method == "" {
+		return "GET"
+	}
+	return e.Method
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// transportError words an error from http.Client.Do.
-func transportError(base, path string, timeout time.Duration, err error) *Error {
+// TransportError words an error from http.Client.Do.
+func TransportError(base, path string, timeout time.Duration, err error) *Error {
 	e := &Error{Base: base, Path: path, Err: err}
 	var (
 		unknownCA  x509.UnknownAuthorityError
@@ -95,10 +104,10 @@ func transportError(base, path string, timeout time.Duration, err error) *Error 
 		e.Msg = fmt.Sprintf("TLS: the serving certificate is not valid for %q (it names %s) — pass --tls-server-name with one of those", hostname.Host, certNames(hostname.Certificate))
 	case errors.As(err, &invalid):
 		e.Kind = KindTLS
-		e.Msg = fmt.Sprintf("TLS: %s — check the server's serving certificate and --certificate-authority", oneLine(invalid.Error()))
+		e.Msg = fmt.Sprintf("TLS: %s — check the server's serving certificate and --certificate-authority", OneLine(invalid.Error()))
 	case errors.As(err, &verifyErr):
 		e.Kind = KindTLS
-		e.Msg = fmt.Sprintf("TLS: %s — check --certificate-authority", oneLine(verifyErr.Err.Error()))
+		e.Msg = fmt.Sprintf("TLS: %s — check --certificate-authority", OneLine(verifyErr.Err.Error()))
 	case errors.As(err, &recordErr):
 		e.Kind = KindTLS
 		e.Msg = "TLS handshake failed: the address does not speak HTTPS (plain HTTP?) — check the address and port"
@@ -121,10 +130,10 @@ func transportError(base, path string, timeout time.Duration, err error) *Error 
 	return e
 }
 
-// statusError words a non-200 answer.
-func statusError(base, path string, code int, contentType string, body []byte) *Error {
+// StatusError words a non-200 answer.
+func StatusError(base, path string, code int, contentType string, body []byte) *Error {
 	e := &Error{Base: base, Path: path, Code: code}
-	detail := statusDetail(contentType, body)
+	detail := StatusDetail(contentType, body)
 	switch code {
 	case http.StatusUnauthorized:
 		e.Kind = KindUnauthorized
@@ -145,23 +154,23 @@ func statusError(base, path string, code int, contentType string, body []byte) *
 	return e
 }
 
-// statusDetail is ": <message>" from a Kubernetes Status body, ": HTML page <title>" from a
+// StatusDetail is ": <message>" from a Kubernetes Status body, ": HTML page <title>" from a
 // proxy's error page, or "" — never more than one short line of the body.
-func statusDetail(contentType string, body []byte) string {
-	if isHTML(contentType, body) {
-		if t := htmlTitle(body); t != "" {
+func StatusDetail(contentType string, body []byte) string {
+	if IsHTML(contentType, body) {
+		if t := HTMLTitle(body); t != "" {
 			return fmt.Sprintf(": HTML page %q (from a load balancer or proxy?)", t)
 		}
 		return ": HTML page (from a load balancer or proxy?)"
 	}
 	var st metav1.Status
 	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" && st.Message != "" {
-		return ": " + clip(oneLine(st.Message), 200)
+		return ": " + Clip(OneLine(st.Message), 200)
 	}
 	return ""
 }
 
-func redirectError(base, path string, code int, location string) *Error {
+func RedirectError(base, path string, code int, location string) *Error {
 	where := "elsewhere"
 	if location != "" {
 		// The query may hold a login token; the scheme and host say enough.
@@ -174,16 +183,16 @@ func redirectError(base, path string, code int, location string) *Error {
 		Msg: fmt.Sprintf("HTTP %d redirect to %s — a proxy or login page answered, not the apiserver; point at the apiserver itself", code, where)}
 }
 
-func htmlError(base, path string, body []byte) *Error {
+func HTMLError(base, path string, body []byte) *Error {
 	msg := "got an HTML page instead of JSON"
-	if t := htmlTitle(body); t != "" {
+	if t := HTMLTitle(body); t != "" {
 		msg = fmt.Sprintf("got an HTML page (%q) instead of JSON", t)
 	}
 	return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindHTML,
 		Msg: msg + " — a load balancer, proxy or login page answered; point --endpoint at the apiserver itself"}
 }
 
-func contentTypeError(base, path, got, want string) *Error {
+func ContentTypeError(base, path, got, want string) *Error {
 	if got == "" {
 		got = "none"
 	}
@@ -191,22 +200,22 @@ func contentTypeError(base, path, got, want string) *Error {
 		Msg: fmt.Sprintf("200 with Content-Type %q, want %s — something between mvpctl and the apiserver rewrote the response (a proxy?)", got, want)}
 }
 
-// decodeError words a body that did not decode; a cut-off body is named as such.
-func decodeError(base, path string, size int, err error) *Error {
+// DecodeError words a body that did not decode; a cut-off body is named as such.
+func DecodeError(base, path string, size int, err error) *Error {
 	var syn *json.SyntaxError
 	if errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end")) || strings.Contains(err.Error(), "unexpected end of JSON input") {
 		return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindTruncated, Err: err,
 			Msg: fmt.Sprintf("the JSON body is truncated after %d bytes — the connection was cut or a proxy limits the response size; retry", size)}
 	}
 	return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindInvalid, Err: err,
-		Msg: fmt.Sprintf("not a valid document: %s", clip(oneLine(err.Error()), 200))}
+		Msg: fmt.Sprintf("not a valid document: %s", Clip(OneLine(err.Error()), 200))}
 }
 
-func invalidDoc(base, path, msg string) *Error {
+func InvalidDoc(base, path, msg string) *Error {
 	return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindInvalid, Msg: msg}
 }
 
-func isHTML(contentType string, body []byte) bool {
+func IsHTML(contentType string, body []byte) bool {
 	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/html") {
 		return true
 	}
@@ -216,12 +225,12 @@ func isHTML(contentType string, body []byte) bool {
 
 var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
-func htmlTitle(body []byte) string {
+func HTMLTitle(body []byte) string {
 	m := titleRE.FindSubmatch(body[:min(len(body), 64<<10)])
 	if m == nil {
 		return ""
 	}
-	return clip(oneLine(string(m[1])), 80)
+	return Clip(OneLine(string(m[1])), 80)
 }
 
 func certNames(c *x509.Certificate) string {
@@ -256,15 +265,15 @@ func innermost(err error) string {
 	for {
 		u := errors.Unwrap(err)
 		if u == nil {
-			return oneLine(err.Error())
+			return OneLine(err.Error())
 		}
 		err = u
 	}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
