@@ -132,7 +132,7 @@ func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPla
 			o := observeRoute(ctx, cp.Server(cell.Server), mvpRequest{Method: method, Path: path + "?limit=1"})
 			want := cell.Outcome
 			if cell.Unavailable != "" {
-				want += "/" + probeFlavour(cell.Unavailable)
+				want += "/" + cell.Unavailable
 			}
 			got := observedKey(o.obs)
 			line := fmt.Sprintf("%-60s %-6s simulated %-12s observed %-12s %s", row.Name, cell.Server, cell.Text, got, httpCodes(o))
