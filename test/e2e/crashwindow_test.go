@@ -77,7 +77,7 @@ func TestCrashWindow(t *testing.T) {
 		}
 	}
 	t.Logf("kas-b's answer for jobs after kas-a's SIGKILL, snapshot by snapshot:\n%s", strings.Join(table, "\n"))
-	if !seen["unavailable/transport"] || !seen["unavailable/endpoint"] {
+	if !seen["unavailable/transport"] || !seen["unavailable/endpoint-resolution"] {
 		t.Errorf("the test did not see both 503s (saw %v): the delays miss a phase", seen)
 	}
 	t.Logf("%d certain and %d uncertain predictions", certain, uncertain)

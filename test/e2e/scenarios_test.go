@@ -206,7 +206,7 @@ func TestScenariosPair(t *testing.T) {
 			t.Errorf("snapshot 25 s after the kill: kas-a = %+v, want reachable false, endpointResolvable false", s)
 		}
 		c = compareRouting(t, ctx, cp, snap, reqs, killed, "scenario d, kas-a SIGKILLed 25 s ago")
-		c.expectSkew(t, "unavailable/endpoint")
+		c.expectSkew(t, "unavailable/endpoint-resolution")
 	})
 
 	// e: the only server of batch/v1 stopped with SIGTERM: its identity lease is deleted,
