@@ -78,7 +78,7 @@ func TestGolden(t *testing.T) {
 		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
 		// The same servers as kube-apiserver starts them by default (no --peer-ca-file): nothing
 		// is proxied, and the report says what it assumed first.
-		{"simulate-upgrade-1.36-1.37-default.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37"}, ExitOK},
+		{"simulate-upgrade-1.36-1.37-default.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37"}, ExitIncomplete},
 		{"simulate-upgrade-skew-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
 		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
@@ -124,7 +124,7 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"routes", "--snapshot", "testdata/snapshots/unknown-field.yaml"}, `unknown field "reachabel"`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/missing.yaml"}, `missing.yaml: no such file or directory`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/all-down.yaml"}, `no apiserver could be read (kas-a: GET https://127.0.0.1:17443/version: connection refused)`},
-		{[]string{"explain", "--snapshot", "testdata/snapshots/all-down.yaml", "GET", "/api/v1/pods"}, `no server in the snapshot was reachable`},
+		{[]string{"explain", "--snapshot", "testdata/snapshots/all-down.yaml", "GET", "/api/v1/pods"}, `no apiserver could be read (kas-a: GET https://127.0.0.1:17443/version: connection refused): the snapshot holds no evidence to work from; take a new one`},
 		{[]string{"routes", "--snapshot", skew, "-o", "xml"}, `unknown output format "xml" for "mvpctl routes": want one of table|wide|json|yaml`},
 		{[]string{"explain", "--snapshot", skew, "GET", "/foo"}, `"/foo" is not a Kubernetes API path`},
 		{[]string{"explain", "--snapshot", skew, "FETCH", "/api/v1/pods"}, `"FETCH" is not an HTTP method`},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -22,9 +23,25 @@ type discoverFlags struct {
 	timeout     time.Duration
 	concurrency int
 	leases      bool
+	fs          *pflag.FlagSet // to tell which of these flags the user set
+}
+
+// discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
+var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases"}
+
+// setFlags lists the discoverFlags the user set on the command line.
+func (d *discoverFlags) setFlags() []string {
+	var set []string
+	for _, n := range discoverFlagNames {
+		if d.fs != nil && d.fs.Changed(n) {
+			set = append(set, "--"+n)
+		}
+	}
+	return set
 }
 
 func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
+	d.fs = fs
 	fs.StringArrayVar(&d.endpoints, "endpoint", nil, "also read the apiserver at this URL, with the kubeconfig's credentials (repeatable)")
 	fs.StringSliceVar(&d.contexts, "contexts", nil, "read one apiserver per kubeconfig context, each with its own credentials (comma-separated); identity-lease addresses are then not dialled")
 	fs.DurationVar(&d.timeout, "timeout", discover.DefaultTimeout, "time allowed for all requests to one apiserver")
@@ -33,8 +50,11 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 }
 
 // discover takes a live snapshot. Progress goes to stderr when it is a terminal; warnings and
-// one line per unreadable server always do. A partial snapshot is returned without error: the
-// caller decides what partial means for its exit code (snapshot.Partial).
+// one line per unreadable server follow the discovery. A partial snapshot is returned without
+// error: the caller decides what partial means for its exit code (snapshot.Partial). A
+// snapshot in which no apiserver could be read is an error, and so is having no kubeconfig at
+// all: there is no evidence to print a result from, and the one line says why (the warnings
+// would only repeat the same cause).
 func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if d.concurrency < 1 {
 		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
@@ -42,7 +62,14 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 	if d.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout must be positive, got %s", d.timeout)
 	}
+	if err := requireKubeconfig(g); err != nil {
+		return nil, err
+	}
 	errOut := g.streams.ErrOut
+	var (
+		mu       sync.Mutex
+		warnings []string
+	)
 	opts := discover.Options{
 		RESTClientGetter: g.configFlags,
 		Endpoints:        d.endpoints,
@@ -50,7 +77,11 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 		NoLeaseServers:   !d.leases,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
-		Warn:             func(s string) { fmt.Fprintf(errOut, "warning: %s\n", s) },
+		Warn: func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
+			warnings = append(warnings, s)
+		},
 	}
 	if g.streams.ErrIsTerminal {
 		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[discovery] %s\n", s) }
@@ -58,6 +89,12 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 	snap, err := discover.Discover(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := requireReachable(snap, liveHint); err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(errOut, "warning: %s\n", w)
 	}
 	for i := range snap.Servers {
 		if !snap.Servers[i].Reachable {

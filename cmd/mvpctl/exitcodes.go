@@ -168,7 +168,9 @@ func probeResult(rep *probe.Report) error {
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", strings.Join(parts, "; ")))
 }
 
-// preflightResult is `mvpctl preflight`'s result at the --fail-on threshold.
+// preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
+// on assumptions (a version's default configuration, no live server to observe) is not a
+// pass: it exits 2 unless --fail-on=never.
 func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn) error {
 	var code int
 	switch rep.Failing(failOn) {
@@ -177,9 +179,45 @@ func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn) erro
 	case simulate.Warning:
 		code = ExitIncomplete
 	default:
+		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
+		}
 		return nil
 	}
 	return withCode(code, fmt.Errorf("preflight: %d blocking, %d warning finding(s)", rep.Summary.Blocking, rep.Summary.Warning))
+}
+
+// simulateResult is `mvpctl simulate`'s result: incomplete when it rests on assumptions or
+// on a snapshot in which some apiserver could not be read. The at-risk rows are part of the
+// output, not a verdict (preflight is the gate).
+func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) error {
+	var why []string
+	if n := len(rep.Simulation.Assumptions); n > 0 {
+		why = append(why, fmt.Sprintf("it rests on %d assumption(s) (the ASSUMED lines)", n))
+	}
+	var unread []string
+	for _, s := range start.Servers {
+		if !s.Reachable {
+			unread = append(unread, s.Name)
+		}
+	}
+	if len(unread) > 0 {
+		why = append(why, strings.Join(unread, ", ")+" could not be read when the snapshot was taken")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("incomplete result: %s", strings.Join(why, "; ")))
+}
+
+// requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
+// would read as "the traffic is safe". It is an input error (the wrong file or format).
+func requireReplayed(t *simulate.TrafficReport) error {
+	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
+		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
 }
 
 // exitCodeRow says, for one command, what gives each exit code. An empty cell: the command
@@ -192,9 +230,9 @@ type exitCodeRow struct {
 // exitCodeTable documents exitCode's decisions, per command. Every command also exits 1 on a
 // usage error (bad flag, -o format it does not support, unknown subcommand).
 var exitCodeTable = []exitCodeRow{
-	{"snapshot", "every apiserver was read", "usage or input error, or nothing could be snapshotted",
+	{"snapshot", "every apiserver was read", "usage or input error, no kubeconfig, or no apiserver could be read (nothing is written)",
 		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server", ""},
-	{"routes", "every apiserver of the snapshot was read", "usage or input error (malformed or truncated snapshot), or no apiserver could be read",
+	{"routes", "every apiserver of the snapshot was read", "usage or input error (malformed or truncated snapshot, --snapshot with a discovery flag), or no apiserver could be read",
 		"partial: some apiserver could not be read; the table marks it", ""},
 	{"explain", "every apiserver asked about was evaluated", "usage or input error: unparsable request, unknown server, the server asked about unreachable, or none reachable",
 		"partial: some apiserver could not be read (not with --apiserver)", ""},
@@ -204,9 +242,11 @@ var exitCodeTable = []exitCodeRow{
 		"partial: some apiserver was not checked (could not be read, documents not recorded, prediction uncertain)", "some stale or missing entry (wins over 2)"},
 	{"probe", "every observation matches the prediction", "usage or input error: bad flag, unreadable snapshot, no credentials",
 		"partial: some apiserver or request could not be probed (unreachable, denied, timed out, interrupted); nothing measured disagreed", "a mismatch, or a server proxying despite the loop-prevention header (wins over 2)"},
-	{"simulate upgrade, simulate run", "simulated; the at-risk rows are in the output", "usage or input error: bad scenario or step, no profile for a version", "", ""},
-	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error",
-		"warnings only, with --fail-on=warning (the default)", "blocking findings, unless --fail-on=never"},
+	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
+		"usage or input error: bad scenario or step, no profile for a version, no apiserver could be read, traffic with no request to replay",
+		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read", ""},
+	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
+		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
 	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
 	{"version", "printed", "usage error", "", ""},
 }

@@ -71,6 +71,9 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := requireReplayed(rep.Traffic); err != nil {
+		return err
+	}
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}
@@ -132,6 +135,9 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
+	for _, a := range rep.Stated {
+		fmt.Fprintf(w, "STATED %s\n", a)
+	}
 	fmt.Fprintln(w, scenarioLine(rep))
 	if len(rep.Findings) > 0 {
 		var rows [][]string
@@ -150,6 +156,9 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "**Assumed:** %s\n\n", a)
+	}
+	for _, a := range rep.Stated {
+		fmt.Fprintf(w, "**Stated:** %s\n\n", a)
 	}
 	fmt.Fprintf(w, "%s\n\n", scenarioLine(rep))
 	if len(rep.Findings) == 0 {

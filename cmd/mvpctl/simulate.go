@@ -77,8 +77,14 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		if rep.Traffic, err = simulate.Replay(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
+		if err := requireReplayed(rep.Traffic); err != nil {
+			return err
+		}
 	}
-	return output.Write(g.streams.Out, simulationWriter{rep}, opts)
+	if err := output.Write(g.streams.Out, simulationWriter{rep}, opts); err != nil {
+		return err
+	}
+	return simulateResult(rep, pl.start)
 }
 
 // simulationWriter prints a simulation: the routing at every step, what is at risk, and
@@ -96,6 +102,9 @@ func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool)
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
+	}
+	for _, a := range sim.Stated {
+		fmt.Fprintf(w, "STATED %s\n", a)
 	}
 	if len(sim.Profiles) > 0 {
 		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions)\n", strings.Join(sim.Profiles, ", "))

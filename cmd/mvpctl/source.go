@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -25,10 +26,21 @@ func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 // load returns the snapshot; a partial one (some server unreadable) is no error.
 func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if s.file == "-" {
-		return snapshot.Load(g.streams.In, "<stdin>")
+		snap, err := snapshot.Load(g.streams.In, "<stdin>")
+		if err != nil {
+			return nil, err
+		}
+		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
-		return snapshot.LoadFile(s.file)
+		if set := s.live.setFlags(); len(set) > 0 {
+			return nil, fmt.Errorf("%s cannot be used with --snapshot: the snapshot already records which apiservers were read (drop --snapshot to read the live cluster)", strings.Join(set, ", "))
+		}
+		snap, err := snapshot.LoadFile(s.file)
+		if err != nil {
+			return nil, err
+		}
+		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	snap, err := s.live.discover(ctx, g)
 	if err != nil {
@@ -42,7 +54,13 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 
 // requireReachable fails when no server of the snapshot could be read: there is nothing to
 // route, and an empty table would read as "all clear".
-func requireReachable(snap *snapshot.Snapshot) error {
+// Hints for requireReachable: what to do when nothing was read.
+const (
+	snapshotFileHint = "the snapshot holds no evidence to work from; take a new one"
+	liveHint         = "check --kubeconfig/--context and the address, or pass --snapshot FILE"
+)
+
+func requireReachable(snap *snapshot.Snapshot, hint string) error {
 	for _, s := range snap.Servers {
 		if s.Reachable {
 			return nil
@@ -52,9 +70,26 @@ func requireReachable(snap *snapshot.Snapshot) error {
 	if len(snap.Servers) > 0 {
 		first = fmt.Sprintf(" (%s: %s)", snap.Servers[0].Name, snap.Servers[0].Error)
 	}
-	hint := "check --kubeconfig/--context, or pass --snapshot FILE"
-	if strings.Contains(first, "localhost:8080") {
-		hint = "no kubeconfig was found: set --kubeconfig, KUBECONFIG or --server, or pass --snapshot FILE"
-	}
 	return fmt.Errorf("no apiserver could be read%s: %s", first, hint)
+}
+
+// requireKubeconfig refuses a live discovery with no kubeconfig at all: client-go would fall
+// back to http://localhost:8080 and every line after would only repeat that nothing is there.
+// In a pod, the in-cluster config counts as a kubeconfig.
+func requireKubeconfig(g *globalOptions) error {
+	cf := g.configFlags
+	if cf.APIServer != nil && *cf.APIServer != "" {
+		return nil
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return nil
+	}
+	raw, err := cf.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil // a broken kubeconfig: client-go's own error says what is wrong with it
+	}
+	if len(raw.Clusters) == 0 {
+		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — point at one, or pass --snapshot FILE (simulate and preflight also take --servers)")
+	}
+	return nil
 }

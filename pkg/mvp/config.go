@@ -104,16 +104,25 @@ func ParseProxySetup(s string) (ProxySetup, error) {
 	return "", fmt.Errorf("proxy setup %q: want default, configured or off", s)
 }
 
+// Prefixes of evidence that is not an observation.
+const (
+	// StatedEvidence: the user said so (a flag, a scenario file).
+	StatedEvidence = "stated"
+	// AssumedEvidence: mvpctl took a default; no one said or saw it.
+	AssumedEvidence = "assumed"
+)
+
 // PeerProxy is the peer-proxy state of a server of version v set up as p, with evidence that
-// says it was assumed, not observed.
+// says it was not observed: "stated" when the user said how the server is set up
+// (--proxy=configured|off), "assumed" when mvpctl took the version's defaults.
 func (p ProxySetup) PeerProxy(v snapshot.Version) snapshot.PeerProxy {
 	switch p {
 	case ProxyConfigured:
 		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true),
-			Evidence: []string{"assumed (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set"}}
+			Evidence: []string{StatedEvidence + " (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set"}}
 	case ProxyOff:
 		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(false), FilterInstalled: snapshot.Ptr(false),
-			Evidence: []string{"assumed (--proxy=off): feature gate UnknownVersionInteroperabilityProxy off"}}
+			Evidence: []string{StatedEvidence + " (--proxy=off): feature gate UnknownVersionInteroperabilityProxy off"}}
 	}
 	gate := GateDefault(v)
 	state := "off"
@@ -121,5 +130,5 @@ func (p ProxySetup) PeerProxy(v snapshot.Version) snapshot.PeerProxy {
 		state = "on"
 	}
 	return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false),
-		Evidence: []string{fmt.Sprintf("assumed (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state)}}
+		Evidence: []string{fmt.Sprintf(AssumedEvidence+" (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state)}}
 }

@@ -18,6 +18,8 @@ const SimulationKind = "Simulation"
 type Simulation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Stated is the configuration the user stated rather than observed (--proxy=configured).
+	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the simulation assumed rather than observed (how servers started
 	// from profiles have their peer proxy set up), to be read before anything else.
 	Assumptions []string `json:"assumptions,omitempty"`
@@ -78,24 +80,29 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	cur := start
 	sim.Steps = append(sim.Steps, evaluate(0, "start", cur))
-	assumedBy := map[string][]string{} // assumption → servers, in first-seen order
-	var assumptions []string
+	unobservedBy := map[string][]string{} // evidence → servers, in first-seen order
+	var unobserved []string
 	for i := range start.Servers {
 		srv := &start.Servers[i]
 		if srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
 			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
 		}
 		for _, ev := range srv.PeerProxy.Evidence {
-			if strings.HasPrefix(ev, "assumed") {
-				if assumedBy[ev] == nil {
-					assumptions = append(assumptions, ev)
+			if strings.HasPrefix(ev, mvp.AssumedEvidence) || strings.HasPrefix(ev, mvp.StatedEvidence) {
+				if unobservedBy[ev] == nil {
+					unobserved = append(unobserved, ev)
 				}
-				assumedBy[ev] = append(assumedBy[ev], srv.Name)
+				unobservedBy[ev] = append(unobservedBy[ev], srv.Name)
 			}
 		}
 	}
-	for _, ev := range assumptions {
-		sim.Assumptions = append(sim.Assumptions, strings.Join(assumedBy[ev], ", ")+": "+ev)
+	for _, ev := range unobserved {
+		line := strings.Join(unobservedBy[ev], ", ") + ": " + ev
+		if strings.HasPrefix(ev, mvp.StatedEvidence) {
+			sim.Stated = append(sim.Stated, line)
+		} else {
+			sim.Assumptions = append(sim.Assumptions, line)
+		}
 	}
 	for i, st := range steps {
 		next, notes, losses, err := applyStep(cur, st)
