@@ -183,6 +183,14 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(text, "Client Version: ") || noHeaders != text {
 		t.Errorf("version: code %d, %q; with --no-headers (no table: no change) %q", code, text, noHeaders)
 	}
+	// The embedded profiles, as profiles list names them.
+	if !strings.Contains(out, `"profiles": [
+    "v1.33.13",`) {
+		t.Errorf("version -o json does not list the profiles: %s", out)
+	}
+	if !strings.Contains(text, "\nProfiles: v1.33.13, v1.34.4, ") {
+		t.Errorf("version does not list the profiles: %q", text)
+	}
 	out, _, _ = run(t, "completion", "bash")
 	if !strings.Contains(out, "__start_mvpctl") {
 		t.Error("bash completion does not define __start_mvpctl")

@@ -38,6 +38,8 @@ type globalOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	// clock is the time source (fixed in golden tests); nil means time.Now.
 	clock func() time.Time
+	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (plugin.go).
+	argv0 string
 }
 
 func (g *globalOptions) now() time.Time {
@@ -78,19 +80,21 @@ to a peer, 404 or 503, and explains each decision step by step.
 		newVersionCmd(g),
 		newExitCodesTopic(),
 	)
+	registerCompletions(root, g)
+	asKubectlPlugin(root, g)
 	return root
 }
 
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
-	return execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true)})
+	return execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true), argv0: os.Args[0]})
 }
 
 func execute(args []string, g *globalOptions) int {
 	streams := g.streams
 	root := newRootCmd(g)
-	root.SetArgs(args)
+	root.SetArgs(g.pluginArgs(args))
 	err := root.ExecuteContext(context.Background())
 	code := exitCode(err)
 	if code == ExitOK {
@@ -100,7 +104,7 @@ func execute(args []string, g *globalOptions) int {
 	if code == ExitIncomplete {
 		prefix = "warning" // the result was printed, with a caveat
 	}
-	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(err.Error()))
+	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(g.displayText(err.Error())))
 	return code
 }
 

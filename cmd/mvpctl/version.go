@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/buildinfo"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +31,11 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			ver, commit, date := buildVersion()
-			v := buildinfo.NewVersion(ver, commit, date, snapshot.APIVersion)
+			profiles, err := simulate.ProfileVersions()
+			if err != nil {
+				return err
+			}
+			v := buildinfo.NewVersion(ver, commit, date, snapshot.APIVersion, profiles)
 			return output.Write(g.streams.Out, versionWriter{v}, opts)
 		},
 	}
@@ -43,7 +49,8 @@ type versionWriter struct{ v buildinfo.Version }
 func (w versionWriter) Object() any { return w.v }
 
 func (w versionWriter) WriteText(out io.Writer, _ output.Options) error {
-	_, err := fmt.Fprintf(out, "Client Version: %s (commit %s, built %s, %s)\nSnapshot Format: %s\n",
-		w.v.Client.Version, w.v.Client.GitCommit, w.v.Client.BuildDate, w.v.Client.GoVersion, w.v.SnapshotFormat)
+	_, err := fmt.Fprintf(out, "Client Version: %s (commit %s, built %s, %s)\nSnapshot Format: %s\nProfiles: %s\n",
+		w.v.Client.Version, w.v.Client.GitCommit, w.v.Client.BuildDate, w.v.Client.GoVersion, w.v.SnapshotFormat,
+		strings.Join(w.v.Profiles, ", "))
 	return err
 }

@@ -18,6 +18,9 @@ type Version struct {
 	Client     Client `json:"client"`
 	// SnapshotFormat is the snapshot apiVersion this build reads and writes.
 	SnapshotFormat string `json:"snapshotFormat"`
+	// Profiles are the versions of the kube-apiserver profiles embedded in this build, which
+	// simulations start from (mvpctl profiles list), oldest first.
+	Profiles []string `json:"profiles"`
 }
 
 // Client is the mvpctl binary.
@@ -30,13 +33,15 @@ type Client struct {
 }
 
 // NewVersion describes the running binary. version, gitCommit and buildDate are what the
-// build stamped into it; snapshotFormat is the snapshot apiVersion it reads and writes.
-func NewVersion(version, gitCommit, buildDate, snapshotFormat string) Version {
+// build stamped into it; snapshotFormat is the snapshot apiVersion it reads and writes;
+// profiles are the versions of its embedded profiles.
+func NewVersion(version, gitCommit, buildDate, snapshotFormat string, profiles []string) Version {
 	return Version{
 		APIVersion: report.APIVersion,
 		Kind:       VersionKind,
 		Client: Client{Version: version, GitCommit: gitCommit, BuildDate: buildDate,
 			GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
 		SnapshotFormat: snapshotFormat,
+		Profiles:       profiles,
 	}
 }

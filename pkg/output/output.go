@@ -144,10 +144,24 @@ func NewFlags(formats ...Format) *Flags {
 	return &Flags{formats: formats, format: string(formats[0])}
 }
 
+// FormatsAnnotation is the annotation of the -o flag AddFlags adds that lists the command's
+// formats, so that shell completion can offer them where only the flag is at hand.
+const FormatsAnnotation = "mvpctl.io/output-formats"
+
 // AddFlags adds -o/--output and --no-headers to fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.format, "output", "o", f.format, "output format: "+f.list())
+	_ = fs.SetAnnotation("output", FormatsAnnotation, f.Formats()) // the flag was just added
 	fs.BoolVar(&f.noHeaders, "no-headers", false, "omit the header row of tables (table and wide output)")
+}
+
+// Formats lists the formats the command supports, the default first.
+func (f *Flags) Formats() []string {
+	names := make([]string, len(f.formats))
+	for i, a := range f.formats {
+		names[i] = string(a)
+	}
+	return names
 }
 
 // Options returns the options the flags give, or, when -o names a format the command does
@@ -162,10 +176,4 @@ func (f *Flags) Options(command string) (Options, error) {
 	return Options{}, fmt.Errorf("unknown output format %q for %q: want one of %s", f.format, command, f.list())
 }
 
-func (f *Flags) list() string {
-	names := make([]string, len(f.formats))
-	for i, a := range f.formats {
-		names[i] = string(a)
-	}
-	return strings.Join(names, "|")
-}
+func (f *Flags) list() string { return strings.Join(f.Formats(), "|") }

@@ -132,6 +132,19 @@ func TestFlags(t *testing.T) {
 	}
 }
 
+func TestFlagsFormats(t *testing.T) {
+	f := NewFlags(FormatTable, FormatWide, FormatJSON)
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	f.AddFlags(fs)
+	want := []string{"table", "wide", "json"}
+	if got := f.Formats(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Formats() = %v, want %v", got, want)
+	}
+	if got := fs.Lookup("output").Annotations[FormatsAnnotation]; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("annotation %s = %v, want %v", FormatsAnnotation, got, want)
+	}
+}
+
 func TestHeader(t *testing.T) {
 	if got := Header("kas a_b"); got != "KAS-A-B" {
 		t.Errorf("Header(%q) = %q", "kas a_b", got)

@@ -83,6 +83,20 @@ func Profiles() ([]Profile, error) {
 	return out, nil
 }
 
+// ProfileVersions returns the exact versions of the embedded profiles, oldest first
+// ("v1.36.3"): what LookupProfile finds a profile for, one per minor.
+func ProfileVersions() ([]string, error) {
+	ps, err := Profiles()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Version.String()
+	}
+	return out, nil
+}
+
 func less(a, b snapshot.Version) bool {
 	if a.Major != b.Major {
 		return a.Major < b.Major

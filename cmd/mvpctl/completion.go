@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// registerCompletions gives the flags and arguments of every command of root their dynamic
+// shell completion (`mvpctl completion SHELL`, or `mvpctl __complete ARGS...` as the shell
+// scripts and kubectl's plugin completion call it). Flags are found by name, so a command
+// that declares one of them gets its completion without code of its own:
+//
+//   - --apiserver: the server names of the --snapshot file. Without --snapshot, nothing: a
+//     completion never dials the cluster.
+//   - --to and `profiles show VERSION`: the versions of the embedded profiles.
+//   - -o/--output: the formats of the command (output.FormatsAnnotation).
+//   - --fail-on: its thresholds.
+//   - --context, --contexts, --cluster, --user: the kubeconfig's names, read from the files
+//     the kubeconfig loading rules find (no network).
+//   - --snapshot and --scenario: YAML and JSON files.
+func registerCompletions(root *cobra.Command, g *globalOptions) {
+	done := map[*pflag.Flag]bool{}
+	register := func(c *cobra.Command, fs *pflag.FlagSet) {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if done[f] {
+				return
+			}
+			var fn cobra.CompletionFunc
+			switch f.Name {
+			case "apiserver":
+				fn = completeServers
+			case "to":
+				fn = completeProfileVersions
+			case "output":
+				if formats, ok := f.Annotations[output.FormatsAnnotation]; ok {
+					fn = fixedCompletions(formats...)
+				}
+			case "fail-on":
+				var values []string
+				for _, v := range simulate.FailOnValues {
+					values = append(values, string(v))
+				}
+				fn = fixedCompletions(values...)
+			case "context":
+				fn = completeKubeconfig(g, contextNames, false)
+			case "contexts":
+				fn = completeKubeconfig(g, contextNames, true)
+			case "cluster":
+				fn = completeKubeconfig(g, clusterNames, false)
+			case "user":
+				fn = completeKubeconfig(g, userNames, false)
+			case "snapshot", "scenario":
+				_ = fs.SetAnnotation(f.Name, cobra.BashCompFilenameExt, []string{"yaml", "yml", "json"})
+			}
+			if fn == nil {
+				return
+			}
+			done[f] = true
+			if err := c.RegisterFlagCompletionFunc(f.Name, fn); err != nil {
+				panic(fmt.Sprintf("completion of --%s of %q: %v", f.Name, c.CommandPath(), err)) // a programming error
+			}
+		})
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		register(c, c.PersistentFlags())
+		register(c, c.LocalNonPersistentFlags())
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	if show, _, err := root.Find([]string{"profiles", "show"}); err == nil && show.Name() == "show" {
+		show.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeProfileVersions(cmd, args, toComplete)
+		}
+	}
+}
+
+// fixedCompletions completes one of values.
+func fixedCompletions(values ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []cobra.Completion
+		for _, v := range values {
+			if strings.HasPrefix(v, toComplete) {
+				out = append(out, v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeServers completes the names of the servers of the --snapshot file, each described
+// by its version. Without a file (a live discovery, or stdin) there is nothing to offer: a
+// completion must not reach the cluster.
+func completeServers(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	file, _ := cmd.Flags().GetString("snapshot")
+	if file == "" || file == "-" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	snap, err := snapshot.LoadFile(file)
+	if err != nil {
+		cobra.CompDebugln(err.Error(), false)
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, s := range snap.Servers {
+		if !strings.HasPrefix(s.Name, toComplete) {
+			continue
+		}
+		desc := s.Version
+		if !s.Reachable {
+			desc = strings.TrimSpace(desc + " unreachable")
+		}
+		out = append(out, cobra.CompletionWithDesc(s.Name, desc))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeProfileVersions completes the versions of the embedded profiles, as `profiles list`
+// prints them (v1.36.3), or without the v when the word typed so far starts with a digit.
+func completeProfileVersions(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ps, err := simulate.Profiles()
+	if err != nil {
+		cobra.CompDebugln(err.Error(), false)
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, p := range ps {
+		v := p.Version.String()
+		if toComplete != "" && !strings.HasPrefix(toComplete, "v") {
+			v = strings.TrimPrefix(v, "v")
+		}
+		if strings.HasPrefix(v, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(v, fmt.Sprintf("Kubernetes %d.%d profile, %d resources", p.Version.Major, p.Version.Minor, len(p.Resources))))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func contextNames(c *clientcmdapi.Config) map[string]string {
+	out := map[string]string{}
+	for name, ctx := range c.Contexts {
+		out[name] = ctx.Cluster
+	}
+	return out
+}
+
+func clusterNames(c *clientcmdapi.Config) map[string]string {
+	out := map[string]string{}
+	for name, cl := range c.Clusters {
+		out[name] = cl.Server
+	}
+	return out
+}
+
+func userNames(c *clientcmdapi.Config) map[string]string {
+	out := map[string]string{}
+	for name := range c.AuthInfos {
+		out[name] = ""
+	}
+	return out
+}
+
+// completeKubeconfig completes the names names picks from the kubeconfig (--kubeconfig, else
+// KUBECONFIG, else ~/.kube/config, merged as kubectl merges them), read from disk only. list
+// is for a comma-separated flag: the last item is completed, after the ones typed before it.
+func completeKubeconfig(g *globalOptions, names func(*clientcmdapi.Config) map[string]string, list bool) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		if g.configFlags != nil && g.configFlags.KubeConfig != nil {
+			rules.ExplicitPath = *g.configFlags.KubeConfig
+		}
+		cfg, err := rules.Load()
+		if err != nil {
+			cobra.CompDebugln(err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		before, word := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); list && i >= 0 {
+			before, word = toComplete[:i+1], toComplete[i+1:]
+		}
+		m := names(cfg)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []cobra.Completion
+		for _, k := range keys {
+			if strings.HasPrefix(k, word) {
+				out = append(out, cobra.CompletionWithDesc(before+k, m[k]))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

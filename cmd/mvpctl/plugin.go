@@ -1,0 +1,91 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// As a kubectl plugin, mvpctl is on PATH as kubectl-mvp (krew links it so; by hand, a copy or
+// a symlink) and run as `kubectl mvp`: kubectl execs it with argv[0] the plugin's path.
+const (
+	pluginBinary      = "kubectl-mvp"
+	pluginDisplayName = "kubectl mvp"
+	// pluginCompletionBinary is what kubectl (1.26+) runs to complete `kubectl mvp ...`; a
+	// copy of or symlink to the binary under this name behaves as `kubectl-mvp __complete`.
+	pluginCompletionBinary = "kubectl_complete-mvp"
+)
+
+// binaryName is the base name of argv0 without a .exe suffix.
+func binaryName(argv0 string) string {
+	if i := strings.LastIndexAny(argv0, `/\`); i >= 0 {
+		argv0 = argv0[i+1:]
+	}
+	if strings.HasSuffix(strings.ToLower(argv0), ".exe") {
+		argv0 = argv0[:len(argv0)-len(".exe")]
+	}
+	return argv0
+}
+
+// isPlugin reports whether the binary runs as a kubectl plugin, for itself or for kubectl's
+// completion of it.
+func (g *globalOptions) isPlugin() bool {
+	n := binaryName(g.argv0)
+	return n == pluginBinary || n == pluginCompletionBinary
+}
+
+// pluginArgs are the arguments the command line runs with: those given, after `__complete`
+// when the binary runs as kubectl_complete-mvp.
+func (g *globalOptions) pluginArgs(args []string) []string {
+	if binaryName(g.argv0) == pluginCompletionBinary {
+		return append([]string{cobra.ShellCompRequestCmd}, args...)
+	}
+	return args
+}
+
+// mvpctlWord is mvpctl as the name of the command, not in mvpctl.io/v1alpha1, mvpctl-probe or
+// a path such as bin/mvpctl.
+var mvpctlWord = regexp.MustCompile(`(^|[^\w./-])mvpctl([^\w./-]|$)`)
+
+// displayText is s with the command called as the user calls it: `kubectl mvp` for the
+// kubectl plugin, else unchanged.
+func (g *globalOptions) displayText(s string) string {
+	if !g.isPlugin() {
+		return s
+	}
+	// Twice: the second pass catches a match whose leading character the first one consumed
+	// ("mvpctl mvpctl").
+	for range 2 {
+		s = mvpctlWord.ReplaceAllString(s, "${1}"+pluginDisplayName+"${2}")
+	}
+	return s
+}
+
+// asKubectlPlugin names the command tree kubectl-mvp, shown as `kubectl mvp` in usage lines,
+// help, examples and errors (cobra's CommandDisplayNameAnnotation), when the binary runs as
+// the plugin.
+func asKubectlPlugin(root *cobra.Command, g *globalOptions) {
+	if !g.isPlugin() {
+		return
+	}
+	root.Use = pluginBinary // Name(): completion scripts complete the binary kubectl-mvp
+	if root.Annotations == nil {
+		root.Annotations = map[string]string{}
+	}
+	root.Annotations[cobra.CommandDisplayNameAnnotation] = pluginDisplayName
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Short = g.displayText(c.Short)
+		c.Long = g.displayText(c.Long)
+		c.Example = g.displayText(c.Example)
+		for _, fs := range []*pflag.FlagSet{c.PersistentFlags(), c.Flags()} {
+			fs.VisitAll(func(f *pflag.Flag) { f.Usage = g.displayText(f.Usage) })
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
