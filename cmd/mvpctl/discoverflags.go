@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +66,14 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 	if err := requireKubeconfig(g); err != nil {
 		return nil, err
 	}
+	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {
+		g.warnLoweredTrust(cfg)
+	}
+	for _, name := range d.contexts {
+		if cfg, err := discover.ContextConfig(g.configFlags, strings.TrimSpace(name)); err == nil {
+			g.warnLoweredTrust(cfg)
+		}
+	}
 	errOut := g.streams.ErrOut
 	var (
 		mu       sync.Mutex
@@ -94,7 +103,7 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 		return nil, err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(errOut, "warning: %s\n", w)
+		g.warn(w)
 	}
 	for i := range snap.Servers {
 		if !snap.Servers[i].Reachable {

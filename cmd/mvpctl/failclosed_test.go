@@ -112,3 +112,34 @@ current-context: ctx
 		})
 	}
 }
+
+// TestTrustWarnings: TLS verification off, or a plain-HTTP server, is said once on stderr by
+// every command that connects, however the command ends.
+func TestTrustWarnings(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := func(name, cluster string) string {
+		p := filepath.Join(dir, name)
+		content := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: " + cluster + "\n  name: c\nusers:\n- name: u\n  user: {token: trust-warning-token-0123}\ncontexts:\n- context: {cluster: c, user: u}\n  name: ctx\ncurrent-context: ctx\n"
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	insecure := kubeconfig("insecure", `{server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}`)
+	plain := kubeconfig("plain", `{server: "http://127.0.0.1:1"}`)
+	commands := [][]string{
+		{"snapshot"}, {"routes"}, {"explain", "GET", "/api/v1/pods"}, {"discovery", "diff"},
+		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"},
+	}
+	for _, kc := range []struct{ file, want string }{{insecure, "warning: TLS verification is off"}, {plain, "warning: plain HTTP to 127.0.0.1"}} {
+		for _, args := range commands {
+			t.Run(filepath.Base(kc.file)+"/"+strings.Join(args, " "), func(t *testing.T) {
+				t.Setenv("KUBECONFIG", kc.file)
+				_, errOut, code := run(t, append(args, "--timeout", "2s")...)
+				if n := strings.Count(errOut, kc.want); n != 1 || code != ExitError {
+					t.Errorf("exit %d, %d warning(s) %q in stderr %q", code, n, kc.want, errOut)
+				}
+			})
+		}
+	}
+}

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
-	"github.com/spf13/pflag"
 )
 
 // planFlags say where a simulation starts and what happens: a rolling upgrade (--to), a

@@ -144,7 +144,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		RequestTimeout: o.requestTimeout,
 		TotalTimeout:   o.totalTimeout,
 		NoMetrics:      o.noMetrics,
-		Warn:           func(s string) { fmt.Fprintf(errOut, "warning: %s\n", s) },
+		Warn:           g.warn,
 		Now:            g.clock,
 	}
 	if g.streams.ErrIsTerminal {

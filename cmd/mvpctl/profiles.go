@@ -5,10 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
-	"github.com/spf13/cobra"
 )
 
 func newProfilesCmd(g *globalOptions) *cobra.Command {

@@ -7,10 +7,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
 
 // Streams are the command's I/O, injected so commands run in-process in tests.
@@ -40,6 +44,34 @@ type globalOptions struct {
 	clock func() time.Time
 	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (plugin.go).
 	argv0 string
+	// warned holds the warnings already printed, so that one said by two layers (discovery and
+	// probe) is printed once.
+	warned   map[string]bool
+	warnedMu sync.Mutex
+}
+
+// warn prints a warning on stderr, once per run.
+func (g *globalOptions) warn(msg string) {
+	g.warnedMu.Lock() // probe warns from several goroutines
+	defer g.warnedMu.Unlock()
+	if g.warned[msg] {
+		return
+	}
+	if g.warned == nil {
+		g.warned = map[string]bool{}
+	}
+	g.warned[msg] = true
+	fmt.Fprintf(g.streams.ErrOut, "warning: %s\n", msg)
+}
+
+// warnLoweredTrust warns, every command and every time, when the kubeconfig turns TLS
+// verification off or names a plain-HTTP server.
+func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) {
+	for _, cfg := range cfgs {
+		for _, w := range apiclient.TrustWarnings(cfg) {
+			g.warn(w)
+		}
+	}
 }
 
 func (g *globalOptions) now() time.Time {

@@ -5,9 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
-	"github.com/spf13/cobra"
 )
 
 type routesOptions struct {

@@ -6,10 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-	"github.com/spf13/cobra"
 )
 
 type simulateOptions struct {

@@ -7,8 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/pflag"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // snapshotSource is where a command gets its Snapshot: a file given with --snapshot, or else a

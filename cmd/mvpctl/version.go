@@ -5,11 +5,12 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mvpctl/mvpctl/pkg/buildinfo"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
-	"github.com/spf13/cobra"
 )
 
 // Set by the Makefile with -ldflags -X.

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/redact"
 )
 
 // DefaultServingName is the DNS name every kube-apiserver's serving certificate carries:
@@ -29,6 +32,9 @@ type Options struct {
 	UserAgent string
 	// MaxBody caps what is read of one answer; a longer body is cut and Response.Truncated set.
 	MaxBody int64
+	// Redactor, when set, learns every Authorization header the client sends (tokens from
+	// exec plugins and auth providers included) before the request leaves.
+	Redactor *redact.Redactor
 }
 
 // Client sends requests to one server with a kubeconfig's credentials. It never follows
@@ -38,6 +44,8 @@ type Client struct {
 	base string // scheme://host[:port][/prefix], no trailing slash, no user info
 	http *http.Client
 	opts Options
+	// plugin names the credential plugin the transport runs before each request, if any.
+	plugin string
 }
 
 // New builds a client for base (see NormalizeBase) with cfg's credentials and TLS settings.
@@ -51,6 +59,13 @@ func New(cfg *rest.Config, base string, opts Options) (*Client, error) {
 	if c.UserAgent == "" {
 		c.UserAgent = opts.UserAgent
 	}
+	if opts.Redactor != nil {
+		c.Wrap(opts.Redactor.Learn)
+	}
+	plugin := ""
+	if c.ExecProvider != nil {
+		plugin = c.ExecProvider.Command
+	}
 	hc, err := rest.HTTPClientFor(c)
 	if err != nil {
 		// Messages from client-go's config validation name files, never their contents.
@@ -60,7 +75,7 @@ func New(cfg *rest.Config, base string, opts Options) (*Client, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	return &Client{base: base, http: hc, opts: opts}, nil
+	return &Client{base: base, http: hc, opts: opts, plugin: plugin}, nil
 }
 
 // DefaultMaxBody caps one response when Options.MaxBody is not set. Discovery of a large
@@ -115,9 +130,9 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 		req.Header[k] = vs
 	}
 	t0 := time.Now()
-	resp, err := c.http.Do(req)
+	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
-		e := TransportError(c.base, path, c.opts.Timeout, err)
+		e := c.transportError(path, err)
 		e.Method = method
 		return nil, e
 	}
@@ -188,9 +203,83 @@ func (c *Client) Open(ctx context.Context, path, accept string) (*http.Response,
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
-		return nil, TransportError(c.base, path, c.opts.Timeout, err)
+		return nil, c.transportError(path, err)
 	}
 	return resp, nil
+}
+
+// roundTrip sends req, and gives up when ctx ends even if the transport has not returned: a
+// kubeconfig's exec credential plugin runs inside the transport, unbounded by the context, and
+// a hung one would hang mvpctl. The abandoned request finishes (or not) in the background.
+func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if c.plugin != "" {
+		if _, hung := hungPlugins.Load(c.plugin); hung {
+			return nil, errPluginHung
+		}
+		req = req.WithContext(redact.WithSentMarker(req.Context()))
+	}
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := c.http.Do(req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.resp != nil {
+				r.resp.Body.Close()
+			}
+		}()
+		if c.plugin != "" && !redact.Sent(req.Context()) {
+			// The request never got past the credential plugin: later requests that need it
+			// fail at once instead of waiting for it again.
+			hungPlugins.Store(c.plugin, true)
+			return nil, errPluginHung
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// hungPlugins are the credential plugins (by command) that did not finish within a request's
+// time: mvpctl runs them once per process, not once per request.
+var hungPlugins sync.Map
+
+// errPluginHung marks a request the credential plugin held up.
+var errPluginHung = errors.New("the credential plugin did not finish")
+
+// transportError words a failed round trip; a timeout names the credential plugin when the
+// kubeconfig has one, since it runs before the request is sent.
+func (c *Client) transportError(path string, err error) *Error {
+	if errors.Is(err, errPluginHung) {
+		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
+			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q did not finish within %s (so no request was sent) — run it by hand to see what it waits for, or raise --timeout", c.plugin, c.opts.Timeout)}
+	}
+	return TransportError(c.base, path, c.opts.Timeout, err)
+}
+
+// InsecureWarning is the warning every command prints when TLS verification is off.
+const InsecureWarning = "TLS verification is off (--insecure-skip-tls-verify): the servers' identity is not checked, and the credentials go to whoever answers at their addresses"
+
+// TrustWarnings are the warnings for a config that lowers trust: TLS verification off, or a
+// plain-HTTP server (credentials and answers travel unencrypted).
+func TrustWarnings(cfg *rest.Config) []string {
+	var out []string
+	if cfg == nil {
+		return nil
+	}
+	if cfg.TLSClientConfig.Insecure {
+		out = append(out, InsecureWarning)
+	}
+	if schemeOf(cfg.Host) == "http" {
+		out = append(out, fmt.Sprintf("plain HTTP to %s: the credentials and every answer travel unencrypted", HostOnly(cfg.Host)))
+	}
+	return out
 }

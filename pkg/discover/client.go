@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/redact"
 )
 
 // Error is one failed request to one server (internal/apiclient's, which words every failure
@@ -27,9 +28,10 @@ type serverClient struct {
 }
 
 // newServerClient builds a client for base with cfg's credentials and TLS settings, verifying
-// the serving certificate against serverName when it is not empty.
-func newServerClient(cfg *rest.Config, base, serverName string, timeout time.Duration) (*serverClient, error) {
-	c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: serverName, Timeout: timeout})
+// the serving certificate against serverName when it is not empty; red learns the credentials
+// it sends.
+func newServerClient(cfg *rest.Config, base, serverName string, timeout time.Duration, red *redact.Redactor) (*serverClient, error) {
+	c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: serverName, Timeout: timeout, Redactor: red})
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,10 @@ package discover
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 )
@@ -104,3 +107,76 @@ func TestCredentialsNeverLeak(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestLearnedCredentialsNeverLeak: credentials the kubeconfig does not hold as such — a basic
+// auth pair (sent base64-encoded) and an exec plugin's token (known only once the plugin has
+// run) — are learned from the requests themselves and redacted when a server quotes them; a
+// plugin that hangs is bounded by --timeout and named.
+func TestLearnedCredentialsNeverLeak(t *testing.T) {
+	p := dt.NewPKI(t)
+	const pluginToken = "exec-plugin-token-7d1e4b9c2a"
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		path := dir + "/" + name
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	plugin := script("plugin", `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"`+pluginToken+`"}}'`+"\n")
+	hung := script("hung", "sleep 6\n")
+	exec := func(cmd string) *clientcmdapi.ExecConfig {
+		return &clientcmdapi.ExecConfig{Command: cmd, APIVersion: "client.authentication.k8s.io/v1", InteractiveMode: clientcmdapi.NeverExecInteractiveMode}
+	}
+
+	tests := []struct {
+		name    string
+		cfg     func(host string) *rest.Config
+		secrets []string
+		want    string // in the server's recorded error
+	}{
+		{"basic auth", func(host string) *rest.Config {
+			return &rest.Config{Host: host, Username: "admin", Password: "s3cret-basic-password", TLSClientConfig: rest.TLSClientConfig{CAData: p.CAPEM}}
+		}, []string{"s3cret-basic-password", base64.StdEncoding.EncodeToString([]byte("admin:s3cret-basic-password"))}, "denied for Basic [REDACTED]"},
+		{"exec plugin", func(host string) *rest.Config {
+			return &rest.Config{Host: host, ExecProvider: exec(plugin), TLSClientConfig: rest.TLSClientConfig{CAData: p.CAPEM}}
+		}, []string{pluginToken}, "denied for Bearer [REDACTED]"},
+		{"hung exec plugin", func(host string) *rest.Config {
+			return &rest.Config{Host: host, ExecProvider: exec(hung), TLSClientConfig: rest.TLSClientConfig{CAData: p.CAPEM}}
+		}, nil, `credential plugin "` + hung + `" did not finish within 2s`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			echo := &dt.Server{GitVersion: "v1.36.3", Mode: dt.ModeNoPeer, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}
+			echo.Override = map[string]http.HandlerFunc{"/version": func(w http.ResponseWriter, r *http.Request) {
+				// A misbehaving proxy that quotes the request's Authorization header.
+				dt.WriteStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, "denied for "+r.Header.Get("Authorization"))
+			}}
+			echo.Start(t, p)
+			var rec recorder
+			start := time.Now()
+			snap, err := Discover(context.Background(), rec.opts(Options{Config: tt.cfg(echo.URL()), Timeout: 2 * time.Second, NoLeaseServers: true}))
+			// The hung plugin is waited for once (2s), not once per request.
+			if took := time.Since(start); took > 4*time.Second {
+				t.Errorf("took %s with a 2s timeout", took)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := snap.Servers[0]
+			if srv.Reachable || !strings.Contains(srv.Error, tt.want) {
+				t.Errorf("server error %q, want it to contain %q", srv.Error, tt.want)
+			}
+			out, err := snap.Marshal(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := string(out) + strings.Join(rec.progress, "\n") + strings.Join(rec.warnings, "\n") + FailureLine(&srv)
+			for _, s := range tt.secrets {
+				if strings.Contains(all, s) {
+					t.Errorf("%q appears in the snapshot or the messages", s)
+				}
+			}
+		})
+	}
+}

@@ -89,7 +89,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 		}
 	}
 
-	primaryClient, _ := newServerClient(base, primaryBase, "", timeout)
+	primaryClient, _ := newServerClient(base, primaryBase, "", timeout, &d.red)
 	cluster, idx := d.readCluster(ctx, results, primaryClient, timeout)
 
 	snap := snapshot.New()
@@ -184,7 +184,7 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	}
 	var msgs []string
 	for _, v := range vias {
-		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout())
+		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout(), &d.red)
 		if err == nil {
 			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
 			var leases []identityLease
@@ -213,7 +213,7 @@ func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout ti
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = fetchServer(ctx, t, timeout)
+			results[i] = fetchServer(ctx, t, timeout, &d.red)
 			doneMu.Lock()
 			done++
 			n := done

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -74,12 +75,12 @@ type result struct {
 // fetchServer reads one server within timeout. Only the first failure that leaves the
 // snapshot of the server incomplete (version or discovery) makes it unreachable; readyz and
 // the peer-aggregated document are evidence, and their failure is noted.
-func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result {
+func fetchServer(ctx context.Context, t *target, timeout time.Duration, red *redact.Redactor) *result {
 	r := &result{t: t, minor: -1}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	info, c, name, err := connect(ctx, t, timeout)
+	info, c, name, err := connect(ctx, t, timeout, red)
 	if err != nil {
 		r.err = err
 		return r
@@ -142,14 +143,14 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration) *result 
 // connect fetches /version, trying the target's TLS server names in turn while the
 // certificate names another host: a node's serving certificate rarely names its own IP, but
 // always names kubernetes.default.svc (peers verify it with that name).
-func connect(ctx context.Context, t *target, timeout time.Duration) (*version.Info, *serverClient, string, error) {
+func connect(ctx context.Context, t *target, timeout time.Duration, red *redact.Redactor) (*version.Info, *serverClient, string, error) {
 	names := t.serverNames
 	if len(names) == 0 {
 		names = []string{""}
 	}
 	var lastErr error
 	for i, name := range names {
-		c, err := newServerClient(t.cfg, t.base, name, timeout)
+		c, err := newServerClient(t.cfg, t.base, name, timeout, red)
 		if err != nil {
 			return nil, nil, "", err
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/redact"
 )
 
 // userAgent identifies the probe in audit logs.
@@ -26,7 +27,7 @@ type serverClient = apiclient.Client
 // connect checks the server answers GET /version, trying the TLS server names in turn while
 // the certificate names another host (apiclient.ServerNames: the endpoint's host, the
 // kubeconfig server's host, kubernetes.default.svc).
-func connect(ctx context.Context, cfg *rest.Config, base string, timeout time.Duration) (*serverClient, error) {
+func connect(ctx context.Context, cfg *rest.Config, base string, timeout time.Duration, red *redact.Redactor) (*serverClient, error) {
 	names := apiclient.ServerNames(cfg, base, apiclient.HostOnly(cfg.Host))
 	if len(names) == 0 {
 		names = []string{""} // verification off or plain HTTP: the URL's host, unchecked
@@ -36,7 +37,7 @@ func connect(ctx context.Context, cfg *rest.Config, base string, timeout time.Du
 		if i == 0 && cfg.TLSClientConfig.ServerName == "" {
 			name = "" // the endpoint's own host: no override
 		}
-		c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: name, Timeout: timeout, UserAgent: userAgent, MaxBody: maxBody})
+		c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: name, Timeout: timeout, UserAgent: userAgent, MaxBody: maxBody, Redactor: red})
 		if err != nil {
 			return nil, err
 		}

@@ -280,7 +280,7 @@ func (p *prober) connectAll(ctx context.Context, rep *Report) {
 			ps.rep.Error = "not contacted: " + describeErr(ctxErr(ctx, err), p.opts.RequestTimeout)
 			return
 		}
-		c, err := connect(ctx, cfg, ps.srv.Endpoint, p.opts.RequestTimeout)
+		c, err := connect(ctx, cfg, ps.srv.Endpoint, p.opts.RequestTimeout, &p.red)
 		if err != nil {
 			ps.rep.Error = apiclient.OneLine(err.Error())
 			return
@@ -291,7 +291,7 @@ func (p *prober) connectAll(ctx context.Context, rep *Report) {
 	})
 	if insecure {
 		rep.Settings.InsecureTLS = true
-		p.warn(rep, "TLS verification is off (--insecure-skip-tls-verify): the servers' identity is not checked, and the credentials go to whoever answers at their addresses")
+		p.warn(rep, apiclient.InsecureWarning)
 	}
 }
 

@@ -2,8 +2,12 @@
 package redact
 
 import (
+	"context"
+	"encoding/base64"
+	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/rest"
 )
@@ -11,7 +15,10 @@ import (
 // Redactor removes credential values from text. mvpctl never puts request headers or
 // credentials into its messages; this is the second line of defence against a library error
 // (an exec plugin's output, an auth provider's message) that quotes one.
+//
+// Safe for concurrent use: requests to several servers learn credentials at once.
 type Redactor struct {
+	mu      sync.RWMutex
 	secrets []string
 }
 
@@ -25,6 +32,10 @@ func (r *Redactor) Add(cfg *rest.Config) {
 		return
 	}
 	vals := []string{cfg.BearerToken, cfg.Password, string(cfg.TLSClientConfig.KeyData), string(cfg.TLSClientConfig.CertData)}
+	if cfg.Username != "" || cfg.Password != "" {
+		// A server that echoes the Authorization header shows the pair in base64.
+		vals = append(vals, base64.StdEncoding.EncodeToString([]byte(cfg.Username+":"+cfg.Password)))
+	}
 	if cfg.ExecProvider != nil {
 		for _, e := range cfg.ExecProvider.Env {
 			vals = append(vals, e.Value)
@@ -35,6 +46,12 @@ func (r *Redactor) Add(cfg *rest.Config) {
 			vals = append(vals, v)
 		}
 	}
+	r.addValues(vals...)
+}
+
+func (r *Redactor) addValues(vals ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, v := range vals {
 		v = strings.TrimSpace(v)
 		if len(v) >= minSecretLen {
@@ -51,8 +68,79 @@ func (r *Redactor) Add(cfg *rest.Config) {
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
 }
 
+// AddAuthorization registers the credential of an Authorization header value: a bearer token,
+// or a basic-auth pair (its base64 form and its password).
+func (r *Redactor) AddAuthorization(h string) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok {
+		r.addValues(h)
+		return
+	}
+	cred = strings.TrimSpace(cred)
+	vals := []string{cred}
+	if strings.EqualFold(scheme, "basic") {
+		if raw, err := base64.StdEncoding.DecodeString(cred); err == nil {
+			if _, pass, ok := strings.Cut(string(raw), ":"); ok {
+				vals = append(vals, pass)
+			}
+		}
+	}
+	r.addValues(vals...)
+}
+
+// Learn wraps a transport so that every Authorization header it sends is registered before
+// the request leaves: credentials mvpctl never sees in the kubeconfig (an exec plugin's or an
+// auth provider's token) are then redacted like the others. Use it with rest.Config.Wrap;
+// client-go sets the header in wrappers outside this one.
+func (r *Redactor) Learn(rt http.RoundTripper) http.RoundTripper {
+	return learningTransport{r: r, next: rt}
+}
+
+type learningTransport struct {
+	r    *Redactor
+	next http.RoundTripper
+}
+
+func (t learningTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if m, ok := req.Context().Value(sentKey{}).(*sentMarker); ok {
+		m.mu.Lock()
+		m.sent = true
+		m.mu.Unlock()
+	}
+	for _, h := range req.Header.Values("Authorization") {
+		t.r.AddAuthorization(h)
+	}
+	return t.next.RoundTrip(req)
+}
+
+type sentKey struct{}
+
+type sentMarker struct {
+	mu   sync.Mutex
+	sent bool
+}
+
+// WithSentMarker returns a context whose requests Sent reports on: whether one got past the
+// credential wrappers (an exec plugin) to the transport Learn wraps.
+func WithSentMarker(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sentKey{}, &sentMarker{})
+}
+
+// Sent reports whether a request with ctx (from WithSentMarker) reached Learn's transport.
+func Sent(ctx context.Context) bool {
+	m, ok := ctx.Value(sentKey{}).(*sentMarker)
+	if !ok {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sent
+}
+
 // Clean replaces every registered credential in s with [REDACTED].
 func (r *Redactor) Clean(s string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	for _, v := range r.secrets {
 		s = strings.ReplaceAll(s, v, "[REDACTED]")
 	}
