@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -271,7 +272,36 @@ func innermost(err error) string {
 	}
 }
 
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds s onto one line and escapes the control characters left (an escape sequence
+// in a server's message would otherwise reach the terminal: title change, screen clear).
+func OneLine(s string) string { return EscapeControl(strings.Join(strings.Fields(s), " ")) }
+
+// EscapeControl replaces control characters (C0, DEL, C1) and invalid UTF-8 with Go escapes
+// (\x1b), so text from a server or a file prints as text.
+func EscapeControl(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 func Clip(s string, n int) string {
 	if len(s) <= n {

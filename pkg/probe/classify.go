@@ -14,6 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
@@ -180,7 +181,9 @@ func summary(o Observation) string {
 	return fmt.Sprintf("%s %q", o.ContentType, clip(t))
 }
 
+// clip shortens a server's message for the report, its control characters escaped.
 func clip(s string) string {
+	s = apiclient.EscapeControl(s)
 	if len(s) > maxSummaryLen {
 		return s[:maxSummaryLen] + "..."
 	}
