@@ -74,6 +74,12 @@ func TestGolden(t *testing.T) {
 		// The README's example: a real snapshot of a v1.37.1 and a v1.36.3 apiserver.
 		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		// explain for people: the answer first, rules with their versions; --why-not and
+		// --verbose (the apiserver's own terms).
+		{"explain-example.txt", []string{"explain", "--snapshot", "../../examples/skew.yaml", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		{"explain-why-not.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--why-not", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
+		{"explain-why-not-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--why-not", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
+		{"explain-verbose.txt", []string{"explain", "--snapshot", skew, "--verbose", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.
 		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
 		// The same servers as kube-apiserver starts them by default (no --peer-ca-file): nothing
