@@ -107,7 +107,7 @@ type PlainStep struct {
 	Rule mvp.Rule
 }
 
-// String is the step with the versions its rule holds for: "... (1.28+)".
+// String is the step followed by the versions its rule holds for, in parentheses.
 func (s PlainStep) String() string {
 	if v := s.Rule.Versions(); v != "" {
 		return s.Text + " (" + v + ")"
