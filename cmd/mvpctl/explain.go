@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -22,7 +23,7 @@ type explainOptions struct {
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
-	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
 		Use:   "explain METHOD PATH",
 		Short: "Explain, step by step, what each apiserver does with one request",
@@ -32,7 +33,8 @@ gets, for one apiserver (--apiserver) or for every one.
 
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
-kind: Explanation, a stable contract documented in docs/explanation.md.
+kind: Explanation, a stable contract documented in docs/explanation.md. -o mermaid|dot draws
+the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 
 ` + commandExitCodes("explain"),
 		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
@@ -85,6 +87,12 @@ type explanationWriter struct {
 }
 
 func (w explanationWriter) Object() any { return w.e }
+
+// WriteMermaid and WriteDOT draw the request's path on each server (pkg/diagram).
+func (w explanationWriter) WriteMermaid(out io.Writer) error {
+	return diagram.Explain(w.e).WriteMermaid(out)
+}
+func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explain(w.e).WriteDOT(out) }
 
 func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
 	if o.Format == output.FormatTable {

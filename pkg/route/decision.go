@@ -115,6 +115,19 @@ func (s PlainStep) String() string {
 	return s.Text
 }
 
+// Outcome is what the client meets when this peer is chosen: proxied (the peer serves it),
+// not-found (the peer answers 404: it does not serve the GVR itself), unavailable (the peer
+// does not answer, or its address does not resolve).
+func (c Candidate) Outcome() Outcome {
+	switch {
+	case !c.Resolves || c.outcome == Unavailable:
+		return Unavailable
+	case c.peer404:
+		return NotFound
+	}
+	return Proxied
+}
+
 // PeerName is a candidate peer as people know it: its server name, or its identity when the
 // snapshot does not know the server.
 func (c Candidate) PeerName() string {
