@@ -79,6 +79,7 @@ func TestGolden(t *testing.T) {
 		// --verbose (the apiserver's own terms).
 		{"explain-example.txt", []string{"explain", "--snapshot", "../../examples/skew.yaml", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
 		{"explain-why-not.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--why-not", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
+		{"explain-why-not-example.txt", []string{"explain", "--snapshot", "../../examples/skew.yaml", "--why-not", "GET", "/apis/certificates.k8s.io/v1beta1/podcertificaterequests"}, ExitOK},
 		{"explain-why-not-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--why-not", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
 		// Pictures: the request's path, and the routing table, as Mermaid and DOT.
 		{"explain-example.mmd", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "mermaid", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
@@ -219,5 +220,20 @@ func TestDOTGoldensRender(t *testing.T) {
 				t.Errorf("dot -Tpng %s: %v\n%s", f, err, out)
 			}
 		})
+	}
+}
+
+// The README shows explain's Mermaid picture as it is printed.
+func TestREADMEMermaid(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mmd, err := os.ReadFile(filepath.Join("testdata", "golden", "explain-example.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```mermaid\n"+string(mmd)+"```") {
+		t.Error("README.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
 	}
 }
