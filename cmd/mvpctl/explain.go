@@ -27,9 +27,11 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain METHOD PATH",
 		Short: "Explain, step by step, what each apiserver does with one request",
-		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it: the numbered
-steps, the outcome (local, proxied, not-found or unavailable) and the HTTP status the client
-gets, for one apiserver (--apiserver) or for every one.
+		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it, for one
+apiserver (--apiserver) or for every one: first the answer the client gets (served locally,
+proxied to which peer, 404 or 503) and why, then the rules that led to it, each with the
+Kubernetes versions it comes from. --why-not says what would make a 404 or 503 succeed;
+--verbose adds the decision in the apiserver's own terms (era, identity, routing key).
 
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
@@ -103,20 +105,20 @@ func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
 
 func printExplanationTable(w io.Writer, e route.Explanation, noHeaders, whyNot bool) error {
 	var rows [][]string
-	headers := []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}
+	headers := []string{"SERVER", "VERSION", "ANSWER", "PEERS", "WHY"}
 	if whyNot {
 		headers = append(headers, "TO-SUCCEED")
 	}
 	for _, d := range e.Servers {
-		_, why := d.Plain.Split()
-		row := []string{d.Server, d.Version, string(d.Outcome), statusText(d), strings.Join(peerNames(d), ","), why}
+		what, why := d.Plain.Split()
+		row := []string{d.Server, d.Version, what, strings.Join(peerNames(d), ","), why}
 		if whyNot {
 			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
 		}
 		rows = append(rows, row)
 	}
 	for _, u := range e.Unreachable {
-		row := []string{u.Name, u.Version, route.Unreachable, "", "", "not evaluated: it could not be read (" + u.Error + ")"}
+		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
 		if whyNot {
 			row = append(row, "")
 		}

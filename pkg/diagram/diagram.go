@@ -8,6 +8,7 @@
 package diagram
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -158,7 +159,9 @@ var kinds = []Kind{Client, Server, Filter, Resource, OK, NotFound, Unavailable, 
 func (g *Graph) WriteMermaid(w io.Writer) error {
 	var b strings.Builder
 	if g.Title != "" {
-		fmt.Fprintf(&b, "---\ntitle: %s\n---\n", mermaidText(g.Title))
+		// A YAML front matter: the title as a JSON string, which YAML reads as it is.
+		title, _ := json.Marshal(g.Title)
+		fmt.Fprintf(&b, "---\ntitle: %s\n---\n", title)
 	}
 	b.WriteString("flowchart LR\n")
 	used := map[Kind]bool{}
