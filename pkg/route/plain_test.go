@@ -41,8 +41,6 @@ func TestPlain(t *testing.T) {
 		{name: "peer not reachable: transport 503", snap: snap(withAggregated(server("a", "v1.37.1", noBatch...), "apps/v1/deployments", "batch/v1/jobs"), down(server("b", "v1.37.1", all...), true)), server: "a", path: jobs,
 			answer: "503 Service Unavailable — b serves batch/v1, but does not answer at its address", whyNotHa: "make b's advertised address 127.0.0.1:6443 reachable from a"},
 	}
-	eraWord := regexp.MustCompile(`\bera\b`)
-	version := regexp.MustCompile(`\(1\.\d\d(\+|–1\.\d\d)\)$`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, err := ParseRequest("GET", tt.path)
@@ -60,15 +58,10 @@ func TestPlain(t *testing.T) {
 			if d.Plain.Answer != tt.answer {
 				t.Errorf("answer %q, want %q", d.Plain.Answer, tt.answer)
 			}
+			checkPlain(t, d)
 			var steps []string
 			for _, s := range d.Plain.Steps {
 				steps = append(steps, s.String())
-				if s.Rule != "" && !version.MatchString(s.String()) {
-					t.Errorf("step %q names no version", s)
-				}
-				if strings.Contains(s.String(), "DISC") || eraWord.MatchString(s.String()) {
-					t.Errorf("step %q speaks the implementation", s)
-				}
 			}
 			if tt.stepHas != "" && !strings.Contains(strings.Join(steps, "\n"), tt.stepHas) {
 				t.Errorf("no step has %q:\n%s", tt.stepHas, strings.Join(steps, "\n"))
@@ -76,9 +69,6 @@ func TestPlain(t *testing.T) {
 			whyNot := strings.Join(d.Plain.WhyNot, "\n")
 			if tt.whyNotHa != "" && !strings.Contains(whyNot, tt.whyNotHa) {
 				t.Errorf("why-not %q does not have %q", whyNot, tt.whyNotHa)
-			}
-			if (d.Status == nil) != (len(d.Plain.WhyNot) == 0) {
-				t.Errorf("status %v but why-not %q", d.Status, whyNot)
 			}
 		})
 	}
@@ -102,5 +92,38 @@ func TestNoMinorVersionInStrings(t *testing.T) {
 		for _, m := range literal.FindAllString(string(data), -1) {
 			t.Errorf("%s: %s names a Kubernetes minor version: ask pkg/mvp (mvp.Rule.Versions)", f, m)
 		}
+	}
+}
+
+var (
+	eraWord      = regexp.MustCompile(`\bera\b|DISC|\bSV2?\b`)
+	ruleVersions = regexp.MustCompile(`\((1\.\d\d(\+|–1\.\d\d)?|before 1\.\d\d)\)$`)
+)
+
+// checkPlain holds for every decision: an answer that starts with what the client gets, rule
+// steps that name their versions and no era, and a why-not exactly for a 404 or 503.
+func checkPlain(t *testing.T, d Decision) {
+	t.Helper()
+	what, why := d.Plain.Split()
+	if what == "" || why == "" {
+		t.Errorf("plain answer %q is not \"what — why\"", d.Plain.Answer)
+	}
+	wantPrefix := map[Outcome]string{Local: "served locally", Proxied: "proxied to ", NotFound: "404 Not Found", Unavailable: "503 Service Unavailable"}[d.Outcome]
+	if !strings.HasPrefix(what, wantPrefix) {
+		t.Errorf("plain answer %q for outcome %s, want it to start with %q", d.Plain.Answer, d.Outcome, wantPrefix)
+	}
+	for _, s := range d.Plain.Steps {
+		if s.Rule != "" && !ruleVersions.MatchString(s.String()) {
+			t.Errorf("step %q names no version", s)
+		}
+		if eraWord.MatchString(s.String()) {
+			t.Errorf("step %q speaks the implementation", s)
+		}
+	}
+	if eraWord.MatchString(d.Plain.Answer) {
+		t.Errorf("answer %q speaks the implementation", d.Plain.Answer)
+	}
+	if (d.Status == nil) != (len(d.Plain.WhyNot) == 0) {
+		t.Errorf("status %v but why-not %q", d.Status, d.Plain.WhyNot)
 	}
 }

@@ -564,6 +564,11 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 		d.Outcome, d.Status = NotFound, status(404)
 		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
 		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves %s but not its subresource %s", v.srv.Name, gvr, info.Subresource)
+		subs := "none"
+		if l := v.subresources[gvr]; len(l) > 0 {
+			subs = strings.Join(l, ", ")
+		}
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask for a subresource %s serves for %s (%s), or run a version that has %s", v.srv.Name, gvr, subs, info.Subresource))
 		return
 	}
 	st.add("the local handler chain serves %s", gvr)
