@@ -14,7 +14,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench golden clean profiles
+.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench golden pictures clean profiles
 
 all: build
 
@@ -58,6 +58,11 @@ bench:
 # Rewrite the golden files of the printed output after an intended change.
 golden:
 	$(GO) test ./cmd/mvpctl/ -update
+
+# Redraw the README's pictures (docs/images) from the DOT golden files (needs Graphviz).
+pictures:
+	dot -Tpng -o docs/images/explain-example.png cmd/mvpctl/testdata/golden/explain-example.dot
+	dot -Tpng -o docs/images/routes-example.png cmd/mvpctl/testdata/golden/routes-example.dot
 
 clean:
 	rm -rf bin dist

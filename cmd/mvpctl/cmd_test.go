@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,19 @@ func TestGolden(t *testing.T) {
 		// The README's example: a real snapshot of a v1.37.1 and a v1.36.3 apiserver.
 		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		// explain for people: the answer first, rules with their versions; --why-not and
+		// --verbose (the apiserver's own terms).
+		{"explain-example.txt", []string{"explain", "--snapshot", "../../examples/skew.yaml", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		{"explain-why-not.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--why-not", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
+		{"explain-why-not-example.txt", []string{"explain", "--snapshot", "../../examples/skew.yaml", "--why-not", "GET", "/apis/certificates.k8s.io/v1beta1/podcertificaterequests"}, ExitOK},
+		{"explain-why-not-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--why-not", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
+		// Pictures: the request's path, and the routing table, as Mermaid and DOT.
+		{"explain-example.mmd", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "mermaid", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		{"explain-example.dot", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "dot", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
+		{"routes-example.mmd", []string{"routes", "--snapshot", "../../examples/skew.yaml", "-o", "mermaid"}, ExitOK},
+		{"routes-example.dot", []string{"routes", "--snapshot", "../../examples/skew.yaml", "-o", "dot"}, ExitOK},
+		{"explain-unavailable.dot", []string{"explain", "--snapshot", skew, "-o", "dot", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitIncomplete},
+		{"explain-verbose.txt", []string{"explain", "--snapshot", skew, "--verbose", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.
 		{"simulate-upgrade-1.36-1.37.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitOK},
 		// The same servers as kube-apiserver starts them by default (no --peer-ca-file): nothing
@@ -194,5 +208,40 @@ func TestVersion(t *testing.T) {
 	out, _, _ = run(t, "completion", "bash")
 	if !strings.Contains(out, "__start_mvpctl") {
 		t.Error("bash completion does not define __start_mvpctl")
+	}
+}
+
+// Every DOT golden file must be a graph Graphviz draws without error.
+func TestDOTGoldensRender(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("dot (Graphviz) is not on PATH")
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.dot"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no DOT golden files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			out, err := exec.Command(dot, "-Tpng", "-o", os.DevNull, f).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("dot -Tpng %s: %v\n%s", f, err, out)
+			}
+		})
+	}
+}
+
+// The README shows explain's Mermaid picture as it is printed.
+func TestREADMEMermaid(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mmd, err := os.ReadFile(filepath.Join("testdata", "golden", "explain-example.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```mermaid\n"+string(mmd)+"```") {
+		t.Error("README.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
 	}
 }

@@ -99,8 +99,8 @@ func TestOutputFlagsEverywhere(t *testing.T) {
 		formats string
 	}{
 		{[]string{"snapshot"}, "yaml|json"},
-		{[]string{"routes", "--snapshot", skew}, "table|wide|json|yaml"},
-		{[]string{"explain", "--snapshot", skew, "GET", "/api/v1/pods"}, "text|table|json|yaml"},
+		{[]string{"routes", "--snapshot", skew}, "table|wide|json|yaml|mermaid|dot"},
+		{[]string{"explain", "--snapshot", skew, "GET", "/api/v1/pods"}, "text|table|json|yaml|mermaid|dot"},
 		{[]string{"discovery", "expected", "--snapshot", skew}, "table|json|yaml"},
 		{[]string{"discovery", "diff", "--snapshot", skew}, "table|json|yaml"},
 		{[]string{"probe", "--snapshot", skew}, "table|wide|json|yaml"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -18,21 +19,26 @@ type explainOptions struct {
 	source        snapshotSource
 	server        string
 	headerProxied bool
+	verbose       bool
+	whyNot        bool
 	output        *output.Flags
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
-	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
 		Use:   "explain METHOD PATH",
 		Short: "Explain, step by step, what each apiserver does with one request",
-		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it: the numbered
-steps, the outcome (local, proxied, not-found or unavailable) and the HTTP status the client
-gets, for one apiserver (--apiserver) or for every one.
+		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it, for one
+apiserver (--apiserver) or for every one: first the answer the client gets (served locally,
+proxied to which peer, 404 or 503) and why, then the rules that led to it, each with the
+Kubernetes versions it comes from. --why-not says what would make a 404 or 503 succeed;
+--verbose adds the decision in the apiserver's own terms (era, identity, routing key).
 
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
-kind: Explanation, a stable contract documented in docs/explanation.md.
+kind: Explanation, a stable contract documented in docs/explanation.md. -o mermaid|dot draws
+the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 
 ` + commandExitCodes("explain"),
 		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
@@ -43,6 +49,8 @@ kind: Explanation, a stable contract documented in docs/explanation.md.
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.server, "apiserver", "", "explain for this apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
+	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
+	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -61,11 +69,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	e, err := route.NewRouter(snap).Explain(req, o.server)
+	e, err := route.NewRouter(snap).WithCapabilities(profileCapabilities()).Explain(req, o.server)
 	if err != nil {
 		return err
 	}
-	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap)}, opts); err != nil {
+	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot}, opts); err != nil {
 		return err
 	}
 	if o.server != "" {
@@ -78,26 +86,79 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 type explanationWriter struct {
 	e       route.Explanation
 	configs map[string]string // each server's --runtime-config as observed
+	verbose bool
+	whyNot  bool
 }
 
 func (w explanationWriter) Object() any { return w.e }
 
+// WriteMermaid and WriteDOT draw the request's path on each server (pkg/diagram).
+func (w explanationWriter) WriteMermaid(out io.Writer) error {
+	return diagram.Explain(w.e).WriteMermaid(out)
+}
+func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explain(w.e).WriteDOT(out) }
+
 func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
 	if o.Format == output.FormatTable {
-		return printExplanationTable(out, w.e, o.NoHeaders)
+		return printExplanationTable(out, w.e, o.NoHeaders, w.whyNot)
 	}
-	return printExplanation(out, w.e, w.configs)
+	return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot)
 }
 
-func printExplanationTable(w io.Writer, e route.Explanation, noHeaders bool) error {
+func printExplanationTable(w io.Writer, e route.Explanation, noHeaders, whyNot bool) error {
 	var rows [][]string
+	headers := []string{"SERVER", "VERSION", "ANSWER", "PEERS", "WHY"}
+	if whyNot {
+		headers = append(headers, "TO-SUCCEED")
+	}
 	for _, d := range e.Servers {
-		rows = append(rows, []string{d.Server, d.Version, string(d.Outcome), statusText(d), strings.Join(d.Peers, ","), d.Reason})
+		what, why := d.Plain.Split()
+		row := []string{d.Server, d.Version, what, strings.Join(peerNames(d), ","), why}
+		if whyNot {
+			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
+		}
+		rows = append(rows, row)
 	}
 	for _, u := range e.Unreachable {
-		rows = append(rows, []string{u.Name, u.Version, route.Unreachable, "", "", u.Error})
+		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
+		if whyNot {
+			row = append(row, "")
+		}
+		rows = append(rows, row)
 	}
-	return output.Table(w, []string{"SERVER", "VERSION", "OUTCOME", "STATUS", "PEERS", "REASON"}, rows, noHeaders)
+	return output.Table(w, headers, rows, noHeaders)
+}
+
+// peerNames are a decision's candidate peers by server name (by identity only when the
+// snapshot does not know the server).
+func peerNames(d route.Decision) []string {
+	names := make([]string, 0, len(d.Candidates))
+	for _, c := range d.Candidates {
+		names = append(names, c.PeerName())
+	}
+	return names
+}
+
+// profileCapabilities says, from the embedded version profiles, whether a binary version can
+// serve a GVR at some --runtime-config; unknown when there is no profile or it has no full set.
+func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
+	cache := map[string]map[snapshot.GVR]bool{}
+	return func(version string, gvr snapshot.GVR) (bool, bool) {
+		full, seen := cache[version]
+		if !seen {
+			if p, err := simulate.LookupProfile(version); err == nil && p.Full != nil {
+				full = map[snapshot.GVR]bool{}
+				for _, r := range p.Full {
+					full[r.GVR()] = true
+				}
+			}
+			cache[version] = full
+		}
+		if full == nil {
+			return false, false
+		}
+		return full[gvr], true
+	}
 }
 
 // observedConfigs is each reachable server's --runtime-config as inferred from what it serves,
@@ -123,7 +184,7 @@ func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 	return out
 }
 
-func printExplanation(w io.Writer, e route.Explanation, configs map[string]string) error {
+func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool) error {
 	var b strings.Builder
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
@@ -143,39 +204,73 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		b.WriteString("Parsed:  non-resource request\n")
 	}
 	for _, d := range e.Servers {
-		id := d.ServerID
-		if id == "" {
-			id = "no identity"
-		}
-		fmt.Fprintf(&b, "\nServer %s (%s, %s)\n", d.Server, id, d.Version)
+		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, d.Plain.Answer)
+		fmt.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c := configs[d.Server]; c != "" {
-			fmt.Fprintf(&b, "  runtime-config as observed: %s\n", c)
+			if strings.HasPrefix(c, "fits no runtime-config") && !verbose {
+				c = "unclear (what it serves fits no --runtime-config; --verbose says why)"
+			}
+			fmt.Fprintf(&b, ", --runtime-config as observed: %s", c)
 		}
-		for _, s := range d.Steps {
-			fmt.Fprintf(&b, "  %2d. %s\n", s.N, s.Text)
+		b.WriteString("\n")
+		for i, s := range d.Plain.Steps {
+			fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
 		}
-		fmt.Fprintf(&b, "  Outcome: %s", d.Outcome)
-		if d.Status != nil {
-			fmt.Fprintf(&b, ", HTTP %s", statusText(d))
-		} else if d.Outcome == mvp.Proxied {
-			b.WriteString(", the client gets the peer's answer")
-		}
-		fmt.Fprintf(&b, " — %s\n", d.Reason)
-		for _, a := range d.Alternatives {
+		for _, a := range d.Plain.Alternatives {
 			fmt.Fprintf(&b, "  Also possible: %s\n", a)
 		}
-		for i, c := range d.Causes {
-			fmt.Fprintf(&b, "  Cause %d (%s): %s — to confirm: %s\n", i+1, c.Name, c.Text, c.Confirm)
-		}
 		if d.Inferred {
-			b.WriteString("  Note: this outcome rests on inference (see the steps marked inferred or assumed).\n")
+			b.WriteString("  Note: this answer rests on inference or on an assumed configuration (the steps say which).\n")
+		}
+		if len(d.Plain.WhyNot) > 0 {
+			if whyNot {
+				b.WriteString("  What would make it succeed:\n")
+				for _, f := range d.Plain.WhyNot {
+					fmt.Fprintf(&b, "    - %s\n", f)
+				}
+			} else {
+				b.WriteString("  (--why-not says what would make it succeed)\n")
+			}
+		}
+		if verbose {
+			printDecisionDetail(&b, d)
 		}
 	}
 	for _, u := range e.Unreachable {
-		fmt.Fprintf(&b, "\nServer %s: not evaluated, it could not be read (%s)\n", u.Name, u.Error)
+		fmt.Fprintf(&b, "\n%s: not evaluated — it could not be read when the snapshot was taken (%s)\n", u.Name, u.Error)
+		if verbose {
+			fmt.Fprintf(&b, "  identity %s, %s, era %s = %s\n", idOrNone(u.ID), u.Version, u.Era, u.Era.Versions())
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// printDecisionDetail is --verbose: the decision as the apiserver's code makes it, in its
+// terms (era, identities, routing key), as -o json has it.
+func printDecisionDetail(b *strings.Builder, d route.Decision) {
+	fmt.Fprintf(b, "  In the apiserver's terms (identity %s, era %s = %s; docs/explanation.md defines the eras):\n", idOrNone(d.ServerID), d.Era, d.Era.Versions())
+	for _, s := range d.Steps {
+		fmt.Fprintf(b, "    %2d. %s\n", s.N, s.Text)
+	}
+	fmt.Fprintf(b, "    Outcome: %s", d.Outcome)
+	if d.Status != nil {
+		fmt.Fprintf(b, ", HTTP %s", statusText(d))
+	}
+	fmt.Fprintf(b, " — %s\n", d.Reason)
+	for _, a := range d.Alternatives {
+		fmt.Fprintf(b, "    Alternative: %s\n", a)
+	}
+	for i, c := range d.Causes {
+		fmt.Fprintf(b, "    Cause %d (%s): %s — to confirm: %s\n", i+1, c.Name, c.Text, c.Confirm)
+	}
+}
+
+func idOrNone(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return id
 }
 
 // statusText is the HTTP status a decision produces, or what decides it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 )
@@ -18,7 +19,7 @@ type routesOptions struct {
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
-	o := &routesOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML)}
+	o := &routesOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
 		Use:   "routes",
 		Short: "Show, per group/version/resource, what each apiserver does with a request for it",
@@ -26,7 +27,8 @@ func newRoutesCmd(g *globalOptions) *cobra.Command {
 request on every apiserver — local, proxy→<peer>, 404 or 503.
 
 By default only the GVRs that are not served by every reachable apiserver are shown: the
-ones a rolling upgrade makes interesting. --all shows every GVR.
+ones a rolling upgrade makes interesting. --all shows every GVR. -o mermaid|dot draws the
+table: each server and each group of GVRs, with what the server does with them.
 
 ` + commandExitCodes("routes"),
 		Example: `  # From a snapshot file
@@ -65,6 +67,13 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 type routesWriter struct{ table route.RoutingTable }
 
 func (w routesWriter) Object() any { return w.table }
+
+// WriteMermaid and WriteDOT draw servers × groups of GVRs: who serves, proxies to whom, 404,
+// 503 (pkg/diagram).
+func (w routesWriter) WriteMermaid(out io.Writer) error {
+	return diagram.Routes(w.table).WriteMermaid(out)
+}
+func (w routesWriter) WriteDOT(out io.Writer) error { return diagram.Routes(w.table).WriteDOT(out) }
 
 func (w routesWriter) WriteText(out io.Writer, o output.Options) error {
 	return printRoutesTable(out, w.table, o.Wide(), o.NoHeaders)

@@ -65,6 +65,8 @@ type Cause struct {
 	Name    string `json:"name"`
 	Text    string `json:"text"`
 	Confirm string `json:"confirm"`
+	// Fix is what would make the server learn it, in operator language.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Peer-discovery sync error types of apiserver_peer_discovery_sync_errors_total (1.36+).
@@ -92,27 +94,33 @@ func UnlearnedCauses(s *snapshot.Server, peers []*snapshot.Server) []Cause {
 	metrics := fmt.Sprintf("read %s's /metrics: %s{type=...} grows while it fails", s.Name, syncErrorsMetricName)
 	tls := Cause{Name: "tls-trust",
 		Text:    fmt.Sprintf("%s's --peer-ca-file does not trust %s's serving certificate (e.g. the front-proxy CA instead of the cluster CA)", s.Name, peerList),
-		Confirm: fmt.Sprintf("%s; its log says \"Error syncing discovery for peer lease\" with x509: certificate signed by unknown authority", metrics)}
+		Confirm: fmt.Sprintf("%s; its log says \"Error syncing discovery for peer lease\" with x509: certificate signed by unknown authority", metrics),
+		Fix:     fmt.Sprintf("make %s's --peer-ca-file the CA that signed %s's serving certificate", s.Name, peerList)}
 	advertise := Cause{Name: "advertise-address",
 		Text:    fmt.Sprintf("%s's peer-advertise address is not reachable from %s", peerList, s.Name),
 		Confirm: fmt.Sprintf("compare the kubernetes.io/peer-advertise-address annotation of %s's identity lease with where it listens: the address published is --advertise-address and --secure-port (observed on 1.36: --peer-advertise-ip/--peer-advertise-port do not change it); %s", peerList, metrics)}
+	advertise.Fix = fmt.Sprintf("make the advertised address of %s reachable from %s", peerAddresses(peers), s.Name)
 	if len(unreachable) > 0 {
 		advertise.Text = fmt.Sprintf("the peer-advertise address of %s did not accept a connection", strings.Join(unreachable, ", "))
 	}
 	hostPort := Cause{Name: "endpoint-resolution",
 		Text:    fmt.Sprintf("%s cannot resolve %s's endpoint (no peer endpoint lease)", s.Name, peerList),
-		Confirm: fmt.Sprintf("check that the feature gate and --peer-advertise-* are set on %s; %s", peerList, metrics)}
+		Confirm: fmt.Sprintf("check that the feature gate and --peer-advertise-* are set on %s; %s", peerList, metrics),
+		Fix:     fmt.Sprintf("turn the UnknownVersionInteroperabilityProxy gate on on %s, so it writes the peer endpoint lease %s resolves", peerList, s.Name)}
 	leases := Cause{Name: "lease-list",
 		Text:    fmt.Sprintf("%s cannot list the identity leases in kube-system", s.Name),
-		Confirm: metrics}
+		Confirm: metrics,
+		Fix:     fmt.Sprintf("let %s list the identity leases in kube-system", s.Name)}
 	retries := Cause{Name: "retries-exhausted",
 		Text: fmt.Sprintf("%s gave up on %s after %d failed fetches and waits for the next identity-lease event", s.Name, peerList,
 			PeerDiscoveryRetries(versionOf(s))),
-		Confirm: fmt.Sprintf("%s's log says \"Dropping lease ... out of the queue\"; restarting %s (a lease event) makes %s fetch again", s.Name, peerList, s.Name)}
+		Confirm: fmt.Sprintf("%s's log says \"Dropping lease ... out of the queue\"; restarting %s (a lease event) makes %s fetch again", s.Name, peerList, s.Name),
+		Fix:     fmt.Sprintf("restart %s (an identity-lease event), so %s fetches its discovery again", peerList, s.Name)}
 	race := Cause{Name: "start-up-race",
 		Text: fmt.Sprintf("%s tried %s before its endpoint lease existed and dropped it after %d retries (a 1.33/1.34 defect)", s.Name, peerList,
 			PeerDiscoveryRetries(versionOf(s))),
-		Confirm: fmt.Sprintf("%s's log says \"missing port in address\" then \"Dropping lease\"; a lease event (restart any apiserver) makes it fetch again", s.Name)}
+		Confirm: fmt.Sprintf("%s's log says \"missing port in address\" then \"Dropping lease\"; a lease event (restart any apiserver) makes it fetch again", s.Name),
+		Fix:     fmt.Sprintf("restart any apiserver (an identity-lease event), so %s fetches %s's discovery again", s.Name, peerList)}
 
 	if t := s.PeerProxy.PeerCATrustsPeers; t != nil && !*t {
 		return []Cause{tls}
@@ -135,6 +143,16 @@ func UnlearnedCauses(s *snapshot.Server, peers []*snapshot.Server) []Cause {
 		return []Cause{retries, tls, advertise}
 	}
 	return []Cause{tls, advertise, retries}
+}
+
+// peerAddresses names peers with their advertised addresses: "kas-b (10.0.0.2:6443)".
+func peerAddresses(peers []*snapshot.Server) string {
+	parts := make([]string, len(peers))
+	for i, p := range peers {
+		parts[i] = fmt.Sprintf("%s (%s)", p.Name, orUnknown(p.PeerAdvertiseAddress))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func orUnknown(s string) string {

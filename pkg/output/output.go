@@ -35,6 +35,10 @@ const (
 	FormatMarkdown Format = "markdown"
 	// FormatJUnit is JUnit XML, for CI test dashboards.
 	FormatJUnit Format = "junit"
+	// FormatMermaid is a Mermaid flowchart, for Markdown (GitHub and GitLab render it).
+	FormatMermaid Format = "mermaid"
+	// FormatDOT is a Graphviz digraph, for images (dot -Tpng).
+	FormatDOT Format = "dot"
 )
 
 // Structured reports whether f prints the result's document rather than text for people.
@@ -81,6 +85,16 @@ type JUnitWriter interface {
 	WriteJUnit(out io.Writer) error
 }
 
+// MermaidWriter is a Writer that can draw itself as a Mermaid flowchart.
+type MermaidWriter interface {
+	WriteMermaid(out io.Writer) error
+}
+
+// DOTWriter is a Writer that can draw itself as a Graphviz digraph.
+type DOTWriter interface {
+	WriteDOT(out io.Writer) error
+}
+
 // Write prints w to out as o says.
 func Write(out io.Writer, w Writer, o Options) error {
 	switch o.Format {
@@ -101,6 +115,14 @@ func Write(out io.Writer, w Writer, o Options) error {
 	case FormatJUnit:
 		if jw, ok := w.(JUnitWriter); ok {
 			return jw.WriteJUnit(out)
+		}
+	case FormatMermaid:
+		if mw, ok := w.(MermaidWriter); ok {
+			return mw.WriteMermaid(out)
+		}
+	case FormatDOT:
+		if dw, ok := w.(DOTWriter); ok {
+			return dw.WriteDOT(out)
 		}
 	default:
 		return w.WriteText(out, o)

@@ -44,6 +44,15 @@ func (fakeResult) WriteMarkdown(out io.Writer) error {
 	return err
 }
 
+func (fakeResult) WriteMermaid(out io.Writer) error {
+	_, err := io.WriteString(out, "flowchart LR\n")
+	return err
+}
+func (fakeResult) WriteDOT(out io.Writer) error {
+	_, err := io.WriteString(out, "digraph {}\n")
+	return err
+}
+
 // rawResult writes its own JSON and YAML and has no markdown or JUnit form.
 type rawResult struct{}
 
@@ -76,6 +85,10 @@ func TestWrite(t *testing.T) {
 		{"raw json", rawResult{}, Options{Format: FormatJSON}, `{"raw":true}`, ""},
 		{"raw yaml", rawResult{}, Options{Format: FormatYAML}, "raw: true\n", ""},
 		{"markdown not implemented", rawResult{}, Options{Format: FormatMarkdown}, "", "cannot be printed as markdown"},
+		{"mermaid", fakeResult{}, Options{Format: FormatMermaid}, "flowchart LR\n", ""},
+		{"dot", fakeResult{}, Options{Format: FormatDOT}, "digraph {}\n", ""},
+		{"mermaid not implemented", rawResult{}, Options{Format: FormatMermaid}, "", "cannot be printed as mermaid"},
+		{"dot not implemented", rawResult{}, Options{Format: FormatDOT}, "", "cannot be printed as dot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,8 @@ type Candidate struct {
 
 	outcome     mvp.Outcome
 	unavailable string
+	// peer404 is true when the peer lists the GVR in its /apis but does not serve it itself.
+	peer404 bool
 }
 
 // Decision is the routing decision of one server for one request.
@@ -59,6 +61,65 @@ type Decision struct {
 	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
 	// with how to confirm each; set when that is why the answer is 404.
 	Causes []mvp.Cause `json:"causes,omitempty"`
+
+	// Plain is the decision in operator language, for explain's text and table output. It is
+	// not part of the Explanation contract.
+	Plain Plain `json:"-"`
+}
+
+// Plain is a decision for the people who run the apiservers: the answer in plain words, the
+// rules that led to it with the Kubernetes versions they come from, and what would make a 404
+// or 503 succeed. It names servers, never eras or identities.
+type Plain struct {
+	// Answer is what the client gets and why, in one line: "proxied to kas-a — kas-b does not
+	// serve batch/v1 itself; kas-a does".
+	Answer string
+	Steps  []PlainStep
+	// WhyNot says what would make a 404 or 503 succeed; empty otherwise.
+	WhyNot []string
+	// FilterInstalled is whether the server's proxy filter is in its handler chain.
+	FilterInstalled bool
+	// ProxiedTo names the peers the request may be forwarded to (resolvable, answering).
+	ProxiedTo []string
+	// Alternatives are Decision.Alternatives in plain words.
+	Alternatives []string
+}
+
+// PlainStep is one rule applied to the request.
+type PlainStep struct {
+	Text string
+	// Rule is the rule of the Mixed Version Proxy the step applies; "" for a plain fact.
+	Rule mvp.Rule
+}
+
+// String is the step followed by the versions its rule holds for, in parentheses.
+func (s PlainStep) String() string {
+	if v := s.Rule.Versions(); v != "" {
+		return s.Text + " (" + v + ")"
+	}
+	return s.Text
+}
+
+// Outcome is what the client meets when this peer is chosen: proxied (the peer serves it),
+// not-found (the peer answers 404: it does not serve the GVR itself), unavailable (the peer
+// does not answer, or its address does not resolve).
+func (c Candidate) Outcome() mvp.Outcome {
+	switch {
+	case !c.Resolves || c.outcome == mvp.Unavailable:
+		return mvp.Unavailable
+	case c.peer404:
+		return mvp.NotFound
+	}
+	return mvp.Proxied
+}
+
+// PeerName is a candidate peer as people know it: its server name, or its identity when the
+// snapshot does not know the server.
+func (c Candidate) PeerName() string {
+	if c.Server != "" {
+		return c.Server
+	}
+	return c.ID
 }
 
 // Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.
@@ -84,9 +145,24 @@ func (d Decision) Cell() string {
 
 func status(code int) *int { return &code }
 
-// steps accumulates numbered steps.
-type steps struct{ list []Step }
+// steps accumulates numbered steps, and the same decision in plain words.
+type steps struct {
+	list  []Step
+	plain []PlainStep
+}
+
+// say adds a plain step applying rule.
+func (s *steps) say(rule mvp.Rule, format string, args ...any) {
+	s.plain = append(s.plain, PlainStep{Text: fmt.Sprintf(format, args...), Rule: rule})
+}
 
 func (s *steps) add(format string, args ...any) {
 	s.list = append(s.list, Step{N: len(s.list) + 1, Text: fmt.Sprintf(format, args...)})
+}
+
+// Split returns the answer's two halves: what the client gets ("proxied to kas-a") and why
+// ("kas-b does not serve batch/v1 itself; kas-a does").
+func (p Plain) Split() (what, why string) {
+	what, why, _ = strings.Cut(p.Answer, " — ")
+	return what, why
 }

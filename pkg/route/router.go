@@ -17,6 +17,17 @@ type Router struct {
 	byName   map[string]*serverView
 	excluded map[string]string
 	sv       storageVersionIndex
+	// capable reports whether a binary version can serve a GVR at some --runtime-config, and
+	// whether that is known; nil when unknown (WithCapabilities).
+	capable func(version string, gvr snapshot.GVR) (can, known bool)
+}
+
+// WithCapabilities tells the router what each binary version can serve at some
+// --runtime-config (e.g. from version profiles), so that a 404 can name the server and flag
+// that would serve the GVR. It returns r.
+func (r *Router) WithCapabilities(f func(version string, gvr snapshot.GVR) (can, known bool)) *Router {
+	r.capable = f
+	return r
 }
 
 // NewRouter indexes snap. snap must have been validated (snapshot.Decode does).
@@ -68,6 +79,15 @@ func (r *Router) decide(v *serverView, req Request) Decision {
 	var st steps
 	r.decideSteps(v, req, &d, &st)
 	d.Steps = st.list
+	d.Plain.Steps = st.plain
+	for _, c := range d.Candidates {
+		if c.Resolves && c.outcome == mvp.Proxied {
+			d.Plain.ProxiedTo = append(d.Plain.ProxiedTo, c.PeerName())
+		}
+	}
+	for _, a := range d.Alternatives {
+		d.Plain.Alternatives = append(d.Plain.Alternatives, plainAlternative.Replace(a))
+	}
 	return d
 }
 
@@ -78,12 +98,15 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	if mvp.Newer(v.version) {
 		// Rules of a minor mvpctl does not know are an assumption, and say so.
 		d.Inferred = true
+		st.say("", "%s runs %s, newer than the rules mvpctl knows: assumed to behave like 1.%d", v.srv.Name, v.srv.Version, mvp.NewestKnownMinor)
 	}
 
 	// Step 0: is the filter installed at all?
 	if !v.era.HasProxy() {
-		st.add("Kubernetes %s predates the Mixed Version Proxy (1.28): no proxy filter", v.version.MinorString())
-		r.localOutcome(v, req, d, st, "no proxy filter before 1.28")
+		st.add("Kubernetes %s predates the Mixed Version Proxy (%s): no proxy filter", v.version.MinorString(), mvp.RuleFilter.Versions())
+		st.say(mvp.RuleNoProxy, "%s runs Kubernetes %s, which has no Mixed Version Proxy: it answers only for what it serves itself", v.srv.Name, v.version.MinorString())
+		r.notFoundFix(v, req, fmt.Sprintf("upgrade %s to a version with the Mixed Version Proxy (%s) and set it up", v.srv.Name, mvp.RuleFilter.Versions()), d)
+		r.localOutcome(v, req, d, st, "no proxy filter "+mvp.RuleNoProxy.Versions(), fmt.Sprintf("%s has no Mixed Version Proxy", v.srv.Name))
 		return
 	}
 	gate, gateAssumed := mvp.GateOn(v.srv)
@@ -92,29 +115,48 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	case !gate:
 		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s: no proxy filter", assumedNote(gateAssumed, "the version's default"))
 		d.Inferred = d.Inferred || gateAssumed
-		r.localOutcome(v, req, d, st, "the proxy filter is absent (feature gate off)")
+		gateWhy := "the UnknownVersionInteroperabilityProxy gate is off"
+		if gateAssumed {
+			gateWhy += fmt.Sprintf(" (assumed: it is off by default in %s)", mvp.RuleGateDefaultOff.Versions())
+		}
+		st.say(mvp.RuleFilter, "the proxy filter is not installed: %s", gateWhy)
+		r.notFoundFix(v, req, fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true and set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
+		r.localOutcome(v, req, d, st, "the proxy filter is absent (feature gate off)", fmt.Sprintf("%s's proxy filter is not installed (feature gate off)", v.srv.Name))
 		return
 	case !filter:
 		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s", assumedNote(gateAssumed, "the version's default"),
 			assumedNote(filterAssumed, "not observed; kube-apiserver has no --peer-ca-file unless it is set"))
 		d.Inferred = d.Inferred || gateAssumed || filterAssumed
-		r.localOutcome(v, req, d, st, "the proxy filter is absent (no --peer-ca-file)")
+		caWhy := "--peer-ca-file is not set"
+		if filterAssumed {
+			caWhy += " (assumed: it has no default)"
+		}
+		st.say(mvp.RuleFilter, "the proxy filter is not installed: the UnknownVersionInteroperabilityProxy gate is on, but %s", caWhy)
+		r.notFoundFix(v, req, fmt.Sprintf("set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
+		r.localOutcome(v, req, d, st, "the proxy filter is absent (no --peer-ca-file)", fmt.Sprintf("%s's proxy filter is not installed (no --peer-ca-file)", v.srv.Name))
 		return
 	default:
 		st.add("proxy filter installed (gate on, --peer-ca-file set)")
+		st.say(mvp.RuleFilter, "the proxy filter is installed: the UnknownVersionInteroperabilityProxy gate is on and --peer-ca-file is set")
+		d.Plain.FilterInstalled = true
 	}
 
 	// Step 2: non-resource requests.
 	if !info.IsResourceRequest {
 		st.add("%s %s is not a resource request (discovery, health, version, metrics...): never proxied", req.Method, req.Path)
-		r.localOutcome(v, req, d, st, "non-resource request: served by the local handler chain")
+		st.say(mvp.RuleNonResource, "%s is not a resource request (discovery, health, version, metrics): it is never proxied", req.Path)
+		r.localOutcome(v, req, d, st, "non-resource request: served by the local handler chain", "")
 		return
 	}
 	gvr := info.GVR()
 	// Step 3: loop-prevention header.
 	if req.HeaderProxied {
 		st.add("header x-kubernetes-peer-proxied: true is present: served locally, never proxied again")
-		r.localOutcome(v, req, d, st, "the loop-prevention header forces local handling")
+		st.say(mvp.RuleLoopHeader, "the request carries %s: true, so a peer already proxied it: %s answers it itself and never proxies it again", strings.ToLower(mvp.LoopPreventionHeader), v.srv.Name)
+		if !v.local[gvr] {
+			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("send the request without %s (only apiservers set it)", strings.ToLower(mvp.LoopPreventionHeader)))
+		}
+		r.localOutcome(v, req, d, st, "the loop-prevention header forces local handling", "the request was already proxied once")
 		return
 	}
 	st.add("caches assumed synced (before sync, every request is handled locally)")
@@ -131,13 +173,18 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
 	if v.local[gvr] {
 		st.add("%s is in the server's local discovery cache", gvr)
-		r.localOutcome(v, req, d, st, "served by this server")
+		st.say(mvp.RuleDiscoveryRouting, "%s serves %s itself (its own discovery lists it), so its own handler answers", v.srv.Name, gvr)
+		r.localOutcome(v, req, d, st, "served by this server", "")
 		return
 	}
 	st.add("%s is not in the server's local discovery cache", gvr)
+	st.say(mvp.RuleDiscoveryRouting, "%s does not serve %s itself (its own discovery does not list it), so it looks for a peer that does", v.srv.Name, r.gvOrGVR(v, gvr))
 	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.ExcludesCRDsAndAPIServices() {
-		st.add("%s belongs to %s: excluded from peers' discovery (1.35+), never proxied", gvr.GroupVersion(), why)
-		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
+		st.add("%s belongs to %s: excluded from peers' discovery (%s), never proxied", gvr.GroupVersion(), why, mvp.RuleExclusion.Versions())
+		st.say(mvp.RuleExclusion, "%s belongs to %s: such group/versions are never proxied", gvr.GroupVersion(), why)
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("%s must serve %s itself: %s's group/versions are never proxied", v.srv.Name, gvr, why))
+		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why),
+			fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
 		return
 	}
 	var cands, unlearned []*serverView
@@ -167,13 +214,23 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		}
 		d.Causes = mvp.UnlearnedCauses(v.srv, peers)
 		st.add("most likely cause: %s (to confirm: %s)", d.Causes[0].Text, d.Causes[0].Confirm)
+		st.say(mvp.RuleDiscoveryRouting, "%s %s %s, but %s has not learned so from %s discovery; most likely %s (to confirm: %s)",
+			viewNames(unlearned), serves(len(unlearned)), gvr, v.srv.Name, their(len(unlearned)), d.Causes[0].Text, d.Causes[0].Confirm)
+		for _, c := range d.Causes {
+			if c.Fix != "" {
+				d.Plain.WhyNot = append(d.Plain.WhyNot, c.Fix)
+			}
+		}
 		r.localOutcome(v, req, d, st, fmt.Sprintf("%s has not learned that %s %s %s: %s",
-			v.srv.Name, viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), d.Causes[0].Text))
+			v.srv.Name, viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), d.Causes[0].Text),
+			fmt.Sprintf("%s %s %s, but %s has not learned so", viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), v.srv.Name))
 		return
 	}
 	if len(cands) == 0 {
 		st.add("no peer's discovery lists %s", gvr)
-		r.localOutcome(v, req, d, st, "no peer serves it")
+		st.say(mvp.RuleDiscoveryRouting, "no peer's discovery lists %s", gvr)
+		r.enableFix(v, gvr, d)
+		r.localOutcome(v, req, d, st, "no peer serves it", fmt.Sprintf("no apiserver serves %s", gvr))
 		return
 	}
 	r.resolveWithin(v, req, gvr, cands, false, d, st)
@@ -191,13 +248,17 @@ func (r *Router) learnedCandidates(v *serverView, gvr snapshot.GVR, cands, unlea
 	switch {
 	case ok && gvr.Group != "" && !view[gvr]:
 		st.add("%s's own peer-aggregated /apis does not list %s: it has not learned it from %s", v.srv.Name, gvr, viewNames(cands))
+		st.say(mvp.RulePeerAggregatedDiscovery, "%s's /apis, which lists what it learned from its peers, does not list %s", v.srv.Name, gvr)
 		return nil, append(unlearned, cands...)
 	case ok && gvr.Group != "":
 		st.add("%s's own peer-aggregated /apis lists %s: learned from a peer", v.srv.Name, gvr)
+		st.say(mvp.RulePeerAggregatedDiscovery, "%s's /apis, which lists what it learned from its peers, lists %s: it knows a peer serves it", v.srv.Name, gvr)
 	case v.era.LearnsPeersAggregatedView():
 		st.add("assumed: %s has fetched %s's discovery (%s keeps no peer-aggregated /apis to check it by)", v.srv.Name, viewNames(cands), v.version.MinorString())
+		st.say(mvp.RuleLearnsAggregatedView, "assumed: %s has fetched %s's discovery (Kubernetes %s keeps no record to check it by)", v.srv.Name, viewNames(cands), v.version.MinorString())
 	case gvr.Group != "":
 		st.add("assumed: %s has fetched %s's discovery (its peer-aggregated /apis is not recorded)", v.srv.Name, viewNames(cands))
+		st.say(mvp.RuleDiscoveryRouting, "assumed: %s has fetched %s's discovery (the snapshot does not record what it learned)", v.srv.Name, viewNames(cands))
 		d.Inferred = true
 	}
 	return cands, unlearned
@@ -224,12 +285,16 @@ func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
 	switch why {
 	case mvp.PeerIsSelf:
 		st.add("peer %s has this server's identity (the same hostname): each takes the other for itself, never a peer", p.srv.Name)
+		st.say("", "%s has the same identity (hostname) as this server, so it is never taken for a peer", p.srv.Name)
 	case mvp.PeerHasNoLease:
 		st.add("peer %s has no identity lease (stopped gracefully, or expired): not a peer", p.srv.Name)
+		st.say("", "%s has no identity lease (stopped, or its lease expired), so it is not a peer", p.srv.Name)
 	case mvp.PeerLeaseHasNoOwner:
 		st.add("peer %s's identity lease has no holderIdentity: not a peer", p.srv.Name)
+		st.say("", "%s's identity lease has no holder, so it is not a peer", p.srv.Name)
 	case mvp.PeerGateOff:
 		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
+		st.say(mvp.RuleFilter, "%s has the UnknownVersionInteroperabilityProxy gate off: it publishes no address, so no peer asks what it serves", p.srv.Name)
 	}
 }
 
@@ -248,7 +313,9 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 	entry, source := r.sv.lookup(gvr)
 	if entry == nil {
 		st.add("no StorageVersion lists %s (CRDs, aggregated APIs and resources without storage have none)%s", gvr, source)
-		r.localOutcome(v, req, d, st, "no StorageVersion entry: handled locally")
+		st.say(mvp.RuleStorageVersionRouting, "no StorageVersion object lists %s (CRDs, aggregated APIs and resources without storage have none), so %s looks for no peer", gvr, v.srv.Name)
+		r.enableFix(v, gvr, d)
+		r.localOutcome(v, req, d, st, "no StorageVersion entry: handled locally", fmt.Sprintf("no StorageVersion object lists %s", gvr))
 		return
 	}
 	if source != "" {
@@ -256,7 +323,8 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 	}
 	if entry[v.srv.ID] {
 		st.add("the StorageVersion for %s lists this server%s", gvr, source)
-		r.localOutcome(v, req, d, st, "this server is in the StorageVersion entry")
+		st.say(mvp.RuleStorageVersionRouting, "the StorageVersion object of %s lists %s: it serves it itself", gvr, v.srv.Name)
+		r.localOutcome(v, req, d, st, "this server is in the StorageVersion entry", "")
 		return
 	}
 	var cands []*serverView
@@ -275,6 +343,7 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 		cands = append(cands, p)
 	}
 	st.add("the StorageVersion for %s lists other servers: %s%s", gvr, strings.Join(ids, ", "), source)
+	st.say(mvp.RuleStorageVersionRouting, "the StorageVersion object of %s lists %s, not %s: it looks for one of them", gvr, viewNames(cands), v.srv.Name)
 	r.resolveWithin(v, req, gvr, cands, v.era.AnyUnresolvedPeerIs503(), d, st)
 }
 
@@ -315,6 +384,8 @@ func (r *Router) resolveWithin(v *serverView, req Request, gvr snapshot.GVR, can
 	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, alive, &early, &earlySteps)
 	st.add("%s stopped answering; its endpoint key lives until at least %s and is gone by %s (UTC): at the snapshot it may or may not have expired",
 		viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", "))
+	st.say("", "%s stopped answering; its published address stays resolvable until between %s and %s UTC, and the snapshot falls in that window",
+		viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", "))
 	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, nil, d, st)
 	d.Inferred = true
 	if early.Outcome != d.Outcome || early.Unavailable != d.Unavailable {
@@ -338,6 +409,7 @@ func outcomeText(d Decision) string {
 // names, whether their endpoint resolves.
 func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
 	var resolved, failed []Candidate
+	var fixes []string
 	for _, p := range cands {
 		resolves, override := endpointAlive[p]
 		if !override {
@@ -351,21 +423,28 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 		if c.Inferred {
 			d.Inferred = true
 			st.add("peer %s could not be read; that it serves %s is inferred from a reachable server's peer-aggregated discovery", p.srv.Name, gvr)
+			st.say("", "%s could not be read when the snapshot was taken; that it serves %s is inferred from what another apiserver's /apis lists", p.srv.Name, gvr)
 		}
 		if !c.Resolves {
 			c.Result = fmt.Sprintf("endpoint does not resolve (%s)", whyUnresolvable(p))
+			st.say("", "%s serves %s, but its address cannot be resolved: %s", c.PeerName(), gvr, plainUnresolvable(p))
+			fixes = append(fixes, unresolvableFix(p))
 			failed = append(failed, c)
 			continue
 		}
 		switch {
 		case !p.srv.Reachable:
+			st.say(mvp.RuleTransport503, "%s's address %s resolves, but %s does not answer there", c.PeerName(), orUnknownAddress(c.Address), c.PeerName())
+			fixes = append(fixes, fmt.Sprintf("make %s's advertised address %s reachable from %s (bring %s back up)", c.PeerName(), orUnknownAddress(c.Address), v.srv.Name, c.PeerName()))
 			c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
 			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
 		case p.local[gvr] && p.servesSubresource(gvr, req.Info.Subresource):
+			st.say("", "%s serves %s and its address %s resolves", c.PeerName(), gvr, orUnknownAddress(c.Address))
 			c.outcome = mvp.Proxied
 			c.Result = "the peer serves it: its answer is passed back"
 		default:
-			c.outcome = mvp.Proxied
+			st.say(mvp.RuleLearnsAggregatedView, "%s lists %s in its /apis but does not serve it itself: proxied there, the request meets a 404", c.PeerName(), gvr)
+			c.outcome, c.peer404 = mvp.Proxied, true
 			c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
 		}
 		resolved = append(resolved, c)
@@ -376,15 +455,22 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 	if len(failed) > 0 && (anyFailureIs503 || len(resolved) == 0) {
 		rule := "no candidate's endpoint resolves"
 		if anyFailureIs503 && len(resolved) > 0 {
-			rule = "a candidate's endpoint does not resolve, and in 1.28–1.31 any failure is fatal"
+			rule = "a candidate's endpoint does not resolve, and in " + mvp.RuleAnyUnresolved503.Versions() + " any failure is fatal"
 		}
 		st.add("%s: 503 %q", rule, mvp.EndpointResolutionMessage)
+		if anyFailureIs503 && len(resolved) > 0 {
+			st.say(mvp.RuleAnyUnresolved503, "one candidate's address cannot be resolved, and that alone fails the request: 503 %q", mvp.EndpointResolutionMessage)
+		} else {
+			st.say(mvp.RuleNoneResolves503, "no candidate's address can be resolved: 503 %q", mvp.EndpointResolutionMessage)
+		}
+		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s %s %s, but %s address cannot be resolved", candidateNames(failed), serves(len(failed)), r.gvOrGVR(v, gvr), their(len(failed)))
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
 		d.Outcome, d.Status, d.Unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
 		d.Reason = "503 (endpoint resolution): " + rule
 		return
 	}
 	if len(resolved) == 0 { // SV era: entry lists only unknown servers and none failed; cannot happen
-		r.localOutcome(v, req, d, st, "no peer to proxy to")
+		r.localOutcome(v, req, d, st, "no peer to proxy to", "no peer to proxy to")
 		return
 	}
 
@@ -409,17 +495,42 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 	}
 	sort.Strings(d.Alternatives)
 	st.add("the apiserver picks one of %d resolvable peer(s) uniformly at random", len(resolved))
+	header := strings.ToLower(mvp.LoopPreventionHeader)
+	if len(resolved) > 1 {
+		st.say(mvp.RuleRandomPeer, "%s picks one of %s at random and forwards the request with %s: true", v.srv.Name, candidateNames(resolved), header)
+	} else {
+		st.say(mvp.RuleLoopHeader, "%s forwards the request to %s with %s: true (so it is not proxied again) and passes the answer back", v.srv.Name, resolved[0].PeerName(), header)
+	}
 	d.Outcome = best.outcome
 	if best.outcome == mvp.Unavailable {
 		d.Status, d.Unavailable = status(503), best.unavailable
 		d.Reason = "503 (transport): the chosen peer does not answer"
+		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s serves %s, but does not answer at its address", best.PeerName(), r.gvOrGVR(v, gvr))
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
 		return
 	}
 	d.Reason = "proxied to " + resolvedNames(resolved)
+	var serving, answering404 []Candidate
+	for _, c := range resolved {
+		if c.outcome == mvp.Proxied && c.peer404 {
+			answering404 = append(answering404, c)
+		} else if c.outcome == mvp.Proxied {
+			serving = append(serving, c)
+		}
+	}
+	target := plainResolvedNames(resolved)
+	switch {
+	case len(serving) > 0:
+		d.Plain.Answer = fmt.Sprintf("proxied to %s — %s does not serve %s itself; %s %s", target, v.srv.Name, r.gvOrGVR(v, gvr), candidateNames(serving), does(len(serving)))
+	default:
+		d.Plain.Answer = fmt.Sprintf("proxied to %s, which answers 404 — %s lists %s but does not serve it itself", target, candidateNames(answering404), gvr)
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("upgrade %s, so that it learns from each peer's own discovery rather than from what the peer lists in its /apis", v.srv.Name))
+	}
 }
 
 // localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404.
-func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps, why string) {
+// plainWhy is why a GVR the server does not serve is a 404, in plain words.
+func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps, why, plainWhy string) {
 	info := req.Info
 	if !info.IsResourceRequest {
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(gv) {
@@ -428,10 +539,13 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
 			d.Outcome, d.Status = mvp.NotFound, status(404)
 			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
+			d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves nothing of %s, and discovery is never proxied", v.srv.Name, gv)
+			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask an apiserver that serves %s, or switch it on on %s with %s", gv, v.srv.Name, mvp.EnableFlag(gv)))
 			return
 		}
 		st.add("non-resource request: the local handler chain answers")
 		d.Outcome, d.Reason = mvp.Local, why
+		d.Plain.Answer = fmt.Sprintf("served locally — %s is not a resource request, so %s answers it itself and never proxies it", req.Path, v.srv.Name)
 		return
 	}
 	gvr := info.GVR()
@@ -439,16 +553,30 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
 		d.Outcome, d.Status = mvp.NotFound, status(404)
 		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
+		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s; %s does not serve %s itself", plainWhy, v.srv.Name, r.gvOrGVR(v, gvr))
+		if plainWhy == fmt.Sprintf("no apiserver serves %s", gvr) {
+			d.Plain.Answer = "404 Not Found — " + plainWhy
+		}
 		return
 	}
 	if !v.servesSubresource(gvr, info.Subresource) {
 		st.add("the server serves %s but not its subresource %q: 404 from the local chain", gvr, info.Subresource)
 		d.Outcome, d.Status = mvp.NotFound, status(404)
 		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
+		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves %s but not its subresource %s", v.srv.Name, gvr, info.Subresource)
+		subs := "none"
+		if l := v.subresources[gvr]; len(l) > 0 {
+			subs = strings.Join(l, ", ")
+		}
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask for a subresource %s serves for %s (%s), or run a version that has %s", v.srv.Name, gvr, subs, info.Subresource))
 		return
 	}
 	st.add("the local handler chain serves %s", gvr)
 	d.Outcome, d.Reason = mvp.Local, why
+	d.Plain.Answer = fmt.Sprintf("served locally — %s serves %s itself", v.srv.Name, gvr)
+	if why != "served by this server" && why != "this server is in the StorageVersion entry" {
+		d.Plain.Answer += "; " + why
+	}
 }
 
 // discoveryGroupVersion returns the group/version of a per-group/version discovery path:
@@ -517,4 +645,138 @@ func assumedNote(assumed bool, what string) string {
 		return ""
 	}
 	return " [assumed: " + what + "]"
+}
+
+// plainAlternative words Decision.Alternatives for people.
+var plainAlternative = strings.NewReplacer(
+	"unavailable/endpoint-resolution", "503 (no peer address resolves)",
+	"unavailable/transport", "503 (the chosen peer does not answer)",
+	"not-found", "404 Not Found",
+	"proxied", "proxied to a peer",
+	"local", "served locally")
+
+// gvOrGVR names what the server lacks: the whole group/version when it serves nothing of it
+// ("batch/v1"), else the resource ("batch/v1/jobs").
+func (r *Router) gvOrGVR(v *serverView, gvr snapshot.GVR) string {
+	if v.servesGroupVersion(gvr.GroupVersion()) {
+		return gvr.String()
+	}
+	return gvr.GroupVersion()
+}
+
+// their agrees with the number of servers named before it.
+func their(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
+}
+
+// does agrees with the number of servers named before it.
+func does(n int) string {
+	if n == 1 {
+		return "does"
+	}
+	return "do"
+}
+
+func candidateNames(cs []Candidate) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.PeerName()
+	}
+	return strings.Join(names, ", ")
+}
+
+// plainResolvedNames is resolvedNames with server names for people.
+func plainResolvedNames(cs []Candidate) string {
+	var names []string
+	for _, c := range cs {
+		if c.outcome == mvp.Proxied {
+			names = append(names, c.PeerName())
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "one of " + strings.Join(names, ", ") + " (picked at random)"
+}
+
+func orUnknownAddress(a string) string {
+	if a == "" {
+		return "(address unknown)"
+	}
+	return a
+}
+
+// plainUnresolvable is whyUnresolvable for people.
+func plainUnresolvable(p *serverView) string {
+	if gate, _ := mvp.GateOn(p.srv); !gate {
+		return "its UnknownVersionInteroperabilityProxy gate is off, so it publishes no address (peer endpoint lease)"
+	}
+	if !p.srv.Reachable {
+		return "it is down and its published address (a peer endpoint lease with a 15 s TTL) has expired"
+	}
+	return "it has no peer endpoint lease"
+}
+
+// unresolvableFix is what makes p's address resolvable.
+func unresolvableFix(p *serverView) string {
+	if gate, _ := mvp.GateOn(p.srv); !gate {
+		return fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true on %s so it publishes its address", p.srv.Name)
+	}
+	if !p.srv.Reachable {
+		return fmt.Sprintf("bring %s back up: it publishes its address again once it runs", p.srv.Name)
+	}
+	return fmt.Sprintf("make %s publish its address: its peer endpoint lease must exist", p.srv.Name)
+}
+
+// notFoundFix adds fix to d's why-not when the request is a resource request another server
+// serves and v does not; when no server serves it, the fix is to switch it on (enableFix).
+func (r *Router) notFoundFix(v *serverView, req Request, fix string, d *Decision) {
+	if !req.Info.IsResourceRequest {
+		return
+	}
+	gvr := req.Info.GVR()
+	if v.local[gvr] {
+		return
+	}
+	for _, p := range r.views {
+		if p != v && p.local[gvr] {
+			d.Plain.WhyNot = append(d.Plain.WhyNot, fix)
+			return
+		}
+	}
+	r.enableFix(v, gvr, d)
+}
+
+// enableFix says which server would serve gvr with which --runtime-config, from what each
+// server's version can serve (Router.WithCapabilities); without that knowledge it names the
+// flag only.
+func (r *Router) enableFix(v *serverView, gvr snapshot.GVR, d *Decision) {
+	flag := mvp.EnableFlag(gvr.GroupVersion())
+	if r.capable == nil {
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("switch %s on in an apiserver whose version has it: %s", gvr.GroupVersion(), flag))
+		return
+	}
+	var fixes []string
+	known := false
+	for _, p := range r.views {
+		if !p.srv.Reachable {
+			continue
+		}
+		can, ok := r.capable(p.srv.Version, gvr)
+		known = known || ok
+		if can {
+			fixes = append(fixes, fmt.Sprintf("%s would serve it with %s", p.srv.Name, flag))
+		}
+	}
+	switch {
+	case len(fixes) > 0:
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
+	case known:
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("no apiserver here has %s at any --runtime-config: it needs a Kubernetes version that has it", gvr))
+	default:
+		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("switch %s on in an apiserver whose version has it: %s", gvr.GroupVersion(), flag))
+	}
 }

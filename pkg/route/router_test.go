@@ -183,6 +183,7 @@ func TestDecide(t *testing.T) {
 			for _, s := range d.Steps {
 				text += "\n" + s.Text
 			}
+			checkPlain(t, d)
 			if d.Outcome != tt.outcome {
 				t.Errorf("outcome = %s, want %s\n%s", d.Outcome, tt.outcome, text)
 			}
