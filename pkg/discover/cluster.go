@@ -11,12 +11,13 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// readCluster reads the cluster-wide lists once, through the first server that answered (the
-// kubeconfig's server when none did), and indexes group sources.
-func (d *discoverer) readCluster(ctx context.Context, results []*result, fallback *serverClient, timeout time.Duration) (snapshot.Cluster, sourceIndex) {
+// readCluster reads the cluster-wide lists once, through the first server that answered, and
+// indexes group sources.
+func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout time.Duration) (snapshot.Cluster, sourceIndex) {
 	var cluster snapshot.Cluster
 	idx := sourceIndex{}
-	c := fallback
+	// Through a server that answered: when none did, the lists would only fail the same way.
+	var c *serverClient
 	for _, r := range sortedResults(results) {
 		if r.client != nil && r.err == nil {
 			c = r.client

@@ -71,8 +71,15 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 	timeout := d.opts.timeout()
 
-	leases, leasesRead := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
+	leases, leasesRead, timedOut := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
 	plan := planTargets(&d.opts, leases, base, primaryBase, primaryContext, endpoints, contexts)
+	for _, t := range plan.targets {
+		// A server that did not answer the lease list within the timeout is not waited for a
+		// second time: a hung apiserver costs one --timeout, not one per request.
+		if err := timedOut[t.base]; err != nil && t.cfg == base {
+			t.dialErr = err
+		}
+	}
 	for _, w := range plan.warnings {
 		d.warn("%s", w)
 	}
@@ -89,8 +96,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 		}
 	}
 
-	primaryClient, _ := newServerClient(base, primaryBase, "", timeout, &d.red)
-	cluster, idx := d.readCluster(ctx, results, primaryClient, timeout)
+	cluster, idx := d.readCluster(ctx, results, timeout)
 
 	snap := snapshot.New()
 	snap.TakenAt = d.opts.now().UTC()
@@ -171,7 +177,10 @@ func (d *discoverer) primary(cfg *rest.Config, cfgErr error, contexts []namedCon
 // listLeases reads the identity leases through the kubeconfig's server, or, if that fails,
 // through the first server the user named. Failure is a warning: servers can still be read,
 // they just have no identity.
-func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryBase string, endpoints []string, contexts []namedConfig) ([]identityLease, bool) {
+//
+// timedOut holds, by server URL, the lease lists that got no answer within the timeout.
+func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryBase string, endpoints []string, contexts []namedConfig) (leases []identityLease, read bool, timedOut map[string]error) {
+	timedOut = map[string]error{}
 	type via struct {
 		cfg  *rest.Config
 		base string
@@ -191,13 +200,17 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 			leases, err = listIdentityLeases(lctx, c)
 			cancel()
 			if err == nil {
-				return leases, true
+				return leases, true, timedOut
+			}
+			var e *apiclient.Error
+			if errors.As(err, &e) && e.Kind == apiclient.KindTimeout && v.cfg == base {
+				timedOut[v.base] = err
 			}
 		}
 		msgs = append(msgs, err.Error())
 	}
 	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", strings.Join(msgs, "; "))
-	return nil, false
+	return nil, false, timedOut
 }
 
 // fetchAll reads every target, at most Concurrency at a time.

@@ -42,6 +42,9 @@ type target struct {
 	matchedBy string
 	// skip, when set, is why the server is recorded without being contacted.
 	skip string
+	// dialErr, when set, is why the server is not contacted again: it did not answer an
+	// earlier request (the lease list) within the timeout.
+	dialErr error
 }
 
 // result is what reading one target gave.
@@ -77,6 +80,10 @@ type result struct {
 // the peer-aggregated document are evidence, and their failure is noted.
 func fetchServer(ctx context.Context, t *target, timeout time.Duration, red *redact.Redactor) *result {
 	r := &result{t: t, minor: -1}
+	if t.dialErr != nil {
+		r.err = t.dialErr
+		return r
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
