@@ -109,6 +109,9 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case errors.As(err, &verifyErr):
 		e.Kind = KindTLS
 		e.Msg = fmt.Sprintf("TLS: %s — check --certificate-authority", OneLine(verifyErr.Err.Error()))
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		e.Kind = KindTLS
+		e.Msg = "TLS handshake failed: the address does not speak HTTPS, it answered in plain HTTP — check the port, or use an http:// URL if that is really intended"
 	case errors.As(err, &recordErr):
 		e.Kind = KindTLS
 		e.Msg = "TLS handshake failed: the address does not speak HTTPS (plain HTTP?) — check the address and port"
