@@ -258,6 +258,7 @@ const exitCodeSummary = `Exit codes:
   2  incomplete: partial result (some apiserver could not be read; the result marks it),
      or preflight warnings only
   3  blocking findings (commands that check something say which)
+  130, 143  interrupted by SIGINT or SIGTERM
 See 'mvpctl help exit-codes' for each command.`
 
 // exitCodesMarkdown is the table of docs/exit-codes.md.
@@ -291,6 +292,8 @@ func exitCodesText() string {
      request could not be read or probed; the output marks it) or, for preflight, it has
      warnings only; stderr says which, on one line prefixed "warning:"
   3  blocking findings
+  130, 143  interrupted (SIGINT, SIGTERM): requests stop, what was measured is printed
+     (probe), no file is left half-written; a second signal exits at once
 
 Every command exits 1 on a usage error: a bad flag, an -o format it does not support, an
 unknown subcommand. Per command:

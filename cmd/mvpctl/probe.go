@@ -3,12 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,13 +111,9 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		namespace = probe.DefaultNamespace
 	}
 
-	// Ctrl-C stops the run cleanly, with what was measured; a second one kills as usual.
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	// Ctrl-C ends cmd.Context() (signals.go): the run stops cleanly and prints what was
+	// measured; a second one kills.
+	ctx := cmd.Context()
 
 	base, configFor, err := o.configs(g)
 	if err != nil {

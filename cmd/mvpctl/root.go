@@ -48,6 +48,8 @@ type globalOptions struct {
 	// probe) is printed once.
 	warned   map[string]bool
 	warnedMu sync.Mutex
+	// ctx ends on the first SIGINT or SIGTERM (signals.go); nil means never.
+	ctx context.Context
 }
 
 // warn prints a warning on stderr, once per run.
@@ -120,14 +122,23 @@ to a peer, 404 or 503, and explains each decision step by step.
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
-	return execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true), argv0: os.Args[0]})
+	ctx, interrupted := handleSignals()
+	code := execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true), argv0: os.Args[0], ctx: ctx})
+	if c, ok := interrupted(); ok {
+		return c
+	}
+	return code
 }
 
 func execute(args []string, g *globalOptions) int {
 	streams := g.streams
 	root := newRootCmd(g)
 	root.SetArgs(g.pluginArgs(args))
-	err := root.ExecuteContext(context.Background())
+	ctx := g.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if code == ExitOK {
 		return ExitOK

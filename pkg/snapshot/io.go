@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 )
@@ -238,6 +239,8 @@ func (s *Snapshot) WriteFile(path string, asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
 	}
+	tempFiles.Store(tmp.Name(), true)
+	defer tempFiles.Delete(tmp.Name())
 	defer os.Remove(tmp.Name())
 	// CreateTemp makes the file 0600; a snapshot holds no credentials and is shared like
 	// kubectl output.
@@ -256,6 +259,20 @@ func (s *Snapshot) WriteFile(path string, asJSON bool) error {
 		return fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
 	}
 	return nil
+}
+
+// tempFiles are the temporary files WriteFile is writing, for RemoveTempFiles.
+var tempFiles sync.Map
+
+// RemoveTempFiles removes the temporary files WriteFile has not finished with. A command
+// interrupted by a signal calls it before exiting: the target file is never partial (it is
+// renamed into place whole), and no .mvpctl-snapshot-* file is left beside it.
+func RemoveTempFiles() {
+	tempFiles.Range(func(name, _ any) bool {
+		os.Remove(name.(string))
+		tempFiles.Delete(name)
+		return true
+	})
 }
 
 // New returns an empty snapshot with apiVersion and kind set.

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Exit codes after a signal, as shells report them (128 + the signal number).
+const (
+	ExitInterrupted = 130 // SIGINT
+	ExitTerminated  = 143 // SIGTERM
+)
+
+// handleSignals makes the first SIGINT or SIGTERM end the returned context, so that every
+// request stops and commands print what they have (probe) and clean up; a second signal
+// exits at once. Either way no temporary file is left behind. interrupted reports, after
+// the command, the exit code the signal calls for.
+func handleSignals() (ctx context.Context, interrupted func() (int, bool)) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		mu    sync.Mutex
+		first os.Signal
+	)
+	go func() {
+		s := <-sigs
+		mu.Lock()
+		first = s
+		mu.Unlock()
+		cancel()
+		s = <-sigs
+		snapshot.RemoveTempFiles()
+		os.Exit(signalExitCode(s))
+	}()
+	return ctx, func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			return 0, false
+		}
+		snapshot.RemoveTempFiles()
+		return signalExitCode(first), true
+	}
+}
+
+func signalExitCode(s os.Signal) int {
+	if s == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
+}
