@@ -38,17 +38,13 @@ kind: ExpectedDiscoveryList with every server's document and ETag.
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	o.source.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.server, "apiserver", "", "this apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
+	addAPIServerFlag(cmd.Flags(), &o.server, "this")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, err := o.output.Options(cmd.CommandPath())
-	if err != nil {
-		return err
-	}
-	snap, err := o.source.load(cmd.Context(), g)
+	opts, snap, err := o.source.loadWithOutput(cmd, g, o.output)
 	if err != nil {
 		return err
 	}

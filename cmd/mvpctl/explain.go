@@ -47,7 +47,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	o.source.addFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.server, "apiserver", "", "explain for this apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
+	addAPIServerFlag(cmd.Flags(), &o.server, "explain for this")
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")

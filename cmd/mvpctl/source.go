@@ -7,8 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -93,4 +95,21 @@ func requireKubeconfig(g *globalOptions) error {
 		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — point at one, or pass --snapshot FILE (simulate and preflight also take --servers)")
 	}
 	return nil
+}
+
+// loadWithOutput is how a command that prints a result from a snapshot starts: its output
+// options first (a bad -o fails before any request is sent), then the snapshot.
+func (s *snapshotSource) loadWithOutput(cmd *cobra.Command, g *globalOptions, out *output.Flags) (output.Options, *snapshot.Snapshot, error) {
+	opts, err := out.Options(cmd.CommandPath())
+	if err != nil {
+		return opts, nil, err
+	}
+	snap, err := s.load(cmd.Context(), g)
+	return opts, snap, err
+}
+
+// addAPIServerFlag adds --apiserver, which selects one server of the snapshot (what is the
+// verb's object: "explain for", "this").
+func addAPIServerFlag(fs *pflag.FlagSet, p *string, what string) {
+	fs.StringVar(p, "apiserver", "", what+" apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
 }

@@ -1,16 +1,15 @@
 package discover
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -19,11 +18,7 @@ import (
 // discovery sync error counters, and whether the peer address it publishes accepts connections.
 
 // syncErrorsMetric is the counter a 1.36+ server keeps of failed peer-discovery syncs, by type.
-const syncErrorsMetric = "apiserver_peer_discovery_sync_errors_total"
-
-// maxMetricsLines bounds how much of /metrics is scanned (a server exports tens of thousands of
-// lines; the counter is near the top of the apiserver_ block, but the order is not promised).
-const maxMetricsLines = 2_000_000
+const syncErrorsMetric = apimetrics.PeerDiscoverySyncErrors
 
 // fetchSyncErrors reads syncErrorsMetric from /metrics, summed per type. ok is false, with the
 // reason, when the metrics could not be read (no permission is the common case).
@@ -39,46 +34,13 @@ func fetchSyncErrors(ctx context.Context, c *serverClient) (map[string]float64, 
 		}
 		return nil, fmt.Sprintf("HTTP %d", resp.StatusCode)
 	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 0; sc.Scan() && n < maxMetricsLines; n++ {
-		line := sc.Text()
-		if !strings.HasPrefix(line, syncErrorsMetric+"{") {
-			continue
-		}
-		typ, value, ok := parseTypeSample(line[len(syncErrorsMetric):])
-		if ok {
-			out[typ] += value
-		}
-	}
-	if err := sc.Err(); err != nil {
+	m, err := apimetrics.Parse(resp.Body, syncErrorsMetric)
+	if err != nil {
 		return nil, "reading /metrics: " + apiclient.OneLine(err.Error())
 	}
-	return out, ""
-}
-
-// parseTypeSample reads `{type="fetch_discovery",...} 3` (the labels of one sample and its
-// value) and returns the type label and the value.
-func parseTypeSample(s string) (string, float64, bool) {
-	end := strings.LastIndex(s, "}")
-	if !strings.HasPrefix(s, "{") || end < 0 {
-		return "", 0, false
-	}
-	labels, rest := s[1:end], strings.Fields(s[end+1:])
-	if len(rest) == 0 {
-		return "", 0, false
-	}
-	v, err := strconv.ParseFloat(rest[0], 64)
-	if err != nil {
-		return "", 0, false
-	}
-	for _, kv := range strings.Split(labels, ",") {
-		if k, val, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "type" {
-			return strings.Trim(val, `"`), v, true
-		}
-	}
-	return "", 0, false
+	byType := m[syncErrorsMetric].SumBy("type")
+	delete(byType, "") // a sample without a type says nothing about which sync failed
+	return byType, ""
 }
 
 // dialAdvertised says whether the address a server publishes for its peers accepts a TCP

@@ -3,27 +3,31 @@ package discover
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
 )
 
-func TestParseTypeSample(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		typ   string
-		value float64
-		ok    bool
-	}{
-		{`{type="fetch_discovery"} 3`, "fetch_discovery", 3, true},
-		{`{type="hostport_resolution",zone="x"} 1e+00`, "hostport_resolution", 1, true},
-		{`{zone="x"} 1`, "", 0, false},
-		{`{type="lease_list"}`, "", 0, false},
-		{`{type="lease_list"} NaNish`, "", 0, false},
-		{`type="lease_list" 1`, "", 0, false},
-	} {
-		typ, v, ok := parseTypeSample(tc.in)
-		if typ != tc.typ || v != tc.value || ok != tc.ok {
-			t.Errorf("%q: %q %v %v, want %q %v %v", tc.in, typ, v, ok, tc.typ, tc.value, tc.ok)
-		}
+func TestSyncErrorsByType(t *testing.T) {
+	text := `# HELP apiserver_peer_discovery_sync_errors_total ...
+apiserver_peer_discovery_sync_errors_total{type="fetch_discovery"} 3
+apiserver_peer_discovery_sync_errors_total{type="hostport_resolution",zone="x"} 1e+00
+apiserver_peer_discovery_sync_errors_total{type="hostport_resolution",zone="y"} 2
+apiserver_peer_discovery_sync_errors_total{zone="x"} 1
+apiserver_peer_discovery_sync_errors_total{type="lease_list"}
+apiserver_peer_discovery_sync_errors_total{type="lease_list"} NaNish
+apiserver_peer_discovery_sync_errors_total_other{type="lease_list"} 9
+`
+	m, err := apimetrics.Parse(strings.NewReader(text), syncErrorsMetric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m[syncErrorsMetric].SumBy("type")
+	delete(got, "")
+	want := map[string]float64{"fetch_discovery": 3, "hostport_resolution": 3}
+	if len(got) != len(want) || got["fetch_discovery"] != 3 || got["hostport_resolution"] != 3 {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 

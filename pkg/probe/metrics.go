@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,16 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
 )
 
-// The peer-proxy metrics of docs/behaviour.md §9.
+// The peer-proxy metrics of docs/behaviour.md §9 (internal/apimetrics reads them).
 const (
-	// MetricRerouted counts requests a server proxied to a peer, by final status code (and,
-	// from 1.36, group/version/resource; peer-discovery fetches carry empty ones).
-	MetricRerouted = "apiserver_rerouted_request_total"
-	// MetricPeerProxyErrors (1.36+) counts endpoint-resolution failures (503s that are not
-	// in MetricRerouted) by type and group/version/resource.
-	MetricPeerProxyErrors = "apiserver_peer_proxy_errors_total"
+	MetricRerouted        = apimetrics.Rerouted
+	MetricPeerProxyErrors = apimetrics.PeerProxyErrors
 )
 
 // MetricsEvidence is what a server's /metrics says it proxied during the run.
@@ -43,19 +40,11 @@ type MetricsEvidence struct {
 }
 
 // MetricDelta is one series' increase.
-type MetricDelta struct {
-	Labels map[string]string `json:"labels"`
-	Before float64           `json:"before"`
-	After  float64           `json:"after"`
-	Delta  float64           `json:"delta"`
-}
-
-// series maps a metric's label set (canonical string) to its value.
-type series map[string]float64
+type MetricDelta = apimetrics.Delta
 
 // metricsSample is one read of /metrics: the two metric families.
 type metricsSample struct {
-	rerouted, errors series
+	rerouted, errors apimetrics.Series
 }
 
 // fetchMetrics reads /metrics (streamed: a big apiserver's is tens of MiB). A 401/403 is not
@@ -81,147 +70,23 @@ func fetchMetrics(ctx context.Context, c *serverClient, timeout time.Duration) (
 	return m, ""
 }
 
-// parseMetrics reads the Prometheus text format, keeping the two peer-proxy families.
+// parseMetrics reads the two peer-proxy families of /metrics.
 func parseMetrics(r io.Reader) (*metricsSample, error) {
-	m := &metricsSample{rerouted: series{}, errors: series{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		var target series
-		var rest string
-		switch {
-		case strings.HasPrefix(line, MetricRerouted):
-			target, rest = m.rerouted, line[len(MetricRerouted):]
-		case strings.HasPrefix(line, MetricPeerProxyErrors):
-			target, rest = m.errors, line[len(MetricPeerProxyErrors):]
-		default:
-			continue
-		}
-		labels, value, ok := parseSample(rest)
-		if !ok {
-			continue
-		}
-		target[labelKey(labels)] += value
-	}
-	return m, sc.Err()
-}
-
-// parseSample parses `{a="b",c="d"} 12` or ` 12` (an optional timestamp follows).
-func parseSample(s string) (map[string]string, float64, bool) {
-	labels := map[string]string{}
-	if strings.HasPrefix(s, "{") {
-		i := 1
-		for {
-			for i < len(s) && (s[i] == ' ' || s[i] == ',') {
-				i++
-			}
-			if i < len(s) && s[i] == '}' {
-				i++
-				break
-			}
-			eq := strings.IndexByte(s[i:], '=')
-			if eq < 0 {
-				return nil, 0, false
-			}
-			name := strings.TrimSpace(s[i : i+eq])
-			i += eq + 1
-			if i >= len(s) || s[i] != '"' {
-				return nil, 0, false
-			}
-			i++
-			var val strings.Builder
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
-					switch s[i] {
-					case 'n':
-						val.WriteByte('\n')
-					default:
-						val.WriteByte(s[i])
-					}
-					continue
-				}
-				val.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, 0, false
-			}
-			i++ // closing quote
-			labels[name] = val.String()
-		}
-		s = s[i:]
-	} else if s != "" && s[0] != ' ' && s[0] != '\t' {
-		return nil, 0, false // another metric whose name starts with ours
-	}
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
-		return nil, 0, false
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return nil, 0, false
-	}
-	return labels, v, true
-}
-
-// labelKey is a canonical string of a label set: sorted k=v joined by commas.
-func labelKey(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + strconv.Quote(labels[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-// parseLabelKey reverses labelKey.
-func parseLabelKey(k string) map[string]string {
-	out := map[string]string{}
-	if k == "" {
-		return out
-	}
-	labels, _, ok := parseSample("{" + k + "} 0")
-	if !ok {
-		return out
-	}
-	return labels
-}
-
-// deltas lists the series that changed between before and after, sorted by labels.
-func deltas(before, after series) []MetricDelta {
-	var keys []string
-	for k, v := range after {
-		if v != before[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	out := make([]MetricDelta, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, MetricDelta{Labels: parseLabelKey(k), Before: before[k], After: after[k], Delta: after[k] - before[k]})
-	}
-	return out
+	m, err := apimetrics.Parse(r, apimetrics.Rerouted, apimetrics.PeerProxyErrors)
+	return &metricsSample{rerouted: m[apimetrics.Rerouted], errors: m[apimetrics.PeerProxyErrors]}, err
 }
 
 // evidence compares two samples.
 func evidence(before, after *metricsSample) *MetricsEvidence {
 	ev := &MetricsEvidence{Read: true}
-	ev.Rerouted = deltas(before.rerouted, after.rerouted)
+	ev.Rerouted = apimetrics.Deltas(before.rerouted, after.rerouted)
 	for _, d := range ev.Rerouted {
 		if _, hasResource := d.Labels["resource"]; hasResource && d.Labels["resource"] == "" {
 			continue // 1.36+: a peer-discovery fetch, not a resource request
 		}
 		ev.ReroutedTotal += d.Delta
 	}
-	ev.PeerProxyErrors = deltas(before.errors, after.errors)
+	ev.PeerProxyErrors = apimetrics.Deltas(before.errors, after.errors)
 	for _, d := range ev.PeerProxyErrors {
 		ev.PeerProxyErrorsTotal += d.Delta
 	}

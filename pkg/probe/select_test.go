@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -245,14 +246,14 @@ odd_metric{label="a \"quoted\" \\ value"} 1
 	}
 	// Before 1.36: a code label only; everything counts.
 	old, _ := parseMetrics(strings.NewReader(`apiserver_rerouted_request_total{code="200"} 3` + "\n" + `apiserver_rerouted_request_total{code="503"} 1` + "\n"))
-	if ev := evidence(&metricsSample{rerouted: series{}, errors: series{}}, old); ev.ReroutedTotal != 4 || ev.CodesText() != "200:3,503:1" {
+	if ev := evidence(&metricsSample{rerouted: apimetrics.Series{}, errors: apimetrics.Series{}}, old); ev.ReroutedTotal != 4 || ev.CodesText() != "200:3,503:1" {
 		t.Errorf("old evidence %+v", ev)
 	}
-	labels, v, ok := parseSample(`{label="a \"quoted\" \\ value",b="x\ny"} 1.5`)
+	labels, v, ok := apimetrics.ParseSample(`{label="a \"quoted\" \\ value",b="x\ny"} 1.5`)
 	if !ok || v != 1.5 || labels["label"] != `a "quoted" \ value` || labels["b"] != "x\ny" {
-		t.Errorf("parseSample: %v %v %v", labels, v, ok)
+		t.Errorf("ParseSample: %v %v %v", labels, v, ok)
 	}
-	if got := parseLabelKey(labelKey(labels)); got["label"] != labels["label"] || got["b"] != labels["b"] {
+	if got := apimetrics.ParseLabelKey(apimetrics.LabelKey(labels)); got["label"] != labels["label"] || got["b"] != labels["b"] {
 		t.Errorf("label key round trip: %v", got)
 	}
 }
