@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // The peer-proxy metrics of docs/behaviour.md §9 (internal/apimetrics reads them).
@@ -112,4 +114,148 @@ func (ev *MetricsEvidence) CodesText() string {
 		parts[i] = fmt.Sprintf("%s:%s", c, strconv.FormatFloat(by[c], 'f', -1, 64))
 	}
 	return strings.Join(parts, ",")
+}
+
+// readMetrics takes the "before" sample of every probed server.
+func (p *prober) readMetrics(ctx context.Context) {
+	p.forEach(func(ps *probedServer) {
+		if ps.client == nil {
+			return
+		}
+		m, note := fetchMetrics(ctx, ps.client, p.opts.RequestTimeout)
+		if m == nil {
+			ps.rep.Metrics = &MetricsEvidence{Note: note}
+			return
+		}
+		ps.before = m
+	})
+}
+
+// metricsEvidence takes the "after" samples and compares them with what was observed.
+func (p *prober) metricsEvidence(ctx context.Context, rep *Report) {
+	expected := map[*probedServer][2]int{}
+	for _, ps := range p.servers {
+		var rerouted, endpoint int
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			if r.Server != ps.srv.Name {
+				continue
+			}
+			switch {
+			case r.Observed.Outcome == mvp.Proxied:
+				rerouted++
+			case r.Observed.Outcome == mvp.Unavailable && r.Observed.Unavailable == mvp.Transport:
+				rerouted++
+			case r.Observed.Outcome == mvp.Unavailable && r.Observed.Unavailable == mvp.EndpointResolution:
+				endpoint++
+			case r.Observed.Outcome == mvp.NotFound && r.Predicted.Outcome == mvp.Proxied:
+				rerouted++ // the peer's own 404
+			}
+			if r.Verdict == VerdictLoopViolation && r.Observed.ForcedLocal != nil {
+				if r.Observed.ForcedLocal.Class == ClassUnavailableEndpoint {
+					endpoint++
+				} else {
+					rerouted++
+				}
+			}
+		}
+		expected[ps] = [2]int{rerouted, endpoint}
+	}
+	after := map[*probedServer]*metricsSample{}
+	read := func() {
+		p.forEach(func(ps *probedServer) {
+			if ps.client == nil || ps.before == nil {
+				return
+			}
+			m, note := fetchMetrics(ctx, ps.client, p.opts.RequestTimeout)
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if m == nil {
+				ps.rep.Metrics = &MetricsEvidence{Note: note}
+				return
+			}
+			after[ps] = m
+		})
+	}
+	read()
+	// The counters are incremented when the proxy handler returns, which can be just after
+	// the client has the whole answer: give a short-counted server one more look.
+	again := false
+	for ps, m := range after {
+		if ev := evidence(ps.before, m); int(ev.ReroutedTotal) < expected[ps][0] || int(ev.PeerProxyErrorsTotal) < expected[ps][1] {
+			again = true
+		}
+	}
+	if again {
+		time.Sleep(500 * time.Millisecond)
+		read()
+	}
+	for _, ps := range p.servers {
+		m := after[ps]
+		if m == nil {
+			continue
+		}
+		ev := evidence(ps.before, m)
+		ev.ExpectedRerouted, ev.ExpectedEndpointErrors = expected[ps][0], expected[ps][1]
+		if v, err := snapshot.ParseVersion(ps.srv.Version); err == nil && !mvp.ReroutedMetricHasGVR(v) {
+			ev.Note = "before 1.36 the counter has only a code label and also counts peer-discovery fetches"
+		}
+		ps.rep.Metrics = ev
+		p.corroborate(ps, ev, rep)
+	}
+}
+
+// corroborate checks loop-header violations against the server's per-GVR counters (1.36+):
+// requests it forwarded despite the header were counted. A violation the counters cannot
+// account for was the server answering by itself a GVR its discovery did not list (a stale
+// snapshot): a mismatch, not a loop.
+func (p *prober) corroborate(ps *probedServer, ev *MetricsEvidence, rep *Report) {
+	perGVR := map[string]float64{}
+	labelled := false
+	for _, d := range ev.Rerouted {
+		if _, ok := d.Labels["resource"]; ok {
+			labelled = true
+			g := snapshot.GVR{Group: d.Labels["group"], Version: d.Labels["version"], Resource: d.Labels["resource"]}
+			perGVR[g.String()] += d.Delta
+		}
+	}
+	for _, d := range ev.PeerProxyErrors {
+		if _, ok := d.Labels["resource"]; ok {
+			g := snapshot.GVR{Group: d.Labels["group"], Version: d.Labels["version"], Resource: d.Labels["resource"]}
+			perGVR[g.String()] += d.Delta
+		}
+	}
+	if !labelled && len(ev.Rerouted) > 0 {
+		return // before 1.36: no per-GVR evidence
+	}
+	expectedNormal := map[string]float64{}
+	violations := map[string][]*Result{}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if r.Server != ps.srv.Name {
+			continue
+		}
+		switch {
+		case r.Observed.Outcome == mvp.Proxied, r.Observed.Outcome == mvp.Unavailable,
+			r.Observed.Outcome == mvp.NotFound && r.Predicted.Outcome == mvp.Proxied:
+			expectedNormal[r.Name]++
+		}
+		if r.Verdict == VerdictLoopViolation {
+			violations[r.Name] = append(violations[r.Name], r)
+		}
+	}
+	for name, rs := range violations {
+		extra := perGVR[name] - expectedNormal[name]
+		for _, r := range rs {
+			if extra >= 1 {
+				r.Note += "; confirmed by " + MetricRerouted
+				extra--
+				continue
+			}
+			r.Verdict = VerdictMismatch
+			r.Note = fmt.Sprintf("%s answered the request carrying the loop-prevention header with a handler, but its %s shows no forwarded request: it serves %s itself although its discovery in the snapshot does not list it (a stale snapshot?)", ps.srv.Name, MetricRerouted, name)
+			r.Observed.Outcome = Combine(classOf(r.Observed.Normal), classOf(r.Observed.ForcedLocal)).Outcome
+			r.Observed.Text = observedText(r.Observed.Outcome, r.Observed.Unavailable, nil)
+		}
+	}
 }
