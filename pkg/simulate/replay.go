@@ -135,7 +135,10 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 		rep.Requests++
 		ua := agentEntry(agents, tq.UserAgent)
 		ua.Requests++
-		req, err := route.ParseRequest(tq.Method, tq.Path)
+		req, err := tq.req, tq.parseErr
+		if !tq.parsed {
+			req, err = route.ParseRequest(tq.Method, tq.Path)
+		}
 		if err != nil {
 			rep.Unparsable++
 			continue
