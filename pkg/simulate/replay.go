@@ -92,6 +92,13 @@ type decisionKey struct {
 // step, server, GVR and subresource, so the cost per request is one parse and a few map
 // look-ups.
 func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*TrafficReport, error) {
+	return replay(sim, tr.Next, func(rep *TrafficReport) {
+		rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+	}, source, format)
+}
+
+// replay is Replay over any source of requests; counted fills in the reader's counts at the end.
+func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*TrafficReport), source, format string) (*TrafficReport, error) {
 	rep := &TrafficReport{Source: source, Format: format}
 	type stepState struct {
 		counts  map[string]*OutcomeCounts
@@ -125,7 +132,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 	}
 
 	for {
-		tq, err := tr.Next()
+		tq, err := next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -181,7 +188,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 			ua.AtRisk++
 		}
 	}
-	rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+	counted(rep)
 
 	for i, st := range states {
 		byServ := map[string]OutcomeCounts{}

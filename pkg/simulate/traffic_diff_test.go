@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -206,3 +207,58 @@ func TestTrafficReaderReadErrorMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// writeGenerated writes a generated audit log of n requests into a temporary directory.
+func writeGenerated(b *testing.B, n int, gz bool) (string, int64) {
+	b.Helper()
+	data := generatedB(b, auditgen.Options{Seed: 1, Requests: n})
+	size := int64(len(data))
+	name := b.TempDir() + "/audit.log"
+	if gz {
+		data, name = gzipped(data), name+".gz"
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return name, size
+}
+
+func generatedB(b *testing.B, o auditgen.Options) []byte {
+	var buf bytes.Buffer
+	if err := auditgen.Write(&buf, o); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// benchmarkReplay replays a generated log of 100,000 requests (≈95 MB) from a file through a
+// three-server rolling upgrade; MB/s is of the uncompressed log.
+func benchmarkReplay(b *testing.B, old, gz bool) {
+	sim := upgradeSimulation(b)
+	name, size := writeGenerated(b, 100000, gz)
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var rep *TrafficReport
+		if old {
+			tr, _ := newRefReader(f, name, FormatAuditLog)
+			rep, err = replay(sim, tr.Next, func(*TrafficReport) {}, name, FormatAuditLog)
+		} else {
+			tr, _ := NewTrafficReader(f, name, FormatAuditLog)
+			rep, err = Replay(sim, tr, name, FormatAuditLog)
+		}
+		f.Close()
+		if err != nil || rep.Requests != 100000 {
+			b.Fatalf("%v, %d requests", err, rep.Requests)
+		}
+	}
+}
+
+func BenchmarkReplayOld(b *testing.B)     { benchmarkReplay(b, true, false) }
+func BenchmarkReplayNew(b *testing.B)     { benchmarkReplay(b, false, false) }
+func BenchmarkReplayOldGzip(b *testing.B) { benchmarkReplay(b, true, true) }
+func BenchmarkReplayNewGzip(b *testing.B) { benchmarkReplay(b, false, true) }
