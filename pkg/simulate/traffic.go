@@ -304,6 +304,7 @@ func (t *TrafficReader) send(b *block) {
 // parse is a worker: it parses the lines of blocks.
 func (t *TrafficReader) parse() {
 	var f auditlog.Fields
+	cache := requestCache{reqs: map[string]cachedRequest{}, agents: map[string]string{}}
 	for b := range t.work {
 		b.reqs, b.bad, b.malformed, b.skipped = b.reqs[:0], b.bad[:0], 0, 0
 		bad := func(line int, why string) {
@@ -335,17 +336,20 @@ func (t *TrafficReader) parse() {
 				continue
 			}
 			var req TrafficRequest
+			var ev auditFields
 			var ok, skipped bool
 			var why string
 			if t.format == FormatRequests {
 				req, ok, why = parseRequestLine(line)
-			} else {
-				req, ok, why, skipped = parseAuditLine(line, &f)
+				if ok {
+					req.req, req.parseErr = route.ParseRequest(req.Method, req.Path)
+					req.parsed = true
+				}
+			} else if ev, ok, why, skipped = parseAuditLine(line, &f); ok {
+				req = cache.request(ev)
 			}
 			switch {
 			case ok:
-				req.req, req.parseErr = route.ParseRequest(req.Method, req.Path)
-				req.parsed = true
 				b.reqs = append(b.reqs, req)
 			case skipped:
 				b.skipped++
@@ -385,36 +389,80 @@ var verbMethods = map[string]string{
 	"head": "HEAD", "post": "POST", "put": "PUT", "options": "OPTIONS",
 }
 
+// auditFields is what replay takes from an audit event. uri and agent alias the line or the
+// scanner's buffer: copy them before the next line.
+type auditFields struct {
+	method     string
+	uri, agent []byte
+}
+
 // parseAuditLine reads an event with auditlog.Scan, and with encoding/json (the reference) when
 // Scan declines the line: one that is malformed or unusual. skipped reports an event of a
 // non-final stage.
-func parseAuditLine(line []byte, f *auditlog.Fields) (req TrafficRequest, ok bool, why string, skipped bool) {
+func parseAuditLine(line []byte, f *auditlog.Fields) (ev auditFields, ok bool, why string, skipped bool) {
 	if !auditlog.Scan(line, f) {
 		return parseAuditLineJSON(line)
 	}
-	return auditRequest(string(f.Kind), string(f.APIVersion), string(f.Stage), f.Verb, f.RequestURI, f.UserAgent)
+	return auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent)
 }
 
-func parseAuditLineJSON(line []byte) (TrafficRequest, bool, string, bool) {
+func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
 	var ev auditEvent
 	if err := json.Unmarshal(line, &ev); err != nil {
-		return TrafficRequest{}, false, "not JSON: " + clip(err.Error()), false
+		return auditFields{}, false, "not JSON: " + clip(err.Error()), false
 	}
-	return auditRequest(ev.Kind, ev.APIVersion, ev.Stage, []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent))
+	return auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent))
 }
 
-func auditRequest(kind, apiVersion, stage string, verb, uri, agent []byte) (TrafficRequest, bool, string, bool) {
-	if kind != "Event" || !strings.HasPrefix(apiVersion, "audit.k8s.io/") {
-		return TrafficRequest{}, false, fmt.Sprintf("not an audit Event (kind %q, apiVersion %q)", kind, apiVersion), false
+func auditRequest(kind, apiVersion, stage, verb, uri, agent []byte) (auditFields, bool, string, bool) {
+	if string(kind) != "Event" || !bytes.HasPrefix(apiVersion, []byte("audit.k8s.io/")) {
+		return auditFields{}, false, fmt.Sprintf("not an audit Event (kind %q, apiVersion %q)", kind, apiVersion), false
 	}
-	if stage != "" && stage != "ResponseComplete" && stage != "Panic" {
-		return TrafficRequest{}, false, "", true
+	if len(stage) != 0 && string(stage) != "ResponseComplete" && string(stage) != "Panic" {
+		return auditFields{}, false, "", true
 	}
 	method, ok := verbMethods[string(verb)]
 	if !ok || len(uri) == 0 {
-		return TrafficRequest{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
+		return auditFields{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
 	}
-	return TrafficRequest{Method: method, Path: string(uri), UserAgent: string(agent)}, true, "", false
+	return auditFields{method: method, uri: uri, agent: agent}, true, "", false
+}
+
+// requestCache is a worker's memo of route.ParseRequest, a pure function, and of user-agent
+// strings: logs repeat both (controllers list and watch with the same query, renew the same
+// lease). Each is cleared when it reaches cacheSize entries, which bounds its memory.
+type requestCache struct {
+	reqs   map[string]cachedRequest // by path
+	agents map[string]string
+}
+
+type cachedRequest struct {
+	method, path string
+	req          route.Request
+	err          error
+}
+
+const cacheSize = 8192
+
+func (c *requestCache) request(ev auditFields) TrafficRequest {
+	agent, ok := c.agents[string(ev.agent)]
+	if !ok {
+		if len(c.agents) >= cacheSize {
+			clear(c.agents)
+		}
+		agent = string(ev.agent)
+		c.agents[agent] = agent
+	}
+	if e, ok := c.reqs[string(ev.uri)]; ok && e.method == ev.method {
+		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
+	}
+	e := cachedRequest{method: ev.method, path: string(ev.uri)}
+	e.req, e.err = route.ParseRequest(e.method, e.path)
+	if len(c.reqs) >= cacheSize {
+		clear(c.reqs)
+	}
+	c.reqs[e.path] = e
+	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
 }
 
 func clip(s string) string {
