@@ -2,7 +2,10 @@
 // without decoding the rest.
 package auditlog
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Fields are the top-level string fields of an audit.k8s.io Event that replay reads. Each is
 // nil when the event lacks it (or has it as null), and otherwise aliases the line or Scratch.
@@ -184,8 +187,7 @@ func (s *scanner) str() (end int, plain bool) {
 	i := s.i + 1
 	for {
 		// Eight bytes at a time while none of them stops the run.
-		for i+8 <= len(b) && !strStop[b[i]] && !strStop[b[i+1]] && !strStop[b[i+2]] && !strStop[b[i+3]] &&
-			!strStop[b[i+4]] && !strStop[b[i+5]] && !strStop[b[i+6]] && !strStop[b[i+7]] {
+		for i+8 <= len(b) && !stops8(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 		}
 		for i < len(b) && !strStop[b[i]] {
@@ -221,6 +223,20 @@ func (s *scanner) str() (end int, plain bool) {
 			i++
 		}
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stops8 reports whether any of the eight bytes in x is one strStop marks: '"', '\\', below
+// 0x20 or above 0x7f. Each test is exact as a whole (a borrow can only flag a byte to the
+// left of one that is really flagged).
+func stops8(x uint64) bool {
+	q := x ^ ('"' * ones)
+	bs := x ^ ('\\' * ones)
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x|x)&highs != 0
 }
 
 func isHex(c byte) bool {

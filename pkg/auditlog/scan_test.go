@@ -104,3 +104,22 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { check(t, line) })
 }
+
+func TestStops8(t *testing.T) {
+	var b [8]byte
+	for pos := range 8 {
+		for c := range 256 {
+			for i := range b {
+				b[i] = 'a'
+			}
+			b[pos] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(b[i])
+			}
+			if got := stops8(x); got != strStop[c] {
+				t.Fatalf("stops8 with %#x at %d = %v, want %v", c, pos, got, strStop[c])
+			}
+		}
+	}
+}
