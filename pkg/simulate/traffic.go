@@ -73,7 +73,7 @@ const maxExamples = 5
 // read and not yet returned by Next (a block grows past blockSize only to hold one long line).
 const (
 	blockSize      = 1 << 20
-	blocksInFlight = 8
+	blocksInFlight = 4
 )
 
 // block is a run of whole lines and what the workers read from it.
@@ -442,7 +442,7 @@ type cachedRequest struct {
 	err          error
 }
 
-const cacheSize = 8192
+const cacheSize = 2048
 
 func (c *requestCache) request(ev auditFields) TrafficRequest {
 	agent, ok := c.agents[string(ev.agent)]
