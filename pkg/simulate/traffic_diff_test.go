@@ -262,3 +262,35 @@ func BenchmarkReplayOld(b *testing.B)     { benchmarkReplay(b, true, false) }
 func BenchmarkReplayNew(b *testing.B)     { benchmarkReplay(b, false, false) }
 func BenchmarkReplayOldGzip(b *testing.B) { benchmarkReplay(b, true, true) }
 func BenchmarkReplayNewGzip(b *testing.B) { benchmarkReplay(b, false, true) }
+
+// TestReplayMatchesReference replays a generated log (with every stage, malformed lines, CRLF
+// and gzip) through a rolling upgrade with the old reader and the new one: the reports must be
+// identical, down to the order of their rows.
+func TestReplayMatchesReference(t *testing.T) {
+	sim := upgradeSimulation(t)
+	o := auditgen.Options{Seed: 11, Requests: 20000, Stages: true, MalformedEvery: 61, CRLF: true}
+	if testing.Short() {
+		o.Requests = 3000
+	}
+	plain := generated(t, o)
+	for name, data := range map[string][]byte{"plain": plain, "gzip": gzipped(plain)} {
+		ref, _ := newRefReader(bytes.NewReader(data), "log", FormatAuditLog)
+		want, err := replay(sim, ref.Next, func(rep *TrafficReport) {
+			rep.Malformed, rep.MalformedExamples, rep.Skipped = ref.Malformed, ref.Examples, ref.Skipped
+		}, "log", FormatAuditLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _ := NewTrafficReader(bytes.NewReader(data), "log", FormatAuditLog)
+		got, err := Replay(sim, tr, "log", FormatAuditLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: replay with the new reader differs:\n got %+v\nwant %+v", name, got, want)
+		}
+		if want.Malformed == 0 || want.Skipped == 0 || want.Unparsable+want.NonResource == 0 {
+			t.Errorf("%s: the log exercises too little: %+v", name, want)
+		}
+	}
+}
