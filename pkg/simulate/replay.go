@@ -93,6 +93,13 @@ type decisionKey struct {
 // step, server, GVR and subresource, so the cost per request is one parse and a few map
 // look-ups.
 func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*TrafficReport, error) {
+	return replay(sim, tr.Next, func(rep *TrafficReport) {
+		rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+	}, source, format)
+}
+
+// replay is Replay over any source of requests; counted fills in the reader's counts at the end.
+func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*TrafficReport), source, format string) (*TrafficReport, error) {
 	rep := &TrafficReport{Source: source, Format: format}
 	type stepState struct {
 		counts  map[string]*OutcomeCounts
@@ -126,7 +133,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 	}
 
 	for {
-		tq, err := tr.Next()
+		tq, err := next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -136,7 +143,10 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 		rep.Requests++
 		ua := agentEntry(agents, tq.UserAgent)
 		ua.Requests++
-		req, err := route.ParseRequest(tq.Method, tq.Path)
+		req, err := tq.req, tq.parseErr
+		if !tq.parsed {
+			req, err = route.ParseRequest(tq.Method, tq.Path)
+		}
 		if err != nil {
 			rep.Unparsable++
 			continue
@@ -179,7 +189,7 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 			ua.AtRisk++
 		}
 	}
-	rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+	counted(rep)
 
 	for i, st := range states {
 		byServ := map[string]OutcomeCounts{}

@@ -3,13 +3,18 @@ package simulate
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/mvpctl/mvpctl/pkg/auditlog"
+	"github.com/mvpctl/mvpctl/pkg/route"
 )
 
 // Traffic formats.
@@ -23,22 +28,39 @@ type TrafficRequest struct {
 	Method    string
 	Path      string
 	UserAgent string
+
+	// parsed is set when the reader already ran route.ParseRequest (in its workers).
+	parsed   bool
+	req      route.Request
+	parseErr error
 }
 
-// TrafficReader streams requests from a request list or an audit log, plain or gzip, holding
-// one line at a time: a log of any size replays in constant memory.
+// TrafficReader streams requests from a request list or an audit log, plain or gzip. A reader
+// goroutine cuts the input into blocks of whole lines, workers (one per CPU) parse the blocks,
+// and Next returns their requests in input order. A fixed number of blocks is in flight, so a
+// log of any size replays in constant memory.
 type TrafficReader struct {
 	name   string
 	format string
 	r      *bufio.Reader
 	closer io.Closer
-	line   int
+	// line counts the lines of the blocks Next has taken.
+	line int
 	// Malformed counts unreadable lines; Examples keeps the first few, with line numbers.
 	Malformed int64
 	Examples  []string
 	// Skipped counts audit events of stages other than ResponseComplete and Panic: one
 	// request logs up to three events, and only its final one is counted.
 	Skipped int64
+
+	started bool
+	order   chan *block // blocks in input order, for Next
+	work    chan *block // blocks to parse, for the workers
+	free    chan *block
+	stop    chan struct{}
+	cur     *block
+	pos     int
+	err     error
 }
 
 // maxLine bounds one line. Audit events at RequestResponse level carry whole objects; a
@@ -46,6 +68,35 @@ type TrafficReader struct {
 const maxLine = 16 << 20
 
 const maxExamples = 5
+
+// blockSize is the size of the blocks the input is cut into; blocksInFlight bounds the blocks
+// read and not yet returned by Next (a block grows past blockSize only to hold one long line).
+const (
+	blockSize      = 1 << 20
+	blocksInFlight = 4
+)
+
+// block is a run of whole lines and what the workers read from it.
+type block struct {
+	buf   []byte
+	lines int  // lines in buf, or 1 for an overlong line
+	long  bool // buf is empty: the line was longer than maxLine and was drained
+	// err is the read error that ended the input after buf; errInLong is set when it struck
+	// while draining an overlong line.
+	err       error
+	errInLong bool
+
+	reqs      []TrafficRequest
+	bad       []badLine // the first maxExamples malformed lines
+	malformed int64
+	skipped   int64
+	ready     chan struct{}
+}
+
+type badLine struct {
+	line int // 1-based, within the block
+	why  string
+}
 
 // OpenTraffic opens a traffic file ("-" is not supported: replay reads it once per run, which
 // a pipe allows, but errors must name a file). gzip is recognised by its magic bytes.
@@ -79,86 +130,235 @@ func NewTrafficReader(r io.Reader, name, format string) (*TrafficReader, error) 
 	return &TrafficReader{name: name, format: format, r: br}, nil
 }
 
-// Close closes the underlying file, if OpenTraffic opened one.
+// Close stops the reader's goroutines and closes the underlying file, if OpenTraffic opened
+// one.
 func (t *TrafficReader) Close() error {
+	if t.stop != nil {
+		select {
+		case <-t.stop:
+		default:
+			close(t.stop)
+		}
+	}
 	if t.closer != nil {
 		return t.closer.Close()
 	}
 	return nil
 }
 
+func (t *TrafficReader) start() {
+	t.started = true
+	t.order = make(chan *block, blocksInFlight)
+	t.work = make(chan *block, blocksInFlight)
+	t.free = make(chan *block, blocksInFlight)
+	t.stop = make(chan struct{})
+	for range blocksInFlight {
+		t.free <- &block{}
+	}
+	go t.read()
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		go t.parse()
+	}
+}
+
 // Next returns the next request, or io.EOF. Malformed lines are counted and skipped; only a
 // read error (a truncated gzip stream, an I/O error) is returned.
 func (t *TrafficReader) Next() (TrafficRequest, error) {
+	if !t.started {
+		t.start()
+	}
 	for {
-		line, err := t.readLine()
-		if err != nil {
-			return TrafficRequest{}, err
+		if b := t.cur; b != nil {
+			if t.pos < len(b.reqs) {
+				t.pos++
+				return b.reqs[t.pos-1], nil
+			}
+			t.cur = nil
+			t.free <- b
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == '#' {
+		if t.err != nil {
+			return TrafficRequest{}, t.err
+		}
+		b, ok := <-t.order
+		if !ok {
+			t.err = io.EOF
 			continue
 		}
-		var req TrafficRequest
-		var ok bool
-		var why string
-		if t.format == FormatRequests {
-			req, ok, why = parseRequestLine(line)
-		} else {
-			req, ok, why = t.parseAuditLine(line)
+		<-b.ready
+		for _, bad := range b.bad {
+			if len(t.Examples) < maxExamples {
+				t.Examples = append(t.Examples, fmt.Sprintf("%s:%d: %s", t.name, t.line+bad.line, bad.why))
+			}
 		}
-		if ok {
-			return req, nil
+		t.Malformed += b.malformed
+		t.Skipped += b.skipped
+		t.line += b.lines
+		switch {
+		case b.err == nil:
+		case b.errInLong:
+			t.err = fmt.Errorf("traffic %s: %w", t.name, b.err)
+		default:
+			t.err = fmt.Errorf("traffic %s, line %d: %w", t.name, t.line+1, b.err)
 		}
-		if why != "" {
-			t.malformed(why)
-		}
+		t.cur, t.pos = b, 0
 	}
 }
 
-func (t *TrafficReader) readLine() ([]byte, error) {
-	var buf []byte
+// read cuts the input into blocks of whole lines and hands them to the workers and, in order,
+// to Next. It ends the input with a block carrying the read error, if there was one.
+func (t *TrafficReader) read() {
+	defer close(t.order)
+	defer close(t.work)
+	var tail []byte // the start of a line the previous block cut off
 	for {
-		chunk, err := t.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxLine {
-			// Drain the rest of the line without keeping it.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = t.r.ReadSlice('\n')
-			}
-			t.line++
-			t.malformed(fmt.Sprintf("longer than %d MiB", maxLine>>20))
-			if err != nil && err != io.EOF {
-				return nil, fmt.Errorf("traffic %s: %w", t.name, err)
+		var b *block
+		select {
+		case b = <-t.free:
+		case <-t.stop:
+			return
+		}
+		if cap(b.buf) < blockSize || cap(b.buf) > 4*blockSize { // new, or grown for a long line
+			b.buf = make([]byte, 0, blockSize)
+		}
+		buf := append(b.buf[:0], tail...)
+		tail = tail[:0]
+		var err error
+		scanned := 0 // buf[:scanned] holds no newline
+		for {
+			for len(buf) < cap(buf) && err == nil {
+				var n int
+				n, err = t.r.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
 			}
 			if err == io.EOF {
-				return nil, io.EOF
+				break // the last line may lack its newline
 			}
-			buf = buf[:0]
+			nl := bytes.LastIndexByte(buf[scanned:], '\n')
+			if err != nil {
+				// Keep the whole lines read before the error; drop the partial one.
+				buf = buf[:bytes.LastIndexByte(buf, '\n')+1]
+				break
+			}
+			if nl >= 0 {
+				tail = append(tail, buf[scanned+nl+1:]...)
+				buf = buf[:scanned+nl+1]
+				break
+			}
+			scanned = len(buf)
+			if len(buf) > maxLine {
+				// One line longer than maxLine: drain it without keeping it.
+				b.buf, b.lines, b.long = buf[:0], 1, true
+				buf, err = t.drain(buf[:0])
+				tail = append(tail, buf...)
+				if err != nil && err != io.EOF {
+					b.err, b.errInLong = err, true
+				}
+				t.send(b)
+				if err != nil {
+					return
+				}
+				b = nil
+				break
+			}
+			// A line longer than the block so far: grow the block.
+			grown := make([]byte, len(buf), min(2*cap(buf), maxLine+blockSize))
+			copy(grown, buf)
+			buf = grown
+		}
+		if b == nil {
 			continue
 		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			t.line++
-			return buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF:
-			if len(buf) == 0 {
-				return nil, io.EOF
-			}
-			t.line++
-			return buf, nil
-		default:
-			return nil, fmt.Errorf("traffic %s, line %d: %w", t.name, t.line+1, err)
+		b.buf, b.lines, b.long = buf, 0, false
+		if err != nil && err != io.EOF {
+			b.err = err
+		}
+		t.send(b)
+		if err != nil {
+			return
 		}
 	}
 }
 
-func (t *TrafficReader) malformed(why string) {
-	t.Malformed++
-	if len(t.Examples) < maxExamples {
-		t.Examples = append(t.Examples, fmt.Sprintf("%s:%d: %s", t.name, t.line, why))
+// drain reads up to the end of the current line and returns what follows it in the last read.
+func (t *TrafficReader) drain(buf []byte) ([]byte, error) {
+	for {
+		n, err := t.r.Read(buf[:cap(buf)])
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			if err == io.EOF {
+				err = nil // what follows the line is read first; EOF comes again
+			}
+			return buf[i+1 : n], err
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (t *TrafficReader) send(b *block) {
+	b.ready = make(chan struct{})
+	t.order <- b // never blocks: the channels hold every block there is
+	t.work <- b
+}
+
+// parse is a worker: it parses the lines of blocks.
+func (t *TrafficReader) parse() {
+	var f auditlog.Fields
+	cache := requestCache{reqs: map[string]cachedRequest{}, agents: map[string]string{}}
+	for b := range t.work {
+		b.reqs, b.bad, b.malformed, b.skipped = b.reqs[:0], b.bad[:0], 0, 0
+		bad := func(line int, why string) {
+			b.malformed++
+			if len(b.bad) < maxExamples {
+				b.bad = append(b.bad, badLine{line, why})
+			}
+		}
+		if b.long {
+			bad(1, fmt.Sprintf("longer than %d MiB", maxLine>>20))
+			close(b.ready)
+			continue
+		}
+		n := 0
+		for rest := b.buf; len(rest) > 0; {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line, rest = rest[:i+1], rest[i+1:]
+			} else {
+				rest = nil
+			}
+			n++
+			if len(line) > maxLine {
+				bad(n, fmt.Sprintf("longer than %d MiB", maxLine>>20))
+				continue
+			}
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 || line[0] == '#' {
+				continue
+			}
+			var req TrafficRequest
+			var ev auditFields
+			var ok, skipped bool
+			var why string
+			if t.format == FormatRequests {
+				req, ok, why = parseRequestLine(line)
+				if ok {
+					req.req, req.parseErr = route.ParseRequest(req.Method, req.Path)
+					req.parsed = true
+				}
+			} else if ev, ok, why, skipped = parseAuditLine(line, &f); ok {
+				req = cache.request(ev)
+			}
+			switch {
+			case ok:
+				b.reqs = append(b.reqs, req)
+			case skipped:
+				b.skipped++
+			case why != "":
+				bad(n, why)
+			}
+		}
+		b.lines = n
+		close(b.ready)
 	}
 }
 
@@ -189,23 +389,80 @@ var verbMethods = map[string]string{
 	"head": "HEAD", "post": "POST", "put": "PUT", "options": "OPTIONS",
 }
 
-func (t *TrafficReader) parseAuditLine(line []byte) (TrafficRequest, bool, string) {
+// auditFields is what replay takes from an audit event. uri and agent alias the line or the
+// scanner's buffer: copy them before the next line.
+type auditFields struct {
+	method     string
+	uri, agent []byte
+}
+
+// parseAuditLine reads an event with auditlog.Scan, and with encoding/json (the reference) when
+// Scan declines the line: one that is malformed or unusual. skipped reports an event of a
+// non-final stage.
+func parseAuditLine(line []byte, f *auditlog.Fields) (ev auditFields, ok bool, why string, skipped bool) {
+	if !auditlog.Scan(line, f) {
+		return parseAuditLineJSON(line)
+	}
+	return auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent)
+}
+
+func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
 	var ev auditEvent
 	if err := json.Unmarshal(line, &ev); err != nil {
-		return TrafficRequest{}, false, "not JSON: " + clip(err.Error())
+		return auditFields{}, false, "not JSON: " + clip(err.Error()), false
 	}
-	if ev.Kind != "Event" || !strings.HasPrefix(ev.APIVersion, "audit.k8s.io/") {
-		return TrafficRequest{}, false, fmt.Sprintf("not an audit Event (kind %q, apiVersion %q)", ev.Kind, ev.APIVersion)
+	return auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent))
+}
+
+func auditRequest(kind, apiVersion, stage, verb, uri, agent []byte) (auditFields, bool, string, bool) {
+	if string(kind) != "Event" || !bytes.HasPrefix(apiVersion, []byte("audit.k8s.io/")) {
+		return auditFields{}, false, fmt.Sprintf("not an audit Event (kind %q, apiVersion %q)", kind, apiVersion), false
 	}
-	if ev.Stage != "" && ev.Stage != "ResponseComplete" && ev.Stage != "Panic" {
-		t.Skipped++
-		return TrafficRequest{}, false, ""
+	if len(stage) != 0 && string(stage) != "ResponseComplete" && string(stage) != "Panic" {
+		return auditFields{}, false, "", true
 	}
-	method, ok := verbMethods[ev.Verb]
-	if !ok || ev.RequestURI == "" {
-		return TrafficRequest{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", ev.Verb)
+	method, ok := verbMethods[string(verb)]
+	if !ok || len(uri) == 0 {
+		return auditFields{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
 	}
-	return TrafficRequest{Method: method, Path: ev.RequestURI, UserAgent: ev.UserAgent}, true, ""
+	return auditFields{method: method, uri: uri, agent: agent}, true, "", false
+}
+
+// requestCache is a worker's memo of route.ParseRequest, a pure function, and of user-agent
+// strings: logs repeat both (controllers list and watch with the same query, renew the same
+// lease). Each is cleared when it reaches cacheSize entries, which bounds its memory.
+type requestCache struct {
+	reqs   map[string]cachedRequest // by path
+	agents map[string]string
+}
+
+type cachedRequest struct {
+	method, path string
+	req          route.Request
+	err          error
+}
+
+const cacheSize = 2048
+
+func (c *requestCache) request(ev auditFields) TrafficRequest {
+	agent, ok := c.agents[string(ev.agent)]
+	if !ok {
+		if len(c.agents) >= cacheSize {
+			clear(c.agents)
+		}
+		agent = string(ev.agent)
+		c.agents[agent] = agent
+	}
+	if e, ok := c.reqs[string(ev.uri)]; ok && e.method == ev.method {
+		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
+	}
+	e := cachedRequest{method: ev.method, path: string(ev.uri)}
+	e.req, e.err = route.ParseRequest(e.method, e.path)
+	if len(c.reqs) >= cacheSize {
+		clear(c.reqs)
+	}
+	c.reqs[e.path] = e
+	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
 }
 
 func clip(s string) string {

@@ -1,0 +1,459 @@
+// Package auditlog reads the few fields of a Kubernetes audit event that traffic replay needs,
+// without decoding the rest.
+package auditlog
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// Fields are the top-level string fields of an audit.k8s.io Event that replay reads. Each is
+// nil when the event lacks it (or has it as null), and otherwise aliases the line or Scratch.
+type Fields struct {
+	Kind, APIVersion, Stage, Verb, RequestURI, UserAgent []byte
+	// Scratch holds unescaped values; it is reused from one Scan to the next.
+	Scratch []byte
+}
+
+// maxDepth bounds nesting; deeper lines are left to encoding/json.
+const maxDepth = 512
+
+// Scan validates line as one JSON value and, when it is an object, fills f with the six
+// fields, with the meaning encoding/json.Unmarshal into a struct of six string fields gives
+// them: the last occurrence of a key wins, null leaves a field alone.
+//
+// It returns false when the line is not valid JSON, or when encoding/json might read it
+// differently from this fast path: a top-level value that is not an object, a wanted field
+// that is not a string or null, a key that is escaped, not ASCII, or equal to a wanted key
+// but for case (encoding/json matches keys case-insensitively), a wanted value with a
+// surrogate escape or bytes outside ASCII. Callers then decode the line with encoding/json,
+// which is the reference: Scan never accepts a line encoding/json rejects, and never reads a
+// value differently.
+func Scan(line []byte, f *Fields) bool {
+	*f = Fields{Scratch: f.Scratch[:0]}
+	s := scanner{b: line}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	if !s.object(f) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// object scans the top-level object at s.i, filling f.
+func (s *scanner) object(f *Fields) bool {
+	s.i++ // '{'
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		start := s.i + 1
+		end, plain := s.str()
+		if end < 0 || !plain {
+			return false // invalid, or an escaped or non-ASCII key
+		}
+		key := s.b[start:end]
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		dst := f.field(key)
+		if dst == nil && foldsToWanted(key) {
+			return false
+		}
+		if dst != nil {
+			if s.i >= len(s.b) {
+				return false
+			}
+			switch s.b[s.i] {
+			case '"':
+				v, ok := s.stringValue(f)
+				if !ok {
+					return false
+				}
+				*dst = v
+			case 'n':
+				if !s.lit("null") {
+					return false
+				}
+			default:
+				return false // a type error: encoding/json words it
+			}
+		} else if !s.value() {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (f *Fields) field(key []byte) *[]byte {
+	switch string(key) {
+	case "kind":
+		return &f.Kind
+	case "apiVersion":
+		return &f.APIVersion
+	case "stage":
+		return &f.Stage
+	case "verb":
+		return &f.Verb
+	case "requestURI":
+		return &f.RequestURI
+	case "userAgent":
+		return &f.UserAgent
+	}
+	return nil
+}
+
+var wanted = []string{"kind", "apiversion", "stage", "verb", "requesturi", "useragent"}
+
+// foldsToWanted reports whether an ASCII key equals a wanted key but for case.
+func foldsToWanted(key []byte) bool {
+	for _, w := range wanted {
+		if len(key) != len(w) {
+			continue
+		}
+		eq := true
+		for i := range key {
+			c := key[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[i] {
+				eq = false
+				break
+			}
+		}
+		if eq {
+			return true
+		}
+	}
+	return false
+}
+
+// strStop marks the bytes that end a fast run through a string: '"', '\\', control
+// characters (invalid in JSON strings) and bytes outside ASCII.
+var strStop = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+	}
+	return
+}()
+
+// str scans the string at s.i (at its opening quote) and returns the index of its closing
+// quote, or -1 when it is invalid; plain is false when it holds escapes or non-ASCII bytes.
+func (s *scanner) str() (end int, plain bool) {
+	plain = true
+	b := s.b
+	i := s.i + 1
+	for {
+		// Eight bytes at a time while none of them stops the run.
+		for i+8 <= len(b) && !stops8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && !strStop[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return -1, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return i, plain
+		case c == '\\':
+			plain = false
+			if i+1 >= len(b) {
+				return -1, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1, false
+				}
+				i += 6
+			default:
+				return -1, false
+			}
+		case c < 0x20:
+			return -1, false
+		default: // >= 0x80: encoding/json accepts any bytes here
+			plain = false
+			i++
+		}
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stops8 reports whether any of the eight bytes in x is one strStop marks: '"', '\\', below
+// 0x20 or above 0x7f. Each test is exact as a whole (a borrow can only flag a byte to the
+// left of one that is really flagged).
+func stops8(x uint64) bool {
+	q := x ^ ('"' * ones)
+	bs := x ^ ('\\' * ones)
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x|x)&highs != 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) rune {
+	switch {
+	case c <= '9':
+		return rune(c - '0')
+	case c >= 'a':
+		return rune(c - 'a' + 10)
+	default:
+		return rune(c - 'A' + 10)
+	}
+}
+
+// stringValue scans a wanted string value and returns it unescaped.
+func (s *scanner) stringValue(f *Fields) ([]byte, bool) {
+	start := s.i + 1
+	end, plain := s.str()
+	if end < 0 {
+		return nil, false
+	}
+	raw := s.b[start:end]
+	if plain {
+		return raw, true
+	}
+	// Unescape onto Scratch. Should the append move it, earlier values keep the old backing
+	// array, which nothing writes to any more.
+	n := len(f.Scratch)
+	out := f.Scratch
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c >= 0x80 {
+			return nil, false // encoding/json replaces invalid UTF-8: leave it to it
+		}
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case '"', '\\', '/':
+			out = append(out, raw[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5])
+			if 0xD800 <= r && r < 0xE000 {
+				return nil, false // surrogates: leave pairing and replacement to encoding/json
+			}
+			out = utf8.AppendRune(out, r)
+			i += 6
+			continue
+		}
+		i += 2
+	}
+	f.Scratch = out
+	return out[n:], true
+}
+
+func (s *scanner) lit(l string) bool {
+	if len(s.b)-s.i < len(l) || string(s.b[s.i:s.i+len(l)]) != l {
+		return false
+	}
+	s.i += len(l)
+	return true
+}
+
+// value validates and skips any JSON value.
+func (s *scanner) value() bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		end, _ := s.str()
+		return end >= 0
+	case c == '{':
+		return s.skipObject()
+	case c == '[':
+		return s.skipArray()
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.number()
+	}
+	return false
+}
+
+func (s *scanner) skipObject() bool {
+	if s.depth++; s.depth > maxDepth {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		if end, _ := s.str(); end < 0 {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		if !s.value() {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (s *scanner) skipArray() bool {
+	if s.depth++; s.depth > maxDepth {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if !s.value() {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case ']':
+			s.i++
+			s.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+// number validates a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() bool {
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i >= len(s.b) {
+		return false
+	}
+	if s.b[s.i] == '0' {
+		s.i++
+	} else if s.digits() == 0 {
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,125 @@
+package auditlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+)
+
+type ref struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+}
+
+// check fails when Scan accepts a line encoding/json rejects or reads differently.
+func check(t *testing.T, line []byte) bool {
+	t.Helper()
+	var f Fields
+	if !Scan(line, &f) {
+		return false
+	}
+	var r ref
+	if err := json.Unmarshal(line, &r); err != nil {
+		t.Fatalf("Scan accepted %q; encoding/json: %v", line, err)
+	}
+	got := ref{string(f.Kind), string(f.APIVersion), string(f.Stage), string(f.Verb), string(f.RequestURI), string(f.UserAgent)}
+	if got != r {
+		t.Fatalf("Scan read %q as %+v; encoding/json as %+v", line, got, r)
+	}
+	return true
+}
+
+var cases = []struct {
+	line string
+	fast bool
+}{
+	{`{}`, true},
+	{` { "verb" : "get" , "kind":"Event"} `, true},
+	{`{"verb":"get","verb":null}`, true},
+	{`{"verb":"get","verb":"list"}`, true},
+	{`{"requestURI":"/a?b=1\u0026c=2\/\"\\\n\t\u00e9\u2028"}`, true},
+	{`{"x":[1,-2.5e+3,0,true,false,null,{"a":{}},[]],"y":"\u00e9é","verb":"get"}`, true},
+	{`{"Verb":"get"}`, false},
+	{`{"VERB":"get"}`, false},
+	{`{"ver\u0062":"get"}`, false},
+	{`{"verb":7}`, false},
+	{`{"verb":"\ud83d\ude00"}`, false},
+	{`{"verb":"é"}`, false},
+	{`[]`, false},
+	{`null`, false},
+	{`"x"`, false},
+	{`{"verb":"get"`, false},
+	{`{"verb":"get"}x`, false},
+	{`{"verb":"get",}`, false},
+	{`{"x":01}`, false},
+	{`{"x":1.}`, false},
+	{`{"x":-}`, false},
+	{`{"x":"a` + "\x01" + `"}`, false},
+	{`{"x":"\x"}`, false},
+	{`{"x":"\u12"}`, false},
+	{`{"x":tru}`, false},
+	{`{"x" 1}`, false},
+	{`{"x":[1 2]}`, false},
+	{`{"x":{"a" :1,}}`, false},
+	{`{"x":"` + "\xff\xfe" + `"}`, true},
+}
+
+func TestScan(t *testing.T) {
+	for _, c := range cases {
+		if got := check(t, []byte(c.line)); got != c.fast {
+			t.Errorf("Scan(%q) = %v, want %v", c.line, got, c.fast)
+		}
+	}
+}
+
+func TestScanGenerated(t *testing.T) {
+	var buf bytes.Buffer
+	if err := auditgen.Write(&buf, auditgen.Options{Seed: 7, Requests: 20000, Stages: true, MalformedEvery: 50}); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(nil, 1<<20)
+	fast, n := 0, 0
+	for sc.Scan() {
+		n++
+		if check(t, bytes.TrimSpace(sc.Bytes())) {
+			fast++
+		}
+	}
+	if fast < n*98/100 {
+		t.Errorf("fast path took %d of %d lines", fast, n)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, c := range cases {
+		f.Add([]byte(c.line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { check(t, line) })
+}
+
+func TestStops8(t *testing.T) {
+	var b [8]byte
+	for pos := range 8 {
+		for c := range 256 {
+			for i := range b {
+				b[i] = 'a'
+			}
+			b[pos] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(b[i])
+			}
+			if got := stops8(x); got != strStop[c] {
+				t.Fatalf("stops8 with %#x at %d = %v, want %v", c, pos, got, strStop[c])
+			}
+		}
+	}
+}
