@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
 // fixedNow is the clock of in-process runs, so golden files do not change with the time.
@@ -23,7 +23,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = execute(args, &globalOptions{streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		configFlags: genericclioptions.NewConfigFlags(true), clock: func() time.Time { return fixedNow }})
+		configFlags: kubeflags.New(), clock: func() time.Time { return fixedNow }})
 	return out.String(), errOut.String(), code
 }
 

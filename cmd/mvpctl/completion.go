@@ -181,8 +181,8 @@ func userNames(c *clientcmdapi.Config) map[string]string {
 func completeKubeconfig(g *globalOptions, names func(*clientcmdapi.Config) map[string]string, list bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		if g.configFlags != nil && g.configFlags.KubeConfig != nil {
-			rules.ExplicitPath = *g.configFlags.KubeConfig
+		if g.configFlags != nil && g.configFlags.KubeConfig != "" {
+			rules.ExplicitPath = g.configFlags.KubeConfig
 		}
 		cfg, err := rules.Load()
 		if err != nil {

@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
 // docs/exit-codes.md carries the table exitcodes.go documents, so they cannot drift apart.
@@ -32,7 +33,7 @@ func TestHelpExitCodes(t *testing.T) {
 // Every command that prints a result has its exit codes documented, and every documented
 // command exists.
 func TestExitCodeTableCoversCommands(t *testing.T) {
-	root := newRootCmd(&globalOptions{streams: Streams{}, configFlags: genericclioptions.NewConfigFlags(true)})
+	root := newRootCmd(&globalOptions{streams: Streams{}, configFlags: kubeflags.New()})
 	documented := map[string]bool{}
 	for _, r := range exitCodeTable {
 		for _, c := range strings.Split(r.command, ", ") {

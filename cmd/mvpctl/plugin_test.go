@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
 // runAs executes mvpctl in-process as the binary argv0.
@@ -15,7 +16,7 @@ func runAs(t *testing.T, argv0 string, args ...string) (stdout, stderr string, c
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = execute(args, &globalOptions{streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
-		configFlags: genericclioptions.NewConfigFlags(true), clock: func() time.Time { return fixedNow }, argv0: argv0})
+		configFlags: kubeflags.New(), clock: func() time.Time { return fixedNow }, argv0: argv0})
 	return out.String(), errOut.String(), code
 }
 
@@ -57,7 +58,7 @@ func TestKubectlPluginHelp(t *testing.T) {
 			t.Errorf("%s --help: code %d, stderr %q, stdout:\n%s", argv0, code, errOut, out)
 		}
 	}
-	g := &globalOptions{streams: Streams{In: strings.NewReader("")}, configFlags: genericclioptions.NewConfigFlags(true), argv0: "kubectl-mvp"}
+	g := &globalOptions{streams: Streams{In: strings.NewReader("")}, configFlags: kubeflags.New(), argv0: "kubectl-mvp"}
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {

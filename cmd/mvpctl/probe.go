@@ -174,6 +174,9 @@ func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.S
 			}
 		}
 	}
+	if err := requireKubeconfig(g); err != nil {
+		return nil, nil, err // probe sends requests: even with --snapshot it needs credentials
+	}
 	base, baseErr := g.configFlags.ToRESTConfig()
 	current := discover.CurrentContext(g.configFlags)
 	var mu sync.Mutex // probe asks for several servers at once

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/probe"
@@ -257,7 +257,7 @@ func TestProbeProgress(t *testing.T) {
 	_, kc := probeCluster(t, nil)
 	var out, errOut bytes.Buffer
 	code := execute(probeArgs(kc, "--resource", "jobs"), &globalOptions{streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrIsTerminal: true},
-		configFlags: genericclioptions.NewConfigFlags(true), clock: func() time.Time { return fixedNow }})
+		configFlags: kubeflags.New(), clock: func() time.Time { return fixedNow }})
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}

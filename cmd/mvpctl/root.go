@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
@@ -39,7 +40,7 @@ func isTerminal(f *os.File) bool {
 // globalOptions are shared by every command.
 type globalOptions struct {
 	streams     Streams
-	configFlags *genericclioptions.ConfigFlags
+	configFlags *kubeflags.Flags
 	// clock is the time source (fixed in golden tests); nil means time.Now.
 	clock func() time.Time
 	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (plugin.go).
@@ -123,7 +124,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
 	ctx, interrupted := handleSignals()
-	code := execute(args, &globalOptions{streams: streams, configFlags: genericclioptions.NewConfigFlags(true), argv0: os.Args[0], ctx: ctx})
+	code := execute(args, &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0], ctx: ctx})
 	if c, ok := interrupted(); ok {
 		return c
 	}

@@ -81,7 +81,7 @@ func requireReachable(snap *snapshot.Snapshot, hint string) error {
 // In a pod, the in-cluster config counts as a kubeconfig.
 func requireKubeconfig(g *globalOptions) error {
 	cf := g.configFlags
-	if cf.APIServer != nil && *cf.APIServer != "" {
+	if cf.ServerOverride() != "" {
 		return nil
 	}
 	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -16,8 +15,8 @@ const (
 	DefaultConcurrency = 4
 )
 
-// KubeconfigGetter is the part of cli-runtime's RESTClientGetter that discovery needs;
-// *genericclioptions.ConfigFlags implements it.
+// KubeconfigGetter is the kubeconfig as the connection flags select it (internal/kubeflags
+// implements it).
 type KubeconfigGetter interface {
 	ToRESTConfig() (*rest.Config, error)
 	ToRawKubeConfigLoader() clientcmd.ClientConfig
@@ -138,8 +137,8 @@ func CurrentContext(getter KubeconfigGetter) string {
 	if getter == nil {
 		return ""
 	}
-	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
-		return *cf.Context
+	if o, ok := getter.(interface{ ContextOverride() string }); ok && o.ContextOverride() != "" {
+		return o.ContextOverride()
 	}
 	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {

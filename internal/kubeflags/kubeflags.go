@@ -1,0 +1,51 @@
+// Package kubeflags binds kubectl's connection flags (--kubeconfig, --context, --server/-s,
+// --token, --as, --tls-server-name, --request-timeout, --namespace/-n, ...) with client-go's
+// clientcmd. cli-runtime's ConfigFlags binds the same flags but brings the resource builder,
+// kustomize and the client-go scheme into the binary (some 170 packages) for them.
+package kubeflags
+
+import (
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Flags are kubectl's connection flags.
+type Flags struct {
+	// KubeConfig is --kubeconfig: a file used instead of $KUBECONFIG and ~/.kube/config.
+	KubeConfig string
+	// Overrides hold every other flag, as clientcmd applies them over the kubeconfig.
+	Overrides clientcmd.ConfigOverrides
+}
+
+// New returns unset flags.
+func New() *Flags { return &Flags{} }
+
+// AddFlags adds the flags to fs, with kubectl's names and shorthands.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.KubeConfig, clientcmd.RecommendedConfigPathFlag, "", "Path to the kubeconfig file to use for CLI requests.")
+	names := clientcmd.RecommendedConfigOverrideFlags("")
+	names.ClusterOverrideFlags.APIServer.ShortName = "s"
+	names.ContextOverrideFlags.Namespace.ShortName = "n"
+	clientcmd.BindOverrideFlags(&f.Overrides, fs, names)
+}
+
+// ToRawKubeConfigLoader is the kubeconfig as the flags select it: the loading rules
+// (--kubeconfig, else $KUBECONFIG, else ~/.kube/config; in a pod the in-cluster config) with
+// the flags applied over it.
+func (f *Flags) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.KubeConfig
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &f.Overrides)
+}
+
+// ToRESTConfig is the client config of the current context, the flags applied.
+func (f *Flags) ToRESTConfig() (*rest.Config, error) {
+	return f.ToRawKubeConfigLoader().ClientConfig()
+}
+
+// ContextOverride is --context ("" when not given).
+func (f *Flags) ContextOverride() string { return f.Overrides.CurrentContext }
+
+// ServerOverride is --server ("" when not given).
+func (f *Flags) ServerOverride() string { return f.Overrides.ClusterInfo.Server }
