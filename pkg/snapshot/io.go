@@ -79,45 +79,40 @@ func errTooLarge(decompressed bool) error {
 // the end: an input that turns out too large (a decompression bomb) costs at most maxSize bytes
 // of memory, not the 2–3× that growing one buffer by copying would.
 func readLimited(r io.Reader, decompressed bool) ([]byte, error) {
+	lr := io.LimitReader(r, maxSize+1)
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			if fi.Size() > maxSize {
 				return nil, errTooLarge(decompressed)
 			}
-			// The file may still grow while it is read; the limit below holds.
-			data := make([]byte, 0, fi.Size()+1)
-			buf := bytes.NewBuffer(data)
-			if _, err := buf.ReadFrom(io.LimitReader(r, maxSize+1)); err != nil {
-				return nil, err
+			// One read into a buffer of the file's size (+1 to see EOF). Should the file grow
+			// meanwhile, the chunks below read the rest, still up to the limit.
+			buf, eof, err := fill(lr, make([]byte, fi.Size()+1))
+			if err != nil || eof {
+				return buf, err
 			}
-			if int64(buf.Len()) > maxSize {
-				return nil, errTooLarge(decompressed)
-			}
-			return buf.Bytes(), nil
+			return readChunks(lr, [][]byte{buf}, int64(len(buf)), decompressed)
 		}
 	}
-	lr := io.LimitReader(r, maxSize+1)
-	var chunks [][]byte
-	total, size := int64(0), 64<<10
-	for eof := false; !eof; size = min(2*size, 8<<20) {
-		chunk := make([]byte, size)
-		n := 0
-		for n < len(chunk) {
-			m, err := lr.Read(chunk[n:])
-			n += m
-			if err == io.EOF {
-				eof = true
-				break
-			}
-			if err != nil {
-				return nil, err // io.ErrUnexpectedEOF from gzip included: a truncated stream
-			}
-		}
-		chunks = append(chunks, chunk[:n])
-		total += int64(n)
+	return readChunks(lr, nil, 0, decompressed)
+}
+
+// readChunks reads the rest of lr (limited to maxSize+1) after chunks, which hold total bytes.
+func readChunks(lr io.Reader, chunks [][]byte, total int64, decompressed bool) ([]byte, error) {
+	for size, eof := 64<<10, false; !eof; size = min(2*size, 8<<20) {
 		if total > maxSize {
 			return nil, errTooLarge(decompressed)
 		}
+		var chunk []byte
+		var err error
+		if chunk, eof, err = fill(lr, make([]byte, size)); err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, chunk)
+		total += int64(len(chunk))
+	}
+	if total > maxSize {
+		return nil, errTooLarge(decompressed)
 	}
 	if len(chunks) == 1 {
 		return chunks[0], nil
@@ -127,6 +122,23 @@ func readLimited(r io.Reader, decompressed bool) ([]byte, error) {
 		data = append(data, c...)
 	}
 	return data, nil
+}
+
+// fill reads r into buf until buf is full or r ends (eof). Errors other than io.EOF are
+// returned: io.ErrUnexpectedEOF from a truncated gzip stream among them.
+func fill(r io.Reader, buf []byte) (_ []byte, eof bool, err error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return buf[:n], true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return buf, false, nil
 }
 
 // sizeString formats a byte count the way the limit is documented: "512 MiB".
@@ -311,6 +323,9 @@ func (s *Snapshot) Validate() error {
 		if srv.Name == "" {
 			return fmt.Errorf("%s.name: must be set", field)
 		}
+		if err := checkServerName(srv.Name, field+".name"); err != nil {
+			return err
+		}
 		if j, dup := names[srv.Name]; dup {
 			return fmt.Errorf("%s.name: duplicate server %q (also servers[%d])", field, srv.Name, j)
 		}
@@ -321,17 +336,14 @@ func (s *Snapshot) Validate() error {
 			}
 			ids[srv.ID] = i
 		}
-		if srv.Reachable {
-			if srv.Version == "" {
-				return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
-			}
-			if _, err := ParseVersion(srv.Version); err != nil {
-				return fmt.Errorf("%s (%s).version: %w", field, srv.Name, err)
-			}
-		} else if srv.Version != "" {
-			if _, err := ParseVersion(srv.Version); err != nil {
-				return fmt.Errorf("%s (%s).version: %w", field, srv.Name, err)
-			}
+		if srv.Reachable && srv.Version == "" {
+			return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
+		}
+		if err := checkVersion(srv.Version, fmt.Sprintf("%s (%s).version", field, srv.Name)); err != nil {
+			return err
+		}
+		if err := checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name)); err != nil {
+			return err
 		}
 		if err := validateResources(srv.Resources, fmt.Sprintf("%s (%s).resources", field, srv.Name)); err != nil {
 			return err
@@ -351,7 +363,7 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
-	return nil
+	return checkText(s)
 }
 
 func validateResources(rs []Resource, field string) error {
