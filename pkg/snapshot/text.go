@@ -72,7 +72,7 @@ func isFormatControl(r rune) bool {
 // added later) and returns an error naming the first one holding an unsafeRune, by its path
 // in the document (servers[0].peerProxy.evidence[1]).
 func checkText(v any) error {
-	bad := findUnsafe(reflect.ValueOf(v))
+	bad := walkerOf(reflect.TypeOf(v))(reflect.ValueOf(v))
 	if bad == nil {
 		return nil
 	}
@@ -90,56 +90,134 @@ type unsafeString struct {
 	r    rune
 }
 
-func findUnsafe(v reflect.Value) *unsafeString {
-	if !hasStrings(v.Type()) {
-		return nil
+// A walker checks the strings of one type's values; nil for a type that holds none ([]byte,
+// timestamps, numbers), so the walk skips those without looking at each element. Walkers are
+// built once per type: the walk then does no type inspection, only field and element access.
+type walker func(reflect.Value) *unsafeString
+
+var (
+	walkersMu sync.Mutex
+	walkers   = map[reflect.Type]*walker{}
+)
+
+func walkerOf(t reflect.Type) walker {
+	walkersMu.Lock()
+	defer walkersMu.Unlock()
+	w := buildWalker(t)
+	if w == nil || *w == nil {
+		return func(reflect.Value) *unsafeString { return nil }
 	}
-	switch v.Kind() {
+	return *w
+}
+
+// buildWalker returns the walker for t (walkersMu held). The pointer lets a recursive type
+// refer to its own walker while it is being built.
+func buildWalker(t reflect.Type) *walker {
+	if w, ok := walkers[t]; ok {
+		return w
+	}
+	w := new(walker)
+	walkers[t] = w
+	switch t.Kind() {
 	case reflect.String:
-		if r, bad := unsafeRune(v.String()); bad {
-			return &unsafeString{s: v.String(), r: r}
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			return findUnsafe(v.Elem())
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, skip := jsonName(f)
-			if skip {
-				continue
+		*w = func(v reflect.Value) *unsafeString {
+			if r, bad := unsafeRune(v.String()); bad {
+				return &unsafeString{s: v.String(), r: r}
 			}
-			if bad := findUnsafe(v.Field(i)); bad != nil {
-				if name != "" {
-					bad.path = append(bad.path, "."+name)
+			return nil
+		}
+	case reflect.Interface:
+		*w = func(v reflect.Value) *unsafeString {
+			if v.IsNil() {
+				return nil
+			}
+			return walkerOf2(v.Elem())
+		}
+	case reflect.Pointer:
+		if elem := buildWalker(t.Elem()); elem != nil {
+			*w = func(v reflect.Value) *unsafeString {
+				if v.IsNil() || *elem == nil {
+					return nil
 				}
-				return bad
+				return (*elem)(v.Elem())
 			}
 		}
 	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			if bad := findUnsafe(v.Index(i)); bad != nil {
-				bad.path = append(bad.path, fmt.Sprintf("[%d]", i))
-				return bad
+		if elem := buildWalker(t.Elem()); elem != nil {
+			*w = func(v reflect.Value) *unsafeString {
+				if *elem == nil {
+					return nil
+				}
+				for i := 0; i < v.Len(); i++ {
+					if bad := (*elem)(v.Index(i)); bad != nil {
+						bad.path = append(bad.path, fmt.Sprintf("[%d]", i))
+						return bad
+					}
+				}
+				return nil
 			}
 		}
 	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			if bad := findUnsafe(it.Key()); bad != nil {
-				bad.path = append(bad.path, " (a key)")
-				return bad
+		key, elem := buildWalker(t.Key()), buildWalker(t.Elem())
+		*w = func(v reflect.Value) *unsafeString {
+			for it := v.MapRange(); it.Next(); {
+				if key != nil && *key != nil {
+					if bad := (*key)(it.Key()); bad != nil {
+						bad.path = append(bad.path, " (a key)")
+						return bad
+					}
+				}
+				if elem != nil && *elem != nil {
+					if bad := (*elem)(it.Value()); bad != nil {
+						bad.path = append(bad.path, fmt.Sprintf("[%q]", it.Key()))
+						return bad
+					}
+				}
 			}
-			if bad := findUnsafe(it.Value()); bad != nil {
-				bad.path = append(bad.path, fmt.Sprintf("[%q]", it.Key()))
-				return bad
+			return nil
+		}
+	case reflect.Struct:
+		type field struct {
+			index int
+			name  string
+			walk  *walker
+		}
+		var fields []field
+		for i := 0; i < t.NumField(); i++ {
+			name, skip := jsonName(t.Field(i))
+			if skip {
+				continue
+			}
+			if fw := buildWalker(t.Field(i).Type); fw != nil {
+				fields = append(fields, field{i, name, fw})
+			}
+		}
+		if len(fields) > 0 {
+			*w = func(v reflect.Value) *unsafeString {
+				for _, f := range fields {
+					if *f.walk == nil {
+						continue
+					}
+					if bad := (*f.walk)(v.Field(f.index)); bad != nil {
+						if f.name != "" {
+							bad.path = append(bad.path, "."+f.name)
+						}
+						return bad
+					}
+				}
+				return nil
 			}
 		}
 	}
-	return nil
+	if *w == nil {
+		walkers[t] = nil
+		return nil
+	}
+	return w
 }
+
+// walkerOf2 checks a value whose type is known only when walking (an interface's).
+func walkerOf2(v reflect.Value) *unsafeString { return walkerOf(v.Type())(v) }
 
 // jsonName is the field's name in the document; "" for an embedded struct whose fields are
 // inlined. skip: unexported or not encoded.
@@ -156,32 +234,4 @@ func jsonName(f reflect.StructField) (name string, skip bool) {
 		name = f.Name
 	}
 	return name, false
-}
-
-var stringTypes sync.Map // reflect.Type → bool
-
-// hasStrings reports whether a value of type t can hold a string (through exported fields),
-// so that the walk skips []byte, timestamps and numbers without looking at each element.
-func hasStrings(t reflect.Type) bool {
-	if b, ok := stringTypes.Load(t); ok {
-		return b.(bool)
-	}
-	stringTypes.Store(t, true) // a recursive type: assume yes while it is being looked at
-	has := false
-	switch t.Kind() {
-	case reflect.String, reflect.Interface:
-		has = true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		has = hasStrings(t.Elem())
-	case reflect.Map:
-		has = hasStrings(t.Key()) || hasStrings(t.Elem())
-	case reflect.Struct:
-		for i := 0; i < t.NumField() && !has; i++ {
-			if _, skip := jsonName(t.Field(i)); !skip {
-				has = hasStrings(t.Field(i).Type)
-			}
-		}
-	}
-	stringTypes.Store(t, has)
-	return has
 }
