@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,7 +203,11 @@ func decode(data []byte, isJSON bool, s *Snapshot) error {
 		var syn *json.SyntaxError
 		switch {
 		case err == nil:
-			return trailing(data, int(dec.InputOffset()))
+			end := int(dec.InputOffset())
+			if err := duplicateKey(data[:end]); err != nil {
+				return err
+			}
+			return trailing(data, end)
 		case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
 			*s = Snapshot{}
 		default:
@@ -216,6 +221,75 @@ func decode(data []byte, isJSON bool, s *Snapshot) error {
 		return decodeError(err)
 	}
 	return nil
+}
+
+// duplicateKey returns an error for the first object of data (valid JSON) that holds one key
+// twice. encoding/json keeps the last value silently; the YAML path, which JSON went through
+// before, rejects it, and so does this. Keys are compared as written (escapes not undone).
+func duplicateKey(data []byte) error {
+	var keys [][]byte // the keys of every open object, outermost first
+	var starts []int  // per open object or array: where its keys start in keys; -1 for an array
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		if !jsonSpecial[data[i]] {
+			// White space, ':', numbers, literals. Indentation is most of an indented file's
+			// bytes outside strings: skip it eight spaces at a time.
+			for i+9 <= len(data) && binary.LittleEndian.Uint64(data[i+1:]) == 0x2020202020202020 {
+				i += 8
+			}
+			continue
+		}
+		switch data[i] {
+		case '{':
+			starts = append(starts, len(keys))
+			expectKey = true
+		case '[':
+			starts = append(starts, -1)
+			expectKey = false
+		case '}', ']':
+			if n := len(starts) - 1; n >= 0 {
+				if starts[n] >= 0 {
+					keys = keys[:starts[n]]
+				}
+				starts = starts[:n]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(starts) > 0 && starts[len(starts)-1] >= 0
+		case '"':
+			end := stringEnd(data, i+1)
+			if expectKey {
+				key := data[i+1 : end]
+				for _, k := range keys[starts[len(starts)-1]:] {
+					if bytes.Equal(k, key) {
+						return fmt.Errorf("cannot parse: line %d: key %q appears twice in one object", 1+bytes.Count(data[:i], []byte{'\n'}), key)
+					}
+				}
+				keys = append(keys, key)
+				expectKey = false
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+var jsonSpecial = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
+
+// stringEnd returns the index of the quote closing the JSON string whose contents start at i.
+// (Strings in a snapshot are short: a loop beats bytes.IndexByte's call per string.)
+func stringEnd(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return len(data)
 }
 
 // trailing checks that nothing but white space follows the JSON object that ends at off.

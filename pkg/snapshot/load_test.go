@@ -170,6 +170,9 @@ func TestOneDocument(t *testing.T) {
 			`cannot parse: unknown field "reachabel"`},
 		{"json wrong type", cat(`{"apiVersion":"mvpctl.io/v1alpha1","kind":"Snapshot","servers":{}}`),
 			`cannot parse: cannot unmarshal object into Go struct field Snapshot.servers of type []snapshot.Server`},
+		{"json duplicate key", cat(`{"apiVersion":"mvpctl.io/v1alpha1","kind":"Snapshot",`, "\n", `"servers":[{"name":"a","version":"v1.36.3","reachable":true,"version":"v1.37.0"}]}`),
+			`cannot parse: line 2: key "version" appears twice in one object`},
+		{"json same key in sibling objects", cat(`{"apiVersion":"mvpctl.io/v1alpha1","kind":"Snapshot","servers":[{"name":"a","version":"v1.36.3","reachable":true},{"name":"b","error":"x\\\"name\\\"","version":"v1.36.3","reachable":true}]}`), ""},
 		{"truncated json", js[:len(js)/2], "not a complete document (truncated?): yaml: line 19: found unexpected end of stream"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
