@@ -17,12 +17,13 @@ import (
 
 // MaxSize bounds a snapshot's size once decompressed (and a plain snapshot's size): 512 MiB.
 //
-// The largest snapshots mvpctl writes are well under it: a server serving 100,000
-// group/version/resources is about 25 MB of YAML with its discovery documents, so a
-// 10-server control plane of that size still fits. Decoding holds the input and the decoded
-// structures in memory at once (a few times the input), so the bound also keeps a hostile or
-// mistaken input — a 4 MB gzip that expands to 4 GiB — from taking gigabytes of memory and
-// minutes before it fails: reading stops at MaxSize+1 bytes.
+// Real snapshots are far under it. The benchmarks' largest — three servers serving 100,000
+// group/version/resources between them, with their recorded /apis documents — is 165 MB of
+// indented JSON (86 MB of YAML), where real control planes serve hundreds of GVRs, CRD-heavy
+// ones a few thousand; the limit leaves three times that. It keeps a hostile or mistaken input
+// — a 4 MB gzip that expands to 4 GiB — from taking gigabytes of memory and minutes before it
+// fails: reading stops at MaxSize+1 bytes, about half a second of gunzip. (Decoding takes
+// about 6× the input in memory for JSON, 30× for YAML: docs/performance.md.)
 const MaxSize = 512 << 20
 
 // maxSize is MaxSize; tests lower it.
