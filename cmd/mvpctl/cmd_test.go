@@ -215,7 +215,7 @@ func TestVersion(t *testing.T) {
 func TestDOTGoldensRender(t *testing.T) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
-		t.Skip("dot (Graphviz) is not on PATH")
+		t.Fatal("dot (Graphviz) is not on PATH: .ci/run installs it (apt-get install graphviz)")
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.dot"))
 	if err != nil || len(files) == 0 {
@@ -226,6 +226,38 @@ func TestDOTGoldensRender(t *testing.T) {
 			out, err := exec.Command(dot, "-Tpng", "-o", os.DevNull, f).CombinedOutput()
 			if err != nil || len(out) > 0 {
 				t.Errorf("dot -Tpng %s: %v\n%s", f, err, out)
+			}
+		})
+	}
+}
+
+// Snapshots that today's mvpctl rejects on load: each a variant of skew.yaml written to a
+// temporary file, so the error names that file.
+func TestSnapshotLoadRejects(t *testing.T) {
+	data, err := os.ReadFile(skew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skewYAML := string(data)
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"two documents", skewYAML + "---\n" + skewYAML, "more than one document (a second one starts at line "},
+		{"major version 2", strings.Replace(skewYAML, "version: v1.37.1", "version: v2.0.0", 1),
+			`servers[0] (kas-a).version: "v2.0.0" is Kubernetes 2.x`},
+		{"emulatedVersion banana", strings.Replace(skewYAML, "version: v1.37.1", "version: v1.37.1\n  emulatedVersion: banana", 1),
+			`servers[0] (kas-a).emulatedVersion: "banana" is not a Kubernetes version`},
+		{"escape sequence in a name", strings.Replace(skewYAML, "- name: kas-a", `- name: "kas-a\e]0;pwned\a"`, 1),
+			`servers[0].name: "kas-a\x1b]0;pwned\a" holds the control character '\x1b'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := run(t, "routes", "--snapshot", path)
+			if code != ExitError || !strings.Contains(errOut, "snapshot "+path+": "+tc.want) || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "\x1b") {
+				t.Errorf("code %d, stderr %q, want one line with %q", code, errOut, tc.want)
 			}
 		})
 	}

@@ -99,3 +99,20 @@ func Describe(v snapshot.Version) string {
 
 // Newer reports whether v is newer than the newest minor whose rules mvpctl knows.
 func Newer(v snapshot.Version) bool { return v.Major == 1 && v.Minor > NewestKnownMinor }
+
+// Assumptions returns what reading snap assumes rather than knows about the rules its servers
+// follow: one line per server whose version is newer than NewestKnownMinor, for commands to
+// say with their result. (It lives here, not in pkg/snapshot, because pkg/mvp imports
+// pkg/snapshot: the snapshot does not know which versions mvpctl knows.)
+func Assumptions(snap *snapshot.Snapshot) []string {
+	var lines []string
+	for _, srv := range snap.Servers {
+		v, err := snapshot.ParseVersion(srv.Version)
+		if err != nil || !Newer(v) {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("server %s runs %s, newer than mvpctl's newest known release 1.%d: routing assumes 1.%d's rules",
+			srv.Name, srv.Version, NewestKnownMinor, NewestKnownMinor))
+	}
+	return lines
+}

@@ -104,6 +104,8 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 			sim.Assumptions = append(sim.Assumptions, line)
 		}
 	}
+	// A server newer than the rules mvpctl knows is routed by the newest rules it knows.
+	sim.Assumptions = append(sim.Assumptions, mvp.Assumptions(start)...)
 	for i, st := range steps {
 		next, notes, losses, err := applyStep(cur, st)
 		if err != nil {

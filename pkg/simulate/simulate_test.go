@@ -3,6 +3,7 @@ package simulate
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -356,5 +357,23 @@ func TestPeerDiscoverySteps(t *testing.T) {
 		if got := cell(restored, "b"); got != "proxy→a" {
 			t.Errorf("after %s: b %s for %s, want proxy→a", tc.restore, got, only)
 		}
+	}
+}
+
+// A start server newer than mvpctl's rules is an assumption the simulation states (so that
+// preflight, the gate, does not pass on it).
+func TestNewerServerIsAnAssumption(t *testing.T) {
+	s := threeServers(t, "1.36")
+	sim, err := Run(s, nil)
+	if err != nil || len(sim.Assumptions) != 0 {
+		t.Fatalf("known versions: %v, assumptions %q", err, sim.Assumptions)
+	}
+	s.Servers[1].Version = fmt.Sprintf("v1.%d.0", mvp.NewestKnownMinor+2)
+	sim, err = Run(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mvp.Assumptions(s); len(want) != 1 || !reflect.DeepEqual(sim.Assumptions, want) {
+		t.Errorf("assumptions = %q, want %q", sim.Assumptions, want)
 	}
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,59 +16,349 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// LoadFile reads and validates a snapshot file (YAML or JSON). Errors name the file and, where
-// there is one, the offending field.
+// MaxSize bounds a snapshot's size once decompressed (and a plain snapshot's size): 512 MiB.
+//
+// Real snapshots are far under it. The benchmarks' largest — three servers serving 100,000
+// group/version/resources between them, with their recorded /apis documents — is 165 MB of
+// indented JSON (86 MB of YAML), where real control planes serve hundreds of GVRs, CRD-heavy
+// ones a few thousand; the limit leaves three times that. It keeps a hostile or mistaken input
+// — a 4 MB gzip that expands to 4 GiB — from taking gigabytes of memory and minutes before it
+// fails: reading stops at MaxSize+1 bytes, about half a second of gunzip. (Decoding takes
+// about 6× the input in memory for JSON, 30× for YAML: docs/performance.md.)
+const MaxSize = 512 << 20
+
+// maxSize is MaxSize; tests lower it.
+var maxSize int64 = MaxSize
+
+// LoadFile reads and validates a snapshot file (YAML or JSON, optionally gzip). Errors name the
+// file and, where there is one, the offending field.
 func LoadFile(path string) (*Snapshot, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
 	}
+	defer f.Close()
+	return load(f, path)
+}
+
+// Load reads and validates a snapshot from r; name is used in errors ("-" for stdin). At most
+// MaxSize bytes are read.
+func Load(r io.Reader, name string) (*Snapshot, error) {
+	return load(r, name)
+}
+
+func load(r io.Reader, name string) (*Snapshot, error) {
+	data, err := readLimited(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", name, unwrapPathError(err))
+	}
 	s, err := Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return s, nil
 }
 
-// Load reads and validates a snapshot from r; name is used in errors ("-" for stdin).
-func Load(r io.Reader, name string) (*Snapshot, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+// TooLargeError is returned for input larger than MaxSize.
+type TooLargeError struct {
+	Limit int64
+	// Decompressed: the input is gzip, and too large once decompressed.
+	Decompressed bool
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Decompressed {
+		return fmt.Sprintf("larger than %s once decompressed — not a snapshot mvpctl wrote? (a decompression bomb?)", sizeString(e.Limit))
 	}
-	s, err := Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", name, err)
+	return fmt.Sprintf("larger than %s — not a snapshot mvpctl wrote?", sizeString(e.Limit))
+}
+
+func errTooLarge(decompressed bool) error {
+	return &TooLargeError{Limit: maxSize, Decompressed: decompressed}
+}
+
+// readLimited reads all of r but at most maxSize bytes; more is a *TooLargeError. A regular
+// file's size is checked before reading. Otherwise the input is read in chunks, joined once at
+// the end: an input that turns out too large (a decompression bomb) costs at most maxSize bytes
+// of memory, not the 2–3× that growing one buffer by copying would.
+func readLimited(r io.Reader, decompressed bool) ([]byte, error) {
+	lr := io.LimitReader(r, maxSize+1)
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > maxSize {
+				return nil, errTooLarge(decompressed)
+			}
+			// One read into a buffer of the file's size (+1 to see EOF). Should the file grow
+			// meanwhile, the chunks below read the rest, still up to the limit.
+			buf, eof, err := fill(lr, make([]byte, fi.Size()+1))
+			if err != nil || eof {
+				return buf, err
+			}
+			return readChunks(lr, [][]byte{buf}, int64(len(buf)), decompressed)
+		}
 	}
-	return s, nil
+	return readChunks(lr, nil, 0, decompressed)
+}
+
+// readChunks reads the rest of lr (limited to maxSize+1) after chunks, which hold total bytes.
+func readChunks(lr io.Reader, chunks [][]byte, total int64, decompressed bool) ([]byte, error) {
+	for size, eof := 64<<10, false; !eof; size = min(2*size, 8<<20) {
+		if total > maxSize {
+			return nil, errTooLarge(decompressed)
+		}
+		var chunk []byte
+		var err error
+		if chunk, eof, err = fill(lr, make([]byte, size)); err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, chunk)
+		total += int64(len(chunk))
+	}
+	if total > maxSize {
+		return nil, errTooLarge(decompressed)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	data := make([]byte, 0, total)
+	for _, c := range chunks {
+		data = append(data, c...)
+	}
+	return data, nil
+}
+
+// fill reads r into buf until buf is full or r ends (eof). Errors other than io.EOF are
+// returned: io.ErrUnexpectedEOF from a truncated gzip stream among them.
+func fill(r io.Reader, buf []byte) (_ []byte, eof bool, err error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return buf[:n], true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return buf, false, nil
+}
+
+// sizeString formats a byte count the way the limit is documented: "512 MiB".
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Decode parses YAML or JSON strictly (unknown fields are errors, so a typo is not silently
-// dropped) and validates the result. gzip-compressed input is recognised by its magic bytes.
+// dropped) and validates the result. gzip-compressed input is recognised by its magic bytes
+// and decompressed up to MaxSize. The input must hold exactly one document: a second YAML
+// document or data after a JSON object is an error, not silently ignored.
 func Decode(data []byte) (*Snapshot, error) {
+	if int64(len(data)) > maxSize {
+		return nil, errTooLarge(false)
+	}
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("bad gzip: %w", err)
 		}
-		if data, err = io.ReadAll(zr); err != nil {
+		if data, err = readLimited(zr, true); err != nil {
+			var tooLarge *TooLargeError
+			if errors.As(err, &tooLarge) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("bad gzip (truncated?): %w", err)
 		}
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
 		return nil, errors.New("file is empty")
 	}
-	if trimmed := bytes.TrimSpace(data); trimmed[0] == '<' {
+	if trimmed[0] == '<' {
 		return nil, errors.New("not a YAML or JSON document: it starts with '<' (an HTML or XML page?)")
 	}
 	var s Snapshot
-	if err := yaml.UnmarshalStrict(data, &s); err != nil {
-		return nil, decodeError(err)
+	if err := decode(data, trimmed[0] == '{', &s); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded directly
+// by encoding/json, several times faster than the YAML path, which parses YAML and converts it
+// to JSON first. A JSON syntax error falls back to the YAML path (a YAML flow mapping also
+// starts with '{'), whose messages then say what is wrong, as before.
+func decode(data []byte, isJSON bool, s *Snapshot) error {
+	if isJSON {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(s)
+		var syn *json.SyntaxError
+		switch {
+		case err == nil:
+			end := int(dec.InputOffset())
+			if err := duplicateKey(data[:end]); err != nil {
+				return err
+			}
+			return trailing(data, end)
+		case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
+			*s = Snapshot{}
+		default:
+			return decodeError(err)
+		}
+	}
+	if line, ok := secondDocument(data); ok {
+		return fmt.Errorf("more than one document (a second one starts at line %d)", line)
+	}
+	if err := yaml.UnmarshalStrict(data, s); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}
+
+// duplicateKey returns an error for the first object of data (valid JSON) that holds one key
+// twice. encoding/json keeps the last value silently; the YAML path, which JSON went through
+// before, rejects it, and so does this. Keys are compared as written (escapes not undone).
+func duplicateKey(data []byte) error {
+	var keys [][]byte // the keys of every open object, outermost first
+	var starts []int  // per open object or array: where its keys start in keys; -1 for an array
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		if !jsonSpecial[data[i]] {
+			// White space, ':', numbers, literals. Indentation is most of an indented file's
+			// bytes outside strings: skip it eight spaces at a time.
+			for i+9 <= len(data) && binary.LittleEndian.Uint64(data[i+1:]) == 0x2020202020202020 {
+				i += 8
+			}
+			continue
+		}
+		switch data[i] {
+		case '{':
+			starts = append(starts, len(keys))
+			expectKey = true
+		case '[':
+			starts = append(starts, -1)
+			expectKey = false
+		case '}', ']':
+			if n := len(starts) - 1; n >= 0 {
+				if starts[n] >= 0 {
+					keys = keys[:starts[n]]
+				}
+				starts = starts[:n]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(starts) > 0 && starts[len(starts)-1] >= 0
+		case '"':
+			end := stringEnd(data, i+1)
+			if expectKey {
+				key := data[i+1 : end]
+				for _, k := range keys[starts[len(starts)-1]:] {
+					if bytes.Equal(k, key) {
+						return fmt.Errorf("cannot parse: line %d: key %q appears twice in one object", 1+bytes.Count(data[:i], []byte{'\n'}), key)
+					}
+				}
+				keys = append(keys, key)
+				expectKey = false
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+var jsonSpecial = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
+
+// stringEnd returns the index of the quote closing the JSON string whose contents start at i.
+// (Strings in a snapshot are short: a loop beats bytes.IndexByte's call per string.)
+func stringEnd(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return len(data)
+}
+
+// trailing checks that nothing but white space follows the JSON object that ends at off.
+func trailing(data []byte, off int) error {
+	rest := data[off:]
+	i := len(rest) - len(bytes.TrimLeft(rest, " \t\r\n"))
+	if i == len(rest) {
+		return nil
+	}
+	line := 1 + bytes.Count(data[:off+i], []byte{'\n'})
+	if r := rest[i:]; r[0] == '{' || bytes.HasPrefix(r, []byte("---")) {
+		return fmt.Errorf("more than one document (a second one starts at line %d)", line)
+	}
+	return fmt.Errorf("trailing data after the snapshot (line %d)", line)
+}
+
+// secondDocument finds a second YAML document in data: content after a "---" or "..." marker
+// line when content came before it. Document markers are recognised at the start of a line
+// only, which YAML guarantees: no scalar, quoted or block, may hold one there. Comments and
+// blank lines are not content, so a leading "---" or a trailing "---" with nothing after it is
+// still one document. It returns the 1-based line where the second document starts.
+func secondDocument(data []byte) (line int, found bool) {
+	if !bytes.Contains(data, []byte("\n---")) && !bytes.Contains(data, []byte("\n...")) {
+		return 0, false // the common case: no marker after the first line
+	}
+	content := false // the current document has content
+	docs := 0        // documents with content before the current one
+	markerLine := 0  // where the current document started
+	for n, rest := 1, data; len(rest) > 0; n++ {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		switch {
+		case isMarker(l, "---"):
+			if content {
+				docs++
+			}
+			content, markerLine = isContent(l[3:]), n // "--- text": the text is the new document's
+		case isMarker(l, "..."):
+			if content {
+				docs++
+			}
+			content, markerLine = false, 0
+		case isContent(l):
+			content = true
+			if markerLine == 0 {
+				markerLine = n
+			}
+		}
+		if content && docs > 0 {
+			return markerLine, true
+		}
+	}
+	return 0, false
+}
+
+func isMarker(l []byte, m string) bool {
+	return bytes.HasPrefix(l, []byte(m)) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r')
+}
+
+// isContent reports whether a line holds more than white space and a comment.
+func isContent(l []byte) bool {
+	l = bytes.TrimLeft(l, " \t\r")
+	return len(l) > 0 && l[0] != '#'
 }
 
 // decodeError turns parser messages into one line; a truncated document is named as such.
@@ -108,6 +399,9 @@ func (s *Snapshot) Validate() error {
 		if srv.Name == "" {
 			return fmt.Errorf("%s.name: must be set", field)
 		}
+		if err := checkServerName(srv.Name, field+".name"); err != nil {
+			return err
+		}
 		if j, dup := names[srv.Name]; dup {
 			return fmt.Errorf("%s.name: duplicate server %q (also servers[%d])", field, srv.Name, j)
 		}
@@ -118,17 +412,14 @@ func (s *Snapshot) Validate() error {
 			}
 			ids[srv.ID] = i
 		}
-		if srv.Reachable {
-			if srv.Version == "" {
-				return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
-			}
-			if _, err := ParseVersion(srv.Version); err != nil {
-				return fmt.Errorf("%s (%s).version: %w", field, srv.Name, err)
-			}
-		} else if srv.Version != "" {
-			if _, err := ParseVersion(srv.Version); err != nil {
-				return fmt.Errorf("%s (%s).version: %w", field, srv.Name, err)
-			}
+		if srv.Reachable && srv.Version == "" {
+			return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
+		}
+		if err := checkVersion(srv.Version, fmt.Sprintf("%s (%s).version", field, srv.Name)); err != nil {
+			return err
+		}
+		if err := checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name)); err != nil {
+			return err
 		}
 		if err := validateResources(srv.Resources, fmt.Sprintf("%s (%s).resources", field, srv.Name)); err != nil {
 			return err
@@ -148,7 +439,7 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
-	return nil
+	return checkText(s)
 }
 
 func validateResources(rs []Resource, field string) error {

@@ -37,3 +37,21 @@ func (v Version) String() string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Mi
 
 // MinorString returns "1.36".
 func (v Version) MinorString() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// checkVersion validates a version field of a snapshot (empty: not recorded). Kubernetes has
+// only ever been 1.x: another major is not something an apiserver reported, and reading it
+// as older or newer than every 1.x would route by rules that do not apply. A minor newer than
+// mvpctl knows is no error: pkg/mvp says what is then assumed (mvp.Assumptions).
+func checkVersion(s, field string) error {
+	if s == "" {
+		return nil
+	}
+	v, err := ParseVersion(s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	if v.Major != 1 {
+		return fmt.Errorf("%s: %q is Kubernetes %d.x; mvpctl knows Kubernetes 1.x, the only major version there has been", field, s, v.Major)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package snapshot
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Strings of a snapshot end up on terminals (tables, explanations, errors) as they are. One
+// holding an escape sequence would retitle the window or clear the screen of whoever reads a
+// snapshot attached to a ticket, so Validate rejects what a snapshot mvpctl wrote never holds.
+
+// checkServerName returns an error when name is not printable ASCII without spaces: what
+// hostnames, host:port addresses, lease names and the names of profiles and scenarios are.
+func checkServerName(name, field string) error {
+	for _, r := range name {
+		if r <= ' ' || r >= 0x7f {
+			return fmt.Errorf("%s: %q holds %s: a server name is printable ASCII without spaces (a hostname, host:port or lease name)", field, name, describeRune(r))
+		}
+	}
+	return nil
+}
+
+// describeRune names r for an error: its Go quoting, and what kind of character it is.
+func describeRune(r rune) string {
+	switch {
+	case r == utf8.RuneError:
+		return "bytes that are not UTF-8"
+	case r == ' ':
+		return "a space"
+	case unicode.IsControl(r):
+		return fmt.Sprintf("the control character %q", r)
+	case isFormatControl(r):
+		return fmt.Sprintf("the text-direction control %q", r)
+	case r >= 0x80:
+		return fmt.Sprintf("the non-ASCII character %q", r)
+	}
+	return fmt.Sprintf("%q", r)
+}
+
+// unsafeRune returns the first character of s that must not reach a terminal: a control
+// character other than tab and newline (ESC starts escape sequences, C1 controls such as
+// U+009B act as one), a text-direction control (U+202A–U+202E, U+2066–U+2069, which reorder
+// what is displayed), or bytes that are not UTF-8 (utf8.RuneError).
+func unsafeRune(s string) (rune, bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < ' ' && c != '\t' && c != '\n') || c == 0x7f {
+				return rune(c), true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || unicode.IsControl(r) || isFormatControl(r) {
+			return r, true
+		}
+		i += n
+	}
+	return 0, false
+}
+
+func isFormatControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// checkText walks every string of v (a snapshot, by reflection: the check cannot miss a field
+// added later) and returns an error naming the first one holding an unsafeRune, by its path
+// in the document (servers[0].peerProxy.evidence[1]).
+func checkText(v any) error {
+	bad := walkerOf(reflect.TypeOf(v))(reflect.ValueOf(v))
+	if bad == nil {
+		return nil
+	}
+	var path strings.Builder
+	for i := len(bad.path) - 1; i >= 0; i-- {
+		path.WriteString(bad.path[i])
+	}
+	return fmt.Errorf("%s: %q holds %s: a snapshot mvpctl wrote has none (one that reached a terminal could retitle it or clear the screen)",
+		strings.TrimPrefix(path.String(), "."), bad.s, describeRune(bad.r))
+}
+
+type unsafeString struct {
+	path []string // innermost first
+	s    string
+	r    rune
+}
+
+// A walker checks the strings of one type's values; nil for a type that holds none ([]byte,
+// timestamps, numbers), so the walk skips those without looking at each element. Walkers are
+// built once per type: the walk then does no type inspection, only field and element access.
+type walker func(reflect.Value) *unsafeString
+
+var (
+	walkersMu sync.Mutex
+	walkers   = map[reflect.Type]*walker{}
+)
+
+func walkerOf(t reflect.Type) walker {
+	walkersMu.Lock()
+	defer walkersMu.Unlock()
+	w := buildWalker(t)
+	if w == nil || *w == nil {
+		return func(reflect.Value) *unsafeString { return nil }
+	}
+	return *w
+}
+
+// buildWalker returns the walker for t (walkersMu held). The pointer lets a recursive type
+// refer to its own walker while it is being built.
+func buildWalker(t reflect.Type) *walker {
+	if w, ok := walkers[t]; ok {
+		return w
+	}
+	w := new(walker)
+	walkers[t] = w
+	switch t.Kind() {
+	case reflect.String:
+		*w = func(v reflect.Value) *unsafeString {
+			if r, bad := unsafeRune(v.String()); bad {
+				return &unsafeString{s: v.String(), r: r}
+			}
+			return nil
+		}
+	case reflect.Interface:
+		*w = func(v reflect.Value) *unsafeString {
+			if v.IsNil() {
+				return nil
+			}
+			return walkerOf2(v.Elem())
+		}
+	case reflect.Pointer:
+		if elem := buildWalker(t.Elem()); elem != nil {
+			*w = func(v reflect.Value) *unsafeString {
+				if v.IsNil() || *elem == nil {
+					return nil
+				}
+				return (*elem)(v.Elem())
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if elem := buildWalker(t.Elem()); elem != nil {
+			*w = func(v reflect.Value) *unsafeString {
+				if *elem == nil {
+					return nil
+				}
+				for i := 0; i < v.Len(); i++ {
+					if bad := (*elem)(v.Index(i)); bad != nil {
+						bad.path = append(bad.path, fmt.Sprintf("[%d]", i))
+						return bad
+					}
+				}
+				return nil
+			}
+		}
+	case reflect.Map:
+		key, elem := buildWalker(t.Key()), buildWalker(t.Elem())
+		*w = func(v reflect.Value) *unsafeString {
+			for it := v.MapRange(); it.Next(); {
+				if key != nil && *key != nil {
+					if bad := (*key)(it.Key()); bad != nil {
+						bad.path = append(bad.path, " (a key)")
+						return bad
+					}
+				}
+				if elem != nil && *elem != nil {
+					if bad := (*elem)(it.Value()); bad != nil {
+						bad.path = append(bad.path, fmt.Sprintf("[%q]", it.Key()))
+						return bad
+					}
+				}
+			}
+			return nil
+		}
+	case reflect.Struct:
+		type field struct {
+			index int
+			name  string
+			walk  *walker
+		}
+		var fields []field
+		for i := 0; i < t.NumField(); i++ {
+			name, skip := jsonName(t.Field(i))
+			if skip {
+				continue
+			}
+			if fw := buildWalker(t.Field(i).Type); fw != nil {
+				fields = append(fields, field{i, name, fw})
+			}
+		}
+		if len(fields) > 0 {
+			*w = func(v reflect.Value) *unsafeString {
+				for _, f := range fields {
+					if *f.walk == nil {
+						continue
+					}
+					if bad := (*f.walk)(v.Field(f.index)); bad != nil {
+						if f.name != "" {
+							bad.path = append(bad.path, "."+f.name)
+						}
+						return bad
+					}
+				}
+				return nil
+			}
+		}
+	}
+	if *w == nil {
+		walkers[t] = nil
+		return nil
+	}
+	return w
+}
+
+// walkerOf2 checks a value whose type is known only when walking (an interface's).
+func walkerOf2(v reflect.Value) *unsafeString { return walkerOf(v.Type())(v) }
+
+// jsonName is the field's name in the document; "" for an embedded struct whose fields are
+// inlined. skip: unexported or not encoded.
+func jsonName(f reflect.StructField) (name string, skip bool) {
+	if !f.IsExported() {
+		return "", true
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", true
+	}
+	name, _, _ = strings.Cut(tag, ",")
+	if name == "" && !f.Anonymous {
+		name = f.Name
+	}
+	return name, false
+}

@@ -1,0 +1,109 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+)
+
+func TestValidateVersions(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Snapshot)
+		want   string // "" = valid
+	}{
+		{"1.x", func(*Snapshot) {}, ""},
+		{"newer minor than mvpctl knows", func(s *Snapshot) { s.Servers[0].Version = "v1.99.0" }, ""},
+		{"build suffix", func(s *Snapshot) { s.Servers[0].Version = "v1.36.3-gke.100" }, ""},
+		{"emulated version", func(s *Snapshot) { s.Servers[0].EmulatedVersion = "1.35" }, ""},
+		{"unreachable, version unknown", func(s *Snapshot) { s.Servers[1].Version = "" }, ""},
+		{"major 2", func(s *Snapshot) { s.Servers[0].Version = "v2.0.0" },
+			`servers[0] (a).version: "v2.0.0" is Kubernetes 2.x; mvpctl knows Kubernetes 1.x, the only major version there has been`},
+		{"major 99", func(s *Snapshot) { s.Servers[0].Version = "v99.999.0" }, `servers[0] (a).version: "v99.999.0" is Kubernetes 99.x`},
+		{"major 0", func(s *Snapshot) { s.Servers[0].Version = "v0.36.0" }, `servers[0] (a).version: "v0.36.0" is Kubernetes 0.x`},
+		{"unreachable server's major checked too", func(s *Snapshot) { s.Servers[1].Version = "v2.1.0" }, `servers[1] (b).version: "v2.1.0" is Kubernetes 2.x`},
+		{"unparsable version", func(s *Snapshot) { s.Servers[0].Version = "latest" },
+			`servers[0] (a).version: "latest" is not a Kubernetes version (want e.g. v1.36.3)`},
+		{"unparsable emulatedVersion", func(s *Snapshot) { s.Servers[0].EmulatedVersion = "banana" },
+			`servers[0] (a).emulatedVersion: "banana" is not a Kubernetes version (want e.g. v1.36.3)`},
+		{"emulatedVersion major 2", func(s *Snapshot) { s.Servers[0].EmulatedVersion = "2.0" },
+			`servers[0] (a).emulatedVersion: "2.0" is Kubernetes 2.x`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := valid()
+			tc.mutate(s)
+			err := s.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error: %v", err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Errorf("error = %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateText(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Snapshot)
+		want   string // "" = valid
+	}{
+		{"hostname", func(s *Snapshot) { s.Servers[0].Name = "ip-10-0-0-1.ec2.internal" }, ""},
+		{"host:port", func(s *Snapshot) { s.Servers[0].Name = "[fd00::1]:6443" }, ""},
+		{"discover's fallback name", func(s *Snapshot) { s.Servers[0].Name = "<unknown>" }, ""},
+		{"free text with tabs, newlines, non-ASCII", func(s *Snapshot) { s.Servers[1].Error = "dial tcp:\n\tconnexion refusée — réessayer" }, ""},
+
+		{"escape sequence in a name", func(s *Snapshot) { s.Servers[0].Name = "kas\x1b]0;pwned\x07" },
+			`servers[0].name: "kas\x1b]0;pwned\a" holds the control character '\x1b': a server name is printable ASCII without spaces (a hostname, host:port or lease name)`},
+		{"screen clear in a name", func(s *Snapshot) { s.Servers[1].Name = "b\x1b[2J" }, `servers[1].name: "b\x1b[2J" holds the control character '\x1b'`},
+		{"C1 CSI in a name", func(s *Snapshot) { s.Servers[0].Name = "a\u009b2J" }, `servers[0].name: "a\u009b2J" holds the control character '\u009b'`},
+		{"space in a name", func(s *Snapshot) { s.Servers[0].Name = "kas a" }, `servers[0].name: "kas a" holds a space`},
+		{"non-ASCII name", func(s *Snapshot) { s.Servers[0].Name = "kаs-a" }, `servers[0].name: "kаs-a" holds the non-ASCII character 'а'`},
+		{"right-to-left override in a name", func(s *Snapshot) { s.Servers[0].Name = "a\u202eb" }, `servers[0].name: "a\u202eb" holds the text-direction control '\u202e'`},
+		{"invalid UTF-8 in a name", func(s *Snapshot) { s.Servers[0].Name = "a\xffb" }, `servers[0].name: "a\xffb" holds bytes that are not UTF-8`},
+
+		{"escape in an error", func(s *Snapshot) { s.Servers[1].Error = "refused\x1b[2J" },
+			`servers[1].error: "refused\x1b[2J" holds the control character '\x1b': a snapshot mvpctl wrote has none (one that reached a terminal could retitle it or clear the screen)`},
+		{"escape in evidence", func(s *Snapshot) { s.Servers[0].PeerProxy.Evidence = []string{"ok", "\x1b]0;x\x07"} },
+			`servers[0].peerProxy.evidence[1]: "\x1b]0;x\a" holds the control character '\x1b'`},
+		{"escape in a resource", func(s *Snapshot) { s.Servers[0].Resources[0].Kind = "Pod\x1b[1m" },
+			`servers[0].resources[0].kind: "Pod\x1b[1m" holds the control character '\x1b'`},
+		{"escape in a discovery document", func(s *Snapshot) {
+			g := apidiscoveryv2.APIGroupDiscovery{}
+			g.Name = "apps\x1bc"
+			s.Servers[0].APIs = &DiscoveryDocument{Items: []apidiscoveryv2.APIGroupDiscovery{g}}
+		}, `servers[0].apis.items[0].metadata.name: "apps\x1bc" holds the control character '\x1b'`},
+		{"carriage return in the source", func(s *Snapshot) { s.Source = "ctx\rfake" }, `source: "ctx\rfake" holds the control character '\r'`},
+		{"escape in a map key", func(s *Snapshot) { s.Servers[0].PeerProxy.PeerDiscoverySyncErrors = map[string]float64{"x\x1b": 1} },
+			`servers[0].peerProxy.peerDiscoverySyncErrors (a key): "x\x1b" holds the control character '\x1b'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := valid()
+			tc.mutate(s)
+			err := s.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error: %v", err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Errorf("error = %v\nwant %s", err, tc.want)
+			}
+			if err != nil && strings.ContainsAny(err.Error(), "\x1b\x07\r\u009b\u202e") {
+				t.Errorf("the error itself holds the raw character: %q", err)
+			}
+		})
+	}
+}
+
+// A snapshot with an escape sequence in a JSON \u escape or a YAML "\e" is rejected on load.
+func TestDecodeRejectsEscapes(t *testing.T) {
+	for _, in := range []string{
+		`{"apiVersion":"mvpctl.io/v1alpha1","kind":"Snapshot","servers":[{"name":"a\u001b[2J","version":"v1.36.3","reachable":true}]}`,
+		"apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\nservers:\n- name: \"a\\e[2J\"\n  version: v1.36.3\n  reachable: true\n",
+	} {
+		if _, err := Decode([]byte(in)); err == nil || !strings.Contains(err.Error(), `servers[0].name: "a\x1b[2J" holds the control character '\x1b'`) {
+			t.Errorf("Decode(%q) = %v", in, err)
+		}
+	}
+}
