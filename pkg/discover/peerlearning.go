@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
@@ -23,20 +22,9 @@ const syncErrorsMetric = apimetrics.PeerDiscoverySyncErrors
 // fetchSyncErrors reads syncErrorsMetric from /metrics, summed per type. ok is false, with the
 // reason, when the metrics could not be read (no permission is the common case).
 func fetchSyncErrors(ctx context.Context, c *serverClient) (map[string]float64, string) {
-	resp, err := c.Open(ctx, "/metrics", "text/plain")
+	m, err := apimetrics.Fetch(ctx, c.Client, syncErrorsMetric)
 	if err != nil {
 		return nil, err.Error()
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
-			return nil, fmt.Sprintf("HTTP %d: the credentials may not get /metrics (grant nonResourceURLs [\"/metrics\"] verbs [get], see deploy/rbac)", resp.StatusCode)
-		}
-		return nil, fmt.Sprintf("HTTP %d", resp.StatusCode)
-	}
-	m, err := apimetrics.Parse(resp.Body, syncErrorsMetric)
-	if err != nil {
-		return nil, "reading /metrics: " + apiclient.OneLine(err.Error())
 	}
 	byType := m[syncErrorsMetric].SumBy("type")
 	delete(byType, "") // a sample without a type says nothing about which sync failed

@@ -2,9 +2,9 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,27 +49,19 @@ type metricsSample struct {
 	rerouted, errors apimetrics.Series
 }
 
-// fetchMetrics reads /metrics (streamed: a big apiserver's is tens of MiB). A 401/403 is not
-// an error of the run: the note says what RBAC is missing.
+// fetchMetrics reads the two peer-proxy families of /metrics. A 401/403 is not an error of
+// the run: the note says what RBAC is missing.
 func fetchMetrics(ctx context.Context, c *serverClient, timeout time.Duration) (*metricsSample, string) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := c.Open(rctx, "/metrics", "text/plain")
-	if err != nil {
-		return nil, "GET /metrics: " + describeErr(err, timeout)
-	}
-	defer resp.Body.Close()
+	m, err := apimetrics.Fetch(rctx, c, apimetrics.Rerouted, apimetrics.PeerProxyErrors)
 	switch {
-	case resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized:
-		return nil, fmt.Sprintf("GET /metrics: %d — not allowed to read metrics (grant get on nonResourceURLs /metrics); proxying is shown by the observations only", resp.StatusCode)
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Sprintf("GET /metrics: HTTP %d", resp.StatusCode)
-	}
-	m, err := parseMetrics(resp.Body)
-	if err != nil {
+	case errors.Is(err, apimetrics.ErrForbidden):
+		return nil, err.Error() + "; proxying is shown by the observations only"
+	case err != nil:
 		return nil, "GET /metrics: " + describeErr(err, timeout)
 	}
-	return m, ""
+	return &metricsSample{rerouted: m[apimetrics.Rerouted], errors: m[apimetrics.PeerProxyErrors]}, ""
 }
 
 // parseMetrics reads the two peer-proxy families of /metrics.

@@ -384,7 +384,7 @@ func TestMetricsForbidden(t *testing.T) {
 	o.Warn = func(s string) { warnings = append(warnings, s) }
 	rep := run(t, snap, o)
 	m := serverReport(rep, "kas-b").Metrics
-	if rep.Findings() || rep.Partial || m == nil || m.Read || !strings.Contains(m.Note, "403 — not allowed to read metrics") {
+	if rep.Findings() || rep.Partial || m == nil || m.Read || !strings.Contains(m.Note, "HTTP 403: not allowed to read /metrics") {
 		t.Fatalf("metrics %+v summary %+v", m, rep.Summary)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "kas-b") {

@@ -1,0 +1,35 @@
+package apimetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+)
+
+// ErrForbidden is a /metrics read the credentials are not allowed (401/403): the usual case
+// without the RBAC of deploy/rbac, and not an error of the server.
+var ErrForbidden = errors.New("not allowed to read /metrics")
+
+// Fetch reads /metrics through c (streamed: a big apiserver's is tens of MiB) and keeps the
+// families asked for. Errors are one line; a 401/403 wraps ErrForbidden and names the RBAC.
+func Fetch(ctx context.Context, c *apiclient.Client, families ...string) (Sample, error) {
+	resp, err := c.Open(ctx, "/metrics", "text/plain")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized:
+		return nil, fmt.Errorf("GET /metrics: HTTP %d: %w (grant get on nonResourceURLs [\"/metrics\"], see deploy/rbac)", resp.StatusCode, ErrForbidden)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("GET /metrics: HTTP %d", resp.StatusCode)
+	}
+	s, err := Parse(resp.Body, families...)
+	if err != nil {
+		return nil, fmt.Errorf("GET /metrics: %s", apiclient.OneLine(err.Error()))
+	}
+	return s, nil
+}
