@@ -8,6 +8,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/probe"
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -168,6 +169,39 @@ func probeResult(rep *probe.Report) error {
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", strings.Join(parts, "; ")))
 }
 
+// trafficReadable refuses a traffic report in which no server's counters could be read: there
+// is nothing to show, and an empty table would read as "nothing was proxied".
+func trafficReadable(rep *proxytraffic.Report) error {
+	for _, s := range rep.Servers {
+		if s.Read {
+			return nil
+		}
+	}
+	first := ""
+	if len(rep.Servers) > 0 {
+		first = fmt.Sprintf(" (%s: %s)", rep.Servers[0].Name, rep.Servers[0].Note)
+	}
+	return fmt.Errorf("no apiserver's counters could be read%s", first)
+}
+
+// trafficResult is `mvpctl traffic`'s result: partial when some server's counters could not
+// be read, or the interval was cut short.
+func trafficResult(rep *proxytraffic.Report) error {
+	var unread []string
+	for _, s := range rep.Servers {
+		if !s.Read {
+			unread = append(unread, s.Name)
+		}
+	}
+	switch {
+	case len(unread) > 0:
+		return withCode(ExitIncomplete, fmt.Errorf("partial result: the counters of %s could not be read", strings.Join(unread, ", ")))
+	case rep.Interrupted != "":
+		return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", rep.Interrupted))
+	}
+	return nil
+}
+
 // preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
 // on assumptions (a version's default configuration, no live server to observe) is not a
 // pass: it exits 2 unless --fail-on=never.
@@ -242,6 +276,8 @@ var exitCodeTable = []exitCodeRow{
 		"partial: some apiserver was not checked (could not be read, documents not recorded, prediction uncertain)", "some stale or missing entry (wins over 2)"},
 	{"probe", "every observation matches the prediction", "usage or input error: bad flag, unreadable snapshot, no credentials",
 		"partial: some apiserver or request could not be probed (unreachable, denied, timed out, interrupted); nothing measured disagreed", "a mismatch, or a server proxying despite the loop-prevention header (wins over 2)"},
+	{"traffic", "every apiserver's counters were read twice", "usage or input error, or no apiserver's counters could be read",
+		"partial: some apiserver's counters could not be read (no RBAC for /metrics, unreachable), or the interval was cut short", ""},
 	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
 		"usage or input error: bad scenario or step, no profile for a version, no apiserver could be read, traffic with no request to replay",
 		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read", ""},

@@ -55,6 +55,7 @@ current-context: ctx
 		{"no kubeconfig: discovery diff", empty, []string{"discovery", "diff"}, ExitError, "no kubeconfig"},
 		{"no kubeconfig: discovery expected", empty, []string{"discovery", "expected"}, ExitError, "no kubeconfig"},
 		{"no kubeconfig: probe", empty, []string{"probe"}, ExitError, "no kubeconfig"},
+		{"no kubeconfig: traffic", empty, []string{"traffic"}, ExitError, "no kubeconfig"},
 
 		{"refused: snapshot", refused, []string{"snapshot", "--timeout", "2s"}, ExitError, "no apiserver could be read (127.0.0.1:1: GET https://127.0.0.1:1/version: connection refused"},
 		{"refused: routes", refused, []string{"routes", "--timeout", "2s"}, ExitError, "no apiserver could be read"},
@@ -62,6 +63,7 @@ current-context: ctx
 		{"refused: preflight", refused, []string{"preflight", "--to", "1.37", "--timeout", "2s"}, ExitError, "no apiserver could be read"},
 		{"refused: discovery diff", refused, []string{"discovery", "diff", "--timeout", "2s"}, ExitError, "no apiserver could be read"},
 		{"refused: probe", refused, []string{"probe", "--timeout", "2s"}, ExitError, "no apiserver could be read"},
+		{"refused: traffic", refused, []string{"traffic", "--timeout", "2s"}, ExitError, "no apiserver could be read"},
 
 		{"all down: routes", empty, []string{"routes", "--snapshot", allDown}, ExitError, "the snapshot holds no evidence"},
 		{"all down: simulate", empty, []string{"simulate", "upgrade", "--snapshot", allDown, "--to", "1.37"}, ExitError, "the snapshot holds no evidence"},
@@ -129,7 +131,7 @@ func TestTrustWarnings(t *testing.T) {
 	plain := kubeconfig("plain", `{server: "http://127.0.0.1:1"}`)
 	commands := [][]string{
 		{"snapshot"}, {"routes"}, {"explain", "GET", "/api/v1/pods"}, {"discovery", "diff"},
-		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"},
+		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"}, {"traffic"},
 	}
 	for _, kc := range []struct{ file, want string }{{insecure, "warning: TLS verification is off"}, {plain, "warning: plain HTTP to 127.0.0.1"}} {
 		for _, args := range commands {

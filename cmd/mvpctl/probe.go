@@ -4,17 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/probe"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // probeOptions are `mvpctl probe`'s flags. The discovery flags (--timeout, --concurrency:
@@ -115,7 +110,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// measured; a second one kills.
 	ctx := cmd.Context()
 
-	base, configFor, err := o.configs(g)
+	base, configFor, err := serverConfigs(g, o.source.live.contexts)
 	if err != nil {
 		return err
 	}
@@ -161,49 +156,6 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	return probeResult(rep)
-}
-
-// configs returns the kubeconfig's client config and the config of the server's kubeconfig
-// context as the snapshot recorded it (snapshot.Server.Context): the context whose
-// credentials read the server is the one that probes it, with no guessing by address.
-func (o *probeOptions) configs(g *globalOptions) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
-	for _, name := range o.source.live.contexts {
-		if name = strings.TrimSpace(name); name != "" {
-			if _, err := discover.ContextConfig(g.configFlags, name); err != nil {
-				return nil, nil, fmt.Errorf("--contexts: %w", err)
-			}
-		}
-	}
-	if err := requireKubeconfig(g); err != nil {
-		return nil, nil, err // probe sends requests: even with --snapshot it needs credentials
-	}
-	base, baseErr := g.configFlags.ToRESTConfig()
-	current := discover.CurrentContext(g.configFlags)
-	var mu sync.Mutex // probe asks for several servers at once
-	byContext := map[string]*rest.Config{}
-	configFor := func(s *snapshot.Server) (*rest.Config, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if s.Context == "" || s.Context == current {
-			if baseErr != nil {
-				return nil, fmt.Errorf("kubeconfig: %w", baseErr)
-			}
-			return base, nil
-		}
-		if cfg := byContext[s.Context]; cfg != nil {
-			return cfg, nil
-		}
-		cfg, err := discover.ContextConfig(g.configFlags, s.Context)
-		if err != nil {
-			return nil, fmt.Errorf("the snapshot read this server with kubeconfig %w", err)
-		}
-		byContext[s.Context] = cfg
-		return cfg, nil
-	}
-	if baseErr != nil && len(o.source.live.contexts) == 0 {
-		return nil, nil, fmt.Errorf("kubeconfig: %w (probe sends requests, so it needs credentials even with --snapshot)", baseErr)
-	}
-	return base, configFor, nil
 }
 
 func orNone(s string) string {

@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -332,4 +335,47 @@ func TestProbeUsesRecordedContext(t *testing.T) {
 	if strings.Contains(out+errOut, bToken) {
 		t.Error("kas-b's token appears in the output")
 	}
+}
+
+// TestTraffic: mvpctl traffic reports exactly the requests proxied during its interval, per
+// server and GVR, and nothing for a server that proxied nothing.
+func TestTraffic(t *testing.T) {
+	c, kc := probeCluster(t, nil)
+	hc, err := rest.HTTPClientFor(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Servers[1] // kas-b lacks batch/v1: it proxies jobs to kas-a
+	go func() {
+		time.Sleep(300 * time.Millisecond) // after the first read
+		for i := 0; i < 3; i++ {
+			if resp, err := hc.Get(b.URL() + "/apis/batch/v1/namespaces/default/jobs"); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}()
+	out, errOut, code := run(t, "traffic", "--kubeconfig", kc, "--interval", "1500ms", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep proxytraffic.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, s := range rep.Servers {
+		if !s.Read || !s.ByGVR {
+			t.Errorf("server %s: %+v", s.Name, s)
+		}
+		got[s.Name] = s.ProxiedTotal
+		for _, p := range s.Proxied {
+			if p.GVR != "batch/v1/jobs" || p.Code != "200" {
+				t.Errorf("%s proxied %+v", s.Name, p)
+			}
+		}
+	}
+	if got["kas-a"] != 0 || got["kas-b"] != 3 || rep.Kind != "ProxyTraffic" {
+		t.Errorf("proxied %v, kind %q", got, rep.Kind)
+	}
+	assertNoProbeToken(t, "stdout", out)
 }

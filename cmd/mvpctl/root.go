@@ -109,6 +109,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 		newExplainCmd(g),
 		newDiscoveryCmd(g),
 		newProbeCmd(g),
+		newTrafficCmd(g),
 		newSimulateCmd(g),
 		newPreflightCmd(g),
 		newProfilesCmd(g),

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// serverConfigs returns the kubeconfig's client config and, for each server, the config of
+// its kubeconfig context as the snapshot recorded it (snapshot.Server.Context): the context
+// whose credentials read the server is the one that sends it requests again (probe,
+// traffic), with no guessing by address. contexts are --contexts, checked first.
+func serverConfigs(g *globalOptions, contexts []string) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
+	for _, name := range contexts {
+		if name = strings.TrimSpace(name); name != "" {
+			if _, err := discover.ContextConfig(g.configFlags, name); err != nil {
+				return nil, nil, fmt.Errorf("--contexts: %w", err)
+			}
+		}
+	}
+	if err := requireKubeconfig(g); err != nil {
+		return nil, nil, err // requests are sent: even with --snapshot credentials are needed
+	}
+	base, baseErr := g.configFlags.ToRESTConfig()
+	current := discover.CurrentContext(g.configFlags)
+	var mu sync.Mutex // probe asks for several servers at once
+	byContext := map[string]*rest.Config{}
+	configFor := func(s *snapshot.Server) (*rest.Config, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s.Context == "" || s.Context == current {
+			if baseErr != nil {
+				return nil, fmt.Errorf("kubeconfig: %w", baseErr)
+			}
+			return base, nil
+		}
+		if cfg := byContext[s.Context]; cfg != nil {
+			return cfg, nil
+		}
+		cfg, err := discover.ContextConfig(g.configFlags, s.Context)
+		if err != nil {
+			return nil, fmt.Errorf("the snapshot read this server with kubeconfig %w", err)
+		}
+		byContext[s.Context] = cfg
+		return cfg, nil
+	}
+	if baseErr != nil && len(contexts) == 0 {
+		return nil, nil, fmt.Errorf("kubeconfig: %w (requests are sent, so credentials are needed even with --snapshot)", baseErr)
+	}
+	return base, configFor, nil
+}
