@@ -208,9 +208,10 @@ func mergeResourcesAcrossVersion(a, b apidiscoveryv2.APIVersionDiscovery) (apidi
 }
 
 // mergeResourceCapabilities mirrors the server's mergeResourceCapabilities: the union of the
-// verbs, sorted, and of the subresources by name (b's copy wins a clash), sorted by name; an
-// empty union is nil, so the field is left out of the JSON. Every other field is a's, or b's
-// when a's resource name is empty.
+// verbs, sorted, and of the subresources by name (b's copy wins a clash), sorted by name. An
+// empty union is nil: subresources are then left out of the JSON, but verbs (no omitempty)
+// become "verbs":null — a resource listed with "verbs":[] by one server and without verbs by
+// another is served so. Every other field is a's, or b's when a's resource name is empty.
 func mergeResourceCapabilities(a, b apidiscoveryv2.APIResourceDiscovery) apidiscoveryv2.APIResourceDiscovery {
 	verbSet := make(map[string]struct{})
 	for _, v := range a.Verbs {
