@@ -3,8 +3,9 @@
 //
 // From 1.35 a kube-apiserver with the Mixed Version Proxy built answers a default aggregated
 // /apis request with the merge of its own document and the documents it fetched from its
-// peers (docs/behaviour.md §7). The prediction uses the server's own code for the merge
-// (k8s.io/apiserver pkg/endpoints/discovery/aggregated, TestMergeResources) over:
+// peers (docs/behaviour.md §7). The prediction uses a copy of the server's own code for the
+// merge (mergeresources.go, mirroring mergeResources of k8s.io/apiserver
+// pkg/endpoints/discovery/aggregated; the tests compare the two) over:
 //
 //   - the server's own /apis document (profile=nopeer), as recorded in the snapshot;
 //   - for every peer it has learned — an identity lease with a holder, the feature gate on,

@@ -9,24 +9,23 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 )
 
 // Group is one group of an aggregated discovery document.
 type Group = apidiscoveryv2.APIGroupDiscovery
 
-// Merge is kube-apiserver's own peer-aggregated merge (k8s.io/apiserver
-// pkg/endpoints/discovery/aggregated, mergeResources; the same in 1.35–1.37): local is the
-// server's own /apis document, peers its filtered peer cache (peer ID → groups). With no
-// peers the result is local itself. The inputs are copied first: the server's code shares
-// slices between its inputs and its result.
+// Merge is kube-apiserver's peer-aggregated merge (docs/behaviour.md §7; mergeResources in
+// mergeresources.go mirrors the server's code, the same in 1.35–1.37): local is the server's
+// own /apis document, peers its filtered peer cache (peer ID → groups). With no peers the
+// result is local itself. The inputs are copied first: the server's code shares slices
+// between its inputs and its result, and callers of Merge may change either.
 func Merge(serverID string, local []Group, peers map[string][]Group) []Group {
 	l := deepCopy(local)
 	p := make(map[string][]Group, len(peers))
 	for id, gs := range peers {
 		p[id] = deepCopy(gs)
 	}
-	return aggregated.TestMergeResources(serverID, l, p)
+	return mergeResources(serverID, l, p)
 }
 
 func deepCopy(gs []Group) []Group {
