@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -15,7 +16,7 @@ import (
 // profileFS holds one snapshot per Kubernetes version: a default kube-apiserver of that version,
 // started and snapshotted by `make profiles` (test/e2e/cmd/mkprofiles). Never typed by hand.
 //
-//go:embed profiles/*.yaml
+//go:embed profiles/*.json
 var embeddedProfiles embed.FS
 
 // profileSource is where profiles are read from: the embedded ones, or fixtures in tests.
@@ -45,9 +46,34 @@ const (
 	profileAll     = "api-all"
 )
 
-// Profiles returns every embedded profile, oldest first.
+// Profiles returns every embedded profile, oldest first. They are decoded once per process.
 func Profiles() ([]Profile, error) {
-	files, err := fs.Glob(profileSource, "profiles/*.yaml")
+	profilesOnce.Do(func() { loadedProfiles, loadErr = loadProfiles() })
+	return loadedProfiles, loadErr
+}
+
+var (
+	profilesOnce   sync.Once
+	loadedProfiles []Profile
+	loadErr        error
+)
+
+// profileFiles are the profile files, JSON (what make profiles writes: it loads several
+// times faster than YAML) or YAML (test fixtures).
+func profileFiles() ([]string, error) {
+	var files []string
+	for _, pattern := range []string{"profiles/*.json", "profiles/*.yaml"} {
+		fs, err := fs.Glob(profileSource, pattern)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	return files, nil
+}
+
+func loadProfiles() ([]Profile, error) {
+	files, err := profileFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -84,15 +110,25 @@ func Profiles() ([]Profile, error) {
 }
 
 // ProfileVersions returns the exact versions of the embedded profiles, oldest first
-// ("v1.36.3"): what LookupProfile finds a profile for, one per minor.
+// ("v1.36.3"): what LookupProfile finds a profile for, one per minor. They are the file names
+// (make profiles names each file for its server's version), so nothing is decoded.
 func ProfileVersions() ([]string, error) {
-	ps, err := Profiles()
+	files, err := profileFiles()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Version.String()
+	var vs []snapshot.Version
+	for _, f := range files {
+		v, err := snapshot.ParseVersion(strings.TrimSuffix(strings.TrimSuffix(path.Base(f), ".json"), ".yaml"))
+		if err != nil {
+			return nil, fmt.Errorf("embedded profile %s: the file name is not a version: %w", path.Base(f), err)
+		}
+		vs = append(vs, v)
+	}
+	sort.Slice(vs, func(i, j int) bool { return less(vs[i], vs[j]) })
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
 	}
 	return out, nil
 }

@@ -3,7 +3,7 @@
 // --runtime-config, no --feature-gates, no --peer-* flags) and one with
 // --runtime-config=api/all=true, snapshots each with pkg/discover — the same code `mvpctl
 // snapshot` runs — and writes what each serves by itself, and the feature gate's default, to
-// pkg/simulate/profiles/<version>.yaml. Profiles are never typed by hand.
+// pkg/simulate/profiles/<version>.json. Profiles are never typed by hand.
 //
 //	cd test/e2e && go run ./cmd/mkprofiles [-out DIR] [version ...]
 package main
@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "../../pkg/simulate/profiles", "directory to write <version>.yaml into")
+	out := flag.String("out", "../../pkg/simulate/profiles", "directory to write <version>.json into")
 	flag.Parse()
 	versions := flag.Args()
 	if len(versions) == 0 {
@@ -72,7 +72,7 @@ func record(version, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return profile.WriteFile(filepath.Join(dir, version+".yaml"), false)
+	return profile.WriteFile(filepath.Join(dir, version+".json"), true)
 }
 
 func onOff(b bool) string {
