@@ -8,5 +8,9 @@ import (
 )
 
 func main() {
-	os.Exit(Execute(os.Args[1:], DefaultStreams()))
+	streams := DefaultStreams() // mvpctl's own stderr, before anything else can write there
+	stop := guardStderr(streams.ErrOut)
+	code := Execute(os.Args[1:], streams)
+	stop()
+	os.Exit(code)
 }

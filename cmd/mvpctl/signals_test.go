@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,10 +17,7 @@ import (
 // TestSignals: SIGINT and SIGTERM stop a command waiting on a hung apiserver at once, with
 // 130 and 143, and leave neither the target file nor a temporary file behind.
 func TestSignals(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "mvpctl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -61,5 +61,73 @@ func TestSignals(t *testing.T) {
 				t.Errorf("left behind: %s", e.Name())
 			}
 		})
+	}
+}
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// binary builds the mvpctl binary once per test run, for tests of what only a real process
+// shows (signals, the process's stderr).
+func binary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mvpctl-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "mvpctl")
+		if out, err := exec.Command("go", "build", "-o", binaryPath, ".").CombinedOutput(); err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// TestPluginStderrNotShown: a failing exec credential plugin's own stderr (which may hold its
+// environment) never reaches the user; one line says it was held back, and the error names
+// the plugin as the kubeconfig problem it is (exit 1).
+func TestPluginStderrNotShown(t *testing.T) {
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "plugin")
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\necho 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: "https://127.0.0.1:1"}
+  name: c
+users:
+- name: u
+  user:
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: `+plugin+`, interactiveMode: Never}
+contexts:
+- context: {cluster: c, user: u}
+  name: ctx
+current-context: ctx
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "routes", "--kubeconfig", kc, "--timeout", "2s")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+		t.Errorf("exit %v, want %d", err, ExitError)
+	}
+	got := stderr.String()
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, "credential plugin failed (exec: executable "+plugin+" failed with exit code 1)") ||
+		!strings.Contains(got, "note: ") || strings.Contains(got, "check the address") {
+		t.Errorf("stderr %q", got)
 	}
 }

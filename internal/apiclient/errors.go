@@ -109,6 +109,11 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case errors.As(err, &verifyErr):
 		e.Kind = KindTLS
 		e.Msg = fmt.Sprintf("TLS: %s — check --certificate-authority", OneLine(verifyErr.Err.Error()))
+	case strings.Contains(err.Error(), "getting credentials: "):
+		// client-go's exec or auth-provider plugin failed before the request was sent: a
+		// kubeconfig problem, not the server's. Its own output is not repeated (secrets).
+		e.Kind = KindConfig
+		e.Msg = fmt.Sprintf("the kubeconfig's credential plugin failed (%s) — run it by hand to see why", Clip(credentialReason(err), 160))
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		e.Kind = KindTLS
 		e.Msg = "TLS handshake failed: the address does not speak HTTPS, it answered in plain HTTP — check the port, or use an http:// URL if that is really intended"
@@ -253,6 +258,16 @@ func certNames(c *x509.Certificate) string {
 		return "no names"
 	}
 	return strings.Join(names, ", ")
+}
+
+// credentialReason is what client-go says of a failed credential plugin, after "getting
+// credentials: " (e.g. "exec: executable /usr/bin/x failed with exit code 1").
+func credentialReason(err error) string {
+	s := OneLine(err.Error())
+	if i := strings.Index(s, "getting credentials: "); i >= 0 {
+		s = s[i+len("getting credentials: "):]
+	}
+	return s
 }
 
 // tlsReason keeps the part of a TLS error after "tls: ", e.g. "certificate required".
