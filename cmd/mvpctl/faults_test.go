@@ -152,3 +152,29 @@ func TestFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestTimeoutWording: a request cut by --request-timeout says so, not --timeout.
+func TestRequestTimeoutWording(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and never answer
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	start := time.Now()
+	_, stderr, code := run(t, "routes", "--server", "https://"+ln.Addr().String(), "--insecure-skip-tls-verify", "--timeout", "30s", "--request-timeout", "1s")
+	if code != ExitError || !strings.Contains(stderr, "no answer within 1s (--request-timeout") || strings.Contains(stderr, "30s") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,9 @@ type Client struct {
 	opts Options
 	// plugin names the credential plugin the transport runs before each request, if any.
 	plugin string
+	// requestTimeout is the config's own per-request timeout (--request-timeout, or the
+	// kubeconfig's), which can end a request before the context does.
+	requestTimeout time.Duration
 }
 
 // New builds a client for base (see NormalizeBase) with cfg's credentials and TLS settings.
@@ -75,7 +79,7 @@ func New(cfg *rest.Config, base string, opts Options) (*Client, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	return &Client{base: base, http: hc, opts: opts, plugin: plugin}, nil
+	return &Client{base: base, http: hc, opts: opts, plugin: plugin, requestTimeout: c.Timeout}, nil
 }
 
 // DefaultMaxBody caps one response when Options.MaxBody is not set. Discovery of a large
@@ -262,7 +266,14 @@ func (c *Client) transportError(path string, err error) *Error {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q did not finish within %s (so no request was sent) — run it by hand to see what it waits for, or raise --timeout", c.plugin, c.opts.Timeout)}
 	}
-	return TransportError(c.base, path, c.opts.Timeout, err)
+	timeout := c.opts.Timeout
+	if c.requestTimeout > 0 && strings.Contains(err.Error(), "Client.Timeout exceeded") {
+		timeout = c.requestTimeout // the request's own timeout ended it, not --timeout
+		e := TransportError(c.base, path, timeout, err)
+		e.Msg = fmt.Sprintf("no answer within %s (--request-timeout, or the kubeconfig's request timeout) — the server is overloaded or a firewall drops the traffic; raise --request-timeout or check the address", timeout)
+		return e
+	}
+	return TransportError(c.base, path, timeout, err)
 }
 
 // InsecureWarning is the warning every command prints when TLS verification is off.
