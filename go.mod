@@ -3,6 +3,7 @@ module github.com/mvpctl/mvpctl
 go 1.26.0
 
 require (
+	github.com/goccy/go-json v0.12.0
 	github.com/klauspost/compress v1.19.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/spf13/cobra v1.10.2

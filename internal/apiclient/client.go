@@ -136,7 +136,7 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
-		e := c.transportError(path, err)
+		e := c.transportError(ctx, path, err)
 		e.Method = method
 		return nil, e
 	}
@@ -209,7 +209,7 @@ func (c *Client) Open(ctx context.Context, path, accept string) (*http.Response,
 	}
 	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
-		return nil, c.transportError(path, err)
+		return nil, c.transportError(ctx, path, err)
 	}
 	return resp, nil
 }
@@ -261,13 +261,14 @@ var errPluginHung = errors.New("the credential plugin did not finish")
 
 // transportError words a failed round trip; a timeout names the credential plugin when the
 // kubeconfig has one, since it runs before the request is sent.
-func (c *Client) transportError(path string, err error) *Error {
+func (c *Client) transportError(ctx context.Context, path string, err error) *Error {
 	if errors.Is(err, errPluginHung) {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q did not finish within %s (so no request was sent) — run it by hand to see what it waits for, or raise --timeout", c.plugin, c.opts.Timeout)}
 	}
 	timeout := c.opts.Timeout
-	if c.requestTimeout > 0 && strings.Contains(err.Error(), "Client.Timeout exceeded") {
+	// A timeout while the caller's context still runs is the request's own timeout.
+	if c.requestTimeout > 0 && (strings.Contains(err.Error(), "Client.Timeout exceeded") || (isTimeout(err) && ctx.Err() == nil)) {
 		timeout = c.requestTimeout // the request's own timeout ended it, not --timeout
 		e := TransportError(c.base, path, timeout, err)
 		e.Msg = fmt.Sprintf("no answer within %s (--request-timeout, or the kubeconfig's request timeout) — the server is overloaded or a firewall drops the traffic; raise --request-timeout or check the address", timeout)
@@ -293,4 +294,9 @@ func TrustWarnings(cfg *rest.Config) []string {
 		out = append(out, fmt.Sprintf("plain HTTP to %s: the credentials and every answer travel unencrypted", HostOnly(cfg.Host)))
 	}
 	return out
+}
+
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	gojson "github.com/goccy/go-json"
 
 	"sigs.k8s.io/yaml"
 )
@@ -194,15 +197,16 @@ func Decode(data []byte) (*Snapshot, error) {
 }
 
 // decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded directly
-// by encoding/json, several times faster than the YAML path, which parses YAML and converts it
-// to JSON first. A JSON syntax error falls back to the YAML path (a YAML flow mapping also
+// by goccy/go-json (encoding/json's behaviour and errors, 4x faster and with a quarter of the
+// memory on a 72 MB snapshot: docs/performance.md), far faster than the YAML path, which parses
+// YAML and converts it to JSON first. A JSON syntax error falls back to the YAML path (a YAML flow mapping also
 // starts with '{'), whose messages then say what is wrong, as before.
 func decode(data []byte, isJSON bool, s *Snapshot) error {
 	if isJSON {
-		dec := json.NewDecoder(bytes.NewReader(data))
+		dec := gojson.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		err := dec.Decode(s)
-		var syn *json.SyntaxError
+		var syn *gojson.SyntaxError
 		switch {
 		case err == nil:
 			end := int(dec.InputOffset())
