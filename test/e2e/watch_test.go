@@ -98,6 +98,14 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill() }() // if the test fails before SIGINT
+	// The same watch for people (text lines), only logged: what a user sees.
+	var textOut, textErr bytes.Buffer
+	textCmd := exec.Command(mvpctlBinary(t), "watch", "--interval", "1s", "--kubeconfig", cp.Server("kas-c").Kubeconfig)
+	textCmd.Stdout, textCmd.Stderr = &textOut, &textErr
+	if err := textCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = textCmd.Process.Kill() }()
 	var (
 		mu    sync.Mutex
 		lines []watchLine
@@ -132,8 +140,12 @@ func TestWatch(t *testing.T) {
 	}
 
 	// The test's own requests: every server, every 200ms.
-	var samples []sample
-	var smu sync.Mutex
+	var (
+		samples   []sample
+		smu       sync.Mutex
+		leaseGone bool      // kas-a's identity lease was seen missing (its graceful stop deletes it)
+		leaseBack time.Time // when it was listed again
+	)
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	probesDone := make(chan struct{})
 	go func() {
@@ -161,6 +173,29 @@ func TestWatch(t *testing.T) {
 					smu.Unlock()
 				}()
 			}
+			wg.Add(1)
+			go func() { // kas-a's identity lease, as the watch lists it (through kas-c)
+				defer wg.Done()
+				rctx, rcancel := context.WithTimeout(probeCtx, 2*time.Second)
+				defer rcancel()
+				at := time.Now()
+				leases, err := cp.Server("kas-c").IdentityLeases(rctx)
+				if err != nil {
+					return
+				}
+				has := false
+				for _, l := range leases {
+					has = has || l.Name == cp.Server("kas-a").LeaseID
+				}
+				smu.Lock()
+				defer smu.Unlock()
+				switch {
+				case !has:
+					leaseGone = true
+				case leaseGone && leaseBack.IsZero():
+					leaseBack = at
+				}
+			}()
 			wg.Wait()
 			select {
 			case <-probeCtx.Done():
@@ -196,6 +231,10 @@ func TestWatch(t *testing.T) {
 	}
 	waitErr := cmd.Wait()
 	<-readDone
+	if err := textCmd.Process.Signal(syscall.SIGINT); err == nil {
+		textErr2 := textCmd.Wait()
+		t.Logf("text watch (exit %v):\n%s\nstderr:\n%s", textErr2, textOut.String(), textErr.String())
+	}
 	var ee *exec.ExitError
 	if !errors.As(waitErr, &ee) || ee.ExitCode() != 130 {
 		t.Errorf("watch after SIGINT: %v, want exit 130; stderr:\n%s", waitErr, stderr.String())
@@ -229,15 +268,42 @@ func TestWatch(t *testing.T) {
 		"server-down kas-b " + harness.V1_36 + "→",
 		"server-up kas-b " + harness.V1_36 + "→" + harness.V1_36,
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("server events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	// They must come in this order. A restarted server may flap once more (seen: a SIGKILLed
+	// v1.36 kas-b, back up, missing from the identity lease list for one read while its new
+	// process took the lease over): an extra down immediately followed by an up of the same
+	// server is logged, not failed; anything else extra fails.
+	k := 0
+	var extra []string
+	for i := 0; i < len(got); i++ {
+		if k < len(want) && got[i] == want[k] {
+			k++
+			continue
+		}
+		if i+1 < len(got) && strings.HasPrefix(got[i], "server-down ") && strings.HasPrefix(got[i+1], "server-up ") &&
+			strings.Fields(got[i])[1] == strings.Fields(got[i+1])[1] {
+			extra = append(extra, got[i], got[i+1])
+			i++
+			continue
+		}
+		extra = append(extra, got[i]+" (unexpected)")
+		t.Errorf("unexpected server event %q", got[i])
 	}
+	if k < len(want) {
+		t.Errorf("server events:\n%s\nwant, in this order:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	t.Logf("server events:\n%s\nextra (a flap):\n%s", strings.Join(got, "\n"), strings.Join(extra, "\n"))
 
 	// 2. The windows of the GVR: the summary's against what the test's requests saw. A
 	// change is seen by the first read that starts after it, and stamped when that read
 	// ends: up to one read period after it (the period is the interval, or the read's own
 	// length when a read of three servers takes longer), or two when the read in flight
 	// had already read the server; the test's own samples are 200ms apart.
+	//
+	// One more delay is the watch's by design: it finds servers through their identity
+	// leases, and a restarted kas-a answers requests (and serves the GVR) before its new
+	// lease is written. Until then the watch cannot see it — nor can its peers proxy to it.
+	// A window that opened because kas-a came back is expected to open, for the watch, when
+	// kas-a's lease was listed again (measured here through kas-c, as the watch lists it).
 	period := sumTo.Sub(lines[0].Time) / time.Duration(max(sum.Snapshots-1, 1))
 	period = max(period, interval)
 	tol := 2*period + 200*time.Millisecond
@@ -255,31 +321,51 @@ func TestWatch(t *testing.T) {
 	}
 	rel := func(at time.Time) string { return fmt.Sprintf("+%.1fs", at.Sub(began).Seconds()) }
 	var table []string
-	table = append(table, fmt.Sprintf("%-6s  %-24s  %-24s  %s", "SERVER", "WATCH (opened–closed)", "REQUESTS (opened–closed)", "Δopen/Δclose"))
+	table = append(table, fmt.Sprintf("%-6s  %-24s  %-38s  %s", "SERVER", "WATCH (opened–closed)", "REQUESTS (opened–closed)", "Δopen/Δclose"))
+	// Each window the requests saw is paired with a watch window that opened and closed within
+	// the tolerance; one shorter than the tolerance can fall between two reads and be missed.
+	// Every watch window must pair with one the requests saw.
+	span2 := func(w span) string {
+		return fmt.Sprintf("%s–%s (%.1fs)", rel(w.opened), rel(w.closed), w.closed.Sub(w.opened).Seconds())
+	}
 	for _, s := range []string{"kas-a", "kas-b", "kas-c"} {
-		p, o := predicted[s], observed[s]
-		for i := 0; i < max(len(p), len(o)); i++ {
-			ps, os_, d, ok := "—", "—", "", false
-			if i < len(p) {
-				ps = fmt.Sprintf("%s–%s (%.1fs)", rel(p[i].opened), rel(p[i].closed), p[i].closed.Sub(p[i].opened).Seconds())
+		p, used := predicted[s], map[int]bool{}
+		for _, o := range observed[s] {
+			expectOpen, note := o.opened, ""
+			if !leaseBack.IsZero() && expectOpen.Before(leaseBack) && o.closed.After(leaseBack) {
+				expectOpen, note = leaseBack, " lease "+rel(leaseBack)
 			}
-			if i < len(o) {
-				os_ = fmt.Sprintf("%s–%s (%.1fs)", rel(o[i].opened), rel(o[i].closed), o[i].closed.Sub(o[i].opened).Seconds())
+			match := -1
+			for k := range p {
+				if !used[k] && p[k].opened.Sub(expectOpen).Abs() <= tol && p[k].closed.Sub(o.closed).Abs() <= tol {
+					match = k
+					break
+				}
 			}
-			if i < len(p) && i < len(o) {
-				dOpen, dClose := p[i].opened.Sub(o[i].opened), p[i].closed.Sub(o[i].closed)
-				d = fmt.Sprintf("%+.1fs/%+.1fs", dOpen.Seconds(), dClose.Seconds())
-				ok = dOpen.Abs() <= tol && dClose.Abs() <= tol
+			if match < 0 {
+				line := fmt.Sprintf("%-6s  %-24s  %-38s  %s", s, "—", span2(o)+note, "missed")
+				if o.closed.Sub(o.opened) > tol {
+					t.Errorf("the watch missed a window longer than %s: %s", tol, line)
+				} else {
+					line += fmt.Sprintf(" (shorter than %s: allowed)", tol)
+				}
+				table = append(table, line)
+				continue
 			}
-			line := fmt.Sprintf("%-6s  %-24s  %-24s  %s", s, ps, os_, d)
-			table = append(table, line)
-			if !ok {
-				t.Errorf("window on %s does not match within %s: %s", s, tol, line)
+			used[match] = true
+			table = append(table, fmt.Sprintf("%-6s  %-24s  %-38s  %+.1fs/%+.1fs", s, span2(p[match]), span2(o)+note,
+				p[match].opened.Sub(expectOpen).Seconds(), p[match].closed.Sub(o.closed).Seconds()))
+		}
+		for k := range p {
+			if !used[k] {
+				line := fmt.Sprintf("%-6s  %-24s  %-38s  %s", s, span2(p[k]), "—", "not seen by the requests")
+				table = append(table, line)
+				t.Errorf("the watch reports a window the requests did not see: %s", line)
 			}
 		}
 	}
-	t.Logf("windows of %s, predicted by the watch vs seen by the test's requests (tolerance %s: read period %s):\n%s",
-		gvr, tol, period.Round(time.Millisecond), strings.Join(table, "\n"))
+	t.Logf("windows of %s, predicted by the watch vs seen by the test's requests (tolerance %s: read period %s; kas-a's lease listed again at %s, first 200 from kas-a at %s):\n%s",
+		gvr, tol.Round(time.Millisecond), period.Round(time.Millisecond), rel(leaseBack), rel(servedAt(samples, "kas-a")), strings.Join(table, "\n"))
 	if len(observed["kas-b"])+len(observed["kas-c"]) == 0 {
 		t.Errorf("the requests saw no window: the test did not exercise what it means to (peers learned kas-a before any request?)")
 	}
@@ -290,14 +376,7 @@ func TestWatch(t *testing.T) {
 // GVR is served somewhere (once server served answers 200: it alone serves it here) to the
 // first 200 after. Samples without an answer (a server down) neither open nor close a window.
 func observedWindows(samples []sample, server string) map[string][]span {
-	sort.Slice(samples, func(i, j int) bool { return samples[i].at.Before(samples[j].at) })
-	var served time.Time
-	for _, s := range samples {
-		if s.server == server && s.status == http.StatusOK {
-			served = s.at
-			break
-		}
-	}
+	served := servedAt(samples, server)
 	out := map[string][]span{}
 	if served.IsZero() {
 		return out
@@ -305,15 +384,14 @@ func observedWindows(samples []sample, server string) map[string][]span {
 	open := map[string]time.Time{}
 	var last time.Time
 	for _, s := range samples {
+		if s.at.Before(served) {
+			continue
+		}
 		last = s.at
 		failing := s.status == http.StatusNotFound || s.status == http.StatusServiceUnavailable
 		switch {
 		case failing && open[s.server].IsZero():
-			at := s.at
-			if at.Before(served) {
-				at = served
-			}
-			open[s.server] = at
+			open[s.server] = s.at
 		case s.status == http.StatusOK && !open[s.server].IsZero():
 			out[s.server] = append(out[s.server], span{open[s.server], s.at})
 			open[s.server] = time.Time{}
@@ -325,4 +403,15 @@ func observedWindows(samples []sample, server string) map[string][]span {
 		}
 	}
 	return out
+}
+
+// servedAt is when server first answered 200 (sorting samples by time).
+func servedAt(samples []sample, server string) time.Time {
+	sort.Slice(samples, func(i, j int) bool { return samples[i].at.Before(samples[j].at) })
+	for _, s := range samples {
+		if s.server == server && s.status == http.StatusOK {
+			return s.at
+		}
+	}
+	return time.Time{}
 }
