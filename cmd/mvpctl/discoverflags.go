@@ -57,6 +57,22 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 // all: there is no evidence to print a result from, and the one line says why (the warnings
 // would only repeat the same cause).
 func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
+	snap, err := d.discoverQuiet(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	for i := range snap.Servers {
+		if !snap.Servers[i].Reachable {
+			fmt.Fprintf(g.streams.ErrOut, "warning: %s\n", discover.FailureLine(&snap.Servers[i]))
+		}
+	}
+	return snap, nil
+}
+
+// discoverQuiet is discover without the line per unreadable server: for a command that reads
+// the plane again and again (watch), where a server down is an event of its own. Warnings are
+// printed once per run (globalOptions.warn).
+func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if d.concurrency < 1 {
 		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
 	}
@@ -104,11 +120,6 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 	}
 	for _, w := range warnings {
 		g.warn(w)
-	}
-	for i := range snap.Servers {
-		if !snap.Servers[i].Reachable {
-			fmt.Fprintf(errOut, "warning: %s\n", discover.FailureLine(&snap.Servers[i]))
-		}
 	}
 	return snap, nil
 }

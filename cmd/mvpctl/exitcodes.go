@@ -244,6 +244,36 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 	return withCode(ExitIncomplete, fmt.Errorf("incomplete result: %s", strings.Join(why, "; ")))
 }
 
+// watchResult is `mvpctl watch`'s result (and `routes --watch`'s): a 404/503 window is a
+// finding, and wins over a partial watch — some read got nothing (every server counted as
+// down for it), or some server was still down at the end, so its windows could not close.
+// An interrupted watch exits 130/143 whatever this says (signals.go).
+func watchResult(res watchOutcome) error {
+	s := res.summary
+	if n := len(s.Windows); n > 0 {
+		servers := map[string]bool{}
+		var names []string
+		for _, w := range s.Windows {
+			if !servers[w.Server] {
+				servers[w.Server] = true
+				names = append(names, w.Server)
+			}
+		}
+		return withCode(ExitFindings, fmt.Errorf("watch: %d window%s with 404/503 on %s", n, plural(n, "", "s"), strings.Join(names, ", ")))
+	}
+	var why []string
+	if s.ReadsFailed > 0 {
+		why = append(why, fmt.Sprintf("%d of %d reads got nothing", s.ReadsFailed, s.Snapshots))
+	}
+	if len(res.down) > 0 {
+		why = append(why, strings.Join(res.down, ", ")+" still down at the end")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: no 404/503 window seen, but %s", strings.Join(why, "; ")))
+}
+
 // requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
 // would read as "the traffic is safe". It is an input error (the wrong file or format).
 func requireReplayed(t *simulate.TrafficReport) error {
@@ -283,6 +313,9 @@ var exitCodeTable = []exitCodeRow{
 		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read", ""},
 	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
 		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
+	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
+		"partial: no window seen, but some read during the watch got nothing (every server counted as down), or some server was still down at the end",
+		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
 	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
 	{"version", "printed", "usage error", "", ""},
 }

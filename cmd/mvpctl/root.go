@@ -106,6 +106,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.AddCommand(
 		newSnapshotCmd(g),
 		newRoutesCmd(g),
+		newWatchCmd(g),
 		newExplainCmd(g),
 		newDiscoveryCmd(g),
 		newProbeCmd(g),

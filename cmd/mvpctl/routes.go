@@ -16,6 +16,8 @@ type routesOptions struct {
 	source snapshotSource
 	all    bool
 	output *output.Flags
+	watch  bool
+	wflags watchFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
@@ -30,17 +32,25 @@ By default only the GVRs that are not served by every reachable apiserver are sh
 ones a rolling upgrade makes interesting. --all shows every GVR. -o mermaid|dot draws the
 table: each server and each group of GVRs, with what the server does with them.
 
+--watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
+--until-stable and --timeout-total apply; -o table or json); it then exits as watch does.
+
 ` + commandExitCodes("routes"),
 		Example: `  # From a snapshot file
   mvpctl routes --snapshot cluster.yaml
 
   # From the live cluster of the current kubeconfig context, every GVR, as JSON
-  mvpctl routes --all -o json`,
+  mvpctl routes --all -o json
+
+  # Follow the live cluster during an upgrade: one line per change (as mvpctl watch)
+  mvpctl routes -w`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
+	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
+	o.wflags.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -49,6 +59,12 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	opts, err := o.output.Options(cmd.CommandPath())
 	if err != nil {
 		return err
+	}
+	if o.watch {
+		return o.runWatch(cmd, g, opts)
+	}
+	if set := o.wflags.setFlags(); len(set) > 0 {
+		return fmt.Errorf("%s only apply with --watch", strings.Join(set, ", "))
 	}
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
@@ -61,6 +77,24 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	return partialResult(snap)
+}
+
+// runWatch is routes --watch: the loop of mvpctl watch, which prints lines, not a table.
+func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts output.Options) error {
+	if o.source.file != "" {
+		return fmt.Errorf("--watch follows the live cluster: it cannot be used with --snapshot")
+	}
+	if o.all {
+		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
+	}
+	switch opts.Format {
+	case output.FormatTable, output.FormatWide:
+		opts.Format = output.FormatText
+	case output.FormatJSON:
+	default:
+		return fmt.Errorf("-o %s cannot be used with --watch: want table or json", opts.Format)
+	}
+	return runWatch(cmd.Context(), g, &o.source.live, &o.wflags, opts)
 }
 
 // routesWriter prints a routing table.

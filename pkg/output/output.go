@@ -131,6 +131,17 @@ func Write(out io.Writer, w Writer, o Options) error {
 	return fmt.Errorf("%T cannot be printed as %s", w, o.Format)
 }
 
+// WriteLine prints w as one item of a stream: -o json as one line of JSON (JSON Lines, so a
+// reader can act on each item as it comes), every other format as WriteText.
+func WriteLine(out io.Writer, w Writer, o Options) error {
+	if o.Format != FormatJSON {
+		return w.WriteText(out, o)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(w.Object())
+}
+
 // EncodeJSON writes v as indented JSON, with <, > and & as they are (the output is read by
 // people and scripts, never embedded in HTML).
 func EncodeJSON(out io.Writer, v any) error {

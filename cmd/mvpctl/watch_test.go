@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/watch"
+)
+
+// fakeClock is the watch loop's clock in tests: After moves it at once.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}
+
+// readStep is one read of the scripted source: a snapshot, or an error.
+type readStep struct {
+	snap *snapshot.Snapshot
+	err  error
+	took time.Duration // how long the read takes on the fake clock
+}
+
+// scriptedSource returns the steps in order, then the last snapshot again and again. cancel,
+// when set, is called once the script is exhausted (an interrupted watch).
+func scriptedSource(clock *fakeClock, steps []readStep, cancel func()) func(context.Context) (*snapshot.Snapshot, error) {
+	i := 0
+	var last *snapshot.Snapshot
+	return func(context.Context) (*snapshot.Snapshot, error) {
+		if i >= len(steps) {
+			if cancel != nil {
+				cancel()
+			}
+			return last, nil
+		}
+		s := steps[i]
+		i++
+		clock.now = clock.now.Add(s.took)
+		if s.snap != nil {
+			last = s.snap
+		}
+		return s.snap, s.err
+	}
+}
+
+var watchT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// upgradeReads is a rolling upgrade of two default 1.36 servers (no peer proxy filter) to
+// 1.37 as a watch reads it: a stops gracefully (its lease gone: not in the read at all),
+// comes back on 1.37 — b now answers 404 for what only 1.37 serves —, b crashes, a read gets
+// nothing, b comes back on 1.37 and the windows close.
+func upgradeReads(t *testing.T) []readStep {
+	t.Helper()
+	start, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, watchT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(s *snapshot.Snapshot, st simulate.Step) *snapshot.Snapshot {
+		t.Helper()
+		next, err := simulate.Apply(s, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next
+	}
+	without := func(s *snapshot.Snapshot, name string) *snapshot.Snapshot {
+		c := *s
+		c.Servers = nil
+		for _, srv := range s.Servers {
+			if srv.Name != name {
+				c.Servers = append(c.Servers, srv)
+			}
+		}
+		return &c
+	}
+	aUp := apply(start, simulate.Step{Action: simulate.ActionUpgrade, Server: "a", To: "1.37"})
+	bCrashed := apply(aUp, simulate.Step{Action: simulate.ActionCrash, Server: "b"})
+	bUp := apply(bCrashed, simulate.Step{Action: simulate.ActionUpgrade, Server: "b", To: "1.37"})
+	took := 300 * time.Millisecond
+	return []readStep{
+		{snap: start, took: took},
+		{snap: start, took: took},
+		{snap: without(start, "a"), took: took},
+		{snap: without(start, "a"), took: took},
+		{snap: aUp, took: took},
+		{snap: aUp, took: took},
+		{snap: bCrashed, took: took},
+		{err: errors.New("no apiserver could be read (a: connection refused)"), took: took},
+		{snap: bCrashed, took: took},
+		{snap: bUp, took: took},
+	}
+}
+
+func newTestWatcher(clock *fakeClock, read func(context.Context) (*snapshot.Snapshot, error), format output.Format, out, errOut *bytes.Buffer) *watcher {
+	return &watcher{read: read, clock: clock, interval: time.Second, untilStable: 5 * time.Second,
+		out: out, errOut: errOut, opts: output.Options{Format: format}, loc: time.UTC}
+}
+
+// TestWatchLoop runs the loop over the scripted upgrade, in text and JSON; the lines are
+// golden, the exit code is 3 (windows were seen).
+func TestWatchLoop(t *testing.T) {
+	for _, tt := range []struct {
+		format output.Format
+		golden string
+	}{
+		{output.FormatText, "watch-upgrade.txt"},
+		{output.FormatJSON, "watch-upgrade.jsonl"},
+	} {
+		t.Run(string(tt.format), func(t *testing.T) {
+			clock := &fakeClock{now: watchT0}
+			var out, errOut bytes.Buffer
+			w := newTestWatcher(clock, scriptedSource(clock, upgradeReads(t), nil), tt.format, &out, &errOut)
+			res, err := w.run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.golden, out.String())
+			if !strings.Contains(errOut.String(), "warning: read at 12:00:07 got nothing") {
+				t.Errorf("stderr does not report the failed read: %q", errOut.String())
+			}
+			s := res.summary
+			if s.Stopped != stoppedStable || s.ReadsFailed != 1 || len(res.down) != 0 {
+				t.Errorf("stopped %q, %d reads failed, down %v; want stable, 1, none", s.Stopped, s.ReadsFailed, res.down)
+			}
+			if len(s.Windows) == 0 {
+				t.Fatal("no window: b on 1.36 answers 404 for what only a on 1.37 serves")
+			}
+			for _, win := range s.Windows {
+				// a is back on 1.37 at the 5th read (12:00:04.3), b at the 10th (12:00:09.3).
+				if win.Server != "b" || win.Open || win.Outcome != mvp.NotFound || win.Seconds != 5 {
+					t.Errorf("window %+v: want b, 404, closed after 5s", win)
+				}
+			}
+			if code := exitCode(watchResult(res)); code != ExitFindings {
+				t.Errorf("exit %d, want %d", code, ExitFindings)
+			}
+			if tt.format == output.FormatJSON {
+				checkJSONLines(t, out.String())
+			}
+		})
+	}
+}
+
+// checkJSONLines: every line is one document, WatchEvent until the last, WatchSummary.
+func checkJSONLines(t *testing.T, s string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		var d struct{ APIVersion, Kind string }
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("line %d is not a JSON document: %v\n%s", i+1, err, l)
+		}
+		want := watch.EventDocKind
+		if i == len(lines)-1 {
+			want = watch.SummaryDocKind
+		}
+		if d.Kind != want || d.APIVersion != "mvpctl.io/v1alpha1" {
+			t.Errorf("line %d: %s %s, want mvpctl.io/v1alpha1 %s", i+1, d.APIVersion, d.Kind, want)
+		}
+	}
+}
+
+// TestWatchStops: the ways a watch ends, and what each exits with.
+func TestWatchStops(t *testing.T) {
+	steady, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.37"}, {Name: "b", Version: "1.37"}}, watchT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed, err := simulate.Apply(steady, simulate.Step{Action: simulate.ActionCrash, Server: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		steps       []readStep
+		untilStable time.Duration
+		total       time.Duration
+		interrupt   bool
+		stopped     string
+		snapshots   int
+		code        int
+	}{
+		{"stable", []readStep{{snap: steady}}, 3 * time.Second, 0, false, stoppedStable, 4, ExitOK},
+		{"timeout-total", []readStep{{snap: steady}}, 0, 2500 * time.Millisecond, false, stoppedTimeout, 3, ExitOK},
+		{"interrupted", []readStep{{snap: steady}, {snap: steady}}, 0, 0, true, stoppedInterrupted, 2, ExitOK},
+		{"still-down", []readStep{{snap: steady}, {snap: crashed}}, 2 * time.Second, 0, false, stoppedStable, 4, ExitIncomplete},
+		{"read-failed", []readStep{{snap: steady}, {err: errors.New("boom")}, {snap: steady}}, 2 * time.Second, 0, false, stoppedStable, 5, ExitIncomplete},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: watchT0}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stop func()
+			if tt.interrupt {
+				stop = cancel
+			}
+			var out, errOut bytes.Buffer
+			w := newTestWatcher(clock, scriptedSource(clock, tt.steps, stop), output.FormatText, &out, &errOut)
+			w.untilStable, w.total = tt.untilStable, tt.total
+			res, err := w.run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.summary.Stopped != tt.stopped || res.summary.Snapshots != tt.snapshots {
+				t.Errorf("stopped %q after %d snapshots, want %q after %d\n%s", res.summary.Stopped, res.summary.Snapshots, tt.stopped, tt.snapshots, out.String())
+			}
+			if code := exitCode(watchResult(res)); code != tt.code {
+				t.Errorf("exit %d, want %d (%v)", code, tt.code, watchResult(res))
+			}
+			if !strings.Contains(out.String(), "stopped: "+tt.stopped) {
+				t.Errorf("no summary:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// A watch that cannot read anything at the start fails as other commands do.
+func TestWatchFirstReadFails(t *testing.T) {
+	clock := &fakeClock{now: watchT0}
+	var out, errOut bytes.Buffer
+	w := newTestWatcher(clock, scriptedSource(clock, []readStep{{err: errors.New("no apiserver could be read")}}, nil), output.FormatText, &out, &errOut)
+	if _, err := w.run(context.Background()); err == nil || out.Len() != 0 {
+		t.Errorf("err %v, stdout %q: want the read's error and nothing printed", err, out.String())
+	}
+}
+
+// TestWatchLines: one line per event kind.
+func TestWatchLines(t *testing.T) {
+	at := watchT0.Add(4*time.Second + 250*time.Millisecond)
+	win := &watch.Window{Server: "kas-b", GVR: "batch/v1/jobs", Outcome: mvp.NotFound, Opened: watchT0, ServedBy: []string{"kas-a"}}
+	closed := *win
+	closed.Closed, closed.Duration = at, at.Sub(watchT0)
+	w503 := &watch.Window{Server: "kas-a", GVR: "resource.k8s.io/v1beta1/resourceclaims", Outcome: mvp.Unavailable, Unavailable: "transport", Opened: at, ServedBy: []string{"kas-b", "kas-c"}}
+	tests := []struct {
+		e       watch.Event
+		version string
+		errText string
+		label   string
+		want    string
+	}{
+		{watch.Event{Type: watch.ServerAdded, Server: "kas-a", To: "v1.36.3"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: server added"},
+		{watch.Event{Type: watch.ServerAdded, Server: "kas-c"}, "", "connection refused", "", "12:00:04 kas-c version unknown: server added, down: connection refused"},
+		{watch.Event{Type: watch.ServerGone, Server: "kas-a", From: "v1.36.3"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: server gone"},
+		{watch.Event{Type: watch.ServerDown, Server: "kas-a", From: "v1.36.3"}, "v1.36.3", "connection refused", "", "12:00:04 kas-a v1.36.3: server down: connection refused"},
+		{watch.Event{Type: watch.ServerUp, Server: "kas-a", From: "v1.36.3", To: "v1.37.1"}, "v1.37.1", "", "v1.36.3→v1.37.1", "12:00:04 kas-a v1.36.3→v1.37.1: server up"},
+		{watch.Event{Type: watch.VersionChanged, Server: "kas-a", From: "v1.36.3", To: "v1.37.1"}, "v1.37.1", "", "v1.36.3→v1.37.1", "12:00:04 kas-a v1.36.3→v1.37.1: version changed"},
+		{watch.Event{Type: watch.OutcomeChanged, Server: "kas-b", GVR: "batch/v1/jobs", From: "proxy→kas-a", To: "local"}, "v1.37.1", "", "v1.36.3→v1.37.1", "12:00:04 kas-b v1.36.3→v1.37.1: batch/v1/jobs proxy→kas-a ⇒ local"},
+		{watch.Event{Type: watch.WindowOpened, Server: "kas-b", GVR: "batch/v1/jobs", To: "404", Window: win}, "v1.36.3", "", "", "12:00:04 kas-b v1.36.3: batch/v1/jobs 404 window opened (served by kas-a)"},
+		{watch.Event{Type: watch.WindowOpened, Server: "kas-a", GVR: w503.GVR, To: "503", Window: w503}, "v1.37.1", "", "", "12:00:04 kas-a v1.37.1: resource.k8s.io/v1beta1/resourceclaims 503 (transport) window opened (served by kas-b,kas-c)"},
+		{watch.Event{Type: watch.WindowClosed, Server: "kas-b", GVR: "batch/v1/jobs", Window: &closed}, "v1.37.1", "", "", "12:00:04 kas-b v1.37.1: batch/v1/jobs 404 window closed after 4.3s"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.e.Type), func(t *testing.T) {
+			tt.e.Time = at
+			l := eventLine{doc: watch.NewEventDoc(tt.e, tt.version, tt.errText), label: tt.label, loc: time.UTC}
+			if got := l.text(); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// carryVanished keeps a server whose lease disappeared as down, with no identity.
+func TestCarryVanished(t *testing.T) {
+	prev := &snapshot.Snapshot{Servers: []snapshot.Server{{Name: "a", ID: "apiserver-a", Version: "v1.36.3", Reachable: true}, {Name: "b", ID: "apiserver-b", Version: "v1.36.3", Reachable: true}}}
+	now := &snapshot.Snapshot{Servers: []snapshot.Server{prev.Servers[1]}}
+	got := carryVanished(prev, now)
+	if len(got.Servers) != 2 || got.Servers[1].Name != "a" || got.Servers[1].Reachable || got.Servers[1].ID != "" || got.Servers[1].Version != "v1.36.3" || got.Servers[1].Error != vanishedError {
+		t.Errorf("carried: %+v", got.Servers)
+	}
+	if len(now.Servers) != 1 {
+		t.Error("carryVanished changed its argument")
+	}
+	if again := carryVanished(got, now); len(again.Servers) != 2 || again.Servers[1].Error != vanishedError {
+		t.Errorf("carried twice: %+v", again.Servers)
+	}
+}
+
+// The watch flags: usage errors before any request.
+func TestWatchUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "--interval", "100ms"}, "error: --interval must be at least 200ms, got 100ms\n"},
+		{[]string{"watch", "-o", "yaml"}, `error: unknown output format "yaml" for "mvpctl watch": want one of text|json` + "\n"},
+		{[]string{"routes", "-w", "--snapshot", skew}, "error: --watch follows the live cluster: it cannot be used with --snapshot\n"},
+		{[]string{"routes", "-w", "-o", "yaml"}, "error: -o yaml cannot be used with --watch: want table or json\n"},
+		{[]string{"routes", "--snapshot", skew, "--interval", "1s"}, "error: --interval only apply with --watch\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != ExitError || out != "" || errOut != tt.want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package watch
+
+import (
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/report"
+)
+
+// The report kinds of `mvpctl watch -o json`: one WatchEvent document per line while the
+// watch runs, one WatchSummary at the end.
+const (
+	EventDocKind   = "WatchEvent"
+	SummaryDocKind = "WatchSummary"
+)
+
+// EventDoc is one event as `mvpctl watch -o json` streams it.
+type EventDoc struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Time       time.Time `json:"time"`
+	Type       EventKind `json:"type"`
+	Server     string    `json:"server"`
+	// Version is the server's version when the event was seen (the last known one for a
+	// server that is down).
+	Version string `json:"version,omitempty"`
+	GVR     string `json:"gvr,omitempty"`
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	// Error is why a server is down (server-down).
+	Error  string     `json:"error,omitempty"`
+	Window *WindowDoc `json:"window,omitempty"`
+}
+
+// WindowDoc is a Window with its duration in seconds, as reports print it.
+type WindowDoc struct {
+	Server      string      `json:"server"`
+	GVR         string      `json:"gvr"`
+	Outcome     mvp.Outcome `json:"outcome"`
+	Unavailable string      `json:"unavailable,omitempty"`
+	Opened      time.Time   `json:"opened"`
+	// Closed is unset while the window is open.
+	Closed *time.Time `json:"closed,omitempty"`
+	// Seconds is how long the window lasted, or has lasted so far when it is still open.
+	Seconds  float64  `json:"seconds"`
+	Open     bool     `json:"open,omitempty"`
+	ServedBy []string `json:"servedBy"`
+}
+
+// NewEventDoc is e as a document; version and errText are the server's, from the snapshot.
+func NewEventDoc(e Event, version, errText string) EventDoc {
+	d := EventDoc{APIVersion: report.APIVersion, Kind: EventDocKind, Time: e.Time, Type: e.Type, Server: e.Server,
+		Version: version, GVR: e.GVR, From: e.From, To: e.To, Error: errText}
+	if e.Window != nil {
+		w := NewWindowDoc(*e.Window)
+		d.Window = &w
+	}
+	return d
+}
+
+// NewWindowDoc is w as a document.
+func NewWindowDoc(w Window) WindowDoc {
+	d := WindowDoc{Server: w.Server, GVR: w.GVR, Outcome: w.Outcome, Unavailable: w.Unavailable, Opened: w.Opened,
+		Seconds: w.Duration.Seconds(), Open: w.Closed.IsZero(), ServedBy: append([]string{}, w.ServedBy...)}
+	if !w.Closed.IsZero() {
+		c := w.Closed
+		d.Closed = &c
+	}
+	return d
+}
+
+// SummaryDoc is what `mvpctl watch -o json` prints last: every window seen.
+type SummaryDoc struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	From       time.Time `json:"from"`
+	To         time.Time `json:"to"`
+	// Snapshots is how many snapshots were taken; ReadsFailed how many reads gave none (every
+	// server then counted as down).
+	Snapshots   int `json:"snapshots"`
+	ReadsFailed int `json:"readsFailed"`
+	// Stopped says why the watch ended: interrupted, stable, timeout.
+	Stopped string      `json:"stopped"`
+	Windows []WindowDoc `json:"windows"`
+}
+
+// NewSummaryDoc is s as a document.
+func NewSummaryDoc(s Summary) SummaryDoc {
+	d := SummaryDoc{APIVersion: report.APIVersion, Kind: SummaryDocKind, From: s.From, To: s.To, Windows: []WindowDoc{}}
+	for _, w := range s.Windows {
+		d.Windows = append(d.Windows, NewWindowDoc(w))
+	}
+	return d
+}
