@@ -131,7 +131,7 @@ func TestTrustWarnings(t *testing.T) {
 	plain := kubeconfig("plain", `{server: "http://127.0.0.1:1"}`)
 	commands := [][]string{
 		{"snapshot"}, {"routes"}, {"explain", "GET", "/api/v1/pods"}, {"discovery", "diff"},
-		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"}, {"traffic"},
+		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"}, {"traffic"}, {"watch"},
 	}
 	for _, kc := range []struct{ file, want string }{{insecure, "warning: TLS verification is off"}, {plain, "warning: plain HTTP to 127.0.0.1"}} {
 		for _, args := range commands {

@@ -104,7 +104,7 @@ func faults() []fault {
 func TestFaults(t *testing.T) {
 	commands := [][]string{
 		{"snapshot"}, {"routes"}, {"explain", "GET", "/api/v1/pods"}, {"discovery", "diff"},
-		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"}, {"traffic"},
+		{"simulate", "upgrade", "--to", "1.37"}, {"preflight", "--to", "1.37"}, {"probe"}, {"traffic"}, {"watch"},
 	}
 	for _, f := range faults() {
 		t.Run(f.name, func(t *testing.T) {
