@@ -379,3 +379,18 @@ func TestTraffic(t *testing.T) {
 	}
 	assertNoProbeToken(t, "stdout", out)
 }
+
+// TestVerboseRequests: -v 6 logs every request (method, URL, status) on stderr, never a
+// credential; without it nothing is logged.
+func TestVerboseRequests(t *testing.T) {
+	_, kc := probeCluster(t, nil)
+	_, quiet, _ := run(t, "routes", "--kubeconfig", kc)
+	out, errOut, code := run(t, "routes", "--kubeconfig", kc, "-v", "6")
+	if code != ExitOK || out == "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(quiet, " GET https://") || !strings.Contains(errOut, " GET https://") || !strings.Contains(errOut, "/version 200 in ") {
+		t.Errorf("without -v: %q\nwith -v 6: %q", quiet, errOut)
+	}
+	assertNoProbeToken(t, "stderr", errOut)
+}

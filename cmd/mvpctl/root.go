@@ -51,6 +51,8 @@ type globalOptions struct {
 	warnedMu sync.Mutex
 	// ctx ends on the first SIGINT or SIGTERM (signals.go); nil means never.
 	ctx context.Context
+	// verbosity is -v: 6 and up log every request (trace.go).
+	verbosity int
 }
 
 // warn prints a warning on stderr, once per run.
@@ -102,6 +104,8 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	g.configFlags.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log level, as kubectl's: 6 logs every request sent (method, URL, status, time; never headers or bodies)")
+	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
 
 	root.AddCommand(
 		newSnapshotCmd(g),
