@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -78,21 +79,7 @@ func faults() []fault {
 			return fmt.Sprintf("{server: %q}", strings.Replace(srv.URL, "http://", "https://", 1))
 		}, "does not speak HTTPS"},
 		{"hung server", func(t *testing.T) string {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { ln.Close() })
-			go func() { // accept and never answer
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					t.Cleanup(func() { c.Close() })
-				}
-			}()
-			return fmt.Sprintf("{server: %q}", "https://"+ln.Addr().String())
+			return fmt.Sprintf("{server: %q}", "https://"+hungServer(t).Addr().String())
 		}, "no answer within 1s"},
 		{"nothing listens", func(t *testing.T) string { return `{server: "https://127.0.0.1:1"}` }, "connection refused"},
 	}
@@ -155,20 +142,7 @@ func TestFaults(t *testing.T) {
 
 // TestRequestTimeoutWording: a request cut by --request-timeout says so, not --timeout.
 func TestRequestTimeoutWording(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // accept and never answer
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	ln := hungServer(t)
 	start := time.Now()
 	_, stderr, code := run(t, "routes", "--server", "https://"+ln.Addr().String(), "--insecure-skip-tls-verify", "--timeout", "30s", "--request-timeout", "1s")
 	if code != ExitError || !strings.Contains(stderr, "no answer within 1s (--request-timeout") || strings.Contains(stderr, "30s") {
@@ -177,4 +151,35 @@ func TestRequestTimeoutWording(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %s", took)
 	}
+}
+
+// hungServer listens on loopback, accepts connections and never answers, until the test ends.
+func hungServer(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return ln
 }

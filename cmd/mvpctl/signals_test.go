@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,20 +17,7 @@ import (
 // 130 and 143, and leave neither the target file nor a temporary file behind.
 func TestSignals(t *testing.T) {
 	bin := binary(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // accept and never answer
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	ln := hungServer(t)
 	for _, tt := range []struct {
 		sig  syscall.Signal
 		code int

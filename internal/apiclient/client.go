@@ -140,13 +140,7 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 	}
 	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
-	if Trace != nil {
-		code := 0
-		if resp != nil {
-			code = resp.StatusCode
-		}
-		Trace(method, c.base+path, code, time.Since(t0), err)
-	}
+	trace(method, c.base+path, resp, t0, err)
 	if err != nil {
 		e := c.transportError(ctx, path, err)
 		e.Method = method
@@ -221,13 +215,7 @@ func (c *Client) Open(ctx context.Context, path, accept string) (*http.Response,
 	}
 	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
-	if Trace != nil {
-		code := 0
-		if resp != nil {
-			code = resp.StatusCode
-		}
-		Trace(http.MethodGet, c.base+path, code, time.Since(t0), err)
-	}
+	trace(http.MethodGet, c.base+path, resp, t0, err)
 	if err != nil {
 		return nil, c.transportError(ctx, path, err)
 	}
@@ -319,4 +307,16 @@ func TrustWarnings(cfg *rest.Config) []string {
 func isTimeout(err error) bool {
 	var ne interface{ Timeout() bool }
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// trace tells Trace of a request, if it is set.
+func trace(method, url string, resp *http.Response, start time.Time, err error) {
+	if Trace == nil {
+		return
+	}
+	code := 0
+	if resp != nil {
+		code = resp.StatusCode
+	}
+	Trace(method, url, code, time.Since(start), err)
 }

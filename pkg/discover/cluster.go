@@ -3,7 +3,6 @@ package discover
 import (
 	"context"
 	"errors"
-	"sort"
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
@@ -119,13 +118,4 @@ func toSet(list []string) map[string]bool {
 		m[s] = true
 	}
 	return m
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

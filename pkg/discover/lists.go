@@ -2,7 +2,9 @@ package discover
 
 import (
 	"context"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +91,7 @@ func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error
 			return l.Metadata.Continue
 		}
 	})
-	return sortedKeys(set), err
+	return slices.Sorted(maps.Keys(set)), err
 }
 
 // listAggregatedGroupVersions returns "group/version" of every APIService with spec.service.
@@ -106,7 +108,7 @@ func listAggregatedGroupVersions(ctx context.Context, c *serverClient) ([]string
 			return l.Metadata.Continue
 		}
 	})
-	return sortedKeys(set), err
+	return slices.Sorted(maps.Keys(set)), err
 }
 
 // listStorageVersions reads what 1.28–1.32 servers route on (docs/behaviour.md §4.1).

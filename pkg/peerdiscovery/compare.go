@@ -3,6 +3,8 @@ package peerdiscovery
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,12 +105,12 @@ func compareVersion(group string, exp, got apidiscoveryv2.APIVersionDiscovery, s
 func compareResource(group, version string, exp, got apidiscoveryv2.APIResourceDiscovery, served *servedIndex) []Entry {
 	var out []Entry
 	expSubs, gotSubs := subresourceNames(exp), subresourceNames(got)
-	for _, sub := range sortedKeys(expSubs) {
+	for _, sub := range slices.Sorted(maps.Keys(expSubs)) {
 		if !gotSubs[sub] {
 			out = append(out, missingEntry(served, group, version, exp.Resource+"/"+sub))
 		}
 	}
-	for _, sub := range sortedKeys(gotSubs) {
+	for _, sub := range slices.Sorted(maps.Keys(gotSubs)) {
 		if !expSubs[sub] {
 			out = append(out, extraLeaf(served, group, version, got.Resource+"/"+sub, served.bySubresource(group, version, got.Resource, sub)))
 		}
@@ -152,7 +154,7 @@ func missingEntry(served *servedIndex, g, v, r string) Entry {
 				}
 			}
 		}
-		by = sortedKeys(set)
+		by = slices.Sorted(maps.Keys(set))
 	case r == "":
 		by = sorted(served.byGV(g, v))
 	case strings.Contains(r, "/"):
@@ -229,7 +231,7 @@ func uniform(es []Entry) (Class, []string, bool) {
 			set[n] = true
 		}
 	}
-	return es[0].Class, sortedKeys(set), true
+	return es[0].Class, slices.Sorted(maps.Keys(set)), true
 }
 
 // orderEntry describes how the served order of the names both lists hold differs from the
@@ -295,7 +297,7 @@ func fieldDiff(exp, got any) string {
 		keys[k] = true
 	}
 	var parts []string
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if string(em[k]) != string(gm[k]) {
 			parts = append(parts, fmt.Sprintf("%s: expected %s, served %s", k, short(em[k]), short(gm[k])))
 		}
@@ -356,15 +358,6 @@ func resourceNames(v apidiscoveryv2.APIVersionDiscovery) []string {
 
 func sorted(s []string) []string {
 	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
 	sort.Strings(out)
 	return out
 }

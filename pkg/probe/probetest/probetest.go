@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -393,17 +394,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, req route.Request
 }
 
 func (s *Server) count(m map[string]float64, labels map[string]string) {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, labels[k])
-	}
+	key := apimetrics.LabelKey(labels)
 	s.mu.Lock()
-	m["{"+strings.Join(parts, ",")+"}"]++
+	m["{"+key+"}"]++
 	s.mu.Unlock()
 }
 
