@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,9 +50,10 @@ var docsLiveExit = map[string][]int{
 // with KUBECONFIG pointing at a real control plane of three apiservers: kas-a v1.36.3,
 // kas-b v1.36.3 with batch/v1 off, kas-c v1.36.3: a plane about to be upgraded to 1.37
 // (docs/ci.md's preflight), whose one skew (batch/v1 served by kas-a and kas-c only) keeps
-// the probes short (`--qps 2` in docs/probe.md paces one request every 500 ms). The commands of one document run in order,
-// in a directory of their own holding a copy of the shipped examples/, so a command reading a
-// file (cluster.json) runs after the command of the same document that writes it.
+// the probes short (`--qps 2` in docs/probe.md paces one request every 500 ms). The commands of one document run in a
+// directory of their own holding a copy of the shipped examples/; a command reading a file
+// (cluster.json) runs after the command of the same document that writes it, independent
+// commands in parallel.
 //
 // Substitutions, each logged: docexamples.FileSubstitutions (the reader's own files → the
 // shipped examples) and docexamples.Placeholders (the docs' apiserver addresses → the URLs of
@@ -92,7 +94,18 @@ func TestDocsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dirs := map[string]string{} // document → its working directory
+	// Chains: a command that reads or writes a file an earlier command of its document wrote
+	// runs after it, in the same chain; other commands start chains of their own, and chains run
+	// in parallel (the probes in docs/probe.md are paced by --qps: one after the other they
+	// take over two minutes).
+	type chain struct {
+		name string
+		dir  string
+		cmds []docexamples.Command
+	}
+	var chains []*chain
+	dirs := map[string]string{}              // document → its working directory
+	writer := map[string]map[string]*chain{} // document → file → the chain that wrote it last
 	seen := map[string]bool{}
 	for _, c := range cmds {
 		if c.Kind != docexamples.Live {
@@ -104,73 +117,25 @@ func TestDocsCommands(t *testing.T) {
 			dir = filepath.Join(t.TempDir(), strings.ReplaceAll(c.File, "/", "_"))
 			copyExamples(t, filepath.Join(root, "examples"), filepath.Join(dir, "examples"))
 			dirs[c.File] = dir
+			writer[c.File] = map[string]*chain{}
 		}
-		args := append([]string(nil), c.Args...)
-		for i, a := range args {
-			k, v, hasEq := strings.Cut(a, "=")
-			if !hasEq {
-				v = a
-			}
-			name, ok := docexamples.Placeholders[v]
-			if !ok {
-				continue
-			}
-			s := cp.Server(name)
-			if s == nil {
-				t.Fatalf("%s: placeholder %s names server %s, which this control plane lacks", c, v, name)
-			}
-			if hasEq {
-				args[i] = k + "=" + s.URL
-			} else {
-				args[i] = s.URL
-			}
-			t.Logf("substituted in %s: %s → %s (%s)", c, v, s.URL, name)
-		}
-		for _, fs := range docexamples.FileSubstitutions { // already applied by Extract
-			if strings.Contains(c.Text, fs.From) {
-				t.Logf("substituted in %s: %s → %s", c, fs.From, fs.To)
+		files := docsFiles(c)
+		var ch *chain
+		for _, f := range files {
+			if w := writer[c.File][f]; w != nil {
+				if ch != nil && ch != w {
+					t.Fatalf("%s: depends on two chains of commands (%s, %s); the test cannot order it", c, ch.name, w.name)
+				}
+				ch = w
 			}
 		}
-
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		t0 := time.Now()
-		err := cmd.Run()
-		cancel()
-		code := 0
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		default:
-			t.Fatalf("%s: %v", c, err)
+		if ch == nil {
+			ch = &chain{name: fmt.Sprintf("%s:%d", c.File, c.Line), dir: dir}
+			chains = append(chains, ch)
 		}
-		t.Logf("live: %s: exit %d after %s (%s)", c, code, time.Since(t0).Round(time.Millisecond), c.Why)
-		want, listed := docsLiveExit[c.Text]
-		switch {
-		case code == 1 || code < 0:
-			t.Errorf("%s: exit %d (usage or input error, or killed):\n%s", c, code, stderr.String())
-		case !listed:
-			t.Errorf("%s: exit %d; add the command with its exit code to docsLiveExit:\n%s", c, code, stderr.String())
-		case !slices.Contains(want, code):
-			t.Errorf("%s: exit %d, want one of %v:\nstdout:\n%s\nstderr:\n%s", c, code, want, tail(stdout.String(), 30), stderr.String())
-		}
-		if c.Stdout != "" {
-			if err := os.WriteFile(filepath.Join(dir, c.Stdout), stdout.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if f, ok := flagOf(args, "-f", "--file"); ok {
-			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-				t.Errorf("%s: did not write %s: %v", c, f, err)
-			}
-		} else if stdout.Len() == 0 {
-			t.Errorf("%s: printed nothing on stdout", c)
+		ch.cmds = append(ch.cmds, c)
+		for _, f := range files {
+			writer[c.File][f] = ch
 		}
 	}
 	for text := range docsLiveExit {
@@ -178,7 +143,106 @@ func TestDocsCommands(t *testing.T) {
 			t.Errorf("docsLiveExit lists %q, which no document shows any more: remove it", text)
 		}
 	}
+
+	t.Run("commands", func(t *testing.T) {
+		for _, ch := range chains {
+			t.Run(ch.name, func(t *testing.T) {
+				t.Parallel()
+				for _, c := range ch.cmds {
+					runDocsCommand(t, bin, ch.dir, kubeconfig, cp, c)
+				}
+			})
+		}
+	})
 	t.Logf("timings of TestDocsCommands: all %s", time.Since(start).Round(time.Millisecond))
+}
+
+// docsFiles are the files of its working directory a live command reads or writes.
+func docsFiles(c docexamples.Command) []string {
+	var files []string
+	for _, flag := range []string{"--snapshot", "--audit-log", "--requests", "-f", "--file"} {
+		if f, ok := flagOf(c.Args, flag); ok && !strings.HasPrefix(f, "examples/") {
+			files = append(files, f)
+		}
+	}
+	if c.Stdout != "" {
+		files = append(files, c.Stdout)
+	}
+	return files
+}
+
+// runDocsCommand runs one live documented command in dir with KUBECONFIG=kubeconfig, after
+// replacing docexamples.Placeholders by the URLs of cp's servers, and checks its exit code
+// against docsLiveExit.
+func runDocsCommand(t *testing.T, bin, dir, kubeconfig string, cp *harness.ControlPlane, c docexamples.Command) {
+	t.Helper()
+	args := append([]string(nil), c.Args...)
+	for i, a := range args {
+		k, v, hasEq := strings.Cut(a, "=")
+		if !hasEq {
+			v = a
+		}
+		name, ok := docexamples.Placeholders[v]
+		if !ok {
+			continue
+		}
+		s := cp.Server(name)
+		if s == nil {
+			t.Fatalf("%s: placeholder %s names server %s, which this control plane lacks", c, v, name)
+		}
+		if hasEq {
+			args[i] = k + "=" + s.URL
+		} else {
+			args[i] = s.URL
+		}
+		t.Logf("substituted in %s: %s → %s (%s)", c, v, s.URL, name)
+	}
+	for _, fs := range docexamples.FileSubstitutions { // already applied by Extract
+		if strings.Contains(c.Text, fs.From) {
+			t.Logf("substituted in %s: %s → %s", c, fs.From, fs.To)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v", c, err)
+	}
+	t.Logf("live: %s: exit %d after %s (%s)", c, code, time.Since(t0).Round(time.Millisecond), c.Why)
+	want, listed := docsLiveExit[c.Text]
+	switch {
+	case code == 1 || code < 0:
+		t.Errorf("%s: exit %d (usage or input error, or killed):\n%s", c, code, stderr.String())
+	case !listed:
+		t.Errorf("%s: exit %d; add the command with its exit code to docsLiveExit:\n%s", c, code, stderr.String())
+	case !slices.Contains(want, code):
+		t.Errorf("%s: exit %d, want one of %v:\nstdout:\n%s\nstderr:\n%s", c, code, want, tail(stdout.String(), 30), stderr.String())
+	}
+	if c.Stdout != "" {
+		if err := os.WriteFile(filepath.Join(dir, c.Stdout), stdout.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, ok := flagOf(args, "-f", "--file"); ok {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: did not write %s: %v", c, f, err)
+		}
+	} else if stdout.Len() == 0 {
+		t.Errorf("%s: printed nothing on stdout", c)
+	}
 }
 
 func flagOf(args []string, names ...string) (string, bool) {
