@@ -21,6 +21,9 @@ var docsOfflineExit = map[string]int{
 	"mvpctl explain --snapshot examples/skew.yaml -o json GET /apis/resource.k8s.io/v1beta1/resourceclaims":               ExitOK,
 	"mvpctl explain --snapshot examples/skew.yaml -o mermaid GET /apis/resource.k8s.io/v1beta1/resourceclaims":            ExitOK,
 	"mvpctl simulate upgrade --snapshot examples/skew.yaml --to 1.37":                                                     ExitOK,
+	"mvpctl discovery diff --snapshot examples/skew.yaml":                                                                 ExitOK,
+	// Traffic at risk is reported, not an error: simulate exits 0 (preflight would block).
+	"mvpctl simulate upgrade --snapshot examples/skew.yaml --to 1.37 --audit-log examples/audit.log.gz": ExitOK,
 	// Profiles with kube-apiserver's defaults: the result rests on an assumption (ASSUMED line).
 	"mvpctl simulate upgrade --servers a=1.36,b=1.36,c=1.36 --to 1.37":                                                        ExitIncomplete,
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --proxy=configured --to 1.37 --audit-log examples/audit.log.gz -o junit": ExitOK,
