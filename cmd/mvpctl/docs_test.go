@@ -56,8 +56,13 @@ func TestDocsCommands(t *testing.T) {
 	for _, c := range cmds {
 		switch c.Kind {
 		case docexamples.Live:
+			// Run by test/e2e; here only its flags are parsed (with --help, which then prints
+			// the help instead of running it), so a typo fails without a cluster too.
 			live++
-			t.Logf("live (test/e2e TestDocsCommands): %s (%s)", c, c.Why)
+			if _, stderr, code := run(t, append(append([]string(nil), c.Args...), "--help")...); code != ExitOK {
+				t.Errorf("%s: its flags do not parse (exit %d with --help):\n%s", c, code, stderr)
+			}
+			t.Logf("live (test/e2e TestDocsCommands; flags parsed here): %s (%s)", c, c.Why)
 			continue
 		case docexamples.Synopsis:
 			checkSynopsis(t, c)
