@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,6 +153,59 @@ func copyDir(t *testing.T, from, to string) {
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestShippedAuditLog checks examples/audit.log.gz (make examples) is what the docs say: a
+// small gzipped audit.k8s.io/v1 log of Metadata-level ResponseComplete events — no request or
+// response bodies — with nothing that looks like a bearer token, and requests for GVRs only
+// one of the example's servers serves.
+func TestShippedAuditLog(t *testing.T) {
+	const path = "../../examples/audit.log.gz"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) > 50<<10 {
+		t.Errorf("%s is %d bytes, over 50 KiB", path, len(raw))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenLike := regexp.MustCompile(`(?i)bearer|authorization:|eyJ[A-Za-z0-9_-]{10,}`)
+	uris := map[string]bool{}
+	lines := strings.Split(strings.TrimSpace(string(body)), "\n")
+	for i, line := range lines {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if e["apiVersion"] != "audit.k8s.io/v1" || e["kind"] != "Event" || e["level"] != "Metadata" || e["stage"] != "ResponseComplete" {
+			t.Errorf("line %d: not a Metadata ResponseComplete audit.k8s.io/v1 Event: %.200s", i+1, line)
+		}
+		for _, k := range []string{"requestObject", "responseObject"} {
+			if _, ok := e[k]; ok {
+				t.Errorf("line %d has a %s", i+1, k)
+			}
+		}
+		if tokenLike.MatchString(line) {
+			t.Errorf("line %d looks like it carries a token: %s", i+1, line)
+		}
+		uri, _ := e["requestURI"].(string)
+		uris[strings.SplitN(uri, "?", 2)[0]] = true
+	}
+	if len(lines) < 30 {
+		t.Errorf("%d events; make examples records a few dozen", len(lines))
+	}
+	for _, want := range []string{"/apis/batch/v1/namespaces/default/jobs", "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims", "/apis/certificates.k8s.io/v1/clustertrustbundles"} {
+		if !uris[want] {
+			t.Errorf("no request for %s (a GVR only some of the example's servers serve)", want)
 		}
 	}
 }

@@ -70,6 +70,9 @@ func TestDocsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testing.Short() {
+		t.Skip("-short: skipping the documentation's live commands (~85 s: docs/probe.md's paced probes)")
+	}
 	bin := mvpctlBinary(t)
 	start := time.Now()
 	cp := harness.Start(t,

@@ -84,7 +84,8 @@ func main() {
 
 	// Traffic first, so the snapshot (whose reads are audited too) is not part of the log.
 	since := time.Now()
-	if err := traffic(ctx, cp); err != nil {
+	sent, err := traffic(ctx, cp)
+	if err != nil {
 		log.Fatal(err)
 	}
 	time.Sleep(2 * time.Second) // the audit backend writes asynchronously
@@ -101,11 +102,14 @@ func main() {
 	if *auditOut == "" {
 		return
 	}
-	if err := writeAudit(*auditOut, since, until, filepath.Join(tmp, "kas-a-audit.log"), filepath.Join(tmp, "kas-b-audit.log")); err != nil {
+	if err := writeAudit(*auditOut, sent, since, until, filepath.Join(tmp, "kas-a-audit.log"), filepath.Join(tmp, "kas-b-audit.log")); err != nil {
 		cp.Close()
 		log.Fatal(err)
 	}
 }
+
+// userAgent is the User-Agent of the recorded requests.
+const userAgent = "mkexample (mvpctl test/e2e)"
 
 // request is one request of the recorded traffic.
 type request struct {
@@ -116,7 +120,7 @@ type request struct {
 // each server: reads of shared GVRs, a configmap's create/get/patch/delete, 404s for missing
 // names, watches, discovery, and reads of GVRs only kas-a (batch/v1, 1.37-only groups) or
 // only kas-b (resource.k8s.io/v1beta1, removed in 1.37) serves.
-func traffic(ctx context.Context, cp *harness.ControlPlane) error {
+func traffic(ctx context.Context, cp *harness.ControlPlane) (sent int, err error) {
 	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"mkexample-%s"},"data":{"k":"v"}}`
 	for _, s := range cp.Servers() {
 		reqs := []request{
@@ -145,31 +149,34 @@ func traffic(ctx context.Context, cp *harness.ControlPlane) error {
 			{"GET", "/apis/resource.k8s.io/v1beta1/resourceclaims?watch=1&timeoutSeconds=1", ""},
 		}
 		for _, r := range reqs {
-			h := http.Header{"User-Agent": {"mkexample (mvpctl test/e2e)"}}
+			h := http.Header{"User-Agent": {userAgent}}
 			if r.body != "" {
 				h.Set("Content-Type", "application/json")
 			}
 			resp, err := s.Do(ctx, r.method, r.path, h, strings.NewReader(r.body))
 			if err != nil {
-				return fmt.Errorf("%s %s%s: %w", r.method, s.Name, r.path, err)
+				return sent, fmt.Errorf("%s %s%s: %w", r.method, s.Name, r.path, err)
 			}
+			sent++
 			log.Printf("%s %-6s %-75s %d", s.Name, r.method, r.path, resp.StatusCode)
 		}
 	}
-	return nil
+	return sent, nil
 }
 
 // tokenLike finds what must never be shipped in an audit log: bearer tokens and JWTs.
 var tokenLike = regexp.MustCompile(`(?i)bearer|eyJ[A-Za-z0-9_-]{10,}`)
 
 // writeAudit merges the events of the given logs received in [since, until], sorted by
-// their requestReceivedTimestamp, into a gzip file, after checking they carry no token.
-func writeAudit(out string, since, until time.Time, logs ...string) error {
+// their requestReceivedTimestamp, into a gzip file, after checking they carry no token and
+// that each of the sent requests was logged (proxied ones are logged by both servers).
+func writeAudit(out string, sent int, since, until time.Time, logs ...string) error {
 	type ev struct {
 		at   time.Time
 		line []byte
 	}
 	var evs []ev
+	ours := 0
 	for _, path := range logs {
 		f, err := os.Open(path)
 		if err != nil {
@@ -181,6 +188,7 @@ func writeAudit(out string, since, until time.Time, logs ...string) error {
 			var e struct {
 				Level     string    `json:"level"`
 				Stage     string    `json:"stage"`
+				UserAgent string    `json:"userAgent"`
 				Received  time.Time `json:"requestReceivedTimestamp"`
 				RequestOb any       `json:"requestObject"`
 			}
@@ -199,12 +207,18 @@ func writeAudit(out string, since, until time.Time, logs ...string) error {
 				f.Close()
 				return fmt.Errorf("%s: an event looks like it carries a token: %s", path, sc.Text())
 			}
+			if e.UserAgent == userAgent {
+				ours++
+			}
 			evs = append(evs, ev{e.Received, append([]byte(nil), sc.Bytes()...)})
 		}
 		f.Close()
 		if err := sc.Err(); err != nil {
 			return err
 		}
+	}
+	if ours < sent {
+		return fmt.Errorf("the audit logs hold %d events of the %d requests sent", ours, sent)
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
 	var buf bytes.Buffer
