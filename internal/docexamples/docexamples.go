@@ -98,10 +98,11 @@ func Extract(root string) ([]Command, error) {
 	var all []Command
 	var errs []string
 	for _, f := range files {
-		cmds, err := extractFile(root, f)
+		cmds, bad, err := extractFile(root, f)
 		if err != nil {
 			return nil, err
 		}
+		errs = append(errs, bad...)
 		produced := map[string]bool{} // files written by earlier live commands of this document
 		for _, c := range cmds {
 			if err := classify(&c, produced); err != nil {
@@ -117,13 +118,14 @@ func Extract(root string) ([]Command, error) {
 	return all, nil
 }
 
-func extractFile(root, name string) ([]Command, error) {
+// extractFile returns the commands of one document, and the lines that look like commands
+// but cannot be split into words.
+func extractFile(root, name string) (cmds []Command, bad []string, err error) {
 	f, err := os.Open(filepath.Join(root, name))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	var cmds []Command
 	sc := bufio.NewScanner(f)
 	in, n := false, 0
 	for sc.Scan() {
@@ -148,7 +150,8 @@ func extractFile(root, name string) ([]Command, error) {
 		}
 		words, err := split(text)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+			bad = append(bad, fmt.Sprintf("%s:%d: %v", name, n, err))
+			continue
 		}
 		c := Command{File: name, Line: n, Text: text}
 		args := words[1:]
@@ -165,7 +168,7 @@ func extractFile(root, name string) ([]Command, error) {
 		}
 		cmds = append(cmds, c)
 	}
-	return cmds, sc.Err()
+	return cmds, bad, sc.Err()
 }
 
 // stripComment removes a trailing `# comment` (a # after whitespace, outside quotes).
