@@ -14,7 +14,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench golden pictures clean profiles
+.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench golden pictures clean profiles examples
 
 all: build
 
@@ -58,6 +58,11 @@ bench:
 # Rewrite the golden files of the printed output after an intended change.
 golden:
 	$(GO) test ./cmd/mvpctl/ -update
+
+# Re-record the shipped examples from real kube-apiservers (needs root): examples/skew.yaml (a
+# snapshot with /apis documents) and examples/audit.log.gz. Then `make golden` and `make pictures`.
+examples: build
+	cd test/e2e && $(GO) run ./cmd/mkexample -mvpctl $(CURDIR)/bin/mvpctl -out $(CURDIR)/examples/skew.yaml -audit-out $(CURDIR)/examples/audit.log.gz
 
 # Redraw the README's pictures (docs/images) from the DOT golden files (needs Graphviz).
 pictures:

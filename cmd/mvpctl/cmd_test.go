@@ -94,6 +94,10 @@ func TestGolden(t *testing.T) {
 		// is proxied, and the report says what it assumed first.
 		{"simulate-upgrade-1.36-1.37-default.txt", []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37"}, ExitIncomplete},
 		{"simulate-upgrade-skew-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, ExitOK},
+		// docs/simulate.md and docs/discovery.md: the shipped audit log replayed on the example,
+		// and the example's recorded /apis documents checked.
+		{"simulate-upgrade-skew-audit-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz"}, ExitOK},
+		{"discovery-diff-example.txt", []string{"discovery", "diff", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
 		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
 		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window.
