@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -41,6 +42,8 @@ var FileSubstitutions = []Substitution{
 	{From: "audit/last-24h.log.gz", To: "examples/audit.log.gz"},
 	// docs/ci.md, GitLab CI: a snapshot the reader commits to their CI repository.
 	{From: "snapshots/prod.yaml", To: "examples/skew.yaml"},
+	// docs/watch.md: the reader's kubeconfig context; the live test's first context.
+	{From: "prod-a", To: "cp-1"},
 }
 
 // Placeholders are the addresses in the docs that stand for the reader's apiservers. The
@@ -68,6 +71,9 @@ type Command struct {
 	Kind   Kind
 	// Why says why the command has its kind (for the test logs and error messages).
 	Why string
+	// Follows is true for a command that runs until it is interrupted (watch, routes -w):
+	// the live test lets it run a few seconds, then sends SIGINT.
+	Follows bool
 }
 
 func (c Command) String() string { return fmt.Sprintf("%s:%d: %s", c.File, c.Line, c.Text) }
@@ -242,7 +248,7 @@ func substitute(arg string) string {
 // commands are mvpctl's top-level commands: whether each needs a cluster.
 var commands = map[string]bool{ // name → live unless told otherwise
 	"snapshot": true, "probe": true, "routes": true, "explain": true, "discovery": true,
-	"simulate": true, "preflight": true,
+	"simulate": true, "preflight": true, "watch": true, "traffic": true,
 	"version": false, "help": false, "completion": false, "profiles": false,
 }
 
@@ -310,6 +316,9 @@ func classify(c *Command, produced map[string]bool) error {
 		c.Kind, c.Why = Live, "reads "+snap+", written by an earlier live command"
 	default:
 		c.Kind, c.Why = Live, "takes a live snapshot"
+	}
+	if c.Kind == Live && (c.Args[0] == "watch" || (c.Args[0] == "routes" && (slices.Contains(c.Args, "-w") || slices.Contains(c.Args, "--watch")))) {
+		c.Follows, c.Why = true, "follows the live control plane until interrupted"
 	}
 	if c.Kind == Live {
 		if f, ok := flagValue(c.Args, "-f", "--file"); ok {

@@ -36,6 +36,10 @@ var docsLiveExit = map[string][]int{
 	"mvpctl discovery expected --snapshot cluster.json --apiserver kas-b":                         {0},
 	"mvpctl discovery expected --snapshot cluster.json --apiserver kas-b -o json > expected.json": {0},
 	"mvpctl probe": {0},
+	// docs/watch.md: interrupted after 5 s (130); the summary is printed first.
+	"mvpctl watch": {130},
+	"mvpctl watch --interval 500ms --until-stable 5m -o json > watch.jsonl":                {130},
+	"mvpctl routes -w --context prod-a":                                                    {130},
 	"mvpctl probe --group batch --write-dry-run -o json":                                   {0},
 	"mvpctl probe --snapshot cluster.yaml --apiserver kas-b --qps 2 --probe-concurrency 1": {0},
 	// docs/ci.md's GitHub job. No blocking finding: batch/v1, off on kas-b, stays reachable
@@ -214,7 +218,17 @@ func runDocsCommand(t *testing.T, bin, dir, kubeconfig string, cp *harness.Contr
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
-	err := cmd.Run()
+	var err error
+	if c.Follows {
+		// A watch runs until interrupted: let it read a few times, then Ctrl-C, as the reader would.
+		if err = cmd.Start(); err == nil {
+			time.Sleep(5 * time.Second)
+			_ = cmd.Process.Signal(os.Interrupt)
+			err = cmd.Wait()
+		}
+	} else {
+		err = cmd.Run()
+	}
 	code := 0
 	var ee *exec.ExitError
 	switch {
