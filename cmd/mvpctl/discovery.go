@@ -2,6 +2,9 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
 func newDiscoveryCmd(g *globalOptions) *cobra.Command {
@@ -19,4 +22,22 @@ missing ones (served, but not advertised). See docs/discovery.md.`,
 	}
 	cmd.AddCommand(newDiscoveryExpectedCmd(g), newDiscoveryDiffCmd(g))
 	return commandGroup(cmd)
+}
+
+// discoveryQuery is what both discovery commands take: a snapshot, optionally one server of
+// it, and an output format.
+type discoveryQuery struct {
+	source snapshotSource
+	server string
+	output *output.Flags
+}
+
+func newDiscoveryQuery() discoveryQuery {
+	return discoveryQuery{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+}
+
+func (q *discoveryQuery) addFlags(fs *pflag.FlagSet) {
+	q.source.addFlags(fs)
+	addAPIServerFlag(fs, &q.server, "this")
+	q.output.AddFlags(fs)
 }

@@ -10,14 +10,10 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 )
 
-type discoveryDiffOptions struct {
-	source snapshotSource
-	server string
-	output *output.Flags
-}
+type discoveryDiffOptions struct{ discoveryQuery }
 
 func newDiscoveryDiffCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryDiffOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &discoveryDiffOptions{newDiscoveryQuery()}
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Compare each apiserver's served /apis with the expected peer-aggregated document",
@@ -42,9 +38,7 @@ takes a live one.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	o.source.addFlags(cmd.Flags())
-	addAPIServerFlag(cmd.Flags(), &o.server, "this")
-	o.output.AddFlags(cmd.Flags())
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 

@@ -9,14 +9,10 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 )
 
-type discoveryExpectedOptions struct {
-	source snapshotSource
-	server string
-	output *output.Flags
-}
+type discoveryExpectedOptions struct{ discoveryQuery }
 
 func newDiscoveryExpectedCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryExpectedOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &discoveryExpectedOptions{newDiscoveryQuery()}
 	cmd := &cobra.Command{
 		Use:   "expected [--apiserver NAME]",
 		Short: "Print the default /apis document each apiserver should serve",
@@ -37,9 +33,7 @@ kind: ExpectedDiscoveryList with every server's document and ETag.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	o.source.addFlags(cmd.Flags())
-	addAPIServerFlag(cmd.Flags(), &o.server, "this")
-	o.output.AddFlags(cmd.Flags())
+	o.addFlags(cmd.Flags())
 	return cmd
 }
 

@@ -252,8 +252,8 @@ var commands = map[string]bool{ // name → live unless told otherwise
 	"version": false, "help": false, "completion": false, "profiles": false,
 }
 
-// flagValue returns the value of --name (as `--name V` or `--name=V`) and whether it is set.
-func flagValue(args []string, names ...string) (string, bool) {
+// FlagValue returns the value of --name (as `--name V` or `--name=V`) and whether it is set.
+func FlagValue(args []string, names ...string) (string, bool) {
 	for i, a := range args {
 		for _, n := range names {
 			if a == n && i+1 < len(args) {
@@ -293,13 +293,13 @@ func classify(c *Command, produced map[string]bool) error {
 			}
 		}
 	}
-	snap, hasSnap := flagValue(c.Args, "--snapshot")
-	_, hasServers := flagValue(c.Args, "--servers")
+	snap, hasSnap := FlagValue(c.Args, "--snapshot")
+	_, hasServers := FlagValue(c.Args, "--servers")
 	if hasSnap && !strings.HasPrefix(snap, "examples/") && !produced[snap] {
 		return fmt.Errorf("--snapshot %s: neither a shipped example (examples/...) nor written by an earlier command of %s (add e.g. `mvpctl snapshot -f %s` before it)", snap, c.File, snap)
 	}
 	for _, flag := range []string{"--audit-log", "--requests"} {
-		if v, ok := flagValue(c.Args, flag); ok && !strings.HasPrefix(v, "examples/") && !produced[v] {
+		if v, ok := FlagValue(c.Args, flag); ok && !strings.HasPrefix(v, "examples/") && !produced[v] {
 			return fmt.Errorf("%s %s: neither a shipped example (examples/...) nor written by an earlier command of %s", flag, v, c.File)
 		}
 	}
@@ -321,7 +321,7 @@ func classify(c *Command, produced map[string]bool) error {
 		c.Follows, c.Why = true, "follows the live control plane until interrupted"
 	}
 	if c.Kind == Live {
-		if f, ok := flagValue(c.Args, "-f", "--file"); ok {
+		if f, ok := FlagValue(c.Args, "-f", "--file"); ok {
 			produced[f] = true
 		}
 		if c.Stdout != "" {

@@ -367,20 +367,8 @@ func (s *scanner) skipObject() bool {
 		if !s.value() {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.ws()
-		case '}':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if more, ok := s.afterElement('}'); !ok || !more {
+			return ok
 		}
 	}
 }
@@ -400,20 +388,8 @@ func (s *scanner) skipArray() bool {
 		if !s.value() {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			s.ws()
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if more, ok := s.afterElement(']'); !ok || !more {
+			return ok
 		}
 	}
 }
@@ -456,4 +432,24 @@ func (s *scanner) number() bool {
 		}
 	}
 	return true
+}
+
+// afterElement reads what follows a member or an element: ',' (more follow: more is true) or
+// end, which closes the object or array. ok is false on anything else.
+func (s *scanner) afterElement(end byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		s.ws()
+		return true, true
+	case end:
+		s.i++
+		s.depth--
+		return false, true
+	}
+	return false, false
 }

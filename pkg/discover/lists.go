@@ -18,13 +18,18 @@ import (
 // list of a big cluster can be large.
 const pageSize = 100
 
-// crdList and apiServiceList decode only what discovery needs, so mvpctl does not depend on
-// the apiextensions and kube-aggregator modules for two fields each.
-type crdList struct {
+// listHeader is what every list page says of itself: its kind, and where the next page starts.
+type listHeader struct {
 	Kind     string `json:"kind"`
 	Metadata struct {
 		Continue string `json:"continue"`
 	} `json:"metadata"`
+}
+
+// crdList and apiServiceList decode only what discovery needs, so mvpctl does not depend on
+// the apiextensions and kube-aggregator modules for two fields each.
+type crdList struct {
+	listHeader
 	Items []struct {
 		Spec struct {
 			Group    string `json:"group"`
@@ -36,10 +41,7 @@ type crdList struct {
 }
 
 type apiServiceList struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Continue string `json:"continue"`
-	} `json:"metadata"`
+	listHeader
 	Items []struct {
 		Spec struct {
 			Group   string `json:"group"`

@@ -168,7 +168,7 @@ func TestDocsCommands(t *testing.T) {
 func docsFiles(c docexamples.Command) []string {
 	var files []string
 	for _, flag := range []string{"--snapshot", "--audit-log", "--requests", "-f", "--file"} {
-		if f, ok := flagOf(c.Args, flag); ok && !strings.HasPrefix(f, "examples/") {
+		if f, ok := docexamples.FlagValue(c.Args, flag); ok && !strings.HasPrefix(f, "examples/") {
 			files = append(files, f)
 		}
 	}
@@ -253,7 +253,7 @@ func runDocsCommand(t *testing.T, bin, dir, kubeconfig string, cp *harness.Contr
 			t.Fatal(err)
 		}
 	}
-	if f, ok := flagOf(args, "-f", "--file"); ok {
+	if f, ok := docexamples.FlagValue(args, "-f", "--file"); ok {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: did not write %s: %v", c, f, err)
 		}
@@ -262,19 +262,6 @@ func runDocsCommand(t *testing.T, bin, dir, kubeconfig string, cp *harness.Contr
 	}
 }
 
-func flagOf(args []string, names ...string) (string, bool) {
-	for i, a := range args {
-		for _, n := range names {
-			if a == n && i+1 < len(args) {
-				return args[i+1], true
-			}
-			if v, ok := strings.CutPrefix(a, n+"="); ok {
-				return v, true
-			}
-		}
-	}
-	return "", false
-}
 
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
