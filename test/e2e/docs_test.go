@@ -262,7 +262,6 @@ func runDocsCommand(t *testing.T, bin, dir, kubeconfig string, cp *harness.Contr
 	}
 }
 
-
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
