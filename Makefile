@@ -68,6 +68,7 @@ examples: build
 pictures:
 	dot -Tpng -o docs/images/explain-example.png cmd/mvpctl/testdata/golden/explain-example.dot
 	dot -Tpng -o docs/images/routes-example.png cmd/mvpctl/testdata/golden/routes-example.dot
+	dot -Tpng -o docs/images/simulate-timeline.png cmd/mvpctl/testdata/golden/simulate-timeline-crash.dot
 
 clean:
 	rm -rf bin dist

@@ -86,6 +86,10 @@ func TestGolden(t *testing.T) {
 		{"explain-example.dot", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "dot", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
 		{"routes-example.mmd", []string{"routes", "--snapshot", "../../examples/skew.yaml", "-o", "mermaid"}, ExitOK},
 		{"routes-example.dot", []string{"routes", "--snapshot", "../../examples/skew.yaml", "-o", "dot"}, ExitOK},
+		// The upgrade as a timeline: the crash's two phases share their 503 box.
+		{"simulate-timeline-crash.mmd", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml", "-o", "mermaid"}, ExitOK},
+		{"simulate-timeline-crash.dot", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml", "-o", "dot"}, ExitOK},
+		{"preflight-timeline-1.35-1.36.dot", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36", "-o", "dot"}, ExitFindings},
 		{"explain-unavailable.dot", []string{"explain", "--snapshot", skew, "-o", "dot", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitIncomplete},
 		{"explain-verbose.txt", []string{"explain", "--snapshot", skew, "--verbose", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -20,7 +21,7 @@ type preflightOptions struct {
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
 	o := &preflightOptions{failOn: string(simulate.FailOnWarning),
-		output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown)}
+		output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)}
 	var checks strings.Builder
 	for _, c := range simulate.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
@@ -106,6 +107,23 @@ func (w preflightWriter) Object() any { return w.rep }
 
 func (w preflightWriter) WriteText(out io.Writer, o output.Options) error {
 	return printPreflightTable(out, w.rep, o.NoHeaders)
+}
+
+// WriteMermaid and WriteDOT draw the rehearsed upgrade as a timeline with each step's 404/503
+// boxes (the simulation behind the findings).
+func (w preflightWriter) WriteMermaid(out io.Writer) error {
+	return diagram.Timeline(w.simulation(), "mvpctl preflight").WriteMermaid(out)
+}
+
+func (w preflightWriter) WriteDOT(out io.Writer) error {
+	return diagram.Timeline(w.simulation(), "mvpctl preflight").WriteDOT(out)
+}
+
+func (w preflightWriter) simulation() *simulate.Simulation {
+	if w.rep.Simulation == nil {
+		return &simulate.Simulation{}
+	}
+	return w.rep.Simulation
 }
 
 func (w preflightWriter) WriteMarkdown(out io.Writer) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -41,7 +42,7 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &simulateOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: short + ".\n\n" + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,6 +94,15 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 type simulationWriter struct{ rep simulate.SimulationReport }
 
 func (w simulationWriter) Object() any { return w.rep }
+
+// WriteMermaid and WriteDOT draw the steps as a timeline with each step's 404/503 boxes.
+func (w simulationWriter) WriteMermaid(out io.Writer) error {
+	return diagram.Timeline(w.rep.Simulation, "mvpctl simulate").WriteMermaid(out)
+}
+
+func (w simulationWriter) WriteDOT(out io.Writer) error {
+	return diagram.Timeline(w.rep.Simulation, "mvpctl simulate").WriteDOT(out)
+}
 
 func (w simulationWriter) WriteText(out io.Writer, o output.Options) error {
 	return printSimulation(out, w.rep, o.NoHeaders)
