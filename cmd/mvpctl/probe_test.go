@@ -169,6 +169,10 @@ func TestProbePartialExit2(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 	assertNoProbeToken(t, "stderr", errOut)
+	_, decisions, _ := run(t, "explain", "--snapshot", skew, "-v", "4", "GET", "/apis/batch/v1/namespaces/default/jobs")
+	if !strings.Contains(decisions, "decision: GET /apis/batch/v1/namespaces/default/jobs on kas-b: proxied to kas-a") || strings.Contains(decisions, " GET https://") {
+		t.Errorf("-v 4: %q", decisions)
+	}
 }
 
 // TestProbeDeniedExit2: 403 everywhere is no evidence: exit 2, not 3.
@@ -393,4 +397,8 @@ func TestVerboseRequests(t *testing.T) {
 		t.Errorf("without -v: %q\nwith -v 6: %q", quiet, errOut)
 	}
 	assertNoProbeToken(t, "stderr", errOut)
+	_, decisions, _ := run(t, "explain", "--snapshot", skew, "-v", "4", "GET", "/apis/batch/v1/namespaces/default/jobs")
+	if !strings.Contains(decisions, "decision: GET /apis/batch/v1/namespaces/default/jobs on kas-b: proxied to kas-a") || strings.Contains(decisions, " GET https://") {
+		t.Errorf("-v 4: %q", decisions)
+	}
 }

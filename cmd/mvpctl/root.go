@@ -104,7 +104,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	g.configFlags.AddFlags(root.PersistentFlags())
-	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log level, as kubectl's: 6 logs every request sent (method, URL, status, time; never headers or bodies)")
+	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log level, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time; never headers or bodies)")
 	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
 
 	root.AddCommand(

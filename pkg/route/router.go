@@ -88,8 +88,14 @@ func (r *Router) decide(v *serverView, req Request) Decision {
 	for _, a := range d.Alternatives {
 		d.Plain.Alternatives = append(d.Plain.Alternatives, plainAlternative.Replace(a))
 	}
+	if TraceDecision != nil {
+		TraceDecision(req.Method+" "+req.URL(), d)
+	}
 	return d
 }
+
+// TraceDecision, when set, is told of every routing decision made: `mvpctl -v 4` logs them.
+var TraceDecision func(request string, d Decision)
 
 func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps) {
 	info := req.Info
