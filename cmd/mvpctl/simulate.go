@@ -215,6 +215,9 @@ func printRoutingRows(w io.Writer, t route.RoutingTable, noHeaders bool) error {
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
 	fmt.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
+	if t.ProxiedCopies > 0 {
+		fmt.Fprintf(w, "  %d event(s) repeat an earlier audit ID: requests one server proxied to another, logged by both; each replayed once\n", t.ProxiedCopies)
+	}
 	for _, e := range t.MalformedExamples {
 		fmt.Fprintf(w, "  malformed: %s\n", e)
 	}

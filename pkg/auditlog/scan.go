@@ -7,10 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// Fields are the top-level string fields of an audit.k8s.io Event that replay reads. Each is
+// Fields are the top-level string fields of an audit.k8s.io Event that replay reads (the audit
+// ID tells the two events of a proxied request: the proxying server's and its peer's). Each is
 // nil when the event lacks it (or has it as null), and otherwise aliases the line or Scratch.
 type Fields struct {
-	Kind, APIVersion, Stage, Verb, RequestURI, UserAgent []byte
+	Kind, APIVersion, Stage, Verb, RequestURI, UserAgent, AuditID []byte
 	// Scratch holds unescaped values; it is reused from one Scan to the next.
 	Scratch []byte
 }
@@ -18,8 +19,8 @@ type Fields struct {
 // maxDepth bounds nesting; deeper lines are left to encoding/json.
 const maxDepth = 512
 
-// Scan validates line as one JSON value and, when it is an object, fills f with the six
-// fields, with the meaning encoding/json.Unmarshal into a struct of six string fields gives
+// Scan validates line as one JSON value and, when it is an object, fills f with the seven
+// fields, with the meaning encoding/json.Unmarshal into a struct of seven string fields gives
 // them: the last occurrence of a key wins, null leaves a field alone.
 //
 // It returns false when the line is not valid JSON, or when encoding/json might read it
@@ -140,11 +141,13 @@ func (f *Fields) field(key []byte) *[]byte {
 		return &f.RequestURI
 	case "userAgent":
 		return &f.UserAgent
+	case "auditID":
+		return &f.AuditID
 	}
 	return nil
 }
 
-var wanted = []string{"kind", "apiversion", "stage", "verb", "requesturi", "useragent"}
+var wanted = []string{"kind", "apiversion", "stage", "verb", "requesturi", "useragent", "auditid"}
 
 // foldsToWanted reports whether an ASCII key equals a wanted key but for case.
 func foldsToWanted(key []byte) bool {

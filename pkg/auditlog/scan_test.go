@@ -16,6 +16,7 @@ type ref struct {
 	Verb       string `json:"verb"`
 	RequestURI string `json:"requestURI"`
 	UserAgent  string `json:"userAgent"`
+	AuditID    string `json:"auditID"`
 }
 
 // check fails when Scan accepts a line encoding/json rejects or reads differently.
@@ -29,7 +30,7 @@ func check(t *testing.T, line []byte) bool {
 	if err := json.Unmarshal(line, &r); err != nil {
 		t.Fatalf("Scan accepted %q; encoding/json: %v", line, err)
 	}
-	got := ref{string(f.Kind), string(f.APIVersion), string(f.Stage), string(f.Verb), string(f.RequestURI), string(f.UserAgent)}
+	got := ref{string(f.Kind), string(f.APIVersion), string(f.Stage), string(f.Verb), string(f.RequestURI), string(f.UserAgent), string(f.AuditID)}
 	if got != r {
 		t.Fatalf("Scan read %q as %+v; encoding/json as %+v", line, got, r)
 	}

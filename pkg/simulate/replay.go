@@ -24,6 +24,10 @@ type TrafficReport struct {
 	Malformed         int64    `json:"malformed"`
 	MalformedExamples []string `json:"malformedExamples,omitempty"`
 	Skipped           int64    `json:"skippedStages,omitempty"`
+	// ProxiedCopies counts audit events whose audit ID an earlier event of the log has: a
+	// request one server proxied to a peer is logged by both (a log merged from several
+	// servers), and is replayed once.
+	ProxiedCopies int64 `json:"proxiedCopies,omitempty"`
 
 	Steps      []StepTraffic      `json:"steps"`
 	GVRs       []GVRTraffic       `json:"gvrs"`
@@ -132,6 +136,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		removedSet[g] = true
 	}
 
+	recent := newRecentIDs(recentIDs)
 	for {
 		tq, err := next()
 		if errors.Is(err, io.EOF) {
@@ -139,6 +144,10 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		}
 		if err != nil {
 			return nil, err
+		}
+		if recent.repeated(tq.AuditID) {
+			rep.ProxiedCopies++
+			continue
 		}
 		rep.Requests++
 		ua := agentEntry(agents, tq.UserAgent)
@@ -254,4 +263,37 @@ func appendStep(steps []int, n int) []int {
 		}
 	}
 	return append(steps, n)
+}
+
+// recentIDs is how many audit IDs replay remembers to recognise the second event of a proxied
+// request: both are logged within the request's duration, so a window of the last IDs
+// suffices, and memory stays bounded whatever the log's size.
+const recentIDs = 1 << 16
+
+// recentIDSet is a bounded set of the last audit IDs seen.
+type recentIDSet struct {
+	seen map[string]bool
+	ring []string
+	next int
+}
+
+func newRecentIDs(n int) *recentIDSet {
+	return &recentIDSet{seen: make(map[string]bool, n), ring: make([]string, n)}
+}
+
+// repeated reports whether id was among the last IDs, and remembers it. An empty ID (a request
+// list, or an event without one) is never repeated.
+func (r *recentIDSet) repeated(id string) bool {
+	if id == "" {
+		return false
+	}
+	if r.seen[id] {
+		return true
+	}
+	if old := r.ring[r.next]; old != "" {
+		delete(r.seen, old)
+	}
+	r.ring[r.next], r.seen[id] = id, true
+	r.next = (r.next + 1) % len(r.ring)
+	return false
 }

@@ -28,6 +28,9 @@ type TrafficRequest struct {
 	Method    string
 	Path      string
 	UserAgent string
+	// AuditID is the audit event's ID ("" for request lists). A request one server proxied to
+	// another is logged by both with the same ID (docs/behaviour.md §9).
+	AuditID string
 
 	// parsed is set when the reader already ran route.ParseRequest (in its workers).
 	parsed   bool
@@ -378,6 +381,7 @@ type auditEvent struct {
 	Verb       string `json:"verb"`
 	RequestURI string `json:"requestURI"`
 	UserAgent  string `json:"userAgent"`
+	AuditID    string `json:"auditID"`
 }
 
 // verbMethods maps the audit event's Kubernetes verb back to the HTTP method, which is what the
@@ -392,8 +396,8 @@ var verbMethods = map[string]string{
 // auditFields is what replay takes from an audit event. uri and agent alias the line or the
 // scanner's buffer: copy them before the next line.
 type auditFields struct {
-	method     string
-	uri, agent []byte
+	method              string
+	uri, agent, auditID []byte
 }
 
 // parseAuditLine reads an event with auditlog.Scan, and with encoding/json (the reference) when
@@ -403,7 +407,7 @@ func parseAuditLine(line []byte, f *auditlog.Fields) (ev auditFields, ok bool, w
 	if !auditlog.Scan(line, f) {
 		return parseAuditLineJSON(line)
 	}
-	return auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent)
+	return auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent, f.AuditID)
 }
 
 func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
@@ -411,10 +415,10 @@ func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
 	if err := json.Unmarshal(line, &ev); err != nil {
 		return auditFields{}, false, "not JSON: " + clip(err.Error()), false
 	}
-	return auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent))
+	return auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent), []byte(ev.AuditID))
 }
 
-func auditRequest(kind, apiVersion, stage, verb, uri, agent []byte) (auditFields, bool, string, bool) {
+func auditRequest(kind, apiVersion, stage, verb, uri, agent, auditID []byte) (auditFields, bool, string, bool) {
 	if string(kind) != "Event" || !bytes.HasPrefix(apiVersion, []byte("audit.k8s.io/")) {
 		return auditFields{}, false, fmt.Sprintf("not an audit Event (kind %q, apiVersion %q)", kind, apiVersion), false
 	}
@@ -425,7 +429,7 @@ func auditRequest(kind, apiVersion, stage, verb, uri, agent []byte) (auditFields
 	if !ok || len(uri) == 0 {
 		return auditFields{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
 	}
-	return auditFields{method: method, uri: uri, agent: agent}, true, "", false
+	return auditFields{method: method, uri: uri, agent: agent, auditID: auditID}, true, "", false
 }
 
 // requestCache is a worker's memo of route.ParseRequest, a pure function, and of user-agent
@@ -454,7 +458,7 @@ func (c *requestCache) request(ev auditFields) TrafficRequest {
 		c.agents[agent] = agent
 	}
 	if e, ok := c.reqs[string(ev.uri)]; ok && e.method == ev.method {
-		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
+		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), parsed: true, req: e.req, parseErr: e.err}
 	}
 	e := cachedRequest{method: ev.method, path: string(ev.uri)}
 	e.req, e.err = route.ParseRequest(e.method, e.path)
@@ -462,7 +466,7 @@ func (c *requestCache) request(ev auditFields) TrafficRequest {
 		clear(c.reqs)
 	}
 	c.reqs[e.path] = e
-	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, parsed: true, req: e.req, parseErr: e.err}
+	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), parsed: true, req: e.req, parseErr: e.err}
 }
 
 func clip(s string) string {
