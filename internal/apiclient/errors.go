@@ -166,9 +166,10 @@ func StatusError(base, path string, code int, contentType string, body []byte) *
 // StatusDetail is ": <message>" from a Kubernetes Status body, ": HTML page <title>" from a
 // proxy's error page, or "" — never more than one short line of the body.
 func StatusDetail(contentType string, body []byte) string {
+	// The title is escaped already (HTMLTitle): %q would escape its backslashes again.
 	if IsHTML(contentType, body) {
 		if t := HTMLTitle(body); t != "" {
-			return fmt.Sprintf(": HTML page %q (from a load balancer or proxy?)", t)
+			return fmt.Sprintf(": HTML page \"%s\" (from a load balancer or proxy?)", t)
 		}
 		return ": HTML page (from a load balancer or proxy?)"
 	}
@@ -195,7 +196,7 @@ func RedirectError(base, path string, code int, location string) *Error {
 func HTMLError(base, path string, body []byte) *Error {
 	msg := "got an HTML page instead of JSON"
 	if t := HTMLTitle(body); t != "" {
-		msg = fmt.Sprintf("got an HTML page (%q) instead of JSON", t)
+		msg = fmt.Sprintf("got an HTML page (\"%s\") instead of JSON", t)
 	}
 	return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindHTML,
 		Msg: msg + " — a load balancer, proxy or login page answered; point --endpoint at the apiserver itself"}
