@@ -149,14 +149,23 @@ func status(code int) *int { return &code }
 type steps struct {
 	list  []Step
 	plain []PlainStep
+	// quiet skips the text: a routing table needs each decision's outcome, not its steps,
+	// and formatting them was most of the table's time.
+	quiet bool
 }
 
 // say adds a plain step applying rule.
 func (s *steps) say(rule mvp.Rule, format string, args ...any) {
+	if s.quiet {
+		return
+	}
 	s.plain = append(s.plain, PlainStep{Text: fmt.Sprintf(format, args...), Rule: rule})
 }
 
 func (s *steps) add(format string, args ...any) {
+	if s.quiet {
+		return
+	}
 	s.list = append(s.list, Step{N: len(s.list) + 1, Text: fmt.Sprintf(format, args...)})
 }
 

@@ -75,8 +75,13 @@ func (r *Router) Decide(server string, req Request) (Decision, error) {
 
 // decide runs the decision procedure of docs/behaviour.md §2 for server v.
 func (r *Router) decide(v *serverView, req Request) Decision {
+	return r.decideWith(v, req, false)
+}
+
+// decideWith is decide; quiet leaves the steps out (routing tables).
+func (r *Router) decideWith(v *serverView, req Request, quiet bool) Decision {
 	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{}}
-	var st steps
+	st := steps{quiet: quiet}
 	r.decideSteps(v, req, &d, &st)
 	d.Steps = st.list
 	d.Plain.Steps = st.plain
@@ -385,7 +390,7 @@ func (r *Router) resolveWithin(v *serverView, req Request, gvr snapshot.GVR, can
 		aliveUntil = append(aliveUntil, w.AliveUntil.UTC().Format("15:04:05"))
 		goneBy = append(goneBy, w.GoneBy.UTC().Format("15:04:05"))
 	}
-	early, earlySteps := *d, steps{list: append([]Step(nil), st.list...)}
+	early, earlySteps := *d, steps{list: append([]Step(nil), st.list...), quiet: st.quiet}
 	early.Peers = append([]string(nil), d.Peers...)
 	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, alive, &early, &earlySteps)
 	st.add("%s stopped answering; its endpoint key lives until at least %s and is gone by %s (UTC): at the snapshot it may or may not have expired",

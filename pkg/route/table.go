@@ -98,7 +98,7 @@ func (r *Router) Table(all bool) RoutingTable {
 				row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
 				continue
 			}
-			d := r.decide(v, req)
+			d := r.decideWith(v, req, true)
 			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 				Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 		}
