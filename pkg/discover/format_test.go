@@ -1,0 +1,46 @@
+package discover
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// discoverRT is Discover, and checks that the snapshot taken survives being written in the
+// current format (mvpctl.io/v1alpha2, which leaves out the lists its documents give) and read
+// back: the servers and cluster read equal those taken.
+func discoverRT(t testing.TB, ctx context.Context, o Options) (*snapshot.Snapshot, error) {
+	t.Helper()
+	snap, err := Discover(ctx, o)
+	if err == nil {
+		roundTrip(t, snap)
+	}
+	return snap, err
+}
+
+func roundTrip(t testing.TB, snap *snapshot.Snapshot) {
+	t.Helper()
+	for _, asJSON := range []bool{true, false} {
+		data, err := snap.Marshal(asJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := snapshot.Decode(data)
+		if err != nil {
+			t.Fatalf("the snapshot written (JSON %t) does not load: %v\n%s", asJSON, err, data)
+		}
+		if !reflect.DeepEqual(got.Cluster, snap.Cluster) {
+			t.Errorf("JSON %t: cluster read back\n%+v\nwant\n%+v", asJSON, got.Cluster, snap.Cluster)
+		}
+		if len(got.Servers) != len(snap.Servers) {
+			t.Fatalf("JSON %t: %d servers read back, want %d", asJSON, len(got.Servers), len(snap.Servers))
+		}
+		for i := range snap.Servers {
+			if g, w := got.Servers[i], snap.Servers[i]; !reflect.DeepEqual(g, w) {
+				t.Errorf("JSON %t: server %s read back differs:\n%+v\nwant\n%+v", asJSON, w.Name, g, w)
+			}
+		}
+	}
+}
