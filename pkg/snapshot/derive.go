@@ -190,6 +190,7 @@ func (s *Snapshot) convert() error {
 			}
 		}
 		s.APIVersion = APIVersion
+		s.Cluster.ListsRead = inferListsRead(s)
 	case APIVersion:
 		src := s.Cluster.Sources()
 		for i := range s.Servers {
@@ -201,6 +202,41 @@ func (s *Snapshot) convert() error {
 				srv.PeerAggregated = DerivePeerAggregated(srv.DefaultAPIs, src)
 			}
 		}
+	}
+	return nil
+}
+
+// inferListsRead recovers, from a mvpctl.io/v1alpha1 file's sources, that both cluster lists
+// were read, when the file shows it: pkg/discover tags a non-core group version in neither list
+// builtin only when both were read, and leaves it untagged otherwise. It returns nil (not
+// known) when no resource shows it, when the file contradicts itself, or when it records no
+// discovery document (a profile or a hand-written file: nothing would be derived).
+func inferListsRead(s *Snapshot) *ListsRead {
+	src := s.Cluster.Sources()
+	read, unread, documents := false, false, false
+	for i := range s.Servers {
+		documents = documents || s.Servers[i].APIs != nil || s.Servers[i].DefaultAPIs != nil
+	}
+	if !documents {
+		return nil
+	}
+	for i := range s.Servers {
+		for _, rs := range [][]Resource{s.Servers[i].Resources, s.Servers[i].PeerAggregated} {
+			for _, r := range rs {
+				if r.Group == "" || src.Of(r) != "" {
+					continue // its source does not depend on the lists being read
+				}
+				switch r.Source {
+				case SourceBuiltin:
+					read = true
+				case "":
+					unread = true
+				}
+			}
+		}
+	}
+	if read && !unread {
+		return &ListsRead{CustomResourceDefinitions: true, APIServices: true}
 	}
 	return nil
 }
