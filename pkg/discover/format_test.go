@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -42,5 +43,26 @@ func roundTrip(t testing.TB, snap *snapshot.Snapshot) {
 				t.Errorf("JSON %t: server %s read back differs:\n%+v\nwant\n%+v", asJSON, w.Name, g, w)
 			}
 		}
+		if asJSON {
+			t.Logf("snapshot of %d servers: v1alpha1 %d bytes, v1alpha2 %d bytes (JSON, indented)", len(snap.Servers), len(marshalV1Alpha1(t, snap)), len(data))
+		}
 	}
+}
+
+// marshalV1Alpha1 writes s as mvpctl.io/v1alpha1 did: every list written out, without the
+// fields v1alpha1 does not have (coreAPI, cluster.listsRead).
+func marshalV1Alpha1(t testing.TB, s *snapshot.Snapshot) []byte {
+	t.Helper()
+	old := *s
+	old.APIVersion = snapshot.APIVersionV1Alpha1
+	old.Cluster.ListsRead = nil
+	old.Servers = append([]snapshot.Server(nil), s.Servers...)
+	for i := range old.Servers {
+		old.Servers[i].CoreAPI = nil
+	}
+	b, err := json.MarshalIndent(&old, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
 }
