@@ -136,7 +136,7 @@ func TestInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"routes", "--snapshot", "testdata/snapshots/wrong-version.yaml"}, `wrong-version.yaml: apiVersion: got "mvpctl.io/v1", want "mvpctl.io/v1alpha1"`},
+		{[]string{"routes", "--snapshot", "testdata/snapshots/wrong-version.yaml"}, `wrong-version.yaml: apiVersion: got "mvpctl.io/v1", want "mvpctl.io/v1alpha2" (or mvpctl.io/v1alpha1, converted on read)`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/wrong-kind.yaml"}, `wrong-kind.yaml: kind: got "RoutingTable"`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/duplicate-server.yaml"}, `servers[1].name: duplicate server "kas-a"`},
 		{[]string{"routes", "--snapshot", "testdata/snapshots/no-version.yaml"}, `servers[0] (kas-a).resources[1].version: must be set`},
@@ -197,7 +197,7 @@ func TestSnapshotFromStdin(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	out, _, code := run(t, "version", "-o", "json")
-	if code != 0 || !strings.Contains(out, `"kind": "Version"`) || !strings.Contains(out, `"snapshotFormat": "mvpctl.io/v1alpha1"`) {
+	if code != 0 || !strings.Contains(out, `"kind": "Version"`) || !strings.Contains(out, `"snapshotFormat": "mvpctl.io/v1alpha2"`) {
 		t.Errorf("code %d, out %s", code, out)
 	}
 	text, _, code := run(t, "version")

@@ -13,10 +13,10 @@ import (
 )
 
 // assemble turns results into snapshot servers, sorted by name.
-func (d *discoverer) assemble(results []*result, idx sourceIndex, takenAt time.Time) []snapshot.Server {
+func (d *discoverer) assemble(results []*result, src snapshot.Sources, takenAt time.Time) []snapshot.Server {
 	var servers []snapshot.Server
 	for _, r := range results {
-		servers = append(servers, d.server(r, idx, takenAt))
+		servers = append(servers, d.server(r, src, takenAt))
 	}
 	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	used := map[string]int{}
@@ -30,7 +30,7 @@ func (d *discoverer) assemble(results []*result, idx sourceIndex, takenAt time.T
 	return servers
 }
 
-func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snapshot.Server {
+func (d *discoverer) server(r *result, src snapshot.Sources, takenAt time.Time) snapshot.Server {
 	t := r.t
 	srv := snapshot.Server{
 		Name:            serverName(r),
@@ -54,8 +54,9 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	if r.doc != nil && srv.Reachable {
 		srv.DiscoveryFormat = recordedFormat(r)
 		srv.Resources = r.doc.resources
-		setSources(srv.Resources, idx)
+		src.Set(srv.Resources)
 		srv.APIs = r.doc.apis
+		srv.CoreAPI = r.doc.coreAPI
 	}
 	if srv.Reachable && srv.PeerAdvertiseAddress != "" {
 		// After matching: a server read at an endpoint learns its lease (and address) here.
@@ -68,7 +69,7 @@ func (d *discoverer) server(r *result, idx sourceIndex, takenAt time.Time) snaps
 	}
 	if pa := srv.PeerProxy.PeerAggregatedDiscovery; pa != nil && *pa && r.peerAggFetched && srv.Reachable {
 		srv.PeerAggregated = r.peerAgg
-		setSources(srv.PeerAggregated, idx)
+		src.Set(srv.PeerAggregated)
 		srv.DefaultAPIs = r.peerAggDoc
 	}
 	return srv

@@ -59,7 +59,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	cfg := &rest.Config{Host: good.URL(), BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: p.CAPEM, CertData: certPEM, KeyData: keyPEM}}
 
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: cfg, Endpoints: []string{"https://" + closedAddr(t)}}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: cfg, Endpoints: []string{"https://" + closedAddr(t)}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestLearnedCredentialsNeverLeak(t *testing.T) {
 			echo.Start(t, p)
 			var rec recorder
 			start := time.Now()
-			snap, err := Discover(context.Background(), rec.opts(Options{Config: tt.cfg(echo.URL()), Timeout: 2 * time.Second, NoLeaseServers: true}))
+			snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: tt.cfg(echo.URL()), Timeout: 2 * time.Second, NoLeaseServers: true}))
 			// The hung plugin is waited for once (2s), not once per request.
 			if took := time.Since(start); took > 4*time.Second {
 				t.Errorf("took %s with a 2s timeout", took)

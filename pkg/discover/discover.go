@@ -96,13 +96,13 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 		}
 	}
 
-	cluster, idx := d.readCluster(ctx, results, timeout)
+	cluster := d.readCluster(ctx, results, timeout)
 
 	snap := snapshot.New()
 	snap.TakenAt = d.opts.now().UTC()
 	snap.Source = d.source(primaryBase, endpoints, contexts)
 	snap.Cluster = cluster
-	snap.Servers = d.assemble(results, idx, snap.TakenAt)
+	snap.Servers = d.assemble(results, cluster.Sources(), snap.TakenAt)
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: the snapshot taken is not valid (%v); please report it", err)
 	}

@@ -91,7 +91,7 @@ func TestDiscoverFromLeases(t *testing.T) {
 	}
 
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), "admin-token"), Now: func() time.Time { return now }}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), "admin-token"), Now: func() time.Time { return now }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestDiscoveryFormats(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&dt.Server{Cluster: &dt.Cluster{}, GitVersion: tc.gitVersion, Mode: tc.mode, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}).Start(t, p)
-			snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
+			snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +250,7 @@ func TestLegacyDiscoverySkipsUnservedGroupVersions(t *testing.T) {
 		w.Write([]byte("404 page not found\n"))
 	}}
 	f.Start(t, p)
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestNotAcceptableFallsBackToLegacy(t *testing.T) {
 	}
 	f.Override = map[string]http.HandlerFunc{"/api": strict, "/apis": strict}
 	f.Start(t, p)
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestStorageVersions(t *testing.T) {
 	f := (&dt.Server{Cluster: cluster, GitVersion: "v1.31.14", Mode: dt.ModeIgnoreProfile, Core: dt.CoreGroup(),
 		Groups: append(dt.BuiltinGroups(true), svGroup), Hooks: []string{"poststarthook/unknown-version-proxy-filter", "poststarthook/peer-endpoint-reconciler-controller"}}).Start(t, p)
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), "")}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), "")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestStorageVersions(t *testing.T) {
 	// The same server without the API: nothing recorded, and a warning says why.
 	f2 := (&dt.Server{Cluster: &dt.Cluster{}, GitVersion: "v1.30.14", Mode: dt.ModeIgnoreProfile, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}).Start(t, p)
 	rec = recorder{}
-	snap, err = Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f2.URL(), "")}))
+	snap, err = discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f2.URL(), "")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestConcurrencyBound(t *testing.T) {
 		servers = append(servers, f)
 		cluster.Leases = append(cluster.Leases, dt.IdentityLease("apiserver-"+strings.Repeat(string(rune('a'+i)), 26), "cp-"+string(rune('a'+i)), f.Addr(), time.Now()))
 	}
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, servers[0].URL(), ""), Concurrency: 2})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, servers[0].URL(), ""), Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

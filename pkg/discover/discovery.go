@@ -44,7 +44,9 @@ type discoveryDoc struct {
 	// apis is the /apis document as served, when it was aggregated discovery v2: the local
 	// input of peer-aggregated discovery (Server.APIs).
 	apis *snapshot.DiscoveryDocument
-	// invalidDoc says why the /apis document was not recorded.
+	// coreAPI is the /api document as served, when it was aggregated discovery v2 (Server.CoreAPI).
+	coreAPI *snapshot.DiscoveryDocument
+	// invalidDoc says why the /api or /apis document was not recorded.
 	invalidDoc string
 }
 
@@ -87,14 +89,21 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 			if list.Kind != "" && list.Kind != "APIGroupDiscoveryList" {
 				return nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("got a %s with an aggregated-discovery Content-Type", list.Kind))
 			}
-			rs, stale := flattenAggregated(list)
+			rs, stale := snapshot.FlattenDiscovery(list.Items)
 			doc.resources = append(doc.resources, rs...)
 			doc.stale = append(doc.stale, stale...)
+			if path == "/api" && format == "v2" {
+				doc.coreAPI = &snapshot.DiscoveryDocument{ETag: resp.ETag, Items: nonNil(list.Items)}
+				if err := doc.coreAPI.CheckCore(); err != nil {
+					doc.invalidDoc = fmt.Sprintf("/api document not recorded: %s", err)
+					doc.coreAPI = nil
+				}
+			}
 			if path == "/apis" && format == "v2" {
 				doc.apis = &snapshot.DiscoveryDocument{ETag: resp.ETag, Items: nonNil(list.Items)}
 				if err := doc.apis.Check(); err != nil {
 					// Recorded documents must be valid; the resources above are sanitized.
-					doc.invalidDoc = fmt.Sprintf("/apis document not recorded: %s", err)
+					doc.invalidDoc = joinNonEmpty(doc.invalidDoc, fmt.Sprintf("/apis document not recorded: %s", err))
 					doc.apis = nil
 				}
 			}
@@ -114,28 +123,9 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 		doc.format = format
 	}
 	var dropped []string
-	doc.resources, dropped = sanitize(doc.resources)
+	doc.resources, dropped = snapshot.Sanitize(doc.resources)
 	doc.invalid = dropped
 	return doc, nil
-}
-
-// sanitize drops entries no real apiserver lists (no name or version, a "/" in the name, a
-// second copy of a GVR), so a garbled document cannot make the whole snapshot invalid. It
-// returns what it dropped, for a warning.
-func sanitize(rs []snapshot.Resource) (out []snapshot.Resource, dropped []string) {
-	seen := map[snapshot.GVR]bool{}
-	for _, r := range rs {
-		switch {
-		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
-			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
-		case seen[r.GVR()]:
-			dropped = append(dropped, "a second "+r.GVR().String())
-		default:
-			seen[r.GVR()] = true
-			out = append(out, r)
-		}
-	}
-	return out, dropped
 }
 
 // fetchPeerAggregated reads the default /apis (no profile): on a 1.35+ server with the proxy
@@ -157,8 +147,8 @@ func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resou
 	if err := decodeJSON(c, path, resp.Body, &list); err != nil {
 		return nil, nil, err
 	}
-	rs, _ := flattenAggregated(list)
-	rs, _ = sanitize(rs)
+	rs, _ := snapshot.FlattenDiscovery(list.Items)
+	rs, _ = snapshot.Sanitize(rs)
 	return rs, &snapshot.DiscoveryDocument{ETag: resp.ETag, Items: nonNil(list.Items)}, nil
 }
 
@@ -168,36 +158,6 @@ func nonNil(items []apidiscoveryv2.APIGroupDiscovery) []apidiscoveryv2.APIGroupD
 		return []apidiscoveryv2.APIGroupDiscovery{}
 	}
 	return items
-}
-
-// flattenAggregated turns an aggregated document into resources, leaving out group versions
-// marked Stale: kube-apiserver's own local discovery cache leaves them out too (docs/behaviour.md §3.1).
-func flattenAggregated(list apidiscoveryv2.APIGroupDiscoveryList) (rs []snapshot.Resource, stale []string) {
-	for _, g := range list.Items {
-		for _, v := range g.Versions {
-			if v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale {
-				stale = append(stale, groupVersion(g.Name, v.Version))
-				continue
-			}
-			for _, r := range v.Resources {
-				res := snapshot.Resource{
-					Group:      g.Name,
-					Version:    v.Version,
-					Resource:   r.Resource,
-					Namespaced: r.Scope == apidiscoveryv2.ScopeNamespace,
-					Verbs:      append([]string(nil), r.Verbs...),
-				}
-				if r.ResponseKind != nil {
-					res.Kind = r.ResponseKind.Kind
-				}
-				for _, s := range r.Subresources {
-					res.Subresources = append(res.Subresources, s.Subresource)
-				}
-				rs = append(rs, res)
-			}
-		}
-	}
-	return rs, stale
 }
 
 // legacyDiscovery crawls unaggregated discovery: /api (APIVersions) or /apis (APIGroupList),
@@ -301,16 +261,17 @@ func decodeJSON(c *serverClient, path string, body []byte, out any) error {
 	return nil
 }
 
-func groupVersion(group, version string) string {
-	if group == "" {
-		return version
-	}
-	return group + "/" + version
-}
-
 func splitGroupVersion(gv string) (group, version string) {
 	if g, v, ok := strings.Cut(gv, "/"); ok {
 		return g, v
 	}
 	return "", gv
+}
+
+// joinNonEmpty joins a and b with "; ", leaving out an empty one.
+func joinNonEmpty(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -7,6 +7,8 @@ import (
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 
 	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
@@ -40,7 +42,7 @@ func TestDocumentsRecorded(t *testing.T) {
 			f := tc.server()
 			f.Cluster, f.Core, f.Groups = &dt.Cluster{}, dt.CoreGroup(), dt.BuiltinGroups(false)
 			f.Start(t, p)
-			snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
+			snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,6 +84,22 @@ func TestDocumentsRecorded(t *testing.T) {
 			if b := back.Servers[0]; (b.APIs == nil) != (s.APIs == nil) || (s.APIs != nil && b.APIs.ETag != s.APIs.ETag) {
 				t.Errorf("documents lost in YAML: %+v", b.APIs)
 			}
+			// The /api document is recorded beside /apis, and the file (mvpctl.io/v1alpha2)
+			// leaves out the lists the documents give: they are derived on read.
+			if (s.CoreAPI != nil) != tc.apis {
+				t.Errorf("coreAPI recorded %v, want %v", s.CoreAPI != nil, tc.apis)
+			}
+			var file struct {
+				Servers []map[string]any `json:"servers"`
+			}
+			if err := yaml.Unmarshal(data, &file); err != nil {
+				t.Fatal(err)
+			}
+			_, hasResources := file.Servers[0]["resources"]
+			_, hasPeerAgg := file.Servers[0]["peerAggregated"]
+			if hasResources == tc.apis || (tc.defaultDoc && hasPeerAgg) {
+				t.Errorf("file has resources %v (want %v), peerAggregated %v (a default document recorded: %v)", hasResources, !tc.apis, hasPeerAgg, tc.defaultDoc)
+			}
 		})
 	}
 }
@@ -94,7 +112,7 @@ func TestGarbledDocumentNotRecorded(t *testing.T) {
 	f := (&dt.Server{Cluster: &dt.Cluster{}, GitVersion: "v1.36.3", Mode: dt.ModeNoPeer, Hooks: dt.Hooks136, Core: dt.CoreGroup(),
 		Groups: append(dt.BuiltinGroups(true), batch), PeerOnly: []apidiscoveryv2.APIGroupDiscovery{batch}}).Start(t, p)
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), "")}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), "")}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func TestFailureModes(t *testing.T) {
 				cfg = tc.cfg(f)
 			}
 			start := time.Now()
-			snap, err := Discover(context.Background(), Options{Config: cfg, Timeout: tc.timeout})
+			snap, err := discoverRT(t, context.Background(), Options{Config: cfg, Timeout: tc.timeout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestConnectionRefusedEndpoint(t *testing.T) {
 	f := (&dt.Server{Cluster: &dt.Cluster{}, GitVersion: "v1.36.3", Mode: dt.ModeNoPeer, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}).Start(t, p)
 	dead := closedAddr(t)
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), ""), Endpoints: []string{"https://" + dead}}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, f.URL(), ""), Endpoints: []string{"https://" + dead}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestReadyzFailuresAreEvidenceOnly(t *testing.T) {
 		dt.WriteStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, `forbidden: User "system:anonymous" cannot get path "/readyz"`)
 	}}
 	f.Start(t, p)
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), "")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,8 @@ func FuzzAggregatedDocument(f *testing.F) {
 		if json.Unmarshal(body, &list) != nil {
 			return
 		}
-		rs, _ := flattenAggregated(list)
-		rs, _ = sanitize(rs)
+		rs, _ := snapshot.FlattenDiscovery(list.Items)
+		rs, _ = snapshot.Sanitize(rs)
 		validates(t, rs)
 	})
 }
@@ -53,7 +53,7 @@ func FuzzLegacyResourceList(f *testing.F) {
 		if json.Unmarshal(body, &list) != nil {
 			return
 		}
-		rs, _ := sanitize(flattenLegacy(list))
+		rs, _ := snapshot.Sanitize(flattenLegacy(list))
 		validates(t, rs)
 	})
 }

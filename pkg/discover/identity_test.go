@@ -33,7 +33,7 @@ func TestEndpointMatchedToLease(t *testing.T) {
 	a := newFake(t, p, cluster)
 	cluster.Leases = []coordinationv1.Lease{dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", a.Addr(), time.Now())}
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{localhostURL(a) + "/"}}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{localhostURL(a) + "/"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestEndpointWithoutLease(t *testing.T) {
 	x.Advertise = "10.9.9.9:6443"
 	cluster.Leases = []coordinationv1.Lease{dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", a.Addr(), time.Now())}
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{x.URL()}}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{x.URL()}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestContexts(t *testing.T) {
 		"ctx-b": dt.ClientConfig(p, localhostURL(b), ""), // another name for it
 	}
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{
 		Contexts: []string{"ctx-a", "ctx-b"},
 		ContextConfig: func(name string) (*rest.Config, error) {
 			if c, ok := contexts[name]; ok {
@@ -149,7 +149,7 @@ func TestTLSServerNameFallback(t *testing.T) {
 		dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", lb.Addr(), time.Now()),
 		dt.IdentityLease("apiserver-xxxxxxxxxxxxxxxxxxxxxxxxxx", "cp-x", x.Addr(), time.Now()),
 	}
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, lb.URL(), "")})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, lb.URL(), "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestTLSServerNameFallback(t *testing.T) {
 	// --tls-server-name is taken alone: no fallback behind the user's back.
 	cfg := dt.ClientConfig(p, lb.URL(), "")
 	cfg.TLSClientConfig.ServerName = "localhost"
-	snap, err = Discover(context.Background(), Options{Config: cfg})
+	snap, err = discoverRT(t, context.Background(), Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestLoneLease(t *testing.T) {
 	a := newFake(t, p, cluster)
 	a.Hooks = nil // gate off: no MVP hooks
 	cluster.Leases = []coordinationv1.Lease{dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "kind-control-plane", "", time.Now())}
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), "")})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestLeasesUnreadable(t *testing.T) {
 		dt.WriteStatus(w, http.StatusForbidden, metav1.StatusReasonForbidden, `leases.coordination.k8s.io is forbidden: User "bob" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-system"`)
 	}}
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), "")}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, a.URL(), "")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestGateOffServerByElimination(t *testing.T) {
 	offLease := dt.IdentityLease("apiserver-ffffffffffffffffffffffffff", "cp-off", "", time.Now().Add(-4*time.Second))
 	cluster.Leases = []coordinationv1.Lease{dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", a.Addr(), time.Now()), offLease}
 
-	snap, err := Discover(context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{off.URL()}})
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{off.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestGateOffServerByElimination(t *testing.T) {
 
 	// The same lease, last renewed long ago: its server is down, not the one read.
 	cluster.Leases[1] = dt.IdentityLease("apiserver-ffffffffffffffffffffffffff", "cp-off", "", time.Now().Add(-10*time.Minute))
-	snap, err = Discover(context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{off.URL()}})
+	snap, err = discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), ""), Endpoints: []string{off.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestSeveralGateOffServers(t *testing.T) {
 		dt.IdentityLease("apiserver-yyyyyyyyyyyyyyyyyyyyyyyyyy", "cp-y", "", time.Now().Add(-5*time.Second)),
 	}
 	var rec recorder
-	snap, err := Discover(context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, x.URL(), ""), Endpoints: []string{x.URL(), y.URL()}, NoLeaseServers: true}))
+	snap, err := discoverRT(t, context.Background(), rec.opts(Options{Config: dt.ClientConfig(p, x.URL(), ""), Endpoints: []string{x.URL(), y.URL()}, NoLeaseServers: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error
 		return &l, func() string {
 			for _, it := range l.Items {
 				for _, v := range it.Spec.Versions {
-					set[groupVersion(it.Spec.Group, v.Name)] = true
+					set[snapshot.GroupVersionString(it.Spec.Group, v.Name)] = true
 				}
 			}
 			return l.Metadata.Continue
@@ -104,7 +104,7 @@ func listAggregatedGroupVersions(ctx context.Context, c *serverClient) ([]string
 		return &l, func() string {
 			for _, it := range l.Items {
 				if it.Spec.Service != nil {
-					set[groupVersion(it.Spec.Group, it.Spec.Version)] = true
+					set[snapshot.GroupVersionString(it.Spec.Group, it.Spec.Version)] = true
 				}
 			}
 			return l.Metadata.Continue

@@ -136,7 +136,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	// Served discovery documents describe the observed control plane, not a simulated one:
 	// after any step they would be stale (every server's merged view depends on its peers).
 	for i := range next.Servers {
-		next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil
+		next.Servers[i].CoreAPI, next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil, nil
 	}
 	recomputePeerAggregated(next)
 	return next, notes, losses, nil

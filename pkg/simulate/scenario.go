@@ -113,8 +113,10 @@ func LoadScenario(path string) (*Scenario, error) {
 // Validate checks the scenario's shape; server names are checked against the starting
 // snapshot when it is built.
 func (sc *Scenario) Validate() error {
-	if sc.APIVersion != snapshot.APIVersion {
-		return fmt.Errorf("apiVersion: got %q, want %q", sc.APIVersion, snapshot.APIVersion)
+	// A scenario's format did not change with the snapshot's mvpctl.io/v1alpha2: it is read
+	// under either name.
+	if sc.APIVersion != snapshot.APIVersion && sc.APIVersion != snapshot.APIVersionV1Alpha1 {
+		return fmt.Errorf("apiVersion: got %q, want %q (or %s)", sc.APIVersion, snapshot.APIVersion, snapshot.APIVersionV1Alpha1)
 	}
 	if sc.Kind != ScenarioKind {
 		return fmt.Errorf("kind: got %q, want %q", sc.Kind, ScenarioKind)

@@ -190,6 +190,9 @@ func Decode(data []byte) (*Snapshot, error) {
 	if err := decode(data, trimmed[0] == '{', &s); err != nil {
 		return nil, err
 	}
+	if err := s.convert(); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -387,7 +390,11 @@ func decodeError(err error) error {
 // naming its field path.
 func (s *Snapshot) Validate() error {
 	if s.APIVersion != APIVersion {
-		return fmt.Errorf("apiVersion: got %q, want %q", s.APIVersion, APIVersion)
+		if s.APIVersion == APIVersionV1Alpha1 {
+			// Decode converts files; an in-memory snapshot is always the current version.
+			return fmt.Errorf("apiVersion: got %q, want %q (Decode converts %s files)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
+		}
+		return fmt.Errorf("apiVersion: got %q, want %q (or %s, converted on read)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
 	}
 	if s.Kind != Kind {
 		return fmt.Errorf("kind: got %q, want %q", s.Kind, Kind)
@@ -435,6 +442,12 @@ func (s *Snapshot) Validate() error {
 			return err
 		}
 		if err := validateDocument(srv.DefaultAPIs, fmt.Sprintf("%s (%s).defaultAPIs", field, srv.Name)); err != nil {
+			return err
+		}
+		if err := srv.CoreAPI.CheckCore(); err != nil {
+			return fmt.Errorf("%s (%s).coreAPI.%w", field, srv.Name, err)
+		}
+		if err := checkAgreement(srv, fmt.Sprintf("%s (%s)", field, srv.Name)); err != nil {
 			return err
 		}
 	}
@@ -511,8 +524,11 @@ func (d *DiscoveryDocument) Check() error {
 	return nil
 }
 
-// Marshal encodes the snapshot as YAML or, when asJSON, indented JSON.
+// Marshal encodes the snapshot as YAML or, when asJSON, indented JSON, in the current format
+// (APIVersion): lists that the recorded discovery documents give are left out (Decode derives
+// them again).
 func (s *Snapshot) Marshal(asJSON bool) ([]byte, error) {
+	s = s.compact()
 	if asJSON {
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {

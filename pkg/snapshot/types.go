@@ -13,10 +13,13 @@ import (
 )
 
 // APIVersion and Kind identify the document. The format is versioned so that files written by
-// one release of mvpctl are rejected clearly, not misread, by another.
+// one release of mvpctl are rejected clearly, not misread, by another. mvpctl writes
+// APIVersion; it reads APIVersionV1Alpha1 files too, converting them on read (docs/snapshot.md).
 const (
-	APIVersion = "mvpctl.io/v1alpha1"
+	APIVersion = "mvpctl.io/v1alpha2"
 	Kind       = "Snapshot"
+	// APIVersionV1Alpha1 is the previous format: every derivable list written out.
+	APIVersionV1Alpha1 = "mvpctl.io/v1alpha1"
 )
 
 // Snapshot is one observation of every kube-apiserver of a control plane.
@@ -43,6 +46,16 @@ type Cluster struct {
 	// StorageVersions is what 1.28–1.32 servers route on (internal.apiserver.k8s.io/v1alpha1).
 	// Nil when not recorded; the router then derives it from each server's resources.
 	StorageVersions []StorageVersion `json:"storageVersions,omitempty"`
+	// ListsRead says which of the two lists above were read (an empty list read is not an
+	// unread one): resource sources depend on it. Nil when not recorded (profiles, scenarios,
+	// mvpctl.io/v1alpha1 files).
+	ListsRead *ListsRead `json:"listsRead,omitempty"`
+}
+
+// ListsRead records whether the cluster-wide lists were read.
+type ListsRead struct {
+	CustomResourceDefinitions bool `json:"customResourceDefinitions"`
+	APIServices               bool `json:"apiServices"`
 }
 
 // StorageVersion is the routing-relevant part of one StorageVersion object.
@@ -100,11 +113,18 @@ type Server struct {
 	// DiscoveryNoPeer, DiscoveryV2, DiscoveryV2Beta1, DiscoveryLegacy, or DiscoveryProfile.
 	DiscoveryFormat string `json:"discoveryFormat,omitempty"`
 	// Resources is what the server serves by itself (its non-peer discovery), top-level
-	// resources only; subresources are listed on their resource.
+	// resources only; subresources are listed on their resource. A mvpctl.io/v1alpha2 file
+	// leaves it out when CoreAPI, APIs and Cluster.ListsRead give it (DeriveResources); it is
+	// derived on read, so in memory it is always set.
 	Resources []Resource `json:"resources,omitempty"`
 	// PeerAggregated is the server's default /apis (peer-aggregated discovery, 1.35+): what it
-	// believes the whole control plane serves. Nil when the server does not aggregate.
+	// believes the whole control plane serves. Nil when the server does not aggregate. Left out
+	// of a file, and derived on read, when DefaultAPIs gives it (DerivePeerAggregated).
 	PeerAggregated []Resource `json:"peerAggregated,omitempty"`
+
+	// CoreAPI is the server's own /api aggregated discovery document (v2; the core group), as
+	// served, when it answered /api that way. With APIs, it is what Resources is built from.
+	CoreAPI *DiscoveryDocument `json:"coreAPI,omitempty"`
 
 	// APIs is the server's own /apis aggregated discovery document (v2; profile=nopeer on
 	// 1.35+), as served: the local input of its peer-aggregated merge, and what its peers

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // EnvMvpctlBin names the mvpctl binary the scenarios run (`make e2e` sets it to
@@ -123,10 +124,11 @@ func mvpctlSnapshot(t testing.TB, file string, want []int, args ...string) (snap
 	if err != nil {
 		t.Fatalf("%s\nreading the snapshot: %v", r, err)
 	}
-	var s snapFile
-	if err := json.Unmarshal(b, &s); err != nil {
+	// snapshot.Decode, not json.Unmarshal: a mvpctl.io/v1alpha2 file leaves out the lists its
+	// discovery documents give, and Decode derives them.
+	snap, err := snapshot.Decode(b)
+	if err != nil {
 		t.Fatalf("decoding %s: %v", file, err)
 	}
-	s.Path = file
-	return s, r
+	return snapFile{Snapshot: *snap, Path: file}, r
 }
