@@ -15,6 +15,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -113,7 +114,7 @@ func TestHealthyPair(t *testing.T) {
 		dump(t, rep)
 		t.Fatalf("summary %+v, partial %v", rep.Summary, rep.Partial)
 	}
-	if rep.APIVersion != snapshot.APIVersion || rep.Kind != probe.ReportKind {
+	if rep.APIVersion != report.APIVersion || rep.Kind != probe.ReportKind {
 		t.Errorf("apiVersion/kind %s/%s", rep.APIVersion, rep.Kind)
 	}
 	var names []string
