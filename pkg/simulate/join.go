@@ -44,6 +44,7 @@ type ProxiedRequest struct {
 	AuditID    string `json:"auditID"`
 	Method     string `json:"method"`
 	RequestURI string `json:"requestURI"` // as the proxying server logged it
+	UserAgent  string `json:"userAgent,omitempty"`
 	From       string `json:"from"`
 	To         string `json:"to"`
 	Code       int    `json:"code"`
@@ -85,7 +86,7 @@ func (j *join) add(e *idEntry) {
 	j.pairs[k]++
 	j.rep.Total++
 	if len(j.rep.Requests) < maxProxiedRequests {
-		r := ProxiedRequest{AuditID: e.id, Method: from.method, RequestURI: from.uri, From: k.from, To: k.to, Code: from.code, ToCode: to.code}
+		r := ProxiedRequest{AuditID: e.id, Method: from.method, RequestURI: from.uri, UserAgent: from.agent, From: k.from, To: k.to, Code: from.code, ToCode: to.code}
 		if !from.received.IsZero() {
 			r.Time = from.received.UTC().Format(time.RFC3339Nano)
 		}

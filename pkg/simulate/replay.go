@@ -178,7 +178,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		if err != nil {
 			return nil, err
 		}
-		if recent.see(tq.AuditID, seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, code: tq.Code, received: tq.Received}) {
+		if recent.see(tq.AuditID, seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.Received}) {
 			rep.ProxiedCopies++
 			continue
 		}
@@ -311,6 +311,7 @@ const recentIDs = 1 << 16
 type seenEvent struct {
 	server      string
 	method, uri string
+	agent       string
 	code        int
 	received    time.Time
 }
