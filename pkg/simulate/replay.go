@@ -327,13 +327,14 @@ type idEntry struct {
 // each entry as it leaves the window (and, by flush, with those still in it), oldest first.
 type recentIDSet struct {
 	seen map[string]int // index in ring
-	ring []idEntry
+	ring []idEntry      // grows to n entries, then wraps
+	n    int
 	next int
 	done func(*idEntry)
 }
 
 func newRecentIDs(n int) *recentIDSet {
-	return &recentIDSet{seen: make(map[string]int, n), ring: make([]idEntry, n)}
+	return &recentIDSet{seen: make(map[string]int, n), n: n}
 }
 
 // repeated reports whether id was among the last IDs, and remembers it. An empty ID (a request
@@ -353,6 +354,11 @@ func (r *recentIDSet) see(id string, ev seenEvent) bool {
 			e.second = ev
 		}
 		return true
+	}
+	if len(r.ring) < r.n {
+		r.ring = append(r.ring, idEntry{id: id, first: ev, events: 1})
+		r.seen[id] = len(r.ring) - 1
+		return false
 	}
 	if old := &r.ring[r.next]; old.id != "" {
 		delete(r.seen, old.id)
