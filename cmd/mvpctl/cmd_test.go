@@ -101,6 +101,9 @@ func TestGolden(t *testing.T) {
 		// docs/simulate.md and docs/discovery.md: the shipped audit log replayed on the example,
 		// and the example's recorded /apis documents checked.
 		{"simulate-upgrade-skew-audit-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz"}, ExitOK},
+		// Two servers' own audit logs, joined: what kas-b (no batch/v1) proxied to kas-a.
+		{"preflight-skew-audit-join.txt", []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-a=testdata/audit-kas-a.log", "--audit-log", "kas-b=testdata/audit-kas-b.log"}, ExitFindings},
+		{"simulate-upgrade-skew-audit-join.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-b=testdata/audit-kas-b.log", "--audit-log", "kas-a=testdata/audit-kas-a.log"}, ExitOK},
 		{"discovery-diff-example.txt", []string{"discovery", "diff", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
 		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
@@ -166,6 +169,9 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--fail-on", "sometimes"}, `--fail-on "sometimes": want one of warning|blocking|never`},
 		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 		{[]string{"profiles", "show", "1.20"}, `no profile for Kubernetes 1.20`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "kas-a="}, `--audit-log "kas-a=": want FILE or SERVER=FILE`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--requests", "testdata/requests.txt"}, `give one of --requests and --audit-log`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--audit-log", "b=testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

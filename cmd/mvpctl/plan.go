@@ -23,7 +23,7 @@ type planFlags struct {
 	scenario  string
 	steps     []string
 	requests  string
-	auditLog  string
+	auditLogs []string
 	proxy     string
 	allowSkew bool
 }
@@ -38,7 +38,7 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.scenario, "scenario", "", "a Scenario file (kind: Scenario) giving the start and the steps")
 	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order)")
 	fs.StringVar(&p.requests, "requests", "", "replay the requests of this file (one METHOD PATH a line; gzip accepted)")
-	fs.StringVar(&p.auditLog, "audit-log", "", "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted)")
+	fs.StringArrayVar(&p.auditLogs, "audit-log", nil, "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted): FILE, or SERVER=FILE naming the apiserver that wrote it; repeatable, the logs are replayed one after another and a request logged by two servers (proxied) is counted once and joined")
 }
 
 // plan returns the starting snapshot, the steps, and the target version ("" when not an
@@ -134,14 +134,14 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 type planned struct {
 	start         *snapshot.Snapshot
 	steps         []simulate.Step
-	traffic       *simulate.TrafficReader
+	traffic       []*simulate.TrafficReader
 	trafficSource string
 	trafficFormat string
 }
 
 func (p *planned) close() {
-	if p.traffic != nil {
-		p.traffic.Close()
+	for _, tr := range p.traffic {
+		tr.Close()
 	}
 }
 
@@ -158,19 +158,52 @@ func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error
 	return &planned{start: start, steps: steps, traffic: tr, trafficSource: source, trafficFormat: format}, nil
 }
 
-// traffic opens the traffic file, if one was given. The caller closes it.
-func (p *planFlags) traffic() (*simulate.TrafficReader, string, string, error) {
+// traffic opens the traffic files, if any were given. The caller closes them.
+func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error) {
 	switch {
-	case p.requests != "" && p.auditLog != "":
+	case p.requests != "" && len(p.auditLogs) > 0:
 		return nil, "", "", errors.New("give one of --requests and --audit-log")
 	case p.requests != "":
 		tr, err := simulate.OpenTraffic(p.requests, simulate.FormatRequests)
-		return tr, p.requests, simulate.FormatRequests, err
-	case p.auditLog != "":
-		tr, err := simulate.OpenTraffic(p.auditLog, simulate.FormatAuditLog)
-		return tr, p.auditLog, simulate.FormatAuditLog, err
+		if err != nil {
+			return nil, "", "", err
+		}
+		return []*simulate.TrafficReader{tr}, p.requests, simulate.FormatRequests, nil
+	case len(p.auditLogs) > 0:
+		var trs []*simulate.TrafficReader
+		for _, v := range p.auditLogs {
+			server, path := splitAuditLog(v)
+			if path == "" {
+				closeAll(trs)
+				return nil, "", "", fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
+			}
+			tr, err := simulate.OpenTraffic(path, simulate.FormatAuditLog)
+			if err != nil {
+				closeAll(trs)
+				return nil, "", "", err
+			}
+			tr.Server = server
+			trs = append(trs, tr)
+		}
+		return trs, strings.Join(p.auditLogs, ","), simulate.FormatAuditLog, nil
 	}
 	return nil, "", "", nil
+}
+
+// splitAuditLog reads an --audit-log value: SERVER=FILE when there is an '=' before any path
+// separator, FILE otherwise (give a file whose name has an '=' as ./NAME).
+func splitAuditLog(v string) (server, path string) {
+	i := strings.IndexByte(v, '=')
+	if i < 0 || strings.ContainsAny(v[:i], `/\`) {
+		return "", v
+	}
+	return v[:i], v[i+1:]
+}
+
+func closeAll(trs []*simulate.TrafficReader) {
+	for _, tr := range trs {
+		tr.Close()
+	}
 }
 
 func joinOrNone(s []string) string {

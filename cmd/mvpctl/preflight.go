@@ -167,6 +167,12 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 			return err
 		}
 	}
+	if t := rep.Traffic; t != nil && t.Proxied != nil {
+		fmt.Fprintf(w, "\nTRAFFIC %s (%s):\n", t.Source, t.Format)
+		if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintf(w, "Result: %s (%d blocking, %d warning)\n", rep.Summary.Result, rep.Summary.Blocking, rep.Summary.Warning)
 	return err
 }

@@ -75,8 +75,8 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	rep := simulate.SimulationReport{Simulation: sim}
-	if pl.traffic != nil {
-		if rep.Traffic, err = simulate.Replay(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
+	if len(pl.traffic) > 0 {
+		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
 		if err := requireReplayed(rep.Traffic); err != nil {
@@ -212,6 +212,35 @@ func printRoutingRows(w io.Writer, t route.RoutingTable, noHeaders bool) error {
 	return output.Table(w, headers, rows, noHeaders)
 }
 
+// printProxied prints the join of the audit events of proxied requests: requests per
+// proxying server, peer and code.
+func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
+	if p == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "  %d proxied request(s) joined by audit ID (from: the server that received it first)", p.Total)
+	if p.Multiple > 0 {
+		fmt.Fprintf(w, "; %d audit ID(s) logged three times or more, not joined", p.Multiple)
+	}
+	fmt.Fprintln(w)
+	if len(p.Pairs) == 0 {
+		return nil
+	}
+	var rows [][]string
+	for _, pr := range p.Pairs {
+		code := fmt.Sprint(pr.Code)
+		if pr.ToCode != pr.Code {
+			code += fmt.Sprintf(" (to: %d)", pr.ToCode)
+		}
+		rows = append(rows, []string{pr.From, pr.To, code, fmt.Sprint(pr.Requests)})
+	}
+	if err := output.Table(w, []string{"PROXIED-FROM", "TO", "CODE", "REQUESTS"}, rows, noHeaders); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
 	fmt.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
@@ -220,6 +249,9 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error 
 	}
 	for _, e := range t.MalformedExamples {
 		fmt.Fprintf(w, "  malformed: %s\n", e)
+	}
+	if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+		return err
 	}
 	var rows [][]string
 	for _, s := range t.Steps {

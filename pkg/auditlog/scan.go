@@ -12,6 +12,11 @@ import (
 // nil when the event lacks it (or has it as null), and otherwise aliases the line or Scratch.
 type Fields struct {
 	Kind, APIVersion, Stage, Verb, RequestURI, UserAgent, AuditID []byte
+	// RequestReceivedTimestamp is a string field like the others. Code is the integer literal
+	// of responseStatus.code (nested: what encoding/json reads into a field
+	// ResponseStatus struct{ Code int32 }); the two tell which server of a proxied request's
+	// pair received it first and what each answered.
+	RequestReceivedTimestamp, Code []byte
 	// Scratch holds unescaped values; it is reused from one Scan to the next.
 	Scratch []byte
 }
@@ -86,10 +91,13 @@ func (s *scanner) object(f *Fields) bool {
 		s.i++
 		s.ws()
 		dst := f.field(key)
-		if dst == nil && foldsToWanted(key) {
+		if dst == nil && string(key) == "responseStatus" {
+			if !s.status(f) {
+				return false
+			}
+		} else if dst == nil && foldsToWanted(key) {
 			return false
-		}
-		if dst != nil {
+		} else if dst != nil {
 			if s.i >= len(s.b) {
 				return false
 			}
@@ -143,11 +151,108 @@ func (f *Fields) field(key []byte) *[]byte {
 		return &f.UserAgent
 	case "auditID":
 		return &f.AuditID
+	case "requestReceivedTimestamp":
+		return &f.RequestReceivedTimestamp
 	}
 	return nil
 }
 
-var wanted = []string{"kind", "apiversion", "stage", "verb", "requesturi", "useragent", "auditid"}
+var wanted = []string{"kind", "apiversion", "stage", "verb", "requesturi", "useragent", "auditid", "requestreceivedtimestamp", "responsestatus"}
+
+// status scans the value of responseStatus: null (no effect), or an object whose "code" is an
+// integer literal of at most nine digits or null. Anything else (another type, a code key
+// spelt in another case, a fraction, a larger number) is left to encoding/json.
+func (s *scanner) status(f *Fields) bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	if s.b[s.i] == 'n' {
+		return s.lit("null")
+	}
+	if s.b[s.i] != '{' {
+		return false
+	}
+	if s.depth++; s.depth > maxDepth {
+		return false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		s.depth--
+		return true
+	}
+	for {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return false
+		}
+		start := s.i + 1
+		end, plain := s.str()
+		if end < 0 || !plain {
+			return false
+		}
+		key := s.b[start:end]
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		switch {
+		case string(key) == "code":
+			if s.i < len(s.b) && s.b[s.i] == 'n' {
+				if !s.lit("null") {
+					return false
+				}
+				break
+			}
+			v := s.i
+			if v >= len(s.b) || !s.number() {
+				return false
+			}
+			lit := s.b[v:s.i]
+			digits := lit
+			if len(digits) > 0 && digits[0] == '-' {
+				digits = digits[1:]
+			}
+			if len(digits) == 0 || len(digits) > 9 {
+				return false
+			}
+			for _, c := range digits {
+				if c < '0' || c > '9' {
+					return false // a fraction or an exponent: not an int32 to encoding/json
+				}
+			}
+			f.Code = lit
+		case len(key) == 4 && foldsTo(key, "code"):
+			return false
+		default:
+			if !s.value() {
+				return false
+			}
+		}
+		if more, ok := s.afterElement('}'); !ok || !more {
+			return ok
+		}
+	}
+}
+
+// foldsTo reports whether an ASCII key equals the lowercase w but for case.
+func foldsTo(key []byte, w string) bool {
+	if len(key) != len(w) {
+		return false
+	}
+	for i := range key {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // foldsToWanted reports whether an ASCII key equals a wanted key but for case.
 func foldsToWanted(key []byte) bool {

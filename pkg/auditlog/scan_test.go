@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
@@ -17,6 +18,10 @@ type ref struct {
 	RequestURI string `json:"requestURI"`
 	UserAgent  string `json:"userAgent"`
 	AuditID    string `json:"auditID"`
+	Received   string `json:"requestReceivedTimestamp"`
+	Status     struct {
+		Code int32 `json:"code"`
+	} `json:"responseStatus"`
 }
 
 // check fails when Scan accepts a line encoding/json rejects or reads differently.
@@ -30,7 +35,14 @@ func check(t *testing.T, line []byte) bool {
 	if err := json.Unmarshal(line, &r); err != nil {
 		t.Fatalf("Scan accepted %q; encoding/json: %v", line, err)
 	}
-	got := ref{string(f.Kind), string(f.APIVersion), string(f.Stage), string(f.Verb), string(f.RequestURI), string(f.UserAgent), string(f.AuditID)}
+	got := ref{Kind: string(f.Kind), APIVersion: string(f.APIVersion), Stage: string(f.Stage), Verb: string(f.Verb), RequestURI: string(f.RequestURI), UserAgent: string(f.UserAgent), AuditID: string(f.AuditID), Received: string(f.RequestReceivedTimestamp)}
+	if f.Code != nil {
+		c, err := strconv.ParseInt(string(f.Code), 10, 32)
+		if err != nil {
+			t.Fatalf("Scan read code %q of %q: %v", f.Code, line, err)
+		}
+		got.Status.Code = int32(c)
+	}
 	if got != r {
 		t.Fatalf("Scan read %q as %+v; encoding/json as %+v", line, got, r)
 	}
@@ -70,6 +82,20 @@ var cases = []struct {
 	{`{"x":[1 2]}`, false},
 	{`{"x":{"a" :1,}}`, false},
 	{`{"x":"` + "\xff\xfe" + `"}`, true},
+	{`{"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-11-23T09:36:23.013143Z"}`, true},
+	{`{"responseStatus":{"code":404},"responseStatus":{"status":"x"}}`, true},
+	{`{"responseStatus":{"code":404},"responseStatus":{"code":null}}`, true},
+	{`{"responseStatus":null,"responseStatus":{"code":-1}}`, true},
+	{`{"responseStatus":{}}`, true},
+	{`{"responseStatus":"x"}`, false},
+	{`{"responseStatus":{"code":"200"}}`, false},
+	{`{"responseStatus":{"code":200.0}}`, false},
+	{`{"responseStatus":{"code":2e2}}`, false},
+	{`{"responseStatus":{"code":9999999999}}`, false},
+	{`{"responseStatus":{"Code":200}}`, false},
+	{`{"ResponseStatus":{"code":200}}`, false},
+	{`{"requestReceivedTimestamp":5}`, false},
+	{`{"responseStatus":{"code":200,}}`, false},
 }
 
 func TestScan(t *testing.T) {

@@ -53,8 +53,9 @@ type PreflightInput struct {
 	Start  *snapshot.Snapshot
 	Steps  []Step
 	Target string
-	// Traffic is optional.
-	Traffic       *TrafficReader
+	// Traffic is optional: one reader, or several replayed one after another (audit logs of
+	// several servers, joined by audit ID).
+	Traffic       []*TrafficReader
 	TrafficSource string
 	TrafficFormat string
 }
@@ -85,8 +86,8 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
 	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
-	if in.Traffic != nil {
-		tr, err := Replay(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
+	if len(in.Traffic) > 0 {
+		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
 		if err != nil {
 			return nil, err
 		}

@@ -20,7 +20,7 @@ func TestPreflight(t *testing.T) {
 	s := threeServers(t, "1.36")
 	steps, _ := UpgradePlan(s, "1.37", nil)
 	tr, _ := NewTrafficReader(strings.NewReader("GET /apis/old.k8s.io/v1beta1/gadgets\nGET /api/v1/pods\nnonsense\n"), "reqs.txt", FormatRequests)
-	rep, err := Preflight(PreflightInput{Start: s, Steps: steps, Target: "1.37", Traffic: tr, TrafficSource: "reqs.txt", TrafficFormat: FormatRequests})
+	rep, err := Preflight(PreflightInput{Start: s, Steps: steps, Target: "1.37", Traffic: []*TrafficReader{tr}, TrafficSource: "reqs.txt", TrafficFormat: FormatRequests})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -28,6 +29,8 @@ type TrafficReport struct {
 	// request one server proxied to a peer is logged by both (a log merged from several
 	// servers), and is replayed once.
 	ProxiedCopies int64 `json:"proxiedCopies,omitempty"`
+	// Proxied joins the two events of each proxied request (nil when no audit ID repeats).
+	Proxied *ProxiedReport `json:"proxied,omitempty"`
 
 	Steps      []StepTraffic      `json:"steps"`
 	GVRs       []GVRTraffic       `json:"gvrs"`
@@ -97,8 +100,36 @@ type decisionKey struct {
 // step, server, GVR and subresource, so the cost per request is one parse and a few map
 // look-ups.
 func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*TrafficReport, error) {
-	return replay(sim, tr.Next, func(rep *TrafficReport) {
-		rep.Malformed, rep.MalformedExamples, rep.Skipped = tr.Malformed, tr.Examples, tr.Skipped
+	return ReplayLogs(sim, []*TrafficReader{tr}, source, format)
+}
+
+// ReplayLogs replays the readers one after another, as one traffic: an audit ID seen in one
+// log and again in another (within the window of recentIDs events) is one proxied request,
+// replayed once and joined in the report's Proxied.
+func ReplayLogs(sim *Simulation, trs []*TrafficReader, source, format string) (*TrafficReport, error) {
+	i := 0
+	next := func() (TrafficRequest, error) {
+		for i < len(trs) {
+			tq, err := trs[i].Next()
+			if errors.Is(err, io.EOF) {
+				i++
+				continue
+			}
+			tq.server = trs[i].Server
+			return tq, err
+		}
+		return TrafficRequest{}, io.EOF
+	}
+	return replay(sim, next, func(rep *TrafficReport) {
+		for _, tr := range trs {
+			rep.Malformed += tr.Malformed
+			rep.Skipped += tr.Skipped
+			for _, e := range tr.Examples {
+				if len(rep.MalformedExamples) < maxExamples {
+					rep.MalformedExamples = append(rep.MalformedExamples, e)
+				}
+			}
+		}
 	}, source, format)
 }
 
@@ -136,7 +167,9 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		removedSet[g] = true
 	}
 
+	join := newJoin()
 	recent := newRecentIDs(recentIDs)
+	recent.done = join.add
 	for {
 		tq, err := next()
 		if errors.Is(err, io.EOF) {
@@ -145,7 +178,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		if err != nil {
 			return nil, err
 		}
-		if recent.repeated(tq.AuditID) {
+		if recent.see(tq.AuditID, seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.Received}) {
 			rep.ProxiedCopies++
 			continue
 		}
@@ -199,6 +232,8 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		}
 	}
 	counted(rep)
+	recent.flush()
+	rep.Proxied = join.report()
 
 	for i, st := range states {
 		byServ := map[string]OutcomeCounts{}
@@ -267,33 +302,82 @@ func appendStep(steps []int, n int) []int {
 
 // recentIDs is how many audit IDs replay remembers to recognise the second event of a proxied
 // request: both are logged within the request's duration, so a window of the last IDs
-// suffices, and memory stays bounded whatever the log's size.
+// suffices, and memory stays bounded whatever the log's size. Logs given one after another
+// are one stream to it: two events in different logs are joined only when fewer than
+// recentIDs events with an ID lie between them in that stream.
 const recentIDs = 1 << 16
 
-// recentIDSet is a bounded set of the last audit IDs seen.
+// seenEvent is what the join keeps of an event.
+type seenEvent struct {
+	server      string
+	method, uri string
+	agent       string
+	code        int
+	received    time.Time
+}
+
+// idEntry is an audit ID in the window: its first two events and how many there were.
+type idEntry struct {
+	id            string
+	first, second seenEvent
+	events        int
+}
+
+// recentIDSet is a bounded set of the last audit IDs seen. done, when set, is called with
+// each entry as it leaves the window (and, by flush, with those still in it), oldest first.
 type recentIDSet struct {
-	seen map[string]bool
-	ring []string
+	seen map[string]int // index in ring
+	ring []idEntry      // grows to n entries, then wraps
+	n    int
 	next int
+	done func(*idEntry)
 }
 
 func newRecentIDs(n int) *recentIDSet {
-	return &recentIDSet{seen: make(map[string]bool, n), ring: make([]string, n)}
+	return &recentIDSet{seen: make(map[string]int, n), n: n}
 }
 
 // repeated reports whether id was among the last IDs, and remembers it. An empty ID (a request
 // list, or an event without one) is never repeated.
 func (r *recentIDSet) repeated(id string) bool {
+	return r.see(id, seenEvent{})
+}
+
+// see is repeated, keeping ev for the join.
+func (r *recentIDSet) see(id string, ev seenEvent) bool {
 	if id == "" {
 		return false
 	}
-	if r.seen[id] {
+	if i, ok := r.seen[id]; ok {
+		e := &r.ring[i]
+		if e.events++; e.events == 2 {
+			e.second = ev
+		}
 		return true
 	}
-	if old := r.ring[r.next]; old != "" {
-		delete(r.seen, old)
+	if len(r.ring) < r.n {
+		r.ring = append(r.ring, idEntry{id: id, first: ev, events: 1})
+		r.seen[id] = len(r.ring) - 1
+		return false
 	}
-	r.ring[r.next], r.seen[id] = id, true
+	if old := &r.ring[r.next]; old.id != "" {
+		delete(r.seen, old.id)
+		if r.done != nil {
+			r.done(old)
+		}
+	}
+	r.ring[r.next] = idEntry{id: id, first: ev, events: 1}
+	r.seen[id] = r.next
 	r.next = (r.next + 1) % len(r.ring)
 	return false
+}
+
+// flush hands every entry still in the window to done, oldest first.
+func (r *recentIDSet) flush() {
+	for k := range len(r.ring) {
+		e := &r.ring[(r.next+k)%len(r.ring)]
+		if e.id != "" && r.done != nil {
+			r.done(e)
+		}
+	}
 }

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -31,6 +33,14 @@ type TrafficRequest struct {
 	// AuditID is the audit event's ID ("" for request lists). A request one server proxied to
 	// another is logged by both with the same ID (docs/behaviour.md §9).
 	AuditID string
+	// Code is the response code (0 when the event has none); Received the
+	// requestReceivedTimestamp (zero when absent or unreadable). They tell a proxied request's
+	// two events apart: the proxying server received it first.
+	Code     int
+	Received time.Time
+
+	// server is the Server of the reader it came from.
+	server string
 
 	// parsed is set when the reader already ran route.ParseRequest (in its workers).
 	parsed   bool
@@ -43,6 +53,10 @@ type TrafficRequest struct {
 // and Next returns their requests in input order. A fixed number of blocks is in flight, so a
 // log of any size replays in constant memory.
 type TrafficReader struct {
+	// Server names the apiserver that wrote the log; "" when unknown (a log merged from
+	// several servers, or one not named).
+	Server string
+
 	name   string
 	format string
 	r      *bufio.Reader
@@ -398,6 +412,8 @@ var verbMethods = map[string]string{
 type auditFields struct {
 	method              string
 	uri, agent, auditID []byte
+	code                int
+	received            time.Time
 }
 
 // parseAuditLine reads an event with auditlog.Scan, and with encoding/json (the reference) when
@@ -407,7 +423,36 @@ func parseAuditLine(line []byte, f *auditlog.Fields) (ev auditFields, ok bool, w
 	if !auditlog.Scan(line, f) {
 		return parseAuditLineJSON(line)
 	}
-	return auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent, f.AuditID)
+	ev, ok, why, skipped = auditRequest(f.Kind, f.APIVersion, f.Stage, f.Verb, f.RequestURI, f.UserAgent, f.AuditID)
+	if ok {
+		if len(f.Code) > 0 {
+			ev.code, _ = strconv.Atoi(string(f.Code))
+		}
+		ev.received = parseTimestamp(f.RequestReceivedTimestamp)
+	}
+	return ev, ok, why, skipped
+}
+
+// parseTimestamp reads an RFC 3339 timestamp, or returns the zero time.
+func parseTimestamp(b []byte) time.Time {
+	if len(b) == 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// auditJoinFields are the fields of an event that join a proxied request's two events. They
+// are decoded apart from auditEvent so that an odd value among them never makes a line
+// malformed: it only leaves the join without them.
+type auditJoinFields struct {
+	Received       string `json:"requestReceivedTimestamp"`
+	ResponseStatus struct {
+		Code int32 `json:"code"`
+	} `json:"responseStatus"`
 }
 
 func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
@@ -415,7 +460,14 @@ func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
 	if err := json.Unmarshal(line, &ev); err != nil {
 		return auditFields{}, false, "not JSON: " + clip(err.Error()), false
 	}
-	return auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent), []byte(ev.AuditID))
+	f, ok, why, skipped := auditRequest([]byte(ev.Kind), []byte(ev.APIVersion), []byte(ev.Stage), []byte(ev.Verb), []byte(ev.RequestURI), []byte(ev.UserAgent), []byte(ev.AuditID))
+	if ok {
+		var j auditJoinFields
+		if json.Unmarshal(line, &j) == nil {
+			f.code, f.received = int(j.ResponseStatus.Code), parseTimestamp([]byte(j.Received))
+		}
+	}
+	return f, ok, why, skipped
 }
 
 func auditRequest(kind, apiVersion, stage, verb, uri, agent, auditID []byte) (auditFields, bool, string, bool) {
@@ -458,7 +510,7 @@ func (c *requestCache) request(ev auditFields) TrafficRequest {
 		c.agents[agent] = agent
 	}
 	if e, ok := c.reqs[string(ev.uri)]; ok && e.method == ev.method {
-		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), parsed: true, req: e.req, parseErr: e.err}
+		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), Code: ev.code, Received: ev.received, parsed: true, req: e.req, parseErr: e.err}
 	}
 	e := cachedRequest{method: ev.method, path: string(ev.uri)}
 	e.req, e.err = route.ParseRequest(e.method, e.path)
@@ -466,7 +518,7 @@ func (c *requestCache) request(ev auditFields) TrafficRequest {
 		clear(c.reqs)
 	}
 	c.reqs[e.path] = e
-	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), parsed: true, req: e.req, parseErr: e.err}
+	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), Code: ev.code, Received: ev.received, parsed: true, req: e.req, parseErr: e.err}
 }
 
 func clip(s string) string {
