@@ -172,15 +172,8 @@ func (s *scanner) status(f *Fields) bool {
 	if s.b[s.i] != '{' {
 		return false
 	}
-	if s.depth++; s.depth > maxDepth {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.open('}'); !ok || empty {
+		return ok
 	}
 	for {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
@@ -449,15 +442,8 @@ func (s *scanner) value() bool {
 }
 
 func (s *scanner) skipObject() bool {
-	if s.depth++; s.depth > maxDepth {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.open('}'); !ok || empty {
+		return ok
 	}
 	for {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
@@ -482,15 +468,8 @@ func (s *scanner) skipObject() bool {
 }
 
 func (s *scanner) skipArray() bool {
-	if s.depth++; s.depth > maxDepth {
-		return false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.open(']'); !ok || empty {
+		return ok
 	}
 	for {
 		if !s.value() {
@@ -560,4 +539,20 @@ func (s *scanner) afterElement(end byte) (more, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// open enters an object or array at s.i (its opening byte): ok is false past maxDepth, and
+// empty is true when end closes it at once (consumed).
+func (s *scanner) open(end byte) (empty, ok bool) {
+	if s.depth++; s.depth > maxDepth {
+		return false, false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == end {
+		s.i++
+		s.depth--
+		return true, true
+	}
+	return false, true
 }

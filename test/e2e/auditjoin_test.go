@@ -15,17 +15,6 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// auditJoinPolicy is mkexample's: every request at Metadata level, once, when the response is
-// complete; health checks left out.
-const auditJoinPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived", "ResponseStarted"]
-rules:
-- level: None
-  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*"]
-- level: Metadata
-`
-
 // TestAuditJoin: two real v1.36.3 servers write their own audit logs; kas-b lacks batch/v1
 // and proxies jobs to kas-a. `mvpctl simulate --audit-log kas-a=A --audit-log kas-b=B` joins
 // the two events of each proxied request by audit ID: exactly the requests sent to kas-b for
@@ -34,7 +23,7 @@ func TestAuditJoin(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditJoinPolicy), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte(harness.AuditPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logA, logB := filepath.Join(dir, "kas-a-audit.log"), filepath.Join(dir, "kas-b-audit.log")

@@ -34,17 +34,6 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// auditPolicy logs every request at Metadata level (no request or response bodies, so no
-// secrets and no tokens) once, when the response is complete. Health checks are left out.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived", "ResponseStarted"]
-rules:
-- level: None
-  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*"]
-- level: Metadata
-`
-
 // maxAuditGz is the size the shipped audit log must stay under.
 const maxAuditGz = 50 << 10
 
@@ -60,7 +49,7 @@ func main() {
 	}
 	defer os.RemoveAll(tmp)
 	policy := filepath.Join(tmp, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte(harness.AuditPolicy), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	auditFlags := func(name string) []string {
