@@ -177,16 +177,17 @@ func (s *Snapshot) compact() *Snapshot {
 // convert brings a decoded file to the in-memory form: a mvpctl.io/v1alpha1 file has every
 // list written out and becomes the current version as it is; a mvpctl.io/v1alpha2 file gets
 // the lists it leaves out derived from its documents. Any other apiVersion is left for
-// Validate to reject.
-func (s *Snapshot) convert() error {
+// Validate to reject. It returns, per server, which lists it derived.
+func (s *Snapshot) convert() ([]derivedLists, error) {
+	derived := make([]derivedLists, len(s.Servers))
 	switch s.APIVersion {
 	case APIVersionV1Alpha1:
 		if s.Cluster.ListsRead != nil {
-			return fmt.Errorf("cluster.listsRead: not a field of %s (it came in %s)", APIVersionV1Alpha1, APIVersion)
+			return nil, fmt.Errorf("cluster.listsRead: not a field of %s (it came in %s)", APIVersionV1Alpha1, APIVersion)
 		}
 		for i := range s.Servers {
 			if s.Servers[i].CoreAPI != nil {
-				return fmt.Errorf("servers[%d] (%s).coreAPI: not a field of %s (it came in %s)", i, s.Servers[i].Name, APIVersionV1Alpha1, APIVersion)
+				return nil, fmt.Errorf("servers[%d] (%s).coreAPI: not a field of %s (it came in %s)", i, s.Servers[i].Name, APIVersionV1Alpha1, APIVersion)
 			}
 		}
 		s.APIVersion = APIVersion
@@ -196,11 +197,32 @@ func (s *Snapshot) convert() error {
 		for i := range s.Servers {
 			srv := &s.Servers[i]
 			if srv.Resources == nil && resourcesDerivable(srv, &s.Cluster) {
-				srv.Resources = DeriveResources(srv.CoreAPI, srv.APIs, src)
+				srv.Resources, derived[i].resources = DeriveResources(srv.CoreAPI, srv.APIs, src), true
 			}
 			if srv.PeerAggregated == nil && peerAggregatedDerivable(srv, &s.Cluster) {
-				srv.PeerAggregated = DerivePeerAggregated(srv.DefaultAPIs, src)
+				srv.PeerAggregated, derived[i].peerAggregated = DerivePeerAggregated(srv.DefaultAPIs, src), true
 			}
+		}
+	}
+	return derived, nil
+}
+
+// derivedLists says which of a server's lists convert derived from its documents.
+type derivedLists struct{ resources, peerAggregated bool }
+
+// checkAgreements checks every list a file wrote out against its document (checkAgreement);
+// lists derived on load (derived) come from those documents and are not derived again.
+func (s *Snapshot) checkAgreements(derived []derivedLists) error {
+	for i := range s.Servers {
+		srv := s.Servers[i] // a copy: the derived lists are left out of the check, not the snapshot
+		if derived[i].resources {
+			srv.Resources = nil
+		}
+		if derived[i].peerAggregated {
+			srv.PeerAggregated = nil
+		}
+		if err := checkAgreement(&srv, fmt.Sprintf("servers[%d] (%s)", i, srv.Name)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -242,7 +264,8 @@ func inferListsRead(s *Snapshot) *ListsRead {
 }
 
 // checkAgreement checks that each of srv's lists agrees with the document it was built from,
-// when both are present: the same group/version/resources, each with the same scope, verbs and
+// when both are present (a file's guard: lists mvpctl builds in memory come from the same
+// derivation): the same group/version/resources, each with the same scope, verbs and
 // subresources. Sources are not compared (a mvpctl.io/v1alpha1 file does not record what they
 // were derived from). Without a core document, only resources outside the core group are
 // compared with /apis.

@@ -190,10 +190,14 @@ func Decode(data []byte) (*Snapshot, error) {
 	if err := decode(data, trimmed[0] == '{', &s); err != nil {
 		return nil, err
 	}
-	if err := s.convert(); err != nil {
+	derived, err := s.convert()
+	if err != nil {
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.checkAgreements(derived); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -446,9 +450,6 @@ func (s *Snapshot) Validate() error {
 		}
 		if err := srv.CoreAPI.CheckCore(); err != nil {
 			return fmt.Errorf("%s (%s).coreAPI.%w", field, srv.Name, err)
-		}
-		if err := checkAgreement(srv, fmt.Sprintf("%s (%s)", field, srv.Name)); err != nil {
-			return err
 		}
 	}
 	for i, sv := range s.Cluster.StorageVersions {
