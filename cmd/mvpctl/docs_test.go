@@ -53,7 +53,9 @@ func TestDocsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	copyDir(t, filepath.Join(root, "examples"), filepath.Join(dir, "examples"))
+	if err := docexamples.CopyExamples(root, dir); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	seen := map[string]bool{}
 	offline, live := 0, 0
@@ -135,26 +137,6 @@ func checkSynopsis(t *testing.T, c docexamples.Command) {
 		}
 	}
 	t.Logf("synopsis: %s: %d flag(s) checked against --help", c, n)
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // TestShippedAuditLog checks examples/audit.log.gz (make examples) is what the docs say: a

@@ -335,3 +335,26 @@ func classify(c *Command, produced map[string]bool) error {
 var ipv4 = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
 
 func looksLikeIP(s string) bool { return ipv4.MatchString(s) }
+
+// CopyExamples copies the repository's examples/ (under root) into dir/examples: the working
+// directory the documented commands run in, so that they never write into the repository.
+func CopyExamples(root, dir string) error {
+	from, to := filepath.Join(root, "examples"), filepath.Join(dir, "examples")
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

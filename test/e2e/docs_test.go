@@ -122,7 +122,9 @@ func TestDocsCommands(t *testing.T) {
 		dir, ok := dirs[c.File]
 		if !ok {
 			dir = filepath.Join(t.TempDir(), strings.ReplaceAll(c.File, "/", "_"))
-			copyExamples(t, filepath.Join(root, "examples"), filepath.Join(dir, "examples"))
+			if err := docexamples.CopyExamples(root, dir); err != nil {
+				t.Fatal(err)
+			}
 			dirs[c.File] = dir
 			writer[c.File] = map[string]*chain{}
 		}
@@ -268,24 +270,4 @@ func tail(s string, n int) string {
 		lines = append([]string{"..."}, lines[len(lines)-n:]...)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func copyExamples(t *testing.T, from, to string) {
-	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
