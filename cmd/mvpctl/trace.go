@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -35,6 +36,10 @@ func (g *globalOptions) startTrace() {
 		status := fmt.Sprint(code)
 		if err != nil {
 			status = "error: " + apiclient.OneLine(err.Error())
+			var e *apiclient.Error
+			if errors.As(err, &e) {
+				status = "error: " + e.Msg // the request line is already written
+			}
 		}
 		mu.Lock()
 		defer mu.Unlock()

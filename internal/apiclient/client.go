@@ -140,12 +140,13 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 	}
 	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
-	trace(method, c.base+path, resp, t0, err)
 	if err != nil {
 		e := c.transportError(ctx, path, err)
 		e.Method = method
+		trace(method, c.base+path, nil, t0, e)
 		return nil, e
 	}
+	trace(method, c.base+path, resp, t0, nil)
 	defer resp.Body.Close()
 	b, readErr := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
 	r := &Response{Code: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"),
@@ -215,10 +216,12 @@ func (c *Client) Open(ctx context.Context, path, accept string) (*http.Response,
 	}
 	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
-	trace(http.MethodGet, c.base+path, resp, t0, err)
 	if err != nil {
-		return nil, c.transportError(ctx, path, err)
+		e := c.transportError(ctx, path, err)
+		trace(http.MethodGet, c.base+path, nil, t0, e)
+		return nil, e
 	}
+	trace(http.MethodGet, c.base+path, resp, t0, nil)
 	return resp, nil
 }
 
@@ -309,7 +312,8 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-// trace tells Trace of a request, if it is set.
+// trace tells Trace of a request, if it is set; err is the worded *Error (never the
+// transport's raw error, which a credential plugin's failure could fill).
 func trace(method, url string, resp *http.Response, start time.Time, err error) {
 	if Trace == nil {
 		return
