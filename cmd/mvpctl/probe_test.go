@@ -406,3 +406,19 @@ func TestVerboseRequests(t *testing.T) {
 		t.Errorf("-v 4: %q", decisions)
 	}
 }
+
+// TestTrafficUnreadableCounters: a server whose /metrics the credentials may not read is listed
+// with the RBAC to grant and the run is partial (2); when no server's counters can be read it is
+// an error (1), never an empty table that reads as "nothing was proxied".
+func TestTrafficUnreadableCounters(t *testing.T) {
+	_, kc := probeCluster(t, func(b *pt.Server) { b.MetricsForbidden = true })
+	out, errOut, code := run(t, "traffic", "--kubeconfig", kc, "--interval", "200ms")
+	if code != ExitIncomplete || !strings.Contains(out, "kas-b: not read: GET /metrics: HTTP 403: not allowed to read /metrics") ||
+		!strings.Contains(errOut, "the counters of kas-b could not be read") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	rep := &proxytraffic.Report{Servers: []proxytraffic.Server{{Name: "kas-a", Note: "GET /metrics: HTTP 403"}, {Name: "kas-b", Note: "GET /metrics: HTTP 403"}}}
+	if err := trafficReadable(rep); err == nil || err.Error() != "no apiserver's counters could be read (kas-a: GET /metrics: HTTP 403)" {
+		t.Errorf("trafficReadable: %v", err)
+	}
+}
