@@ -1,0 +1,463 @@
+// Package yamljson converts the YAML that mvpctl writes to JSON quickly, so that a YAML
+// snapshot can be decoded on the JSON path (goccy/go-json) instead of going through a full
+// YAML parser (sigs.k8s.io/yaml: go-yaml builds a node tree and generic maps, then converts them
+// to JSON; 30–40 ms for the README's 200 KB example, most of `routes --snapshot`'s run).
+//
+// It reads only a subset: block mappings and block sequences (including the "indentless"
+// sequences go-yaml writes under a mapping key), one scalar per line, as sigs.k8s.io/yaml.Marshal
+// emits them. Convert declines (ok=false) anything it does not read with certainty: flow
+// collections other than {} and [], block scalars (| and >), multi-line or folded scalars,
+// anchors, aliases, tags, directives, document markers, tabs, CR, non-ASCII bytes, and every
+// plain scalar that YAML 1.1 (go-yaml v2) could resolve to something other than a string, except
+// null, true, false and plain decimal integers. The caller then uses the full YAML path, so a
+// declined document costs a few microseconds and behaves exactly as before. FuzzConvert checks
+// that every accepted document means the same as sigs.k8s.io/yaml.YAMLToJSON says it does.
+package yamljson
+
+// line is one non-blank, non-comment line: its indentation and the text after it.
+type line struct {
+	indent int
+	text   []byte
+	// afterSkipped: a blank line or a comment line came just before. Inside a multi-line
+	// scalar those are content (a newline, or text), so such a scalar is declined.
+	afterSkipped bool
+}
+
+type parser struct {
+	lines []line
+	pos   int
+	out   []byte
+}
+
+// Convert returns data as JSON, or ok=false when data is not in the subset described above.
+func Convert(data []byte) (out []byte, ok bool) {
+	lines, ok := split(data)
+	if !ok || len(lines) == 0 || lines[0].indent != 0 {
+		return nil, false
+	}
+	p := &parser{lines: lines, out: make([]byte, 0, len(data)+len(data)/4)}
+	if !p.node(0) || p.pos != len(p.lines) {
+		return nil, false
+	}
+	return p.out, true
+}
+
+// split cuts data into lines, dropping blank lines and whole-line comments, and declines a
+// byte outside printable ASCII (tabs and CR included), trailing spaces and document markers.
+func split(data []byte) ([]line, bool) {
+	lines := make([]line, 0, len(data)/16)
+	skipped := false
+	for start := 0; start < len(data); {
+		end := start
+		for end < len(data) && data[end] != '\n' {
+			c := data[end]
+			if c < 0x20 || c > 0x7e {
+				return nil, false
+			}
+			end++
+		}
+		l := data[start:end]
+		start = end + 1
+		indent := 0
+		for indent < len(l) && l[indent] == ' ' {
+			indent++
+		}
+		text := l[indent:]
+		switch {
+		case len(text) == 0, text[0] == '#':
+			skipped = true
+			continue
+		case text[len(text)-1] == ' ':
+			return nil, false
+		case indent == 0 && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "..."):
+			return nil, false
+		}
+		lines = append(lines, line{indent: indent, text: text, afterSkipped: skipped})
+		skipped = false
+	}
+	return lines, true
+}
+
+// isEntry reports whether text starts a block sequence entry ("- ...").
+func isEntry(text []byte) bool {
+	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
+}
+
+// node reads the block node whose first line is the current one, at exactly indent.
+func (p *parser) node(indent int) bool {
+	if isEntry(p.lines[p.pos].text) {
+		return p.sequence(indent)
+	}
+	return p.mapping(indent)
+}
+
+// next is the indentation of the current line, or -1 at the end.
+func (p *parser) next() int {
+	if p.pos == len(p.lines) {
+		return -1
+	}
+	return p.lines[p.pos].indent
+}
+
+func (p *parser) sequence(indent int) bool {
+	p.out = append(p.out, '[')
+	for first := true; p.next() == indent && isEntry(p.lines[p.pos].text); first = false {
+		t := p.lines[p.pos].text
+		if len(t) < 3 || t[2] == ' ' || isEntry(t[2:]) {
+			return false
+		}
+		if !first {
+			p.out = append(p.out, ',')
+		}
+		rest := t[2:]
+		if _, _, isKey := splitKey(rest); isKey {
+			// "- key: value": a mapping whose first entry is on this line, the others two
+			// columns further in.
+			p.lines[p.pos] = line{indent: indent + 2, text: rest}
+			if !p.mapping(indent + 2) {
+				return false
+			}
+			continue
+		}
+		if !p.value(rest, indent) {
+			return false
+		}
+	}
+	if p.next() > indent {
+		return false
+	}
+	p.out = append(p.out, ']')
+	return true
+}
+
+func (p *parser) mapping(indent int) bool {
+	p.out = append(p.out, '{')
+	for first := true; p.next() == indent && !isEntry(p.lines[p.pos].text); first = false {
+		key, rest, isKey := splitKey(p.lines[p.pos].text)
+		if !isKey {
+			return false
+		}
+		if !first {
+			p.out = append(p.out, ',')
+		}
+		if !p.key(key) {
+			return false
+		}
+		p.out = append(p.out, ':')
+		if len(rest) > 0 {
+			if rest[0] == ' ' || !p.value(rest, indent) {
+				return false
+			}
+			continue
+		}
+		p.pos++
+		switch n := p.next(); {
+		case n > indent:
+			if !p.node(n) {
+				return false
+			}
+		case n == indent && isEntry(p.lines[p.pos].text):
+			if !p.sequence(indent) {
+				return false
+			}
+		default:
+			p.out = append(p.out, "null"...)
+		}
+	}
+	if p.next() > indent {
+		return false
+	}
+	p.out = append(p.out, '}')
+	return true
+}
+
+// maxSimpleKey is the longest key YAML allows without "? " (an implicit key: 1024 characters).
+const maxSimpleKey = 1000
+
+// splitKey splits "key: value" or "key:" into the key as written and the value text. A quoted
+// key ends at its closing quote; a plain key at the first ':' followed by a space or the end.
+func splitKey(text []byte) (key, rest []byte, ok bool) {
+	end := -1
+	switch text[0] {
+	case '"', '\'':
+		end = quotedEnd(text)
+		if end < 0 || end >= len(text) || text[end] != ':' {
+			return nil, nil, false
+		}
+	default:
+		for i := 0; i < len(text); i++ {
+			if text[i] == ':' && (i+1 == len(text) || text[i+1] == ' ') {
+				end = i
+				break
+			}
+		}
+		if end <= 0 {
+			return nil, nil, false
+		}
+	}
+	if end > maxSimpleKey {
+		return nil, nil, false
+	}
+	if end+1 == len(text) {
+		return text[:end], nil, true
+	}
+	if text[end+1] != ' ' {
+		return nil, nil, false
+	}
+	return text[:end], text[end+2:], true
+}
+
+// quotedEnd returns the index just past the quoted string text starts with, or -1.
+func quotedEnd(text []byte) int {
+	q := text[0]
+	for i := 1; i < len(text); i++ {
+		switch {
+		case q == '"' && text[i] == '\\':
+			i++
+		case text[i] == q && q == '\'' && i+1 < len(text) && text[i+1] == '\'':
+			i++
+		case text[i] == q:
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// key writes a mapping key as a JSON string: quoted, or plain and certainly a string.
+func (p *parser) key(k []byte) bool {
+	switch k[0] {
+	case '"':
+		return p.doubleQuoted(k)
+	case '\'':
+		return p.singleQuoted(k)
+	}
+	if !plainString(k) {
+		return false
+	}
+	p.str(k)
+	return true
+}
+
+// value writes the scalar that starts with first, the rest of the current line, and goes on
+// over the following lines indented more than owner (go-yaml folds long scalars at a space
+// past column 80), then moves past them.
+func (p *parser) value(first []byte, owner int) bool {
+	p.pos++
+	if p.next() <= owner {
+		return p.scalar(first)
+	}
+	v := append([]byte(nil), first...)
+	plain := first[0] != '"' && first[0] != '\''
+	if !plain && quotedEnd(first) != -1 {
+		return false // closed on its first line, yet more lines follow
+	}
+	for p.next() > owner {
+		l := p.lines[p.pos]
+		if l.afterSkipped || (plain && !continuesPlain(l.text)) {
+			return false
+		}
+		if first[0] == '"' && escapedBreak(v) {
+			v = v[:len(v)-1] // "\" at the end of a line: the break is not content
+		} else {
+			v = append(v, ' ') // a folded break is one space
+		}
+		v = append(v, l.text...)
+		p.pos++
+	}
+	if !plain && quotedEnd(v) != len(v) {
+		return false
+	}
+	return p.scalar(v)
+}
+
+// escapedBreak reports whether a double-quoted line ends in an unescaped backslash.
+func escapedBreak(v []byte) bool {
+	n := 0
+	for i := len(v) - 1; i >= 0 && v[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// continuesPlain reports whether a line can only be the continuation of a folded plain
+// scalar: it starts with no indicator and holds no ": " or " #".
+func continuesPlain(t []byte) bool {
+	c := t[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '(') {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if (t[i] == '#' && t[i-1] == ' ') || (t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ')) {
+			return false
+		}
+	}
+	return true
+}
+
+// scalar writes a value held in v.
+func (p *parser) scalar(v []byte) bool {
+	switch v[0] {
+	case '"':
+		return quotedEnd(v) == len(v) && p.doubleQuoted(v)
+	case '\'':
+		return quotedEnd(v) == len(v) && p.singleQuoted(v)
+	}
+	switch string(v) {
+	case "{}", "[]", "null", "true", "false":
+		p.out = append(p.out, v...)
+		return true
+	case "~", "Null", "NULL":
+		p.out = append(p.out, "null"...)
+		return true
+	}
+	if decimal(v) {
+		p.out = append(p.out, v...)
+		return true
+	}
+	if !plainString(v) {
+		return false
+	}
+	p.str(v)
+	return true
+}
+
+// decimal reports whether v is an integer go-yaml reads as the same decimal number JSON does:
+// no sign but '-', no leading zero (YAML 1.1 reads 010 as octal), no '_', at most 18 digits.
+func decimal(v []byte) bool {
+	d := v
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || (d[0] == '0' && (len(d) > 1 || len(v) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// yaml11Keywords are the plain scalars go-yaml v2 resolves to booleans or null (besides the
+// ones scalar writes as JSON literals).
+var yaml11Keywords = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "True": true, "TRUE": true,
+	"n": true, "N": true, "no": true, "No": true, "NO": true, "False": true, "FALSE": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"true": true, "false": true, "null": true, "Null": true, "NULL": true,
+}
+
+// plainString reports whether an unquoted scalar is certainly the string it spells: it starts
+// with a letter or '/', holds no " #" (a comment), no ": " and no final ':' (a mapping), and is
+// not a YAML 1.1 keyword; or it is an address such as 127.0.0.1:6443 (addressLike). Numbers,
+// timestamps, .inf and the like all start otherwise.
+func plainString(v []byte) bool {
+	c := v[0]
+	if v[len(v)-1] == ' ' {
+		return false // "key :": YAML drops the space
+	}
+	if c >= '0' && c <= '9' {
+		return addressLike(v)
+	}
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '#':
+			if v[i-1] == ' ' {
+				return false
+			}
+		case ':':
+			if i+1 == len(v) || v[i+1] == ' ' {
+				return false
+			}
+		}
+	}
+	return !yaml11Keywords[string(v)]
+}
+
+// str writes s as a JSON string; s is printable ASCII (split checked).
+func (p *parser) str(s []byte) {
+	p.out = append(p.out, '"')
+	for _, c := range s {
+		if c == '"' || c == '\\' {
+			p.out = append(p.out, '\\')
+		}
+		p.out = append(p.out, c)
+	}
+	p.out = append(p.out, '"')
+}
+
+func (p *parser) singleQuoted(v []byte) bool {
+	p.out = append(p.out, '"')
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c == '\'' {
+			i++ // '' is one quote
+		}
+		if c == '"' || c == '\\' {
+			p.out = append(p.out, '\\')
+		}
+		p.out = append(p.out, c)
+	}
+	p.out = append(p.out, '"')
+	return true
+}
+
+// doubleQuoted writes a double-quoted YAML scalar as JSON, translating the escapes both
+// languages share and declining the others (\x, \u beyond ASCII control, \N, \L, …).
+func (p *parser) doubleQuoted(v []byte) bool {
+	p.out = append(p.out, '"')
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c != '\\' {
+			p.out = append(p.out, c)
+			continue
+		}
+		i++
+		switch v[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			p.out = append(p.out, '\\', v[i])
+		case '0':
+			p.out = append(p.out, `\u0000`...)
+		case 'a':
+			p.out = append(p.out, `\u0007`...)
+		case 'v':
+			p.out = append(p.out, `\u000b`...)
+		case 'e':
+			p.out = append(p.out, `\u001b`...)
+		case ' ':
+			p.out = append(p.out, ' ')
+		default:
+			return false
+		}
+	}
+	p.out = append(p.out, '"')
+	return true
+}
+
+// addressLike reports whether a scalar that starts with a digit is a string to go-yaml v2 for
+// certain: made of digits, letters, '.', ':' and '/' only, with no '-' (every timestamp has one)
+// and no '_' (go-yaml drops it before parsing numbers), and with a ':' not followed by a space or
+// two dots, which no integer, float or hexadecimal float go-yaml accepts can hold. IP addresses
+// and host:port pairs are written this way.
+func addressLike(v []byte) bool {
+	colons, dots := 0, 0
+	for i, c := range v {
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
+		case c == '.':
+			dots++
+		case c == ':':
+			if i+1 == len(v) {
+				return false
+			}
+			colons++
+		default:
+			return false
+		}
+	}
+	return colons > 0 || dots > 1
+}
