@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Table writes rows under headers the way kubectl does: no borders, no separator lines,
@@ -15,24 +13,20 @@ import (
 // uppercase without spaces (NAME, KAS-A). Empty cells print as <none>.
 func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error {
 	var buf bytes.Buffer
-	pad := tw.CellPadding{Global: tw.Padding{Left: "", Right: "   ", Overwrite: true}}
-	left := tw.CellAlignment{Global: tw.AlignLeft}
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off, ShowHeader: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone}, Alignment: left, Padding: pad},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone}, Alignment: left, Padding: pad},
-		}),
-	)
+	t := tablewriter.NewWriter(&buf)
+	t.SetAutoWrapText(false)
+	t.SetAutoFormatHeaders(false)
+	t.SetHeaderAlignment(tablewriter.ALIGN_LEFT)
+	t.SetAlignment(tablewriter.ALIGN_LEFT)
+	t.SetBorder(false)
+	t.SetHeaderLine(false)
+	t.SetCenterSeparator("")
+	t.SetColumnSeparator("")
+	t.SetRowSeparator("")
+	t.SetTablePadding("   ")
+	t.SetNoWhiteSpace(true)
 	if !noHeaders {
-		t.Header(headers)
+		t.SetHeader(headers)
 	}
 	for _, r := range rows {
 		cells := make([]string, len(r))
@@ -42,13 +36,9 @@ func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error
 			}
 			cells[i] = c
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		t.Append(cells)
 	}
-	if err := t.Render(); err != nil {
-		return err
-	}
+	t.Render()
 	for _, line := range strings.SplitAfter(buf.String(), "\n") {
 		if line == "" {
 			continue
