@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"runtime/debug"
+	"sync"
 )
 
 // Defaults of the -ldflags -X variables in version.go: a value equal to its default was
@@ -25,7 +26,9 @@ func buildVersion() (ver, commit, date string) {
 // pseudoVersionRE matches the tail of a Go pseudo-version
 // (vX.0.0-yyyymmddhhmmss-abcdefabcdef, vX.Y.Z-pre.0.yyyymmddhhmmss-abcdefabcdef,
 // vX.Y.(Z+1)-0.yyyymmddhhmmss-abcdefabcdef), optionally followed by +incompatible or +dirty.
-var pseudoVersionRE = regexp.MustCompile(`[-.]((\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}))-([0-9a-f]{12})(\+[0-9A-Za-z.-]+)?$`)
+var pseudoVersionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-.]((\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}))-([0-9a-f]{12})(\+[0-9A-Za-z.-]+)?$`)
+})
 
 // resolveBuildVersion combines the link-time values with bi (nil: no build info), field
 // by field: a link-time value that differs from its default wins.
@@ -59,7 +62,7 @@ func resolveBuildVersion(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo
 		}
 	}
 	var pseudoCommit, pseudoTime string
-	if m := pseudoVersionRE.FindStringSubmatch(mainVersion); m != nil {
+	if m := pseudoVersionRE().FindStringSubmatch(mainVersion); m != nil {
 		pseudoCommit = m[8]
 		pseudoTime = m[2] + "-" + m[3] + "-" + m[4] + "T" + m[5] + ":" + m[6] + ":" + m[7] + "Z"
 	}

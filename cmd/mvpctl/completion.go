@@ -15,6 +15,13 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
+// completionRequest reports whether args ask cobra for completions (what the shell scripts of
+// `mvpctl completion` run). Only then are the completion functions registered: walking every
+// flag of every command costs a third of the start-up of `mvpctl version`.
+func completionRequest(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
 // registerCompletions gives the flags and arguments of every command of root their dynamic
 // shell completion (`mvpctl completion SHELL`, or `mvpctl __complete ARGS...` as the shell
 // scripts and kubectl's plugin completion call it). Flags are found by name, so a command

@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,7 +48,7 @@ func (g *globalOptions) pluginArgs(args []string) []string {
 
 // mvpctlWord is mvpctl as the name of the command, not in mvpctl.io/v1alpha1, mvpctl-probe or
 // a path such as bin/mvpctl.
-var mvpctlWord = regexp.MustCompile(`(^|[^\w./-])mvpctl([^\w./-]|$)`)
+var mvpctlWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^\w./-])mvpctl([^\w./-]|$)`) })
 
 // displayText is s with the command called as the user calls it: `kubectl mvp` for the
 // kubectl plugin, else unchanged.
@@ -58,7 +59,7 @@ func (g *globalOptions) displayText(s string) string {
 	// Twice: the second pass catches a match whose leading character the first one consumed
 	// ("mvpctl mvpctl").
 	for range 2 {
-		s = mvpctlWord.ReplaceAllString(s, "${1}"+pluginDisplayName+"${2}")
+		s = mvpctlWord().ReplaceAllString(s, "${1}"+pluginDisplayName+"${2}")
 	}
 	return s
 }

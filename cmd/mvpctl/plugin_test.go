@@ -71,7 +71,7 @@ func TestKubectlPluginHelp(t *testing.T) {
 	paths = append(paths, []string{"completion"}, []string{"completion", "bash"}) // added by cobra at run time
 	for _, path := range paths {
 		out, _, code := runAs(t, "kubectl-mvp", append(path, "--help")...)
-		if code != ExitOK || !strings.Contains(out, "kubectl mvp") || mvpctlWord.MatchString(out) {
+		if code != ExitOK || !strings.Contains(out, "kubectl mvp") || mvpctlWord().MatchString(out) {
 			t.Errorf("kubectl-mvp %s --help: code %d, names mvpctl or not kubectl mvp:\n%s", strings.Join(path, " "), code, out)
 		}
 	}

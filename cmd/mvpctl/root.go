@@ -121,7 +121,6 @@ to a peer, 404 or 503, and explains each decision step by step.
 		newVersionCmd(g),
 		newExitCodesTopic(),
 	)
-	registerCompletions(root, g)
 	asKubectlPlugin(root, g)
 	return root
 }
@@ -140,7 +139,11 @@ func Execute(args []string, streams Streams) int {
 func execute(args []string, g *globalOptions) int {
 	streams := g.streams
 	root := newRootCmd(g)
-	root.SetArgs(g.pluginArgs(args))
+	args = g.pluginArgs(args)
+	if completionRequest(args) {
+		registerCompletions(root, g)
+	}
+	root.SetArgs(args)
 	ctx := g.ctx
 	if ctx == nil {
 		ctx = context.Background()

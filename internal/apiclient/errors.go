@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -233,10 +234,10 @@ func IsHTML(contentType string, body []byte) bool {
 	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html")
 }
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 func HTMLTitle(body []byte) string {
-	m := titleRE.FindSubmatch(body[:min(len(body), 64<<10)])
+	m := titleRE().FindSubmatch(body[:min(len(body), 64<<10)])
 	if m == nil {
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
@@ -30,7 +31,7 @@ type readyz struct {
 
 // readyzLine matches "[+]poststarthook/mixed-version-proxy-handler ok" and
 // "[-]poststarthook/x failed: reason withheld".
-var readyzLine = regexp.MustCompile(`^\[([+-])\](\S+)\s`)
+var readyzLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([+-])\](\S+)\s`) })
 
 // fetchReadyz reads /readyz?verbose. A not-ready server answers 500 with the same list, so
 // both codes are parsed. Failing to read it is not fatal: the evidence is then unknown.
@@ -59,7 +60,7 @@ func parseReadyz(body []byte) readyz {
 	r := readyz{hooks: map[string]bool{}}
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	for sc.Scan() {
-		m := readyzLine.FindStringSubmatch(sc.Text() + " ")
+		m := readyzLine().FindStringSubmatch(sc.Text() + " ")
 		if m == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -169,7 +170,7 @@ func attributeProxied(results []Result) {
 
 // dialRE finds the address in a transport 503: "error trying to reach service: dial tcp
 // 127.0.0.1:17443: connect: connection refused".
-var dialRE = regexp.MustCompile(`dial tcp (\S+?):\s`)
+var dialRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`dial tcp (\S+?):\s`) })
 
 // attributeTransport names the peer a transport 503 came from: the message quotes the
 // address dialled, which is a peer's peer-advertise address.
@@ -179,7 +180,7 @@ func attributeTransport(results []Result, snap *snapshot.Snapshot) {
 		if r.Observed.Unavailable != mvp.Transport || r.Observed.Normal == nil {
 			continue
 		}
-		m := dialRE.FindStringSubmatch(r.Observed.Normal.Message)
+		m := dialRE().FindStringSubmatch(r.Observed.Normal.Message)
 		if m == nil {
 			continue
 		}
