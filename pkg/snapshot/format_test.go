@@ -54,11 +54,13 @@ func readMaybeGzip(t testing.TB, path string) []byte {
 	return data
 }
 
-// committedV1Alpha1 are the mvpctl.io/v1alpha1 files in the repository: the example, the
-// version profiles, the captures of real control planes, a command test's snapshot.
+// committedV1Alpha1 are the mvpctl.io/v1alpha1 files in the repository: the example as it was
+// recorded in v1alpha1 (with its /apis documents beside the lists; examples/skew.yaml is that
+// file converted to v1alpha2), the version profiles, the captures of real control planes, a
+// command test's snapshot.
 func committedV1Alpha1(t *testing.T) []string {
 	var files []string
-	for _, pattern := range []string{"../../examples/skew.yaml", "../simulate/profiles/*.json",
+	for _, pattern := range []string{"testdata/example-v1alpha1.yaml.gz", "../simulate/profiles/*.json",
 		"../peerdiscovery/testdata/*/*.snapshot.json.gz", "../../cmd/mvpctl/testdata/snapshots/skew.yaml"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil || len(m) == 0 {
