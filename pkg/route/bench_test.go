@@ -39,20 +39,26 @@ func BenchmarkTable(b *testing.B) {
 // BenchmarkTableScale builds the routing table of 5 servers × N GVRs (CRD-heavy clusters have
 // tens of thousands), where every server lacks a different tenth: the cost per row must stay
 // flat as N grows (no step scans a server's whole discovery per cell).
+// scaleSnapshot is five servers and n GVRs; server s lacks every GVR i with i%10 == s, so
+// half of the GVRs are not served everywhere and make rows.
+func scaleSnapshot(n int) *snapshot.Snapshot {
+	var servers []snapshot.Server
+	for s := 0; s < 5; s++ {
+		var gvrs []string
+		for i := 0; i < n; i++ {
+			if i%10 != s {
+				gvrs = append(gvrs, fmt.Sprintf("g%d.example.com/v1/r%d", i%500, i))
+			}
+		}
+		servers = append(servers, server(fmt.Sprintf("s%d", s), "v1.36.3", gvrs...))
+	}
+	return snap(servers...)
+}
+
 func BenchmarkTableScale(b *testing.B) {
 	for _, n := range []int{1000, 5000, 20000, 100000} {
 		b.Run(fmt.Sprintf("gvrs=%d", n), func(b *testing.B) {
-			var servers []snapshot.Server
-			for s := 0; s < 5; s++ {
-				var gvrs []string
-				for i := 0; i < n; i++ {
-					if i%10 != s { // server s lacks every GVR i with i%10 == s
-						gvrs = append(gvrs, fmt.Sprintf("g%d.example.com/v1/r%d", i%500, i))
-					}
-				}
-				servers = append(servers, server(fmt.Sprintf("s%d", s), "v1.36.3", gvrs...))
-			}
-			r := NewRouter(snap(servers...))
+			r := NewRouter(scaleSnapshot(n))
 			b.ResetTimer()
 			for b.Loop() {
 				r.Table(false)

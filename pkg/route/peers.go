@@ -2,6 +2,7 @@ package route
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -54,7 +55,7 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 		srv := &snap.Servers[i]
 		v, _ := snapshot.ParseVersion(srv.Version) // validated on load; zero when unknown
 		view := &serverView{srv: srv, version: v, era: mvp.EraOf(v), local: setOf(srv.Resources),
-			subresources: map[snapshot.GVR][]string{}}
+			subresources: make(map[snapshot.GVR][]string, len(srv.Resources))}
 		for _, r := range srv.Resources {
 			view.subresources[r.GVR()] = r.Subresources
 		}
@@ -75,32 +76,45 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 		}
 	}
 	sort.Slice(orphans, func(i, j int) bool { return orphans[i].GVR().String() < orphans[j].GVR().String() })
+	// Each view's indexes depend only on its server (and the orphans): built side by side.
+	var wg sync.WaitGroup
 	for _, view := range views {
-		srv := view.srv
-		if !srv.Reachable && len(srv.Resources) == 0 && srv.IdentityLease != nil && len(orphans) > 0 {
-			view.local = setOf(orphans)
-			view.inferred = true
-		}
-		view.localGVs = map[string]bool{}
-		for g := range view.local {
-			view.localGVs[g.GroupVersion()] = true
-		}
-		view.learned, view.hasLearned = mvp.LearnedView(srv)
-		view.advertised = view.local
-		if len(srv.PeerAggregated) > 0 {
-			adv := gvrSet{}
-			for g := range view.local {
-				if g.Group == "" { // /api is never peer-aggregated
-					adv[g] = true
-				}
-			}
-			for _, r := range srv.PeerAggregated {
-				adv[r.GVR()] = true
-			}
-			view.advertised = adv
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			view.index(orphans)
+		}()
 	}
+	wg.Wait()
 	return views
+}
+
+// index fills the view's sets: what it serves (inferred from orphans for a crashed server that
+// recorded nothing), its group/versions, what it learned of its peers, what it advertises.
+func (view *serverView) index(orphans []snapshot.Resource) {
+	srv := view.srv
+	if !srv.Reachable && len(srv.Resources) == 0 && srv.IdentityLease != nil && len(orphans) > 0 {
+		view.local = setOf(orphans)
+		view.inferred = true
+	}
+	view.localGVs = map[string]bool{}
+	for g := range view.local {
+		view.localGVs[g.GroupVersion()] = true
+	}
+	view.learned, view.hasLearned = mvp.LearnedView(srv)
+	view.advertised = view.local
+	if len(srv.PeerAggregated) > 0 {
+		adv := make(gvrSet, len(srv.PeerAggregated))
+		for g := range view.local {
+			if g.Group == "" { // /api is never peer-aggregated
+				adv[g] = true
+			}
+		}
+		for _, r := range srv.PeerAggregated {
+			adv[r.GVR()] = true
+		}
+		view.advertised = adv
+	}
 }
 
 // servesGroupVersion reports whether the server serves any resource of gv ("batch/v1", "v1").

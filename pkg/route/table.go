@@ -76,35 +76,51 @@ func (r *Router) Table(all bool) RoutingTable {
 		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,
 			Era: v.era, Reachable: v.srv.Reachable, Error: v.srv.Error})
 	}
-	for _, gvr := range r.allGVRs() {
-		row := Row{GVR: gvr, Name: gvr.String(), ServedBy: []string{}, Request: "GET " + ListPath(gvr)}
-		everywhere := true
-		for _, v := range r.views {
-			if v.local[gvr] {
-				row.ServedBy = append(row.ServedBy, v.srv.Name)
-			} else if v.srv.Reachable {
-				everywhere = false
-			}
+	gvrs := r.allGVRs()
+	rows := make([]Row, len(gvrs))
+	keep := make([]bool, len(gvrs))
+	forEachChunk(len(gvrs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			rows[i], keep[i] = r.row(gvrs[i], all)
 		}
-		if everywhere && !all {
-			continue
+	})
+	for i := range rows {
+		if keep[i] {
+			t.Rows = append(t.Rows, rows[i])
 		}
-		req, err := ParseRequest("GET", ListPath(gvr))
-		if err != nil { // every GVR from discovery has a valid list path
-			continue
-		}
-		for _, v := range r.views {
-			if !v.srv.Reachable {
-				row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
-				continue
-			}
-			d := r.decideWith(v, req, true)
-			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
-				Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
-		}
-		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// row is the table's row for gvr; keep is false when the row is left out (every reachable
+// server serves it and all is false).
+func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
+	row = Row{GVR: gvr, Name: gvr.String(), ServedBy: []string{}, Request: "GET " + ListPath(gvr)}
+	everywhere := true
+	for _, v := range r.views {
+		if v.local[gvr] {
+			row.ServedBy = append(row.ServedBy, v.srv.Name)
+		} else if v.srv.Reachable {
+			everywhere = false
+		}
+	}
+	if everywhere && !all {
+		return Row{}, false
+	}
+	req, err := ParseRequest("GET", ListPath(gvr))
+	if err != nil { // every GVR from discovery has a valid list path
+		return Row{}, false
+	}
+	for _, v := range r.views {
+		if !v.srv.Reachable {
+			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
+			continue
+		}
+		d := r.decideWith(v, req, true)
+		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
+			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
+	}
+	return row, true
 }
 
 // allGVRs is every GVR any server serves (or is inferred to serve), sorted by name.
@@ -115,11 +131,19 @@ func (r *Router) allGVRs() []snapshot.GVR {
 			seen[g] = true
 		}
 	}
-	out := make([]snapshot.GVR, 0, len(seen))
-	for g := range seen {
-		out = append(out, g)
+	type named struct {
+		gvr  snapshot.GVR
+		name string
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	byName := make([]named, 0, len(seen))
+	for g := range seen {
+		byName = append(byName, named{g, g.String()})
+	}
+	sort.Slice(byName, func(i, j int) bool { return byName[i].name < byName[j].name })
+	out := make([]snapshot.GVR, len(byName))
+	for i, n := range byName {
+		out[i] = n.gvr
+	}
 	return out
 }
 
