@@ -238,6 +238,10 @@ func decode(data []byte, isJSON bool, s *Snapshot) error {
 // decodeJSON decodes one JSON object strictly: unknown fields, duplicate keys and data after
 // the object are errors. syntax reports that data is not JSON at all.
 func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
+	if decodeInParallel(data, s) {
+		return nil, false
+	}
+	*s = Snapshot{}
 	dec := gojson.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(s)
@@ -259,10 +263,16 @@ func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
 // duplicateKey returns an error for the first object of data (valid JSON) that holds one key
 // twice. encoding/json keeps the last value silently; the YAML path, which JSON went through
 // before, rejects it, and so does this. Keys are compared as written (escapes not undone).
-func duplicateKey(data []byte) error {
+func duplicateKey(data []byte) error { return scanKeys(data, nil) }
+
+// scanKeys is duplicateKey; with spans, it also records where the top-level "servers" array
+// and each of its elements are (for decodeInParallel), in the same pass.
+func scanKeys(data []byte, spans *serverSpans) error {
 	var keys [][]byte // the keys of every open object, outermost first
 	var starts []int  // per open object or array: where its keys start in keys; -1 for an array
 	expectKey := false
+	topKeyServers := false // the last key read in the top-level object is "servers"
+	inServers := false     // inside the top-level "servers" array
 	for i := 0; i < len(data); i++ {
 		if !jsonSpecial[data[i]] {
 			// White space, ':', numbers, literals. Indentation is most of an indented file's
@@ -276,10 +286,24 @@ func duplicateKey(data []byte) error {
 		case '{':
 			starts = append(starts, len(keys))
 			expectKey = true
+			if inServers && len(starts) == 3 {
+				spans.elems = append(spans.elems, [2]int{i, -1})
+			}
 		case '[':
 			starts = append(starts, -1)
 			expectKey = false
+			if spans != nil && topKeyServers && len(starts) == 2 && spans.array[1] == 0 {
+				spans.array[0], inServers = i, true
+			}
 		case '}', ']':
+			if inServers {
+				switch len(starts) {
+				case 3:
+					spans.elems[len(spans.elems)-1][1] = i + 1
+				case 2:
+					spans.array[1], inServers = i+1, false
+				}
+			}
 			if n := len(starts) - 1; n >= 0 {
 				if starts[n] >= 0 {
 					keys = keys[:starts[n]]
@@ -289,6 +313,9 @@ func duplicateKey(data []byte) error {
 			expectKey = false
 		case ',':
 			expectKey = len(starts) > 0 && starts[len(starts)-1] >= 0
+			if inServers && len(starts) == 2 {
+				spans.commas++
+			}
 		case '"':
 			end := stringEnd(data, i+1)
 			if expectKey {
@@ -300,6 +327,11 @@ func duplicateKey(data []byte) error {
 				}
 				keys = append(keys, key)
 				expectKey = false
+				if len(starts) == 1 {
+					topKeyServers = string(key) == "servers"
+				}
+			} else if inServers && len(starts) == 2 {
+				spans.commas = -1 << 30 // a string element: not a server; decode in one piece
 			}
 			i = end
 		}
