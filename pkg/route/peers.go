@@ -2,8 +2,8 @@ package route
 
 import (
 	"sort"
-	"sync"
 
+	"github.com/mvpctl/mvpctl/internal/parallel"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -77,15 +77,7 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 	}
 	sort.Slice(orphans, func(i, j int) bool { return orphans[i].GVR().String() < orphans[j].GVR().String() })
 	// Each view's indexes depend only on its server (and the orphans): built side by side.
-	var wg sync.WaitGroup
-	for _, view := range views {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			view.index(orphans)
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(views), func(i int) { views[i].index(orphans) })
 	return views
 }
 

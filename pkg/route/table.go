@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/parallel"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -79,7 +80,7 @@ func (r *Router) Table(all bool) RoutingTable {
 	gvrs := r.allGVRs()
 	rows := make([]Row, len(gvrs))
 	keep := make([]bool, len(gvrs))
-	forEachChunk(len(gvrs), func(lo, hi int) {
+	parallel.Chunks(len(gvrs), minRowsPerGoroutine, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			rows[i], keep[i] = r.row(gvrs[i], all)
 		}
@@ -122,6 +123,9 @@ func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
 	}
 	return row, true
 }
+
+// minRowsPerGoroutine: fewer rows than this are decided on one goroutine.
+const minRowsPerGoroutine = 256
 
 // allGVRs is every GVR any server serves (or is inferred to serve), sorted by name.
 func (r *Router) allGVRs() []snapshot.GVR {

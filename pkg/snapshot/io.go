@@ -10,12 +10,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	gojson "github.com/goccy/go-json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/mvpctl/mvpctl/internal/parallel"
 	"github.com/mvpctl/mvpctl/internal/yamljson"
 )
 
@@ -458,6 +460,16 @@ func (s *Snapshot) Validate() error {
 	if len(s.Servers) == 0 {
 		return errors.New("servers: no servers listed")
 	}
+	// The checks of each server's lists, documents and strings are the long ones (a CRD-heavy
+	// snapshot lists tens of thousands of resources per server): done side by side first; the
+	// loop below reports the first error in the order the checks have always run.
+	contents := make([]error, len(s.Servers))
+	badText := make([]bool, len(s.Servers))
+	parallel.Each(len(s.Servers), func(i int) {
+		srv := &s.Servers[i]
+		contents[i] = srv.validateContents(fmt.Sprintf("servers[%d] (%s)", i, srv.Name))
+		badText[i] = checkText(srv) != nil
+	})
 	names := map[string]int{}
 	ids := map[string]int{}
 	for i := range s.Servers {
@@ -488,20 +500,8 @@ func (s *Snapshot) Validate() error {
 		if err := checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name)); err != nil {
 			return err
 		}
-		if err := validateResources(srv.Resources, fmt.Sprintf("%s (%s).resources", field, srv.Name)); err != nil {
-			return err
-		}
-		if err := validateResources(srv.PeerAggregated, fmt.Sprintf("%s (%s).peerAggregated", field, srv.Name)); err != nil {
-			return err
-		}
-		if err := validateDocument(srv.APIs, fmt.Sprintf("%s (%s).apis", field, srv.Name)); err != nil {
-			return err
-		}
-		if err := validateDocument(srv.DefaultAPIs, fmt.Sprintf("%s (%s).defaultAPIs", field, srv.Name)); err != nil {
-			return err
-		}
-		if err := srv.CoreAPI.CheckCore(); err != nil {
-			return fmt.Errorf("%s (%s).coreAPI.%w", field, srv.Name, err)
+		if contents[i] != nil {
+			return contents[i]
 		}
 	}
 	for i, sv := range s.Cluster.StorageVersions {
@@ -509,7 +509,33 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
-	return checkText(s)
+	if slices.Contains(badText, true) {
+		return checkText(s) // the whole walk, for the error's full path
+	}
+	rest := *s
+	rest.Servers = nil
+	return checkText(&rest)
+}
+
+// validateContents checks a server's resource lists, recorded documents and core document;
+// field names the server in errors ("servers[0] (kas-a)").
+func (srv *Server) validateContents(field string) error {
+	if err := validateResources(srv.Resources, field+".resources"); err != nil {
+		return err
+	}
+	if err := validateResources(srv.PeerAggregated, field+".peerAggregated"); err != nil {
+		return err
+	}
+	if err := validateDocument(srv.APIs, field+".apis"); err != nil {
+		return err
+	}
+	if err := validateDocument(srv.DefaultAPIs, field+".defaultAPIs"); err != nil {
+		return err
+	}
+	if err := srv.CoreAPI.CheckCore(); err != nil {
+		return fmt.Errorf("%s.coreAPI.%w", field, err)
+	}
+	return nil
 }
 
 func validateResources(rs []Resource, field string) error {

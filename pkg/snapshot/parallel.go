@@ -3,9 +3,9 @@ package snapshot
 import (
 	"bytes"
 	"runtime"
-	"sync"
 
 	gojson "github.com/goccy/go-json"
+	"github.com/mvpctl/mvpctl/internal/parallel"
 )
 
 // parallelMin is the size from which a JSON snapshot's servers are decoded side by side: below
@@ -54,23 +54,10 @@ func decodeInParallel(data []byte, s *Snapshot) bool {
 	}
 	servers := make([]Server, len(spans.elems))
 	failed := make([]bool, len(spans.elems))
-	work := make(chan int, len(spans.elems))
-	for i := range spans.elems {
-		work <- i
-	}
-	close(work)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(spans.elems)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				e := spans.elems[i]
-				failed[i] = decodeStrict(data[e[0]:e[1]], &servers[i]) != nil
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(spans.elems), func(i int) {
+		e := spans.elems[i]
+		failed[i] = decodeStrict(data[e[0]:e[1]], &servers[i]) != nil
+	})
 	for _, f := range failed {
 		if f {
 			return false
