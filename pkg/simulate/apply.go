@@ -1,7 +1,8 @@
 package simulate
 
 import (
-	"encoding/json"
+	gojson "github.com/goccy/go-json"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -248,14 +249,16 @@ func recomputePeerAggregated(snap *snapshot.Snapshot) {
 }
 
 // clone deep-copies a snapshot through JSON: steps must never share slices with the step
-// before them.
+// before them. (Through JSON, so a copy is what a file would hold: empty lists dropped as
+// omitempty drops them. goccy/go-json, with encoding/json's behaviour, is the snapshot loader's
+// decoder too; encoding/json made this a sixth of a preflight's time.)
 func clone(s *snapshot.Snapshot) *snapshot.Snapshot {
-	b, err := json.Marshal(s)
+	b, err := gojson.Marshal(s)
 	if err != nil {
 		panic(err) // a Snapshot is plain data; marshalling cannot fail
 	}
 	var out snapshot.Snapshot
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := gojson.Unmarshal(b, &out); err != nil {
 		panic(err)
 	}
 	return &out
