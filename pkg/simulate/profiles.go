@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mvpctl/mvpctl/internal/parallel"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -77,36 +78,45 @@ func loadProfiles() ([]Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Profile
-	for _, f := range files {
-		data, err := fs.ReadFile(profileSource, f)
+	out := make([]Profile, len(files))
+	errs := make([]error, len(files))
+	parallel.Each(len(files), func(i int) { out[i], errs[i] = loadProfile(files[i]) })
+	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, err // the first, in file order
 		}
-		snap, err := snapshot.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
-		}
-		srv := snap.Find(profileDefault)
-		if srv == nil && len(snap.Servers) == 1 {
-			srv = &snap.Servers[0] // recorded before profiles held two servers
-		}
-		if srv == nil {
-			return nil, fmt.Errorf("embedded profile %s: no server %q", path.Base(f), profileDefault)
-		}
-		v, err := snapshot.ParseVersion(srv.Version)
-		if err != nil {
-			return nil, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
-		}
-		p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
-			Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
-		if all := snap.Find(profileAll); all != nil {
-			p.Full = all.Resources
-		}
-		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return less(out[i].Version, out[j].Version) })
 	return out, nil
+}
+
+// loadProfile decodes one profile file (they are independent: loaded side by side).
+func loadProfile(f string) (Profile, error) {
+	data, err := fs.ReadFile(profileSource, f)
+	if err != nil {
+		return Profile{}, err
+	}
+	snap, err := snapshot.Decode(data)
+	if err != nil {
+		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
+	}
+	srv := snap.Find(profileDefault)
+	if srv == nil && len(snap.Servers) == 1 {
+		srv = &snap.Servers[0] // recorded before profiles held two servers
+	}
+	if srv == nil {
+		return Profile{}, fmt.Errorf("embedded profile %s: no server %q", path.Base(f), profileDefault)
+	}
+	v, err := snapshot.ParseVersion(srv.Version)
+	if err != nil {
+		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
+	}
+	p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
+		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
+	if all := snap.Find(profileAll); all != nil {
+		p.Full = all.Resources
+	}
+	return p, nil
 }
 
 // ProfileVersions returns the exact versions of the embedded profiles, oldest first
