@@ -538,10 +538,18 @@ func (srv *Server) validateContents(field string) error {
 	return nil
 }
 
+// lazyField prints as "field[index]": formatted only when an error is, not once per resource.
+type lazyField struct {
+	field string
+	index int
+}
+
+func (f lazyField) String() string { return fmt.Sprintf("%s[%d]", f.field, f.index) }
+
 func validateResources(rs []Resource, field string) error {
-	seen := map[GVR]bool{}
+	seen := make(map[GVR]bool, len(rs))
 	for j, r := range rs {
-		f := fmt.Sprintf("%s[%d]", field, j)
+		f := lazyField{field, j}
 		if r.Resource == "" {
 			return fmt.Errorf("%s.resource: must be set", f)
 		}
