@@ -105,7 +105,9 @@ var TraceDecision func(request string, d Decision)
 func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps) {
 	info := req.Info
 
-	st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
+	if !st.quiet { // the arguments cost more than the rest of a table cell's decision
+		st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
+	}
 	if mvp.Newer(v.version) {
 		// Rules of a minor mvpctl does not know are an assumption, and say so.
 		d.Inferred = true
@@ -171,7 +173,9 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 		return
 	}
 	st.add("caches assumed synced (before sync, every request is handled locally)")
-	st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.CoreKey())
+	if !st.quiet {
+		st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.CoreKey())
+	}
 
 	if v.era.RoutesOnStorageVersions() {
 		r.decideStorageVersion(v, req, gvr, d, st)
@@ -461,7 +465,9 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 		resolved = append(resolved, c)
 	}
 	d.Candidates = append(resolved, failed...)
-	st.add("candidate peers: %s", candidateList(d.Candidates))
+	if !st.quiet {
+		st.add("candidate peers: %s", candidateList(d.Candidates))
+	}
 
 	if len(failed) > 0 && (anyFailureIs503 || len(resolved) == 0) {
 		rule := "no candidate's endpoint resolves"
