@@ -67,7 +67,7 @@ func exitCode(err error) int {
 // snapshotResult is `mvpctl snapshot`'s result: partial when some apiserver could not be read.
 func snapshotResult(snap *snapshot.Snapshot) error {
 	if !snap.Partial() {
-		return nil
+		return lbResult(snap)
 	}
 	unread := 0
 	for i := range snap.Servers {
@@ -88,9 +88,27 @@ func partialResult(snap *snapshot.Snapshot) error {
 		}
 	}
 	if len(names) == 0 {
-		return nil
+		return lbResult(snap)
 	}
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
+}
+
+// lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per
+// server class and estimated from samples unless every identity lease was seen and nothing
+// is in doubt (snapshot.LBSampling.Complete). An estimate is not a success.
+func lbResult(snap *snapshot.Snapshot) error {
+	lb := snap.Cluster.LB
+	if lb == nil || lb.Complete() {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", lbIncompleteReason(lb)))
+}
+
+func lbIncompleteReason(lb *snapshot.LBSampling) string {
+	if len(lb.Doubts) > 0 {
+		return "sampled through a load balancer: " + strings.Join(lb.Doubts, "; ")
+	}
+	return fmt.Sprintf("sampled through a load balancer: %d of %d live identity leases seen, the server classes are estimated from samples", lb.LeasesSeen, lb.Leases)
 }
 
 // expectedDiscoveryResult is `discovery expected`'s result: partial when some expectation is
@@ -205,7 +223,7 @@ func trafficResult(rep *proxytraffic.Report) error {
 // preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
 // on assumptions (a version's default configuration, no live server to observe) is not a
 // pass: it exits 2 unless --fail-on=never.
-func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn) error {
+func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, start *snapshot.Snapshot) error {
 	var code int
 	switch rep.Failing(failOn) {
 	case simulate.Blocking:
@@ -237,6 +255,9 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 	}
 	if len(unread) > 0 {
 		why = append(why, strings.Join(unread, ", ")+" could not be read when the snapshot was taken")
+	}
+	if lb := start.Cluster.LB; lb != nil && !lb.Complete() {
+		why = append(why, lbIncompleteReason(lb))
 	}
 	if len(why) == 0 {
 		return nil

@@ -33,6 +33,7 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		if err != nil {
 			return nil, err
 		}
+		printLBNotes(g, snap)
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
@@ -43,6 +44,7 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		if err != nil {
 			return nil, err
 		}
+		printLBNotes(g, snap)
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	snap, err := s.live.discover(ctx, g)

@@ -50,6 +50,9 @@ type Row struct {
 	// Request is the request evaluated: a list of the resource.
 	Request string `json:"request"`
 	Cells   []Cell `json:"cells"`
+	// ThroughLB is, for a snapshot sampled through a load balancer, what a client behind it
+	// meets: each outcome's share. Nil otherwise.
+	ThroughLB *LBShare `json:"throughLB,omitempty"`
 }
 
 // Cell is one server's outcome for a row.
@@ -102,6 +105,7 @@ func (r *Router) Table(all bool) RoutingTable {
 			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 				Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 		}
+		row.ThroughLB = lbShare(r.snap, row.Cells)
 		t.Rows = append(t.Rows, row)
 	}
 	return t

@@ -457,6 +457,9 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
+	if err := s.validateLB(); err != nil {
+		return err
+	}
 	return checkText(s)
 }
 
