@@ -121,7 +121,7 @@ func lbDoubts(classes, live int, leasesRead bool, conf *float64, failed []snapsh
 }
 
 func sortedFailures(m map[string]int) []snapshot.LBFailure {
-	out := make([]snapshot.LBFailure, 0, len(m))
+	var out []snapshot.LBFailure
 	for e, c := range m {
 		out = append(out, snapshot.LBFailure{Error: e, Count: c})
 	}
