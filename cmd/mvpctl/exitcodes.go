@@ -222,7 +222,8 @@ func trafficResult(rep *proxytraffic.Report) error {
 
 // preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
 // on assumptions (a version's default configuration, no live server to observe) is not a
-// pass: it exits 2 unless --fail-on=never.
+// pass: it exits 2 unless --fail-on=never; nor is one from a snapshot whose server classes
+// were estimated through a load balancer.
 func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, start *snapshot.Snapshot) error {
 	var code int
 	switch rep.Failing(failOn) {
@@ -233,6 +234,9 @@ func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, star
 	default:
 		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
 			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
+		}
+		if lb := start.Cluster.LB; lb != nil && !lb.Complete() && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the start is %s", lbIncompleteReason(lb)))
 		}
 		return nil
 	}

@@ -28,6 +28,9 @@ type SnapshotRef struct {
 	TakenAt time.Time `json:"takenAt,omitempty"`
 	Source  string    `json:"source,omitempty"`
 	Partial bool      `json:"partial"`
+	// LB is the snapshot's sampling through a load balancer, when it was taken so: outcomes
+	// are then per server class, and its confidence and doubts qualify them.
+	LB *snapshot.LBSampling `json:"lb,omitempty"`
 }
 
 // ServerSummary identifies a server in reports.
@@ -74,7 +77,7 @@ const Unreachable = "<unreachable>"
 // itself are left out: they are local everywhere and not what an upgrade makes interesting.
 func (r *Router) Table(all bool) RoutingTable {
 	t := RoutingTable{APIVersion: report.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
-		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial()}}
+		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}}
 	for _, v := range r.views {
 		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,
 			Era: v.era, Reachable: v.srv.Reachable, Error: v.srv.Error})
