@@ -101,7 +101,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 
 	results := d.fetchAll(ctx, plan.targets, timeout)
 	if primaryBase != "" && noLeaseAddressDialled(results) {
-		d.warn("none of the %d identity leases' peer-advertise addresses (%s) accepts a connection from here: sampling the apiservers through the kubeconfig's server %s instead, as --via-lb does (outcomes become per server class, estimated from samples)", len(results), joinLeaseAddresses(results), primaryBase)
+		d.warn("none of the %d identity leases' peer-advertise addresses (%s) accepts a connection from here: sampling the apiservers through the kubeconfig's server %s instead, as --via-lb does (outcomes become per server class)", len(results), joinLeaseAddresses(results), primaryBase)
 		return d.runLB(ctx, base, primaryBase, primaryContext, leases, leasesRead, timeout)
 	}
 	results = d.matchLeases(results, leases, plan.leaseByAddr)

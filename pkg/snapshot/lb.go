@@ -90,8 +90,12 @@ func (lb *LBSampling) Summary() string {
 	if lb.Complete() {
 		how = "every identity lease was seen"
 	}
-	return fmt.Sprintf("sampled through the load balancer %s: outcomes are per server class, %s (%d classes in %d of %d samples, %d live identity leases, %d seen; %s)",
-		lb.Address, how, lb.Classes, lb.Answered, lb.Samples, lb.Leases, lb.LeasesSeen, conf)
+	classes := "classes"
+	if lb.Classes == 1 {
+		classes = "class"
+	}
+	return fmt.Sprintf("sampled through the load balancer %s: outcomes are per server class, %s (%d %s in %d of %d samples, %d live identity leases, %d seen; %s)",
+		lb.Address, how, lb.Classes, classes, lb.Answered, lb.Samples, lb.Leases, lb.LeasesSeen, conf)
 }
 
 // FormatConfidence prints a confidence without rounding a doubt away: 0.999996 is not "1".

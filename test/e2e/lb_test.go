@@ -199,6 +199,74 @@ func TestThroughLB(t *testing.T) {
 		}
 		t.Logf("%s", res)
 	}
+	// preflight finds the same checks on both snapshots (subjects are named differently).
+	lbChecks, directChecks := preflightChecks(t, viaLB.Path), preflightChecks(t, direct.Path)
+	t.Logf("preflight --to 1.37 findings: through the balancer %v, dialled %v", lbChecks, directChecks)
+	if strings.Join(lbChecks, ",") != strings.Join(directChecks, ",") {
+		t.Errorf("preflight findings through the balancer %v, dialled %v", lbChecks, directChecks)
+	}
+	// probe must reach the apiserver it tests: a balancer cannot promise that.
+	pr := runMvpctl(t, "probe", "--snapshot", viaLB.Path, "--kubeconfig", lbKubeconfig)
+	if pr.Exit != 1 || !strings.Contains(string(pr.Stderr), "this snapshot was sampled through the load balancer") {
+		t.Errorf("%s\nwant exit 1 and the refusal", pr)
+	}
+}
+
+// TestThroughLBAutomatic: the identity leases advertise addresses where nothing listens
+// (127.0.0.2), so a plain `mvpctl snapshot` through the balancer cannot dial any apiserver by
+// itself; it says so and samples through the balancer, and every lease is still named by a
+// sample (/api serverAddressByClientCIDRs is the advertised address).
+func TestThroughLBAutomatic(t *testing.T) {
+	harness.SkipIfUnsupported(t)
+	cp := harness.Start(t,
+		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, UnreachableAdvertise: true},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, UnreachableAdvertise: true},
+	)
+	var backends []string
+	for _, s := range cp.Servers() {
+		backends = append(backends, strings.TrimPrefix(s.URL, "https://"))
+	}
+	lb := harness.StartBalancer(t, backends...)
+	kubeconfig, err := cp.WriteKubeconfigFor(lb.URL, "through-lb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, r := mvpctlSnapshot(t, filepath.Join(t.TempDir(), "auto.json"), []int{0}, "--kubeconfig", kubeconfig, "--lb-samples", "10")
+	t.Logf("%s", r)
+	if !strings.Contains(string(r.Stderr), "warning: none of the 2 identity leases' peer-advertise addresses") || !strings.Contains(string(r.Stderr), "as --via-lb does") {
+		t.Errorf("no warning about the switch to sampling:\n%s", r.Stderr)
+	}
+	info := snap.Cluster.LB
+	if info == nil || info.Samples != 10 || info.Answered != 10 || info.Leases != 2 || info.LeasesSeen != 2 || info.Classes != 1 || !info.Complete() {
+		t.Fatalf("cluster.lb = %+v, want 10 answered samples, 2 leases seen, 1 class", info)
+	}
+	ids := map[string]bool{}
+	for _, s := range snap.Servers {
+		ids[s.ID] = true
+	}
+	for _, s := range cp.Servers() {
+		if !ids[s.LeaseID] {
+			t.Errorf("%s (lease %s) is not a member: %v", s.Name, s.LeaseID, snap.ServerNames())
+		}
+	}
+}
+
+// preflightChecks are the check IDs and severities of preflight --to 1.37's findings, sorted.
+func preflightChecks(t *testing.T, snapPath string) []string {
+	t.Helper()
+	r := runMvpctl(t, "preflight", "--snapshot", snapPath, "--to", "1.37", "-o", "json")
+	var rep struct {
+		Findings []struct{ Check, Severity string }
+	}
+	if err := json.Unmarshal(r.Stdout, &rep); err != nil {
+		t.Fatalf("%s\npreflight -o json: %v", r, err)
+	}
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.Check+"/"+f.Severity)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func lbRow(t route.RoutingTable, name string) *route.Row {
