@@ -63,6 +63,9 @@ func TestLBSnapshot(t *testing.T) {
 		{"preflight fail-on never", "", []string{"preflight", "--snapshot", lbEstimated, "--to", "1.37", "--fail-on", "never"}, ExitOK, nil},
 		{"simulate", "", []string{"simulate", "upgrade", "--snapshot", lbEstimated, "--to", "1.37"}, ExitIncomplete, []string{
 			"warning: sampled through the load balancer"}},
+		{"traffic refuses", "", []string{"traffic", "--snapshot", lbEstimated}, ExitError, []string{
+			"warning: sampled through the load balancer",
+			"error: traffic reads each apiserver's counters, but this snapshot was sampled through the load balancer https://10.0.0.100:6443"}},
 		{"every lease seen", "", []string{"routes", "--snapshot", complete}, ExitOK, []string{
 			"warning: sampled through the load balancer https://10.0.0.100:6443: outcomes are per server class, every identity lease was seen (2 classes in 30 of 30 samples, 3 live identity leases, 3 seen; confidence 1 that no class was missed)"}},
 		{"low confidence", "", []string{"explain", "--snapshot", doubtful, "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete, []string{
@@ -87,7 +90,8 @@ func TestLBSnapshot(t *testing.T) {
 	}
 }
 
-// TestLBSamplesFlag: --lb-samples is bounded, and --via-lb reads the kubeconfig's server only.
+// TestLBSamplesFlag: --lb-samples is bounded; --via-lb reads the kubeconfig's server only, and
+// not for watch, which follows servers by name.
 func TestLBSamplesFlag(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\"}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n"), 0o600); err != nil {
@@ -101,6 +105,8 @@ func TestLBSamplesFlag(t *testing.T) {
 		{[]string{"snapshot", "--via-lb", "--lb-samples", "1001"}, "error: --lb-samples must be 1 to 1000, got 1001"},
 		{[]string{"routes", "--via-lb", "--endpoint", "https://127.0.0.1:2"}, "error: --via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts"},
 		{[]string{"routes", "--via-lb", "--snapshot", lbEstimated}, "error: --via-lb cannot be used with --snapshot"},
+		{[]string{"watch", "--via-lb"}, "error: --via-lb cannot be used with watch"},
+		{[]string{"routes", "-w", "--via-lb"}, "error: --via-lb cannot be used with watch"},
 	} {
 		_, errOut, code := run(t, append(tc.args, "--kubeconfig", kubeconfig)...)
 		if code != ExitError || !strings.HasPrefix(errOut, tc.want) {

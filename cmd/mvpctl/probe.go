@@ -118,10 +118,8 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if snap.Cluster.LB != nil {
-		// A probe's request must reach the apiserver it tests; through a balancer it reaches
-		// whichever the balancer picks, so an observation could not be attributed.
-		return fmt.Errorf("probe sends requests to each apiserver, but this snapshot was sampled through the load balancer %s: probe a snapshot taken by dialling the apiservers (--endpoint or --contexts)", snap.Cluster.LB.Address)
+	if err := refuseLB(snap, "probe sends requests to each apiserver"); err != nil {
+		return err
 	}
 	errOut := g.streams.ErrOut
 	opts := probe.Options{

@@ -57,6 +57,16 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 	return snap, nil
 }
 
+// refuseLB refuses a snapshot sampled through a load balancer for a command that must reach
+// each apiserver by itself: through the balancer a request reaches whichever apiserver it
+// picks, so what is observed could not be attributed to a server.
+func refuseLB(snap *snapshot.Snapshot, what string) error {
+	if snap.Cluster.LB == nil {
+		return nil
+	}
+	return fmt.Errorf("%s, but this snapshot was sampled through the load balancer %s: take one by dialling the apiservers (identity leases, --endpoint or --contexts)", what, snap.Cluster.LB.Address)
+}
+
 // requireReachable fails when no server of the snapshot could be read: there is nothing to
 // route, and an empty table would read as "all clear".
 // Hints for requireReachable: what to do when nothing was read.
