@@ -24,7 +24,8 @@ type lbSample struct {
 	conns int
 	// failure says why the sample gives no complete observation ("" when it does).
 	failure string
-	// conn closes the sample's connections when the snapshot is done.
+	// conn dialled the sample's connection (closed once the sample is taken) and any later one
+	// through the sample's client (the cluster-wide lists), closed when the snapshot is done.
 	conn *connTracker
 }
 
