@@ -126,8 +126,7 @@ func groupClasses(samples []*lbSample, servers []snapshot.Server) []*serverClass
 		vi, _ := snapshot.ParseVersion(classes[i].servers[0].Version)
 		vj, _ := snapshot.ParseVersion(classes[j].servers[0].Version)
 		if vi != vj {
-			return [3]int{vi.Major, vi.Minor, vi.Patch} != [3]int{vj.Major, vj.Minor, vj.Patch} &&
-				(vi.Major < vj.Major || (vi.Major == vj.Major && (vi.Minor < vj.Minor || (vi.Minor == vj.Minor && vi.Patch < vj.Patch))))
+			return versionLess(vi, vj)
 		}
 		if len(classes[i].samples) != len(classes[j].samples) {
 			return len(classes[i].samples) > len(classes[j].samples)
@@ -138,4 +137,14 @@ func groupClasses(samples []*lbSample, servers []snapshot.Server) []*serverClass
 		c.name = fmt.Sprintf("class-%d", i+1)
 	}
 	return classes
+}
+
+func versionLess(a, b snapshot.Version) bool {
+	if a.Major != b.Major {
+		return a.Major < b.Major
+	}
+	if a.Minor != b.Minor {
+		return a.Minor < b.Minor
+	}
+	return a.Patch < b.Patch
 }
