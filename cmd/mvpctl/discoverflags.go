@@ -24,11 +24,13 @@ type discoverFlags struct {
 	timeout     time.Duration
 	concurrency int
 	leases      bool
+	viaLB       bool
+	lbSamples   int
 	fs          *pflag.FlagSet // to tell which of these flags the user set
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
-var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases"}
+var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples"}
 
 // setFlags lists the discoverFlags the user set on the command line.
 func (d *discoverFlags) setFlags() []string {
@@ -47,6 +49,8 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&d.contexts, "contexts", nil, "read one apiserver per kubeconfig context, each with its own credentials (comma-separated); identity-lease addresses are then not dialled")
 	fs.DurationVar(&d.timeout, "timeout", discover.DefaultTimeout, "time allowed for all requests to one apiserver")
 	fs.IntVar(&d.concurrency, "concurrency", discover.DefaultConcurrency, "how many apiservers to read at once")
+	fs.BoolVar(&d.viaLB, "via-lb", false, "sample the apiservers through the kubeconfig's server (a load balancer) instead of dialling each: --lb-samples fresh connections, grouped into server classes (docs/snapshot.md)")
+	fs.IntVar(&d.lbSamples, "lb-samples", snapshot.LBDefaultSamples, fmt.Sprintf("with --via-lb (or when no identity lease address can be dialled): how many connections to sample, %d to %d, each bounded by --timeout", snapshot.LBMinSamples, snapshot.LBMaxSamples))
 	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
 
@@ -79,6 +83,12 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if d.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout must be positive, got %s", d.timeout)
 	}
+	if d.lbSamples < snapshot.LBMinSamples || d.lbSamples > snapshot.LBMaxSamples {
+		return nil, fmt.Errorf("--lb-samples must be %d to %d, got %d", snapshot.LBMinSamples, snapshot.LBMaxSamples, d.lbSamples)
+	}
+	if d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0) {
+		return nil, fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+	}
 	if err := requireKubeconfig(g); err != nil {
 		return nil, err
 	}
@@ -100,6 +110,8 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		Endpoints:        d.endpoints,
 		Contexts:         d.contexts,
 		NoLeaseServers:   !d.leases,
+		ViaLB:            d.viaLB,
+		LBSamples:        d.lbSamples,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
 		Warn: func(s string) {
@@ -121,5 +133,19 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	for _, w := range warnings {
 		g.warn(w)
 	}
+	printLBNotes(g, snap)
 	return snap, nil
+}
+
+// printLBNotes says, before any result, that a snapshot sampled through a load balancer has
+// outcomes per server class, estimated from samples, and what is in doubt.
+func printLBNotes(g *globalOptions, snap *snapshot.Snapshot) {
+	lb := snap.Cluster.LB
+	if lb == nil {
+		return
+	}
+	g.warn(lb.Summary())
+	for _, d := range lb.Doubts {
+		g.warn(d)
+	}
 }

@@ -67,7 +67,7 @@ func exitCode(err error) int {
 // snapshotResult is `mvpctl snapshot`'s result: partial when some apiserver could not be read.
 func snapshotResult(snap *snapshot.Snapshot) error {
 	if !snap.Partial() {
-		return nil
+		return lbResult(snap)
 	}
 	unread := 0
 	for i := range snap.Servers {
@@ -88,9 +88,27 @@ func partialResult(snap *snapshot.Snapshot) error {
 		}
 	}
 	if len(names) == 0 {
-		return nil
+		return lbResult(snap)
 	}
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
+}
+
+// lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per
+// server class and estimated from samples unless every identity lease was seen and nothing
+// is in doubt (snapshot.LBSampling.Complete). An estimate is not a success.
+func lbResult(snap *snapshot.Snapshot) error {
+	lb := snap.Cluster.LB
+	if lb == nil || lb.Complete() {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", lbIncompleteReason(lb)))
+}
+
+func lbIncompleteReason(lb *snapshot.LBSampling) string {
+	if len(lb.Doubts) > 0 {
+		return "sampled through a load balancer: " + strings.Join(lb.Doubts, "; ")
+	}
+	return fmt.Sprintf("sampled through a load balancer: %d of %d live identity leases seen, the server classes are estimated from samples", lb.LeasesSeen, lb.Leases)
 }
 
 // expectedDiscoveryResult is `discovery expected`'s result: partial when some expectation is
@@ -204,8 +222,9 @@ func trafficResult(rep *proxytraffic.Report) error {
 
 // preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
 // on assumptions (a version's default configuration, no live server to observe) is not a
-// pass: it exits 2 unless --fail-on=never.
-func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn) error {
+// pass: it exits 2 unless --fail-on=never; nor is one from a snapshot whose server classes
+// were estimated through a load balancer.
+func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, start *snapshot.Snapshot) error {
 	var code int
 	switch rep.Failing(failOn) {
 	case simulate.Blocking:
@@ -215,6 +234,9 @@ func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn) erro
 	default:
 		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
 			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
+		}
+		if lb := start.Cluster.LB; lb != nil && !lb.Complete() && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the start is %s", lbIncompleteReason(lb)))
 		}
 		return nil
 	}
@@ -237,6 +259,9 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 	}
 	if len(unread) > 0 {
 		why = append(why, strings.Join(unread, ", ")+" could not be read when the snapshot was taken")
+	}
+	if lb := start.Cluster.LB; lb != nil && !lb.Complete() {
+		why = append(why, lbIncompleteReason(lb))
 	}
 	if len(why) == 0 {
 		return nil
@@ -295,11 +320,11 @@ type exitCodeRow struct {
 // usage error (bad flag, -o format it does not support, unknown subcommand).
 var exitCodeTable = []exitCodeRow{
 	{"snapshot", "every apiserver was read", "usage or input error, no kubeconfig, or no apiserver could be read (nothing is written)",
-		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server", ""},
+		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"routes", "every apiserver of the snapshot was read", "usage or input error (malformed or truncated snapshot, --snapshot with a discovery flag), or no apiserver could be read",
-		"partial: some apiserver could not be read; the table marks it", ""},
+		"partial: some apiserver could not be read; the table marks it; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"explain", "every apiserver asked about was evaluated", "usage or input error: unparsable request, unknown server, the server asked about unreachable, or none reachable",
-		"partial: some apiserver could not be read (not with --apiserver)", ""},
+		"partial: some apiserver could not be read (not with --apiserver); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"discovery expected", "every document predicted", "usage or input error, or the one server asked for cannot be predicted",
 		"partial: some apiserver could not be read, its documents are not recorded, or its prediction is uncertain", ""},
 	{"discovery diff", "no stale or missing entry", "usage or input error",
@@ -310,9 +335,9 @@ var exitCodeTable = []exitCodeRow{
 		"partial: some apiserver's counters could not be read (no RBAC for /metrics, unreachable), or the interval was cut short", ""},
 	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
 		"usage or input error: bad scenario or step, no profile for a version, no apiserver could be read, traffic with no request to replay",
-		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read", ""},
+		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
-		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
+		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions or on server classes estimated through a load balancer (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
 	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
 		"partial: no window seen, but some read during the watch got nothing (every server counted as down), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},

@@ -79,7 +79,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}
-	return preflightResult(rep, failOn)
+	return preflightResult(rep, failOn, pl.start)
 }
 
 func parseFailOn(s string) (simulate.FailOn, error) {

@@ -118,6 +118,9 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseLB(snap, "probe sends requests to each apiserver"); err != nil {
+		return err
+	}
 	errOut := g.streams.ErrOut
 	opts := probe.Options{
 		Config:         base,

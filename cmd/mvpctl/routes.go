@@ -121,6 +121,10 @@ func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) e
 	for _, s := range t.Servers {
 		headers = append(headers, output.Header(s.Name))
 	}
+	viaLB := len(t.Rows) > 0 && t.Rows[0].ThroughLB != nil
+	if viaLB {
+		headers = append(headers, "VIA-LB")
+	}
 	rows := make([][]string, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		row := []string{r.Name}
@@ -136,6 +140,9 @@ func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) e
 				text += " [inferred]"
 			}
 			row = append(row, text)
+		}
+		if viaLB {
+			row = append(row, r.ThroughLB.Text)
 		}
 		rows = append(rows, row)
 	}

@@ -33,6 +33,7 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		if err != nil {
 			return nil, err
 		}
+		printLBNotes(g, snap)
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
@@ -43,6 +44,7 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		if err != nil {
 			return nil, err
 		}
+		printLBNotes(g, snap)
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	snap, err := s.live.discover(ctx, g)
@@ -53,6 +55,16 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return nil, errors.New("no snapshot")
 	}
 	return snap, nil
+}
+
+// refuseLB refuses a snapshot sampled through a load balancer for a command that must reach
+// each apiserver by itself: through the balancer a request reaches whichever apiserver it
+// picks, so what is observed could not be attributed to a server.
+func refuseLB(snap *snapshot.Snapshot, what string) error {
+	if snap.Cluster.LB == nil {
+		return nil
+	}
+	return fmt.Errorf("%s, but this snapshot was sampled through the load balancer %s: take one by dialling the apiservers (identity leases, --endpoint or --contexts)", what, snap.Cluster.LB.Address)
 }
 
 // requireReachable fails when no server of the snapshot could be read: there is nothing to

@@ -56,6 +56,9 @@ func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseLB(snap, "traffic reads each apiserver's counters"); err != nil {
+		return err
+	}
 	base, configFor, err := serverConfigs(g, o.source.live.contexts)
 	if err != nil {
 		return err

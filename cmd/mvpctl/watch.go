@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -114,8 +115,19 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if live.viaLB {
+		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
+	}
+	read := func(ctx context.Context) (*snapshot.Snapshot, error) {
+		snap, err := live.discoverQuiet(ctx, g)
+		if err == nil {
+			// Discovery may switch to sampling by itself (no lease address dialled).
+			err = refuseLB(snap, "watch follows each apiserver by name from one read to the next")
+		}
+		return snap, err
+	}
 	w := &watcher{
-		read:        func(ctx context.Context) (*snapshot.Snapshot, error) { return live.discoverQuiet(ctx, g) },
+		read:        read,
 		clock:       realClock{},
 		interval:    f.interval,
 		untilStable: f.untilStable,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
@@ -13,6 +14,9 @@ import (
 // without the RBAC of deploy/rbac, and not an error of the server.
 var ErrForbidden = errors.New("not allowed to read /metrics")
 
+// drainLimit bounds what is read of an unused body before closing it.
+const drainLimit = 256 << 10
+
 // Fetch reads /metrics through c (streamed: a big apiserver's is tens of MiB) and keeps the
 // families asked for. Errors are one line; a 401/403 wraps ErrForbidden and names the RBAC.
 func Fetch(ctx context.Context, c *apiclient.Client, families ...string) (Sample, error) {
@@ -20,7 +24,12 @@ func Fetch(ctx context.Context, c *apiclient.Client, families ...string) (Sample
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	// Drained (up to a bound) before closing, so an HTTP/1.1 connection can carry the next
+	// request: a caller sampling one apiserver per connection (discover's --via-lb) needs that.
+	defer func() {
+		io.CopyN(io.Discard, resp.Body, drainLimit)
+		resp.Body.Close()
+	}()
 	switch {
 	case resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized:
 		return nil, fmt.Errorf("GET /metrics: HTTP %d: %w (grant get on nonResourceURLs [\"/metrics\"], see deploy/rbac)", resp.StatusCode, ErrForbidden)

@@ -6,13 +6,15 @@
 // It reads only a subset: block mappings and block sequences (including the "indentless"
 // sequences go-yaml writes under a mapping key), one scalar per line, as sigs.k8s.io/yaml.Marshal
 // emits them. Convert declines (ok=false) anything it does not read with certainty: flow
-// collections other than {} and [], block scalars (| and >), multi-line or folded scalars,
-// anchors, aliases, tags, directives, document markers, tabs, CR, non-ASCII bytes, and every
+// collections other than {} and [], block scalars (| and >), anchors, aliases, tags,
+// directives, document markers, tabs, CR, control and non-printable characters, and every
 // plain scalar that YAML 1.1 (go-yaml v2) could resolve to something other than a string, except
 // null, true, false and plain decimal integers. The caller then uses the full YAML path, so a
 // declined document costs a few microseconds and behaves exactly as before. FuzzConvert checks
 // that every accepted document means the same as sigs.k8s.io/yaml.YAMLToJSON says it does.
 package yamljson
+
+import "unicode/utf8"
 
 // line is one non-blank, non-comment line: its indentation and the text after it.
 type line struct {
@@ -51,7 +53,15 @@ func split(data []byte) ([]line, bool) {
 		end := start
 		for end < len(data) && data[end] != '\n' {
 			c := data[end]
-			if c < 0x20 || c > 0x7e {
+			if c >= 0x80 {
+				r, size := utf8.DecodeRune(data[end:])
+				if !printableNonASCII(r) {
+					return nil, false
+				}
+				end += size
+				continue
+			}
+			if c < 0x20 || c == 0x7f {
 				return nil, false
 			}
 			end++
@@ -76,6 +86,19 @@ func split(data []byte) ([]line, bool) {
 		skipped = false
 	}
 	return lines, true
+}
+
+// printableNonASCII reports whether r is a character go-yaml takes as printable text that is not
+// a line break (U+0085, U+2028 and U+2029 are breaks in YAML 1.1) or a byte order mark; an
+// invalid UTF-8 sequence decodes as U+FFFD of size 1 and is refused by the caller's check.
+func printableNonASCII(r rune) bool {
+	switch {
+	case r == utf8.RuneError, r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return false
+	case r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
 }
 
 // isEntry reports whether text starts a block sequence entry ("- ...").
@@ -280,10 +303,10 @@ func escapedBreak(v []byte) bool {
 }
 
 // continuesPlain reports whether a line can only be the continuation of a folded plain
-// scalar: it starts with no indicator and holds no ": " or " #".
+// scalar: it is not a comment and holds no ": " or " #". (go-yaml folds a long plain scalar at
+// any space, so the line may start with any character the scalar holds: a quote, a dash.)
 func continuesPlain(t []byte) bool {
-	c := t[0]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '(') {
+	if t[0] == '#' {
 		return false
 	}
 	for i := 1; i < len(t); i++ {
@@ -310,7 +333,7 @@ func (p *parser) scalar(v []byte) bool {
 		p.out = append(p.out, "null"...)
 		return true
 	}
-	if decimal(v) {
+	if decimal(v) || decimalFraction(v) {
 		p.out = append(p.out, v...)
 		return true
 	}
@@ -337,6 +360,43 @@ func decimal(v []byte) bool {
 		}
 	}
 	return true
+}
+
+// decimalFraction reports whether v is a number with a fraction that go-yaml reads as the float
+// JSON reads it as: -?(0|[1-9][0-9]*)\.[0-9]+ with an optional exponent, written the same in both
+// languages (no '+' sign, no leading '.', no '_', no .inf or .nan), at most 32 characters.
+func decimalFraction(v []byte) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	start := i
+	n := digits()
+	if len(v) > 32 || n == 0 || (n > 1 && v[start] == '0') || i == len(v) || v[i] != '.' {
+		return false
+	}
+	i++
+	if digits() == 0 {
+		return false
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(v)
 }
 
 // yaml11Keywords are the plain scalars go-yaml v2 resolves to booleans or null (besides the

@@ -70,6 +70,14 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 		return nil, err
 	}
 	timeout := d.opts.timeout()
+	if d.opts.ViaLB {
+		if len(endpoints) > 0 || len(contexts) > 0 {
+			return nil, errors.New("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+		}
+		if n := d.opts.LBSamples; n != 0 && (n < snapshot.LBMinSamples || n > snapshot.LBMaxSamples) {
+			return nil, fmt.Errorf("--lb-samples %d: want %d to %d", n, snapshot.LBMinSamples, snapshot.LBMaxSamples)
+		}
+	}
 
 	leases, leasesRead, timedOut := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
 	plan := planTargets(&d.opts, leases, base, primaryBase, primaryContext, endpoints, contexts)
@@ -86,9 +94,16 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	if len(plan.targets) == 0 {
 		return nil, errors.New("no apiserver to read: the kubeconfig names no server and no --endpoint or --contexts was given")
 	}
+	if d.opts.ViaLB {
+		return d.runLB(ctx, base, primaryBase, primaryContext, leases, leasesRead, timeout)
+	}
 	d.progress("%s", foundLine(plan.targets, leasesRead))
 
 	results := d.fetchAll(ctx, plan.targets, timeout)
+	if primaryBase != "" && noLeaseAddressDialled(results) {
+		d.warn("none of the %d identity leases' peer-advertise addresses (%s) accepts a connection from here: sampling the apiservers through the kubeconfig's server %s instead, as --via-lb does (outcomes become per server class)", len(results), joinLeaseAddresses(results), primaryBase)
+		return d.runLB(ctx, base, primaryBase, primaryContext, leases, leasesRead, timeout)
+	}
 	results = d.matchLeases(results, leases, plan.leaseByAddr)
 	for _, r := range results {
 		for _, w := range r.warnings {

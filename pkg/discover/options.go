@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // Defaults for Options.Timeout and Options.Concurrency.
@@ -45,6 +47,15 @@ type Options struct {
 	// leases are still listed, to give those servers their identity.
 	NoLeaseServers bool
 
+	// ViaLB samples the control plane through the kubeconfig's server (a load balancer)
+	// instead of dialling each apiserver: LBSamples fresh connections, grouped into server
+	// classes (docs/snapshot.md, "Through a load balancer"). Discovery also does this by
+	// itself, with a warning, when several identity leases' addresses all fail to connect.
+	ViaLB bool
+	// LBSamples is the number of samples (snapshot.LBDefaultSamples when zero; at most
+	// snapshot.LBMaxSamples).
+	LBSamples int
+
 	// Timeout bounds all requests to one server together (DefaultTimeout when zero).
 	Timeout time.Duration
 	// Concurrency bounds how many servers are read at once (DefaultConcurrency when zero).
@@ -64,6 +75,13 @@ func (o *Options) timeout() time.Duration {
 		return o.Timeout
 	}
 	return DefaultTimeout
+}
+
+func (o *Options) lbSamples() int {
+	if o.LBSamples > 0 {
+		return o.LBSamples
+	}
+	return snapshot.LBDefaultSamples
 }
 
 func (o *Options) concurrency() int {

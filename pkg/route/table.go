@@ -29,6 +29,9 @@ type SnapshotRef struct {
 	TakenAt time.Time `json:"takenAt,omitempty"`
 	Source  string    `json:"source,omitempty"`
 	Partial bool      `json:"partial"`
+	// LB is the snapshot's sampling through a load balancer, when it was taken so: outcomes
+	// are then per server class, and its confidence and doubts qualify them.
+	LB *snapshot.LBSampling `json:"lb,omitempty"`
 }
 
 // ServerSummary identifies a server in reports.
@@ -51,6 +54,9 @@ type Row struct {
 	// Request is the request evaluated: a list of the resource.
 	Request string `json:"request"`
 	Cells   []Cell `json:"cells"`
+	// ThroughLB is, for a snapshot sampled through a load balancer, what a client behind it
+	// meets: each outcome's share. Nil otherwise.
+	ThroughLB *LBShare `json:"throughLB,omitempty"`
 }
 
 // Cell is one server's outcome for a row.
@@ -72,7 +78,7 @@ const Unreachable = "<unreachable>"
 // itself are left out: they are local everywhere and not what an upgrade makes interesting.
 func (r *Router) Table(all bool) RoutingTable {
 	t := RoutingTable{APIVersion: report.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
-		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial()}}
+		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}}
 	for _, v := range r.views {
 		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,
 			Era: v.era, Reachable: v.srv.Reachable, Error: v.srv.Error})
@@ -121,6 +127,7 @@ func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
 		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 	}
+	row.ThroughLB = lbShare(r.snap, row.Cells)
 	return row, true
 }
 

@@ -39,7 +39,10 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 			add(CheckFilter, Warning, srv, "the peer proxy filter is not installed (no --peer-ca-file): this server never proxies",
 				"set --peer-ca-file to the CA that signed every apiserver's serving certificate (which must name kubernetes.default.svc), plus --proxy-client-cert-file/--proxy-client-key-file", ev...)
 		}
-		if srv.DiscoveryFormat != snapshot.DiscoveryProfiled && srv.PeerAdvertiseAddress == "" {
+		// An estimated member of a server class sampled through a load balancer has no lease of
+		// its own to read the address from: its address is unknown, not missing.
+		estimated := srv.LB != nil && !srv.LB.Identified
+		if srv.DiscoveryFormat != snapshot.DiscoveryProfiled && srv.PeerAdvertiseAddress == "" && !estimated {
 			add(CheckAdvertise, Warning, srv, "no kubernetes.io/peer-advertise-address on its identity lease: peers cannot find it",
 				"enable the feature gate; make --advertise-address and --secure-port an address peers can reach (1.34–1.37 publish those; --peer-advertise-ip/port do not change it, docs/behaviour.md §4.3)", ev...)
 		}

@@ -509,6 +509,9 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
+	if err := s.validateLB(); err != nil {
+		return err
+	}
 	if slices.Contains(badText, true) {
 		return checkText(s) // the whole walk, for the error's full path
 	}

@@ -50,6 +50,10 @@ type Cluster struct {
 	// unread one): resource sources depend on it. Nil when not recorded (profiles, scenarios,
 	// mvpctl.io/v1alpha1 files).
 	ListsRead *ListsRead `json:"listsRead,omitempty"`
+	// LB is set when the snapshot was sampled through one address (a load balancer) instead of
+	// dialling each apiserver: the servers are then server classes, each expanded to its
+	// members (Server.LB). Nil for a snapshot that read each apiserver by itself.
+	LB *LBSampling `json:"lb,omitempty"`
 }
 
 // ListsRead records whether the cluster-wide lists were read.
@@ -135,6 +139,10 @@ type Server struct {
 	// when the server aggregates its peers' discovery (PeerProxy.PeerAggregatedDiscovery), so
 	// `mvpctl discovery diff` can check it offline.
 	DefaultAPIs *DiscoveryDocument `json:"defaultAPIs,omitempty"`
+
+	// LB is set on a snapshot sampled through a load balancer (Cluster.LB): the server is one
+	// member of a server class, not an apiserver read by itself.
+	LB *ServerLB `json:"lb,omitempty"`
 }
 
 // DiscoveryDocument is one aggregated discovery document (apidiscovery.k8s.io/v2
