@@ -399,13 +399,16 @@ func decimalFraction(v []byte) bool {
 	return i == len(v)
 }
 
-// yaml11Keywords are the plain scalars go-yaml v2 resolves to booleans or null (besides the
-// ones scalar writes as JSON literals).
-var yaml11Keywords = map[string]bool{
-	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "True": true, "TRUE": true,
-	"n": true, "N": true, "no": true, "No": true, "NO": true, "False": true, "FALSE": true,
-	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
-	"true": true, "false": true, "null": true, "Null": true, "NULL": true,
+// yaml11Keyword reports whether a plain scalar is one go-yaml v2 resolves to a boolean or null
+// (a switch, not a map: a map literal would be built at every start-up).
+func yaml11Keyword(v string) bool {
+	switch v {
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+		"n", "N", "no", "No", "NO", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL":
+		return true
+	}
+	return false
 }
 
 // plainString reports whether an unquoted scalar is certainly the string it spells: it starts
@@ -435,7 +438,7 @@ func plainString(v []byte) bool {
 			}
 		}
 	}
-	return !yaml11Keywords[string(v)]
+	return !yaml11Keyword(string(v))
 }
 
 // str writes s as a JSON string; s is printable ASCII (split checked).
