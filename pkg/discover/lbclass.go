@@ -126,7 +126,7 @@ func groupClasses(samples []*lbSample, servers []snapshot.Server) []*serverClass
 		vi, _ := snapshot.ParseVersion(classes[i].servers[0].Version)
 		vj, _ := snapshot.ParseVersion(classes[j].servers[0].Version)
 		if vi != vj {
-			return versionLess(vi, vj)
+			return vi.Less(vj)
 		}
 		if len(classes[i].samples) != len(classes[j].samples) {
 			return len(classes[i].samples) > len(classes[j].samples)
@@ -137,14 +137,4 @@ func groupClasses(samples []*lbSample, servers []snapshot.Server) []*serverClass
 		c.name = fmt.Sprintf("class-%d", i+1)
 	}
 	return classes
-}
-
-func versionLess(a, b snapshot.Version) bool {
-	if a.Major != b.Major {
-		return a.Major < b.Major
-	}
-	if a.Minor != b.Minor {
-		return a.Minor < b.Minor
-	}
-	return a.Patch < b.Patch
 }

@@ -65,10 +65,10 @@ func ControlPlaneSkew(versions map[string]snapshot.Version) error {
 	oldest, newest := names[0], names[0]
 	for _, n := range names {
 		v := versions[n]
-		if cmp(v, versions[oldest]) < 0 {
+		if v.Compare(versions[oldest]) < 0 {
 			oldest = n
 		}
-		if cmp(v, versions[newest]) > 0 {
+		if v.Compare(versions[newest]) > 0 {
 			newest = n
 		}
 	}
@@ -84,12 +84,3 @@ func ControlPlaneSkew(versions map[string]snapshot.Version) error {
 		newest, nw, oldest, o, strings.Join(at, ", "))
 }
 
-func cmp(a, b snapshot.Version) int {
-	switch {
-	case a.Major != b.Major:
-		return a.Major - b.Major
-	case a.Minor != b.Minor:
-		return a.Minor - b.Minor
-	}
-	return a.Patch - b.Patch
-}

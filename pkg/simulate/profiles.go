@@ -86,7 +86,7 @@ func loadProfiles() ([]Profile, error) {
 			return nil, err // the first, in file order
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return less(out[i].Version, out[j].Version) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Version.Less(out[j].Version) })
 	return out, nil
 }
 
@@ -135,22 +135,12 @@ func ProfileVersions() ([]string, error) {
 		}
 		vs = append(vs, v)
 	}
-	sort.Slice(vs, func(i, j int) bool { return less(vs[i], vs[j]) })
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Less(vs[j]) })
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.String()
 	}
 	return out, nil
-}
-
-func less(a, b snapshot.Version) bool {
-	if a.Major != b.Major {
-		return a.Major < b.Major
-	}
-	if a.Minor != b.Minor {
-		return a.Minor < b.Minor
-	}
-	return a.Patch < b.Patch
 }
 
 // LookupProfile finds the profile for a version: the profile of its minor ("1.36", "1.36.3" and

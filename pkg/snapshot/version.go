@@ -35,6 +35,21 @@ func ParseVersion(s string) (Version, error) {
 
 func (v Version) String() string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch) }
 
+// Compare orders versions (major, then minor, then patch): negative when v is older than w,
+// zero when equal, positive when newer.
+func (v Version) Compare(w Version) int {
+	switch {
+	case v.Major != w.Major:
+		return v.Major - w.Major
+	case v.Minor != w.Minor:
+		return v.Minor - w.Minor
+	}
+	return v.Patch - w.Patch
+}
+
+// Less reports whether v is older than w.
+func (v Version) Less(w Version) bool { return v.Compare(w) < 0 }
+
 // MinorString returns "1.36".
 func (v Version) MinorString() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
