@@ -83,4 +83,3 @@ func ControlPlaneSkew(versions map[string]snapshot.Version) error {
 	return fmt.Errorf("the control plane is outside the version-skew policy: %s (%s) and %s (%s) are more than one minor version apart (%s)",
 		newest, nw, oldest, o, strings.Join(at, ", "))
 }
-
