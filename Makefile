@@ -14,7 +14,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench golden pictures clean profiles examples
+.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
 
 all: build
 
@@ -54,6 +54,10 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Whole-process ratios (docs/performance.md): hyperfine against a hello-world, jq and wc -l.
+perf:
+	test/tools/perf.sh
 
 # Rewrite the golden files of the printed output after an intended change.
 golden:
