@@ -2,6 +2,7 @@ package route
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/internal/parallel"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -36,7 +37,7 @@ type serverView struct {
 	inferred bool
 	// localGVs are the group/versions of local, for the per-cell 404-shape and discovery
 	// checks (a set: the table asks once per cell).
-	localGVs map[string]bool
+	localGVs map[groupVersion]bool
 	// learned is what the server has learned from its peers (mvp.LearnedView), when its own
 	// peer-aggregated /apis is the evidence (hasLearned).
 	learned    map[snapshot.GVR]bool
@@ -89,9 +90,9 @@ func (view *serverView) index(orphans []snapshot.Resource) {
 		view.local = setOf(orphans)
 		view.inferred = true
 	}
-	view.localGVs = map[string]bool{}
+	view.localGVs = map[groupVersion]bool{}
 	for g := range view.local {
-		view.localGVs[g.GroupVersion()] = true
+		view.localGVs[groupVersion{g.Group, g.Version}] = true // no "group/version" string per GVR
 	}
 	view.learned, view.hasLearned = mvp.LearnedView(srv)
 	view.advertised = view.local
@@ -110,7 +111,13 @@ func (view *serverView) index(orphans []snapshot.Resource) {
 }
 
 // servesGroupVersion reports whether the server serves any resource of gv ("batch/v1", "v1").
-func (v *serverView) servesGroupVersion(gv string) bool { return v.localGVs[gv] }
+func (v *serverView) servesGroupVersion(gv string) bool {
+	i := strings.LastIndexByte(gv, '/')
+	return v.localGVs[groupVersion{group: gv[:max(i, 0)], version: gv[i+1:]}]
+}
+
+// groupVersion keys a server's group/versions ("v1" is the core group's: group "").
+type groupVersion struct{ group, version string }
 
 // servesSubresource reports whether a locally served resource lists sub (true when the server
 // reports no subresource data at all, since legacy discovery does not always list them).
