@@ -17,7 +17,7 @@ const (
 // (docs/behaviour.md §2 step 5): for a resource request its group, version, resource and
 // subresource. The byte slices alias the target given to ClassifyRequest.
 type RequestClass struct {
-	Kind                                   RequestKind
+	Kind                                  RequestKind
 	Group, Version, Resource, Subresource []byte
 }
 

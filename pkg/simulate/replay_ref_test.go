@@ -137,4 +137,3 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 	})
 	return rep, nil
 }
-
