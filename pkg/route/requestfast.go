@@ -33,7 +33,9 @@ type RequestClass struct {
 // watch) and name (a fieldSelector on metadata.name), never its group, version, resource or
 // subresource, and url.Parse rejects nothing in the query but control characters.
 func ClassifyRequest(method string, target []byte) (c RequestClass, ok bool) {
-	if !methods.Has(method) {
+	switch method { // methods, in ParseRequest's spelling
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT":
+	default:
 		return c, false
 	}
 	// A target that starts with "/" and not "//" has no scheme and no authority for url.Parse;
@@ -45,40 +47,45 @@ func ClassifyRequest(method string, target []byte) (c RequestClass, ok bool) {
 		return c, false
 	}
 	path := target
+	double := -1 // where the first "//" of the path ends
 	for i, b := range target {
-		switch {
-		case b < ' ' || b == 0x7f || b == '#':
-			return c, false // url.Parse rejects control characters; '#' starts a fragment
-		case b == '?':
-			if path = target[:i]; bytes.IndexByte(target[i:], '#') >= 0 || hasCTL(target[i:]) {
-				return c, false
+		if b == '/' && i > 0 && target[i-1] == '/' && double < 0 {
+			double = i
+		}
+		if pathStop[b] {
+			if b != '?' {
+				return c, false // '%' or non-ASCII: url.Parse decodes or checks it; '#', control characters
 			}
-			goto query
-		case b == '%' || b >= 0x80:
-			return c, false // escaped or non-ASCII: url.Parse decodes or checks it
+			path = target[:i]
+			for _, b := range target[i:] {
+				if queryStop[b] {
+					return c, false // url.Parse rejects control characters; '#' starts a fragment
+				}
+			}
+			break
 		}
 	}
-query:
 	if !bytes.HasPrefix(path, []byte("/api")) {
 		return c, false // non-resource paths such as /healthz: ParseRequest (and its memo)
 	}
 	if rest := path[4:]; !(len(rest) == 0 || rest[0] == '/' || (rest[0] == 's' && (len(rest) == 1 || rest[1] == '/'))) {
 		return c, false // e.g. /apix: not a Kubernetes path, ParseRequest says so
 	}
-	if bytes.Contains(bytes.TrimSuffix(path, []byte("/")), []byte("//")) {
-		return c, false // ParseRequest rejects an empty segment
+	if double >= 0 && double < len(path)-1 {
+		return c, false // ParseRequest rejects an empty segment (but for a trailing "//")
 	}
 	return classifyPath(bytes.Trim(path, "/")), true
 }
 
-func hasCTL(b []byte) bool {
-	for _, c := range b {
-		if c < ' ' || c == 0x7f {
-			return true
-		}
+// queryStop marks the bytes that end the fast path in a query: control characters and '#';
+// pathStop adds '?' (the end of the path), '%' and non-ASCII bytes.
+var queryStop, pathStop = func() (q, p [256]bool) {
+	for c := range 256 {
+		q[c] = c < ' ' || c == 0x7f || c == '#'
+		p[c] = q[c] || c == '?' || c == '%' || c >= 0x80
 	}
-	return false
-}
+	return
+}()
 
 // classifyPath is k8s.io/apiserver's RequestInfoFactory.NewRequestInfo (as configured in
 // requestInfoFactory: prefixes api and apis, api groupless) reduced to its kind, group,
@@ -88,15 +95,13 @@ func classifyPath(p []byte) (c RequestClass) {
 	// the namespace, resource, name, subresource.
 	var parts [9][]byte
 	n := 0
-	for n < len(parts) {
-		i := bytes.IndexByte(p, '/')
-		if i < 0 {
-			parts[n] = p
+	start := 0
+	for i := 0; i <= len(p) && n < len(parts); i++ {
+		if i == len(p) || p[i] == '/' {
+			parts[n] = p[start:i]
 			n++
-			break
+			start = i + 1
 		}
-		parts[n], p = p[:i], p[i+1:]
-		n++
 	}
 	cur := parts[:n]
 	if len(cur) < 3 {

@@ -76,7 +76,7 @@ func (j *join) add(e *idEntry) {
 	case e.events < 2:
 		return
 	}
-	from, to := e.first, e.second
+	from, to := e.first, *e.second
 	fromAt, toAt := parseTimestamp(from.received), parseTimestamp(to.received)
 	// The proxying server received the request first. Without both timestamps the first
 	// event read stands for it.

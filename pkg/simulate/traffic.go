@@ -86,6 +86,7 @@ const maxExamples = 5
 const (
 	blockSize      = 1 << 20
 	blocksInFlight = 4
+	readBuffer     = 64 << 10
 )
 
 // block is a run of whole lines and what the workers read from it.
@@ -135,13 +136,15 @@ func NewTrafficReader(r io.Reader, name, format string) (*TrafficReader, error) 
 	if format != FormatRequests && format != FormatAuditLog {
 		return nil, fmt.Errorf("traffic %s: unknown format %q", name, format)
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	// The blocks are read straight from r: bufio copies only reads smaller than its buffer,
+	// and the reader asks for most of a block (blockSize) at a time.
+	br := bufio.NewReaderSize(r, readBuffer)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("traffic %s: bad gzip: %w", name, err)
 		}
-		br = bufio.NewReaderSize(gz, 1<<20)
+		br = bufio.NewReaderSize(gz, readBuffer)
 	}
 	return &TrafficReader{name: name, format: format, r: br}, nil
 }
