@@ -13,6 +13,7 @@ type blockEvent struct {
 	agent    string
 	auditID  string
 	received string // the raw requestReceivedTimestamp
+	idHash   uint64 // idHash(auditID), for replay's recentIDSet
 	code     int
 	pair     int32 // index in block.pairs
 }
@@ -162,6 +163,9 @@ func (w *blockWriter) finish() {
 		e, o := &b.events[i], w.offs[i]
 		e.uri, e.auditID, e.received = arena[o.uri:o.id], arena[o.id:o.received], arena[o.received:o.end]
 		e.agent = b.pairs[e.pair].agent
+		if e.auditID != "" {
+			e.idHash = idHash(e.auditID)
+		}
 	}
 	w.b = nil
 }

@@ -16,10 +16,11 @@ type idEntry struct {
 //
 // Replay asks it once per event, so it is a table of its own rather than a map[string]int: an
 // open-addressed index into the ring, at most half full, whose slots hold ring index + 1 (0 is
-// empty). Inserting and evicting an ID cost a hash and a probe or two, and allocate nothing.
+// empty) and the low half of the ID's hash, so that a probe reads the ring only on a likely
+// match. Inserting and evicting an ID cost a probe or two, and allocate nothing; the hash is
+// computed by the caller (idHash), in replay by the reader's workers.
 type recentIDSet struct {
-	seed  maphash.Seed
-	slots []int32
+	slots []idSlot
 	mask  uint64
 	ring  []idEntry // grows to n entries, then wraps
 	n     int
@@ -27,29 +28,43 @@ type recentIDSet struct {
 	done  func(*idEntry)
 }
 
+type idSlot struct {
+	hash  uint32 // the low bits of the ID's hash
+	index int32  // in ring, + 1; 0 for an empty slot
+}
+
+// idSeed seeds idHash for the whole process: the workers that hash and the set that compares
+// must agree.
+var idSeed = maphash.MakeSeed()
+
+// idHash is the hash see expects with an ID.
+func idHash(id string) uint64 { return maphash.String(idSeed, id) }
+
 func newRecentIDs(n int) *recentIDSet {
 	size := 1
 	for size < 2*n {
 		size <<= 1
 	}
-	return &recentIDSet{seed: maphash.MakeSeed(), slots: make([]int32, size), mask: uint64(size - 1), n: n}
+	return &recentIDSet{slots: make([]idSlot, size), mask: uint64(size - 1), n: n}
 }
 
 // repeated reports whether id was among the last IDs, and remembers it. An empty ID (a request
 // list, or an event without one) is never repeated.
 func (r *recentIDSet) repeated(id string) bool {
-	return r.see(id, seenEvent{})
+	return r.see(id, idHash(id), seenEvent{})
 }
 
-// see is repeated, keeping ev for the join.
-func (r *recentIDSet) see(id string, ev seenEvent) bool {
+// see is repeated, keeping ev for the join; h is idHash(id).
+func (r *recentIDSet) see(id string, h uint64, ev seenEvent) bool {
 	if id == "" {
 		return false
 	}
-	h := maphash.String(r.seed, id)
 	i := h & r.mask
-	for ; r.slots[i] != 0; i = (i + 1) & r.mask {
-		if e := &r.ring[r.slots[i]-1]; e.hash == h && e.id == id {
+	for ; r.slots[i].index != 0; i = (i + 1) & r.mask {
+		if r.slots[i].hash != uint32(h) {
+			continue
+		}
+		if e := &r.ring[r.slots[i].index-1]; e.hash == h && e.id == id {
 			if e.events++; e.events == 2 {
 				second := ev // only this copy escapes, not every call's ev
 				e.second = &second
@@ -60,7 +75,7 @@ func (r *recentIDSet) see(id string, ev seenEvent) bool {
 	// i is the empty slot the probe ended on: the new ID goes there.
 	if len(r.ring) < r.n {
 		r.ring = append(r.ring, idEntry{id: id, hash: h, first: ev, events: 1})
-		r.slots[i] = int32(len(r.ring))
+		r.slots[i] = idSlot{uint32(h), int32(len(r.ring))}
 		return false
 	}
 	old := &r.ring[r.next]
@@ -71,11 +86,11 @@ func (r *recentIDSet) see(id string, ev seenEvent) bool {
 	// Removing may have moved entries, but never into an empty slot's probe path that ends
 	// before it: look for the slot again.
 	i = h & r.mask
-	for r.slots[i] != 0 {
+	for r.slots[i].index != 0 {
 		i = (i + 1) & r.mask
 	}
 	r.ring[r.next] = idEntry{id: id, hash: h, first: ev, events: 1}
-	r.slots[i] = int32(r.next + 1)
+	r.slots[i] = idSlot{uint32(h), int32(r.next + 1)}
 	r.next = (r.next + 1) % len(r.ring)
 	return false
 }
@@ -84,18 +99,18 @@ func (r *recentIDSet) see(id string, ev seenEvent) bool {
 // its probe run move up, so every lookup still finds them before an empty slot).
 func (r *recentIDSet) remove(k int) {
 	j := r.ring[k].hash & r.mask
-	for r.slots[j] != int32(k+1) {
+	for r.slots[j].index != int32(k+1) {
 		j = (j + 1) & r.mask
 	}
 	for {
-		r.slots[j] = 0
+		r.slots[j] = idSlot{}
 		m := j
 		for {
 			m = (m + 1) & r.mask
-			if r.slots[m] == 0 {
+			if r.slots[m].index == 0 {
 				return
 			}
-			home := r.ring[r.slots[m]-1].hash & r.mask
+			home := uint64(r.slots[m].hash) & r.mask // the mask is below 2^32
 			// The entry at m may move to j unless its home lies cyclically in (j, m].
 			if (j < m && (home <= j || home > m)) || (j > m && home <= j && home > m) {
 				r.slots[j] = r.slots[m]

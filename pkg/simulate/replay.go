@@ -190,7 +190,7 @@ func newReplayer(sim *Simulation, source, format string) *replayer {
 func (r *replayer) block(b *block, server string) error {
 	for i := range b.events {
 		e := &b.events[i]
-		if e.auditID != "" && r.recent.see(e.auditID, seenEvent{server: server, method: e.method, uri: e.uri, agent: e.agent, code: e.code, received: e.received}) {
+		if e.auditID != "" && r.recent.see(e.auditID, e.idHash, seenEvent{server: server, method: e.method, uri: e.uri, agent: e.agent, code: e.code, received: e.received}) {
 			r.rep.ProxiedCopies++
 			continue
 		}

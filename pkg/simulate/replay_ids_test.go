@@ -55,7 +55,7 @@ func TestRecentIDsMatchesMapModel(t *testing.T) {
 				}
 				seen[id] = 1
 			}
-			if got := r.see(id, seenEvent{uri: id}); got != want {
+			if got := r.see(id, idHash(id), seenEvent{uri: id}); got != want {
 				t.Fatalf("window %d, event %d: see(%q) = %t, want %t", c.window, i, id, got, want)
 			}
 		}

@@ -60,7 +60,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		if err != nil {
 			return nil, err
 		}
-		if recent.see(tq.AuditID, seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.received}) {
+		if recent.see(tq.AuditID, idHash(tq.AuditID), seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.received}) {
 			rep.ProxiedCopies++
 			continue
 		}
