@@ -147,6 +147,20 @@ type replayer struct {
 	join       *join
 	recent     *recentIDSet
 	order      []int32 // scratch: a block's pairs in the order of their first counted event
+	// resolved is what count found for each pair it met: the workers make few pairs and use
+	// them block after block. Bounded like the workers' tables.
+	resolved map[*pairInfo]*resolvedPair
+}
+
+// resolvedPair is a pair's rows in the report and its outcomes at each step. None of them
+// changes once found: agents and GVRs are never removed from the report, and an agent that
+// went to "<other>" stays there.
+type resolvedPair struct {
+	ua       *UserAgentTraffic
+	gt       *GVRTraffic
+	outcomes [][]mvp.Outcome // by step
+	atRisk   []bool          // by step: the request fails somewhere while some server serves its GVR
+	failed   bool            // at some step
 }
 
 type replayStep struct {
@@ -162,7 +176,8 @@ type replayStep struct {
 
 func newReplayer(sim *Simulation, source, format string) *replayer {
 	r := &replayer{sim: sim, rep: &TrafficReport{Source: source, Format: format}, gvrs: map[snapshot.GVR]*GVRTraffic{},
-		agents: map[string]*UserAgentTraffic{}, removedSet: map[string]bool{}, join: newJoin(), recent: newRecentIDs(recentIDs)}
+		agents: map[string]*UserAgentTraffic{}, removedSet: map[string]bool{}, join: newJoin(), recent: newRecentIDs(recentIDs),
+		resolved: map[*pairInfo]*resolvedPair{}}
 	for _, s := range sim.Steps {
 		st := &replayStep{memo: map[decisionKey][]mvp.Outcome{}, served: map[snapshot.GVR]bool{}}
 		for _, srv := range s.snap.Servers {
@@ -217,30 +232,56 @@ func (r *replayer) block(b *block, server string) error {
 func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 	n := p.n
 	r.rep.Requests += n
-	ua := agentEntry(r.agents, p.agent)
-	ua.Requests += n
 	switch p.kind {
 	case route.KindUnparsable:
+		agentEntry(r.agents, p.agent).Requests += n
 		r.rep.Unparsable += n
 		return nil
 	case route.KindNonResource:
+		agentEntry(r.agents, p.agent).Requests += n
 		r.rep.NonResource += n
 		return nil
 	}
-	key := p.key
-	gt := r.gvrs[key.gvr]
-	if gt == nil {
-		gt = &GVRTraffic{GVR: key.gvr.String(), Removed: r.removedSet[key.gvr.String()]}
-		r.gvrs[key.gvr] = gt
+	rp := r.resolved[p.pairInfo]
+	if rp == nil {
+		var err error
+		if rp, err = r.resolve(p.pairInfo, sample); err != nil {
+			return err
+		}
 	}
-	gt.Requests += n
-	failedSomewhere := false
+	rp.ua.Requests += n
+	rp.gt.Requests += n
+	for i, st := range r.steps {
+		for j, o := range rp.outcomes[i] {
+			st.counts[j].addN(o, n)
+		}
+		if rp.atRisk[i] {
+			st.atRisk += n
+			rp.gt.AtRiskSteps = appendStep(rp.gt.AtRiskSteps, i)
+		}
+	}
+	if rp.failed {
+		rp.gt.AtRisk += n
+		rp.ua.AtRisk += n
+	}
+	return nil
+}
+
+// resolve finds a resource request pair's rows and outcomes, deciding them at the steps that
+// have not seen its GVR and subresource yet.
+func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, error) {
+	key := p.key
+	rp := &resolvedPair{ua: agentEntry(r.agents, p.agent), gt: r.gvrs[key.gvr]}
+	if rp.gt == nil {
+		rp.gt = &GVRTraffic{GVR: key.gvr.String(), Removed: r.removedSet[key.gvr.String()]}
+		r.gvrs[key.gvr] = rp.gt
+	}
 	for i, st := range r.steps {
 		outcomes, ok := st.memo[key]
 		if !ok {
 			req, err := route.ParseRequest(sample.method, sample.uri)
 			if err != nil || !req.Info.IsResourceRequest || (decisionKey{req.Info.GVR(), req.Info.Subresource}) != key {
-				return fmt.Errorf("replay: %s %s was classified as %v, which route.ParseRequest does not confirm (%v)", sample.method, sample.uri, key, err)
+				return nil, fmt.Errorf("replay: %s %s was classified as %v, which route.ParseRequest does not confirm (%v)", sample.method, sample.uri, key, err)
 			}
 			router := r.sim.Steps[i].router
 			for _, name := range st.servers {
@@ -250,21 +291,18 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 			st.memo[key] = outcomes
 		}
 		fails := false
-		for j, o := range outcomes {
-			st.counts[j].addN(o, n)
+		for _, o := range outcomes {
 			fails = fails || o == mvp.NotFound || o == mvp.Unavailable
 		}
-		if fails && st.served[key.gvr] {
-			st.atRisk += n
-			gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
-			failedSomewhere = true
-		}
+		rp.outcomes = append(rp.outcomes, outcomes)
+		rp.atRisk = append(rp.atRisk, fails && st.served[key.gvr])
+		rp.failed = rp.failed || (fails && st.served[key.gvr])
 	}
-	if failedSomewhere {
-		gt.AtRisk += n
-		ua.AtRisk += n
+	if len(r.resolved) >= 4*cacheSize {
+		clear(r.resolved)
 	}
-	return nil
+	r.resolved[p] = rp
+	return rp, nil
 }
 
 func (r *replayer) report() *TrafficReport {
