@@ -1,7 +1,5 @@
 package route
 
-import "bytes"
-
 // RequestKind is what a request is to the router: a resource request, a non-resource request
 // (discovery, health, version, metrics), or one the apiserver's parser rejects.
 type RequestKind uint8
@@ -46,64 +44,80 @@ func ClassifyRequest(method string, target []byte) (c RequestClass, ok bool) {
 	if last := target[len(target)-1]; last <= ' ' || last >= 0x7f {
 		return c, false
 	}
-	path := target
-	double := -1 // where the first "//" of the path ends
-	for i, b := range target {
-		if b == '/' && i > 0 && target[i-1] == '/' && double < 0 {
-			double = i
-		}
-		if pathStop[b] {
-			if b != '?' {
-				return c, false // '%' or non-ASCII: url.Parse decodes or checks it; '#', control characters
+	// One pass over the path: its segments, and where the first empty one is.
+	var segs [9][]byte // the factory looks at no more than nine segments (see classifyPath)
+	n, start, end, double := 0, 1, len(target), -1
+loop:
+	for i := 1; i < len(target); i++ {
+		switch pathByte[target[i]] {
+		case plainByte:
+		case slashByte:
+			if i == start {
+				if double < 0 {
+					double = i
+				}
+			} else if n < len(segs) {
+				segs[n] = target[start:i]
+				n++
 			}
-			path = target[:i]
+			start = i + 1
+		case queryByte:
+			end = i
 			for _, b := range target[i:] {
-				if queryStop[b] {
+				if pathByte[b] == stopByte && b != '%' && b < 0x80 {
 					return c, false // url.Parse rejects control characters; '#' starts a fragment
 				}
 			}
-			break
+			break loop
+		default:
+			return c, false // '%' or non-ASCII: url.Parse decodes or checks it; '#', control characters
 		}
 	}
-	if !bytes.HasPrefix(path, []byte("/api")) {
-		return c, false // non-resource paths such as /healthz: ParseRequest (and its memo)
+	if start < end && n < len(segs) {
+		segs[n] = target[start:end]
+		n++
 	}
-	if rest := path[4:]; !(len(rest) == 0 || rest[0] == '/' || (rest[0] == 's' && (len(rest) == 1 || rest[1] == '/'))) {
-		return c, false // e.g. /apix: not a Kubernetes path, ParseRequest says so
+	// ParseRequest rejects an empty segment, but for a trailing "//" (it trims one "/" before
+	// it looks, and RequestInfoFactory all of them).
+	if double >= 0 && double < end-1 {
+		return c, false
 	}
-	if double >= 0 && double < len(path)-1 {
-		return c, false // ParseRequest rejects an empty segment (but for a trailing "//")
+	// Only /api and /apis, alone or followed by "/": other paths, such as /healthz or /apix,
+	// are ParseRequest's to accept or reject (with its memo in replay).
+	if n == 0 || (string(segs[0]) != "api" && string(segs[0]) != "apis") {
+		return c, false
 	}
-	return classifyPath(bytes.Trim(path, "/")), true
+	return classifyParts(segs[:n]), true
 }
 
-// queryStop marks the bytes that end the fast path in a query: control characters and '#';
-// pathStop adds '?' (the end of the path), '%' and non-ASCII bytes.
-var queryStop, pathStop = func() (q, p [256]bool) {
+// What a byte of the path is to ClassifyRequest.
+const (
+	plainByte = iota
+	slashByte
+	queryByte
+	stopByte // ends the fast path: control characters, '#', '%' and non-ASCII bytes
+)
+
+var pathByte = func() (t [256]uint8) {
 	for c := range 256 {
-		q[c] = c < ' ' || c == 0x7f || c == '#'
-		p[c] = q[c] || c == '?' || c == '%' || c >= 0x80
+		switch {
+		case c == '/':
+			t[c] = slashByte
+		case c == '?':
+			t[c] = queryByte
+		case c < ' ' || c == 0x7f || c == '#' || c == '%' || c >= 0x80:
+			t[c] = stopByte
+		}
 	}
 	return
 }()
 
-// classifyPath is k8s.io/apiserver's RequestInfoFactory.NewRequestInfo (as configured in
+// classifyParts is k8s.io/apiserver's RequestInfoFactory.NewRequestInfo (as configured in
 // requestInfoFactory: prefixes api and apis, api groupless) reduced to its kind, group,
-// version, resource and subresource, over the path without its leading and trailing slashes.
-func classifyPath(p []byte) (c RequestClass) {
-	// The factory looks at no more than nine segments: apis, group, version, a verb, namespaces,
-	// the namespace, resource, name, subresource.
-	var parts [9][]byte
-	n := 0
-	start := 0
-	for i := 0; i <= len(p) && n < len(parts); i++ {
-		if i == len(p) || p[i] == '/' {
-			parts[n] = p[start:i]
-			n++
-			start = i + 1
-		}
-	}
-	cur := parts[:n]
+// version, resource and subresource, over the segments of the path (strings.Split of it
+// without its leading and trailing slashes), of which it needs no more than the first nine:
+// apis, group, version, a verb, namespaces, the namespace, resource, name, subresource.
+func classifyParts(cur [][]byte) (c RequestClass) {
 	if len(cur) < 3 {
 		return RequestClass{Kind: KindNonResource}
 	}
