@@ -31,7 +31,9 @@ type RequestClass struct {
 // watch) and name (a fieldSelector on metadata.name), never its group, version, resource or
 // subresource, and url.Parse rejects nothing in the query but control characters.
 func ClassifyRequest(method string, target []byte) (c RequestClass, ok bool) {
-	switch method { // methods, in ParseRequest's spelling
+	// methods (request.go) as ParseRequest accepts them, upper case; TestClassifyRequestMethods
+	// keeps the two lists equal.
+	switch method {
 	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT":
 	default:
 		return c, false
@@ -45,7 +47,7 @@ func ClassifyRequest(method string, target []byte) (c RequestClass, ok bool) {
 		return c, false
 	}
 	// One pass over the path: its segments, and where the first empty one is.
-	var segs [9][]byte // the factory looks at no more than nine segments (see classifyPath)
+	var segs [9][]byte // the factory looks at no more than nine segments (see classifyParts)
 	n, start, end, double := 0, 1, len(target), -1
 loop:
 	for i := 1; i < len(target); i++ {

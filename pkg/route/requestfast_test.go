@@ -113,3 +113,13 @@ func BenchmarkParseRequestSamePath(b *testing.B) {
 		_, _ = ParseRequest("PUT", target)
 	}
 }
+
+// TestClassifyRequestMethods: ClassifyRequest's own list of methods is ParseRequest's.
+func TestClassifyRequestMethods(t *testing.T) {
+	for _, m := range append(methods.List(), "TRACE", "BREW", "get", "Get", "") {
+		_, ok := ClassifyRequest(m, []byte("/api/v1/pods"))
+		if want := methods.Has(m); ok != want {
+			t.Errorf("ClassifyRequest(%q, /api/v1/pods) answered %t; ParseRequest accepts the method: %t", m, ok, want)
+		}
+	}
+}

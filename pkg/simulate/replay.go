@@ -55,8 +55,6 @@ type OutcomeCounts struct {
 	Unavailable int64 `json:"unavailable"`
 }
 
-func (c *OutcomeCounts) add(o mvp.Outcome) { c.addN(o, 1) }
-
 func (c *OutcomeCounts) addN(o mvp.Outcome, n int64) {
 	switch o {
 	case mvp.Local:

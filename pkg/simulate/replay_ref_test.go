@@ -96,7 +96,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 			}
 			fails := false
 			for j, o := range outcomes {
-				st.counts[st.servers[j]].add(o)
+				st.counts[st.servers[j]].addN(o, 1)
 				fails = fails || o == mvp.NotFound || o == mvp.Unavailable
 			}
 			if fails && st.served[key.gvr] {
