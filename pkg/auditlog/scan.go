@@ -4,6 +4,7 @@ package auditlog
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -287,13 +288,19 @@ func (s *scanner) str() (end int, plain bool) {
 	b := s.b
 	i := s.i + 1
 	for {
-		// Eight bytes at a time while none of them stops the run.
-		for i+8 <= len(b) && !stops8(binary.LittleEndian.Uint64(b[i:])) {
+		// Eight bytes at a time, up to the first that stops the run: the lowest byte stops8
+		// flags is exact, so no byte-by-byte look is needed after a word that has one.
+		for i+8 <= len(b) {
+			if m := stops8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto stop
+			}
 			i += 8
 		}
 		for i < len(b) && !strStop[b[i]] {
 			i++
 		}
+	stop:
 		if i >= len(b) {
 			return -1, false
 		}
@@ -331,13 +338,13 @@ const (
 	highs = 0x8080808080808080
 )
 
-// stops8 reports whether any of the eight bytes in x is one strStop marks: '"', '\\', below
-// 0x20 or above 0x7f. Each test is exact as a whole (a borrow can only flag a byte to the
-// left of one that is really flagged).
-func stops8(x uint64) bool {
+// stops8 flags (with its high bit) each of the eight bytes of x, little-endian, that strStop
+// marks: '"', '\\', below 0x20 or above 0x7f. The lowest flagged byte is exact: a borrow can
+// only flag a byte to the left of one that is really flagged. 0 when none is.
+func stops8(x uint64) uint64 {
 	q := x ^ ('"' * ones)
 	bs := x ^ ('\\' * ones)
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x|x)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (x - 0x20*ones) | x) & highs
 }
 
 func isHex(c byte) bool {

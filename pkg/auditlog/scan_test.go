@@ -3,7 +3,10 @@ package auditlog
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -132,21 +135,76 @@ func FuzzScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) { check(t, line) })
 }
 
+// TestStops8: the lowest byte stops8 flags is the first byte strStop marks, for every pair of
+// bytes at every pair of positions in a word (which covers each borrow a lower byte can pass
+// up) and for random words.
 func TestStops8(t *testing.T) {
-	var b [8]byte
-	for pos := range 8 {
-		for c := range 256 {
-			for i := range b {
-				b[i] = 'a'
+	check := func(b [8]byte) {
+		x := binary.LittleEndian.Uint64(b[:])
+		want := 8
+		for i, c := range b {
+			if strStop[c] {
+				want = i
+				break
 			}
-			b[pos] = byte(c)
-			x := uint64(0)
-			for i := 7; i >= 0; i-- {
-				x = x<<8 | uint64(b[i])
-			}
-			if got := stops8(x); got != strStop[c] {
-				t.Fatalf("stops8 with %#x at %d = %v, want %v", c, pos, got, strStop[c])
+		}
+		got := 8
+		if m := stops8(x); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("stops8(% x): first stop at %d, want %d", b, got, want)
+		}
+	}
+	for p1 := range 8 {
+		for p2 := p1; p2 < 8; p2++ {
+			for c1 := range 256 {
+				for c2 := range 256 {
+					b := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+					b[p1], b[p2] = byte(c1), byte(c2)
+					check(b)
+				}
 			}
 		}
 	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1 << 20 {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], rng.Uint64())
+		check(b)
+	}
+}
+
+// BenchmarkScan reads the fields of 10,000 generated events; BenchmarkCountLines counts the
+// newlines of the same bytes, the floor any line reader is measured against.
+func BenchmarkScan(b *testing.B) {
+	lines := benchLines(b)
+	var f Fields
+	for b.Loop() {
+		for _, l := range lines {
+			if !Scan(l, &f) {
+				b.Fatalf("Scan declined %s", l)
+			}
+		}
+	}
+}
+
+func BenchmarkCountLines(b *testing.B) {
+	lines := benchLines(b)
+	n := 0
+	for b.Loop() {
+		for _, l := range lines {
+			n += bytes.Count(l, []byte{'\n'})
+		}
+	}
+	_ = n
+}
+
+func benchLines(b *testing.B) [][]byte {
+	var buf bytes.Buffer
+	if err := auditgen.Write(&buf, auditgen.Options{Seed: 1, Requests: 10000}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	return bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
 }

@@ -76,19 +76,20 @@ func (j *join) add(e *idEntry) {
 	case e.events < 2:
 		return
 	}
-	from, to := e.first, e.second
+	from, to := e.first, *e.second
+	fromAt, toAt := parseTimestamp(from.received), parseTimestamp(to.received)
 	// The proxying server received the request first. Without both timestamps the first
 	// event read stands for it.
-	if !from.received.IsZero() && !to.received.IsZero() && to.received.Before(from.received) {
-		from, to = to, from
+	if !fromAt.IsZero() && !toAt.IsZero() && toAt.Before(fromAt) {
+		from, to, fromAt = to, from, toAt
 	}
 	k := pairKey{from: serverName(from.server), to: serverName(to.server), code: from.code, toCode: to.code}
 	j.pairs[k]++
 	j.rep.Total++
 	if len(j.rep.Requests) < maxProxiedRequests {
 		r := ProxiedRequest{AuditID: e.id, Method: from.method, RequestURI: from.uri, UserAgent: from.agent, From: k.from, To: k.to, Code: from.code, ToCode: to.code}
-		if !from.received.IsZero() {
-			r.Time = from.received.UTC().Format(time.RFC3339Nano)
+		if !fromAt.IsZero() {
+			r.Time = fromAt.UTC().Format(time.RFC3339Nano)
 		}
 		j.rep.Requests = append(j.rep.Requests, r)
 	}

@@ -159,7 +159,7 @@ func TestJoinWindow(t *testing.T) {
 	var done []string
 	r.done = func(e *idEntry) { done = append(done, fmt.Sprintf("%s×%d", e.id, e.events)) }
 	for _, id := range []string{"a", "a", "b", "c", "a", "c"} {
-		r.see(id, seenEvent{})
+		r.see(id, idHash(id), seenEvent{})
 	}
 	r.flush()
 	if want := []string{"a×2", "b×1", "c×2", "a×1"}; !reflect.DeepEqual(done, want) {

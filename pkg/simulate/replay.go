@@ -2,9 +2,9 @@ package simulate
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sort"
-	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -55,16 +55,16 @@ type OutcomeCounts struct {
 	Unavailable int64 `json:"unavailable"`
 }
 
-func (c *OutcomeCounts) add(o mvp.Outcome) {
+func (c *OutcomeCounts) addN(o mvp.Outcome, n int64) {
 	switch o {
 	case mvp.Local:
-		c.Local++
+		c.Local += n
 	case mvp.Proxied:
-		c.Proxied++
+		c.Proxied += n
 	case mvp.NotFound:
-		c.NotFound++
+		c.NotFound += n
 	case mvp.Unavailable:
-		c.Unavailable++
+		c.Unavailable += n
 	}
 }
 
@@ -96,9 +96,9 @@ type decisionKey struct {
 	sub string
 }
 
-// Replay sends every request of tr through every step of sim. Decisions are memoised per
-// step, server, GVR and subresource, so the cost per request is one parse and a few map
-// look-ups.
+// Replay sends every request of tr through every step of sim. Requests are counted a block of
+// the log at a time, by (user agent, request class), and decisions are memoised per step,
+// server, GVR and subresource: the cost per request is its audit ID's look-up and a count.
 func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*TrafficReport, error) {
 	return ReplayLogs(sim, []*TrafficReader{tr}, source, format)
 }
@@ -107,156 +107,228 @@ func Replay(sim *Simulation, tr *TrafficReader, source, format string) (*Traffic
 // log and again in another (within the window of recentIDs events) is one proxied request,
 // replayed once and joined in the report's Proxied.
 func ReplayLogs(sim *Simulation, trs []*TrafficReader, source, format string) (*TrafficReport, error) {
-	i := 0
-	next := func() (TrafficRequest, error) {
-		for i < len(trs) {
-			tq, err := trs[i].Next()
+	r := newReplayer(sim, source, format)
+	for _, tr := range trs {
+		for {
+			b, err := tr.nextBlock()
 			if errors.Is(err, io.EOF) {
-				i++
-				continue
+				break
 			}
-			tq.server = trs[i].Server
-			return tq, err
+			if err != nil {
+				return nil, err
+			}
+			if err := r.block(b, tr.Server); err != nil {
+				return nil, err
+			}
 		}
-		return TrafficRequest{}, io.EOF
 	}
-	return replay(sim, next, func(rep *TrafficReport) {
-		for _, tr := range trs {
-			rep.Malformed += tr.Malformed
-			rep.Skipped += tr.Skipped
-			for _, e := range tr.Examples {
-				if len(rep.MalformedExamples) < maxExamples {
-					rep.MalformedExamples = append(rep.MalformedExamples, e)
-				}
+	for _, tr := range trs {
+		r.rep.Malformed += tr.Malformed
+		r.rep.Skipped += tr.Skipped
+		for _, e := range tr.Examples {
+			if len(r.rep.MalformedExamples) < maxExamples {
+				r.rep.MalformedExamples = append(r.rep.MalformedExamples, e)
 			}
 		}
-	}, source, format)
+	}
+	return r.report(), nil
 }
 
-// replay is Replay over any source of requests; counted fills in the reader's counts at the end.
-func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*TrafficReport), source, format string) (*TrafficReport, error) {
-	rep := &TrafficReport{Source: source, Format: format}
-	type stepState struct {
-		counts  map[string]*OutcomeCounts
-		atRisk  int64
-		servers []string
-		memo    map[decisionKey][]mvp.Outcome
-		// served is every GVR some server of the step serves (reachable or not): a request
-		// for a GVR nobody serves fails with or without an upgrade, and is not counted as
-		// at risk (removed APIs are reported separately).
-		served map[snapshot.GVR]bool
-	}
-	states := make([]*stepState, len(sim.Steps))
-	for i, s := range sim.Steps {
-		st := &stepState{counts: map[string]*OutcomeCounts{}, memo: map[decisionKey][]mvp.Outcome{}, served: map[snapshot.GVR]bool{}}
+// replayer is the state of one replay.
+type replayer struct {
+	sim        *Simulation
+	rep        *TrafficReport
+	steps      []*replayStep
+	gvrs       map[snapshot.GVR]*GVRTraffic
+	agents     map[string]*UserAgentTraffic
+	removedSet map[string]bool
+	join       *join
+	recent     *recentIDSet
+	order      []int32 // scratch: a block's pairs in the order of their first counted event
+	// resolved is what count found for each pair it met: the workers make few pairs and use
+	// them block after block. Bounded like the workers' tables.
+	resolved map[*pairInfo]*resolvedPair
+}
+
+// resolvedPair is a pair's rows in the report and its outcomes at each step. None of them
+// changes once found: agents and GVRs are never removed from the report, and an agent that
+// went to "<other>" stays there.
+type resolvedPair struct {
+	ua       *UserAgentTraffic
+	gt       *GVRTraffic
+	outcomes [][]mvp.Outcome // by step
+	atRisk   []bool          // by step: the request fails somewhere while some server serves its GVR
+	failed   bool            // at some step
+}
+
+type replayStep struct {
+	counts  []OutcomeCounts // by servers
+	atRisk  int64
+	servers []string // the reachable ones
+	memo    map[decisionKey][]mvp.Outcome
+	// served is every GVR some server of the step serves (reachable or not): a request
+	// for a GVR nobody serves fails with or without an upgrade, and is not counted as
+	// at risk (removed APIs are reported separately).
+	served map[snapshot.GVR]bool
+}
+
+func newReplayer(sim *Simulation, source, format string) *replayer {
+	r := &replayer{sim: sim, rep: &TrafficReport{Source: source, Format: format}, gvrs: map[snapshot.GVR]*GVRTraffic{},
+		agents: map[string]*UserAgentTraffic{}, removedSet: map[string]bool{}, join: newJoin(), recent: newRecentIDs(recentIDs),
+		resolved: map[*pairInfo]*resolvedPair{}}
+	for _, s := range sim.Steps {
+		st := &replayStep{memo: map[decisionKey][]mvp.Outcome{}, served: map[snapshot.GVR]bool{}}
 		for _, srv := range s.snap.Servers {
-			for _, r := range srv.Resources {
-				st.served[r.GVR()] = true
+			for _, res := range srv.Resources {
+				st.served[res.GVR()] = true
 			}
 			if srv.Reachable {
 				st.servers = append(st.servers, srv.Name)
-				st.counts[srv.Name] = &OutcomeCounts{}
 			}
 		}
-		states[i] = st
+		st.counts = make([]OutcomeCounts, len(st.servers))
+		r.steps = append(r.steps, st)
 	}
-	gvrs := map[snapshot.GVR]*GVRTraffic{}
-	agents := map[string]*UserAgentTraffic{}
-	removedSet := map[string]bool{}
 	for _, g := range sim.Removed {
-		removedSet[g] = true
+		r.removedSet[g] = true
 	}
+	r.recent.done = r.join.add
+	return r
+}
 
-	join := newJoin()
-	recent := newRecentIDs(recentIDs)
-	recent.done = join.add
-	for {
-		tq, err := next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if recent.see(tq.AuditID, seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.Received}) {
-			rep.ProxiedCopies++
+// block counts a block's requests. Each event's audit ID is looked up in file order (a proxied
+// copy is not counted); the others are counted by pair, in the order of each pair's first
+// counted event, which is the order in which counting event by event would first meet each
+// user agent, GVR and step at risk.
+func (r *replayer) block(b *block, server string) error {
+	for i := range b.events {
+		e := &b.events[i]
+		if e.auditID != "" && r.recent.see(e.auditID, e.idHash, seenEvent{server: server, method: e.method, uri: e.uri, agent: e.agent, code: e.code, received: e.received}) {
+			r.rep.ProxiedCopies++
 			continue
 		}
-		rep.Requests++
-		ua := agentEntry(agents, tq.UserAgent)
-		ua.Requests++
-		req, err := tq.req, tq.parseErr
-		if !tq.parsed {
-			req, err = route.ParseRequest(tq.Method, tq.Path)
+		p := &b.pairs[e.pair]
+		if p.n == 0 {
+			p.sample = int32(i)
+			r.order = append(r.order, e.pair)
 		}
-		if err != nil {
-			rep.Unparsable++
-			continue
+		p.n++
+	}
+	for _, i := range r.order {
+		p := &b.pairs[i]
+		if err := r.count(p, &b.events[p.sample]); err != nil {
+			return err
 		}
-		if !req.Info.IsResourceRequest {
-			rep.NonResource++
-			continue
-		}
-		key := decisionKey{gvr: req.Info.GVR(), sub: req.Info.Subresource}
-		gt := gvrs[key.gvr]
-		if gt == nil {
-			gt = &GVRTraffic{GVR: key.gvr.String(), Removed: removedSet[key.gvr.String()]}
-			gvrs[key.gvr] = gt
-		}
-		gt.Requests++
-		failedSomewhere := false
-		for i, st := range states {
-			outcomes, ok := st.memo[key]
-			if !ok {
-				router := sim.Steps[i].router
-				for _, name := range st.servers {
-					d, _ := router.Decide(name, req) // reachable servers only: cannot fail
-					outcomes = append(outcomes, d.Outcome)
-				}
-				st.memo[key] = outcomes
-			}
-			fails := false
-			for j, o := range outcomes {
-				st.counts[st.servers[j]].add(o)
-				fails = fails || o == mvp.NotFound || o == mvp.Unavailable
-			}
-			if fails && st.served[key.gvr] {
-				st.atRisk++
-				gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
-				failedSomewhere = true
-			}
-		}
-		if failedSomewhere {
-			gt.AtRisk++
-			ua.AtRisk++
+		p.n = 0
+	}
+	r.order = r.order[:0]
+	return nil
+}
+
+// count counts p.n requests of one pair; sample is the first of them, whose request is what
+// the routers decide on when the pair's GVR and subresource are new to a step.
+func (r *replayer) count(p *blockPair, sample *blockEvent) error {
+	n := p.n
+	r.rep.Requests += n
+	switch p.kind {
+	case route.KindUnparsable:
+		agentEntry(r.agents, p.agent).Requests += n
+		r.rep.Unparsable += n
+		return nil
+	case route.KindNonResource:
+		agentEntry(r.agents, p.agent).Requests += n
+		r.rep.NonResource += n
+		return nil
+	}
+	rp := r.resolved[p.pairInfo]
+	if rp == nil {
+		var err error
+		if rp, err = r.resolve(p.pairInfo, sample); err != nil {
+			return err
 		}
 	}
-	counted(rep)
-	recent.flush()
-	rep.Proxied = join.report()
+	rp.ua.Requests += n
+	rp.gt.Requests += n
+	for i, st := range r.steps {
+		for j, o := range rp.outcomes[i] {
+			st.counts[j].addN(o, n)
+		}
+		if rp.atRisk[i] {
+			st.atRisk += n
+			rp.gt.AtRiskSteps = appendStep(rp.gt.AtRiskSteps, i)
+		}
+	}
+	if rp.failed {
+		rp.gt.AtRisk += n
+		rp.ua.AtRisk += n
+	}
+	return nil
+}
 
-	for i, st := range states {
+// resolve finds a resource request pair's rows and outcomes, deciding them at the steps that
+// have not seen its GVR and subresource yet.
+func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, error) {
+	key := p.key
+	rp := &resolvedPair{ua: agentEntry(r.agents, p.agent), gt: r.gvrs[key.gvr]}
+	if rp.gt == nil {
+		rp.gt = &GVRTraffic{GVR: key.gvr.String(), Removed: r.removedSet[key.gvr.String()]}
+		r.gvrs[key.gvr] = rp.gt
+	}
+	for i, st := range r.steps {
+		outcomes, ok := st.memo[key]
+		if !ok {
+			req, err := route.ParseRequest(sample.method, sample.uri)
+			if err != nil || !req.Info.IsResourceRequest || (decisionKey{req.Info.GVR(), req.Info.Subresource}) != key {
+				return nil, fmt.Errorf("replay: %s %s was classified as %v, which route.ParseRequest does not confirm (%v)", sample.method, sample.uri, key, err)
+			}
+			router := r.sim.Steps[i].router
+			for _, name := range st.servers {
+				d, _ := router.Decide(name, req) // reachable servers only: cannot fail
+				outcomes = append(outcomes, d.Outcome)
+			}
+			st.memo[key] = outcomes
+		}
+		fails := false
+		for _, o := range outcomes {
+			fails = fails || o == mvp.NotFound || o == mvp.Unavailable
+		}
+		rp.outcomes = append(rp.outcomes, outcomes)
+		rp.atRisk = append(rp.atRisk, fails && st.served[key.gvr])
+		rp.failed = rp.failed || (fails && st.served[key.gvr])
+	}
+	if len(r.resolved) >= 4*cacheSize {
+		clear(r.resolved)
+	}
+	r.resolved[p] = rp
+	return rp, nil
+}
+
+func (r *replayer) report() *TrafficReport {
+	rep := r.rep
+	r.recent.flush()
+	rep.Proxied = r.join.report()
+	for i, st := range r.steps {
 		byServ := map[string]OutcomeCounts{}
-		for name, c := range st.counts {
-			byServ[name] = *c
+		for j, name := range st.servers {
+			byServ[name] = st.counts[j]
 		}
-		rep.Steps = append(rep.Steps, StepTraffic{N: sim.Steps[i].N, Step: sim.Steps[i].Step, ByServ: byServ, AtRisk: st.atRisk})
+		rep.Steps = append(rep.Steps, StepTraffic{N: r.sim.Steps[i].N, Step: r.sim.Steps[i].Step, ByServ: byServ, AtRisk: st.atRisk})
 	}
-	for _, g := range gvrs {
+	for _, g := range r.gvrs {
 		rep.GVRs = append(rep.GVRs, *g)
 	}
 	sort.Slice(rep.GVRs, func(i, j int) bool {
 		a, b := rep.GVRs[i], rep.GVRs[j]
 		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.GVR, b.GVR)
 	})
-	for _, a := range agents {
+	for _, a := range r.agents {
 		rep.UserAgents = append(rep.UserAgents, *a)
 	}
 	sort.Slice(rep.UserAgents, func(i, j int) bool {
 		a, b := rep.UserAgents[i], rep.UserAgents[j]
 		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
 	})
-	return rep, nil
+	return rep
 }
 
 // riskFirst orders report rows: most requests at risk first, then most requests, then by name.
@@ -313,71 +385,5 @@ type seenEvent struct {
 	method, uri string
 	agent       string
 	code        int
-	received    time.Time
-}
-
-// idEntry is an audit ID in the window: its first two events and how many there were.
-type idEntry struct {
-	id            string
-	first, second seenEvent
-	events        int
-}
-
-// recentIDSet is a bounded set of the last audit IDs seen. done, when set, is called with
-// each entry as it leaves the window (and, by flush, with those still in it), oldest first.
-type recentIDSet struct {
-	seen map[string]int // index in ring
-	ring []idEntry      // grows to n entries, then wraps
-	n    int
-	next int
-	done func(*idEntry)
-}
-
-func newRecentIDs(n int) *recentIDSet {
-	return &recentIDSet{seen: make(map[string]int, n), n: n}
-}
-
-// repeated reports whether id was among the last IDs, and remembers it. An empty ID (a request
-// list, or an event without one) is never repeated.
-func (r *recentIDSet) repeated(id string) bool {
-	return r.see(id, seenEvent{})
-}
-
-// see is repeated, keeping ev for the join.
-func (r *recentIDSet) see(id string, ev seenEvent) bool {
-	if id == "" {
-		return false
-	}
-	if i, ok := r.seen[id]; ok {
-		e := &r.ring[i]
-		if e.events++; e.events == 2 {
-			e.second = ev
-		}
-		return true
-	}
-	if len(r.ring) < r.n {
-		r.ring = append(r.ring, idEntry{id: id, first: ev, events: 1})
-		r.seen[id] = len(r.ring) - 1
-		return false
-	}
-	if old := &r.ring[r.next]; old.id != "" {
-		delete(r.seen, old.id)
-		if r.done != nil {
-			r.done(old)
-		}
-	}
-	r.ring[r.next] = idEntry{id: id, first: ev, events: 1}
-	r.seen[id] = r.next
-	r.next = (r.next + 1) % len(r.ring)
-	return false
-}
-
-// flush hands every entry still in the window to done, oldest first.
-func (r *recentIDSet) flush() {
-	for k := range len(r.ring) {
-		e := &r.ring[(r.next+k)%len(r.ring)]
-		if e.id != "" && r.done != nil {
-			r.done(e)
-		}
-	}
+	received    string // raw RFC 3339, read when the event is joined
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/mvpctl/mvpctl/pkg/auditlog"
-	"github.com/mvpctl/mvpctl/pkg/route"
 )
 
 // Traffic formats.
@@ -39,13 +38,9 @@ type TrafficRequest struct {
 	Code     int
 	Received time.Time
 
-	// server is the Server of the reader it came from.
-	server string
-
-	// parsed is set when the reader already ran route.ParseRequest (in its workers).
-	parsed   bool
-	req      route.Request
-	parseErr error
+	// server is the Server of the reader it came from; received the raw timestamp.
+	server   string
+	received string
 }
 
 // TrafficReader streams requests from a request list or an audit log, plain or gzip. A reader
@@ -91,6 +86,7 @@ const maxExamples = 5
 const (
 	blockSize      = 1 << 20
 	blocksInFlight = 4
+	readBuffer     = 64 << 10
 )
 
 // block is a run of whole lines and what the workers read from it.
@@ -103,7 +99,11 @@ type block struct {
 	err       error
 	errInLong bool
 
-	reqs      []TrafficRequest
+	// events are the block's requests, pairs the distinct (user agent, request class) among
+	// them (blockwriter.go).
+	events    []blockEvent
+	pairs     []blockPair
+	arena     []byte
 	bad       []badLine // the first maxExamples malformed lines
 	malformed int64
 	skipped   int64
@@ -136,13 +136,15 @@ func NewTrafficReader(r io.Reader, name, format string) (*TrafficReader, error) 
 	if format != FormatRequests && format != FormatAuditLog {
 		return nil, fmt.Errorf("traffic %s: unknown format %q", name, format)
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	// The blocks are read straight from r: bufio copies only reads smaller than its buffer,
+	// and the reader asks for most of a block (blockSize) at a time.
+	br := bufio.NewReaderSize(r, readBuffer)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("traffic %s: bad gzip: %w", name, err)
 		}
-		br = bufio.NewReaderSize(gz, 1<<20)
+		br = bufio.NewReaderSize(gz, readBuffer)
 	}
 	return &TrafficReader{name: name, format: format, r: br}, nil
 }
@@ -181,44 +183,58 @@ func (t *TrafficReader) start() {
 // Next returns the next request, or io.EOF. Malformed lines are counted and skipped; only a
 // read error (a truncated gzip stream, an I/O error) is returned.
 func (t *TrafficReader) Next() (TrafficRequest, error) {
-	if !t.started {
-		t.start()
-	}
 	for {
-		if b := t.cur; b != nil {
-			if t.pos < len(b.reqs) {
-				t.pos++
-				return b.reqs[t.pos-1], nil
-			}
-			t.cur = nil
-			t.free <- b
+		if b := t.cur; b != nil && t.pos < len(b.events) {
+			e := &b.events[t.pos]
+			t.pos++
+			return TrafficRequest{Method: e.method, Path: e.uri, UserAgent: e.agent, AuditID: e.auditID, Code: e.code,
+				Received: parseTimestamp(e.received), received: e.received}, nil
 		}
-		if t.err != nil {
-			return TrafficRequest{}, t.err
-		}
-		b, ok := <-t.order
-		if !ok {
-			t.err = io.EOF
-			continue
-		}
-		<-b.ready
-		for _, bad := range b.bad {
-			if len(t.Examples) < maxExamples {
-				t.Examples = append(t.Examples, fmt.Sprintf("%s:%d: %s", t.name, t.line+bad.line, bad.why))
-			}
-		}
-		t.Malformed += b.malformed
-		t.Skipped += b.skipped
-		t.line += b.lines
-		switch {
-		case b.err == nil:
-		case b.errInLong:
-			t.err = fmt.Errorf("traffic %s: %w", t.name, b.err)
-		default:
-			t.err = fmt.Errorf("traffic %s, line %d: %w", t.name, t.line+1, b.err)
+		b, err := t.nextBlock()
+		if err != nil {
+			return TrafficRequest{}, err
 		}
 		t.cur, t.pos = b, 0
 	}
+}
+
+// nextBlock returns the next block of requests in input order, or the error that ended the
+// input (io.EOF at its end) once the blocks before it were returned. The block is valid until
+// the next call: it is then reused.
+func (t *TrafficReader) nextBlock() (*block, error) {
+	if !t.started {
+		t.start()
+	}
+	if t.cur != nil {
+		t.free <- t.cur
+		t.cur = nil
+	}
+	if t.err != nil {
+		return nil, t.err
+	}
+	b, ok := <-t.order
+	if !ok {
+		t.err = io.EOF
+		return nil, t.err
+	}
+	<-b.ready
+	for _, bad := range b.bad {
+		if len(t.Examples) < maxExamples {
+			t.Examples = append(t.Examples, fmt.Sprintf("%s:%d: %s", t.name, t.line+bad.line, bad.why))
+		}
+	}
+	t.Malformed += b.malformed
+	t.Skipped += b.skipped
+	t.line += b.lines
+	switch {
+	case b.err == nil:
+	case b.errInLong:
+		t.err = fmt.Errorf("traffic %s: %w", t.name, b.err)
+	default:
+		t.err = fmt.Errorf("traffic %s, line %d: %w", t.name, t.line+1, b.err)
+	}
+	t.cur = b
+	return b, nil
 }
 
 // read cuts the input into blocks of whole lines and hands them to the workers and, in order,
@@ -321,9 +337,10 @@ func (t *TrafficReader) send(b *block) {
 // parse is a worker: it parses the lines of blocks.
 func (t *TrafficReader) parse() {
 	var f auditlog.Fields
-	cache := requestCache{reqs: map[string]cachedRequest{}, agents: map[string]string{}}
+	w := newBlockWriter()
 	for b := range t.work {
-		b.reqs, b.bad, b.malformed, b.skipped = b.reqs[:0], b.bad[:0], 0, 0
+		w.start(b)
+		b.bad, b.malformed, b.skipped = b.bad[:0], 0, 0
 		bad := func(line int, why string) {
 			b.malformed++
 			if len(b.bad) < maxExamples {
@@ -332,6 +349,7 @@ func (t *TrafficReader) parse() {
 		}
 		if b.long {
 			bad(1, fmt.Sprintf("longer than %d MiB", maxLine>>20))
+			w.finish()
 			close(b.ready)
 			continue
 		}
@@ -352,22 +370,18 @@ func (t *TrafficReader) parse() {
 			if len(line) == 0 || line[0] == '#' {
 				continue
 			}
-			var req TrafficRequest
-			var ev auditFields
-			var ok, skipped bool
-			var why string
 			if t.format == FormatRequests {
-				req, ok, why = parseRequestLine(line)
-				if ok {
-					req.req, req.parseErr = route.ParseRequest(req.Method, req.Path)
-					req.parsed = true
+				if req, ok, why := parseRequestLine(line); ok {
+					w.add(auditFields{method: req.Method, uri: []byte(req.Path)})
+				} else {
+					bad(n, why)
 				}
-			} else if ev, ok, why, skipped = parseAuditLine(line, &f); ok {
-				req = cache.request(ev)
+				continue
 			}
+			ev, ok, why, skipped := parseAuditLine(line, &f)
 			switch {
 			case ok:
-				b.reqs = append(b.reqs, req)
+				w.add(ev)
 			case skipped:
 				b.skipped++
 			case why != "":
@@ -375,6 +389,7 @@ func (t *TrafficReader) parse() {
 			}
 		}
 		b.lines = n
+		w.finish()
 		close(b.ready)
 	}
 }
@@ -407,13 +422,13 @@ var verbMethods = map[string]string{
 	"head": "HEAD", "post": "POST", "put": "PUT", "options": "OPTIONS",
 }
 
-// auditFields is what replay takes from an audit event. uri and agent alias the line or the
-// scanner's buffer: copy them before the next line.
+// auditFields is what replay takes from an audit event. The byte slices alias the line or the
+// scanner's buffer: copy them before the next line. received is the raw
+// requestReceivedTimestamp, read by parseTimestamp only when a join needs it.
 type auditFields struct {
-	method              string
-	uri, agent, auditID []byte
-	code                int
-	received            time.Time
+	method                        string
+	uri, agent, auditID, received []byte
+	code                          int
 }
 
 // parseAuditLine reads an event with auditlog.Scan, and with encoding/json (the reference) when
@@ -428,17 +443,17 @@ func parseAuditLine(line []byte, f *auditlog.Fields) (ev auditFields, ok bool, w
 		if len(f.Code) > 0 {
 			ev.code, _ = strconv.Atoi(string(f.Code))
 		}
-		ev.received = parseTimestamp(f.RequestReceivedTimestamp)
+		ev.received = f.RequestReceivedTimestamp
 	}
 	return ev, ok, why, skipped
 }
 
 // parseTimestamp reads an RFC 3339 timestamp, or returns the zero time.
-func parseTimestamp(b []byte) time.Time {
-	if len(b) == 0 {
+func parseTimestamp(s string) time.Time {
+	if len(s) == 0 {
 		return time.Time{}
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
+	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return time.Time{}
 	}
@@ -464,7 +479,7 @@ func parseAuditLineJSON(line []byte) (auditFields, bool, string, bool) {
 	if ok {
 		var j auditJoinFields
 		if json.Unmarshal(line, &j) == nil {
-			f.code, f.received = int(j.ResponseStatus.Code), parseTimestamp([]byte(j.Received))
+			f.code, f.received = int(j.ResponseStatus.Code), []byte(j.Received)
 		}
 	}
 	return f, ok, why, skipped
@@ -482,43 +497,6 @@ func auditRequest(kind, apiVersion, stage, verb, uri, agent, auditID []byte) (au
 		return auditFields{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
 	}
 	return auditFields{method: method, uri: uri, agent: agent, auditID: auditID}, true, "", false
-}
-
-// requestCache is a worker's memo of route.ParseRequest, a pure function, and of user-agent
-// strings: logs repeat both (controllers list and watch with the same query, renew the same
-// lease). Each is cleared when it reaches cacheSize entries, which bounds its memory.
-type requestCache struct {
-	reqs   map[string]cachedRequest // by path
-	agents map[string]string
-}
-
-type cachedRequest struct {
-	method, path string
-	req          route.Request
-	err          error
-}
-
-const cacheSize = 2048
-
-func (c *requestCache) request(ev auditFields) TrafficRequest {
-	agent, ok := c.agents[string(ev.agent)]
-	if !ok {
-		if len(c.agents) >= cacheSize {
-			clear(c.agents)
-		}
-		agent = string(ev.agent)
-		c.agents[agent] = agent
-	}
-	if e, ok := c.reqs[string(ev.uri)]; ok && e.method == ev.method {
-		return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), Code: ev.code, Received: ev.received, parsed: true, req: e.req, parseErr: e.err}
-	}
-	e := cachedRequest{method: ev.method, path: string(ev.uri)}
-	e.req, e.err = route.ParseRequest(e.method, e.path)
-	if len(c.reqs) >= cacheSize {
-		clear(c.reqs)
-	}
-	c.reqs[e.path] = e
-	return TrafficRequest{Method: e.method, Path: e.path, UserAgent: agent, AuditID: string(ev.auditID), Code: ev.code, Received: ev.received, parsed: true, req: e.req, parseErr: e.err}
 }
 
 func clip(s string) string {

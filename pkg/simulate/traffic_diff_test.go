@@ -258,6 +258,35 @@ func benchmarkReplay(b *testing.B, old, gz bool) {
 	}
 }
 
+// BenchmarkCountLines is the benchmarks' `wc -l`: the same file as BenchmarkReplayNew's, read
+// in blocks as the reader reads it, its newlines counted. The goal for replay is at most five
+// times its time (docs/performance.md, "Audit replay"); run both in one invocation:
+// go test ./pkg/simulate -run '^$' -bench 'CountLines|ReplayNew$'.
+func BenchmarkCountLines(b *testing.B) {
+	name, size := writeGenerated(b, 100000, false)
+	b.SetBytes(size)
+	buf := make([]byte, blockSize)
+	b.ResetTimer()
+	for b.Loop() {
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := 0
+		for {
+			n, err := f.Read(buf)
+			lines += bytes.Count(buf[:n], []byte{'\n'})
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+		if lines != 100000 {
+			b.Fatalf("%d lines", lines)
+		}
+	}
+}
+
 func BenchmarkReplayOld(b *testing.B)     { benchmarkReplay(b, true, false) }
 func BenchmarkReplayNew(b *testing.B)     { benchmarkReplay(b, false, false) }
 func BenchmarkReplayOldGzip(b *testing.B) { benchmarkReplay(b, true, true) }

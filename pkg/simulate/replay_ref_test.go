@@ -1,0 +1,139 @@
+package simulate
+
+// Replay as it was before it counted by blocks (replay.go): request by request, over any
+// source of requests. It is the reference TestReplayMatchesReference and
+// TestReplayBlocksMatchRequestByRequest compare Replay with.
+
+import (
+	"errors"
+	"io"
+	"sort"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// replay is how Replay counted before it counted by blocks: request by request, each parsed
+// with route.ParseRequest. counted fills in the reader's counts at the end.
+func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*TrafficReport), source, format string) (*TrafficReport, error) {
+	rep := &TrafficReport{Source: source, Format: format}
+	type stepState struct {
+		counts  map[string]*OutcomeCounts
+		atRisk  int64
+		servers []string
+		memo    map[decisionKey][]mvp.Outcome
+		// served is every GVR some server of the step serves (reachable or not): a request
+		// for a GVR nobody serves fails with or without an upgrade, and is not counted as
+		// at risk (removed APIs are reported separately).
+		served map[snapshot.GVR]bool
+	}
+	states := make([]*stepState, len(sim.Steps))
+	for i, s := range sim.Steps {
+		st := &stepState{counts: map[string]*OutcomeCounts{}, memo: map[decisionKey][]mvp.Outcome{}, served: map[snapshot.GVR]bool{}}
+		for _, srv := range s.snap.Servers {
+			for _, r := range srv.Resources {
+				st.served[r.GVR()] = true
+			}
+			if srv.Reachable {
+				st.servers = append(st.servers, srv.Name)
+				st.counts[srv.Name] = &OutcomeCounts{}
+			}
+		}
+		states[i] = st
+	}
+	gvrs := map[snapshot.GVR]*GVRTraffic{}
+	agents := map[string]*UserAgentTraffic{}
+	removedSet := map[string]bool{}
+	for _, g := range sim.Removed {
+		removedSet[g] = true
+	}
+
+	join := newJoin()
+	recent := newRecentIDs(recentIDs)
+	recent.done = join.add
+	for {
+		tq, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if recent.see(tq.AuditID, idHash(tq.AuditID), seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.received}) {
+			rep.ProxiedCopies++
+			continue
+		}
+		rep.Requests++
+		ua := agentEntry(agents, tq.UserAgent)
+		ua.Requests++
+		req, err := route.ParseRequest(tq.Method, tq.Path)
+		if err != nil {
+			rep.Unparsable++
+			continue
+		}
+		if !req.Info.IsResourceRequest {
+			rep.NonResource++
+			continue
+		}
+		key := decisionKey{gvr: req.Info.GVR(), sub: req.Info.Subresource}
+		gt := gvrs[key.gvr]
+		if gt == nil {
+			gt = &GVRTraffic{GVR: key.gvr.String(), Removed: removedSet[key.gvr.String()]}
+			gvrs[key.gvr] = gt
+		}
+		gt.Requests++
+		failedSomewhere := false
+		for i, st := range states {
+			outcomes, ok := st.memo[key]
+			if !ok {
+				router := sim.Steps[i].router
+				for _, name := range st.servers {
+					d, _ := router.Decide(name, req) // reachable servers only: cannot fail
+					outcomes = append(outcomes, d.Outcome)
+				}
+				st.memo[key] = outcomes
+			}
+			fails := false
+			for j, o := range outcomes {
+				st.counts[st.servers[j]].addN(o, 1)
+				fails = fails || o == mvp.NotFound || o == mvp.Unavailable
+			}
+			if fails && st.served[key.gvr] {
+				st.atRisk++
+				gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
+				failedSomewhere = true
+			}
+		}
+		if failedSomewhere {
+			gt.AtRisk++
+			ua.AtRisk++
+		}
+	}
+	counted(rep)
+	recent.flush()
+	rep.Proxied = join.report()
+
+	for i, st := range states {
+		byServ := map[string]OutcomeCounts{}
+		for name, c := range st.counts {
+			byServ[name] = *c
+		}
+		rep.Steps = append(rep.Steps, StepTraffic{N: sim.Steps[i].N, Step: sim.Steps[i].Step, ByServ: byServ, AtRisk: st.atRisk})
+	}
+	for _, g := range gvrs {
+		rep.GVRs = append(rep.GVRs, *g)
+	}
+	sort.Slice(rep.GVRs, func(i, j int) bool {
+		a, b := rep.GVRs[i], rep.GVRs[j]
+		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.GVR, b.GVR)
+	})
+	for _, a := range agents {
+		rep.UserAgents = append(rep.UserAgents, *a)
+	}
+	sort.Slice(rep.UserAgents, func(i, j int) bool {
+		a, b := rep.UserAgents[i], rep.UserAgents[j]
+		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
+	})
+	return rep, nil
+}
