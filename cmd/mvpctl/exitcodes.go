@@ -11,6 +11,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
 // This file is the one place where mvpctl's exit codes are decided: the codes, the functions
@@ -248,8 +249,8 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 // finding, and wins over a partial watch — some read got nothing (every server counted as
 // down for it), or some server was still down at the end, so its windows could not close.
 // An interrupted watch exits 130/143 whatever this says (signals.go).
-func watchResult(res watchOutcome) error {
-	s := res.summary
+func watchResult(res watch.Result) error {
+	s := res.Summary
 	if n := len(s.Windows); n > 0 {
 		servers := map[string]bool{}
 		var names []string
@@ -265,8 +266,8 @@ func watchResult(res watchOutcome) error {
 	if s.ReadsFailed > 0 {
 		why = append(why, fmt.Sprintf("%d of %d reads got nothing", s.ReadsFailed, s.Snapshots))
 	}
-	if len(res.down) > 0 {
-		why = append(why, strings.Join(res.down, ", ")+" still down at the end")
+	if len(res.Down) > 0 {
+		why = append(why, strings.Join(res.Down, ", ")+" still down at the end")
 	}
 	if len(why) == 0 {
 		return nil

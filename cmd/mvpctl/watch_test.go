@@ -104,9 +104,22 @@ func upgradeReads(t *testing.T) []readStep {
 	}
 }
 
-func newTestWatcher(clock *fakeClock, read func(context.Context) (*snapshot.Snapshot, error), format output.Format, out, errOut *bytes.Buffer) *watcher {
-	return &watcher{read: read, clock: clock, interval: time.Second, untilStable: 5 * time.Second,
-		out: out, errOut: errOut, opts: output.Options{Format: format}, loc: time.UTC}
+// testWatch is a watch loop on the fake clock, printing to out and errOut.
+type testWatch struct {
+	*watch.Loop
+	out  *bytes.Buffer
+	opts output.Options
+}
+
+func (w testWatch) run(ctx context.Context) (watch.Result, error) {
+	return runLoop(ctx, w.Loop, w.out, w.opts, time.UTC)
+}
+
+func newTestWatcher(clock *fakeClock, read func(context.Context) (*snapshot.Snapshot, error), format output.Format, out, errOut *bytes.Buffer) testWatch {
+	opts := output.Options{Format: format}
+	l := newWatchLoop(out, errOut, opts, time.UTC)
+	l.Read, l.Clock, l.Interval, l.UntilStable = read, clock, time.Second, 5*time.Second
+	return testWatch{Loop: l, out: out, opts: opts}
 }
 
 // TestWatchLoop runs the loop over the scripted upgrade, in text and JSON; the lines are
@@ -131,9 +144,9 @@ func TestWatchLoop(t *testing.T) {
 			if !strings.Contains(errOut.String(), "warning: read at 12:00:07 got nothing") {
 				t.Errorf("stderr does not report the failed read: %q", errOut.String())
 			}
-			s := res.summary
-			if s.Stopped != stoppedStable || s.ReadsFailed != 1 || len(res.down) != 0 {
-				t.Errorf("stopped %q, %d reads failed, down %v; want stable, 1, none", s.Stopped, s.ReadsFailed, res.down)
+			s := res.Summary
+			if s.Stopped != watch.StoppedStable || s.ReadsFailed != 1 || len(res.Down) != 0 {
+				t.Errorf("stopped %q, %d reads failed, down %v; want stable, 1, none", s.Stopped, s.ReadsFailed, res.Down)
 			}
 			if len(s.Windows) == 0 {
 				t.Fatal("no window: b on 1.36 answers 404 for what only a on 1.37 serves")
@@ -193,11 +206,11 @@ func TestWatchStops(t *testing.T) {
 		snapshots   int
 		code        int
 	}{
-		{"stable", []readStep{{snap: steady}}, 3 * time.Second, 0, false, stoppedStable, 4, ExitOK},
-		{"timeout-total", []readStep{{snap: steady}}, 0, 2500 * time.Millisecond, false, stoppedTimeout, 3, ExitOK},
-		{"interrupted", []readStep{{snap: steady}, {snap: steady}}, 0, 0, true, stoppedInterrupted, 2, ExitOK},
-		{"still-down", []readStep{{snap: steady}, {snap: crashed}}, 2 * time.Second, 0, false, stoppedStable, 4, ExitIncomplete},
-		{"read-failed", []readStep{{snap: steady}, {err: errors.New("boom")}, {snap: steady}}, 2 * time.Second, 0, false, stoppedStable, 5, ExitIncomplete},
+		{"stable", []readStep{{snap: steady}}, 3 * time.Second, 0, false, watch.StoppedStable, 4, ExitOK},
+		{"timeout-total", []readStep{{snap: steady}}, 0, 2500 * time.Millisecond, false, watch.StoppedTimeout, 3, ExitOK},
+		{"interrupted", []readStep{{snap: steady}, {snap: steady}}, 0, 0, true, watch.StoppedInterrupted, 2, ExitOK},
+		{"still-down", []readStep{{snap: steady}, {snap: crashed}}, 2 * time.Second, 0, false, watch.StoppedStable, 4, ExitIncomplete},
+		{"read-failed", []readStep{{snap: steady}, {err: errors.New("boom")}, {snap: steady}}, 2 * time.Second, 0, false, watch.StoppedStable, 5, ExitIncomplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,13 +223,13 @@ func TestWatchStops(t *testing.T) {
 			}
 			var out, errOut bytes.Buffer
 			w := newTestWatcher(clock, scriptedSource(clock, tt.steps, stop), output.FormatText, &out, &errOut)
-			w.untilStable, w.total = tt.untilStable, tt.total
+			w.UntilStable, w.Total = tt.untilStable, tt.total
 			res, err := w.run(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.summary.Stopped != tt.stopped || res.summary.Snapshots != tt.snapshots {
-				t.Errorf("stopped %q after %d snapshots, want %q after %d\n%s", res.summary.Stopped, res.summary.Snapshots, tt.stopped, tt.snapshots, out.String())
+			if res.Summary.Stopped != tt.stopped || res.Summary.Snapshots != tt.snapshots {
+				t.Errorf("stopped %q after %d snapshots, want %q after %d\n%s", res.Summary.Stopped, res.Summary.Snapshots, tt.stopped, tt.snapshots, out.String())
 			}
 			if code := exitCode(watchResult(res)); code != tt.code {
 				t.Errorf("exit %d, want %d (%v)", code, tt.code, watchResult(res))
@@ -266,27 +279,13 @@ func TestWatchLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.e.Type), func(t *testing.T) {
 			tt.e.Time = at
-			l := eventLine{doc: watch.NewEventDoc(tt.e, tt.version, tt.errText), label: tt.label, loc: time.UTC}
+			d := watch.NewEventDoc(tt.e, tt.version, tt.errText)
+			d.Label = tt.label
+			l := eventLine{doc: d, loc: time.UTC}
 			if got := l.text(); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// carryVanished keeps a server whose lease disappeared as down, with no identity.
-func TestCarryVanished(t *testing.T) {
-	prev := &snapshot.Snapshot{Servers: []snapshot.Server{{Name: "a", ID: "apiserver-a", Version: "v1.36.3", Reachable: true}, {Name: "b", ID: "apiserver-b", Version: "v1.36.3", Reachable: true}}}
-	now := &snapshot.Snapshot{Servers: []snapshot.Server{prev.Servers[1]}}
-	got := carryVanished(prev, now)
-	if len(got.Servers) != 2 || got.Servers[1].Name != "a" || got.Servers[1].Reachable || got.Servers[1].ID != "" || got.Servers[1].Version != "v1.36.3" || got.Servers[1].Error != vanishedError {
-		t.Errorf("carried: %+v", got.Servers)
-	}
-	if len(now.Servers) != 1 {
-		t.Error("carryVanished changed its argument")
-	}
-	if again := carryVanished(got, now); len(again.Servers) != 2 || again.Servers[1].Error != vanishedError {
-		t.Errorf("carried twice: %+v", again.Servers)
 	}
 }
 

@@ -156,9 +156,7 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 	})
 	rep.To = now().UTC()
 	for _, r := range readers {
-		s := Server{Name: r.srv.Name, Version: r.srv.Version}
-		v, verr := snapshot.ParseVersion(r.srv.Version)
-		s.ByGVR = verr == nil && mvp.ReroutedMetricHasGVR(v)
+		s := newServer(r.srv)
 		if r.err != nil {
 			s.Note = red.Clean(apiclient.OneLine(r.err.Error()))
 			rep.Partial = true
@@ -169,6 +167,12 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 		rep.Servers = append(rep.Servers, s)
 	}
 	return rep, nil
+}
+
+// newServer is srv's entry, with no counts yet.
+func newServer(srv *snapshot.Server) Server {
+	v, err := snapshot.ParseVersion(srv.Version)
+	return Server{Name: srv.Name, Version: srv.Version, ByGVR: err == nil && mvp.ReroutedMetricHasGVR(v)}
 }
 
 // fill sets s's counts from two samples.
