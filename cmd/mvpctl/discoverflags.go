@@ -25,6 +25,9 @@ type discoverFlags struct {
 	concurrency int
 	leases      bool
 	fs          *pflag.FlagSet // to tell which of these flags the user set
+	// requireLeases: a failed list of the identity leases fails the read (watch, after its
+	// first read found servers by their leases: discover.Options.RequireLeases).
+	requireLeases bool
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
@@ -100,6 +103,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		Endpoints:        d.endpoints,
 		Contexts:         d.contexts,
 		NoLeaseServers:   !d.leases,
+		RequireLeases:    d.requireLeases,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
 		Warn: func(s string) {

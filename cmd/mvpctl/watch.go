@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -127,7 +128,21 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	defer stop()
 	errOut := g.streams.ErrOut
 	loop := newWatchLoop(g.streams.Out, errOut, opts, time.Local)
-	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) { return live.discoverQuiet(ctx, g) }
+	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) {
+		snap, err := live.discoverQuiet(ctx, g)
+		if errors.Is(err, discover.ErrLeasesNotListed) {
+			return nil, fmt.Errorf("%w: %w", watch.ErrNoObservation, err)
+		}
+		if err == nil && !live.requireLeases {
+			// Once servers are known by their identity leases, a read that cannot list them
+			// (the kubeconfig's server restarting) learns nothing, rather than reading the
+			// kubeconfig's server in their stead and losing every server for one read.
+			for _, s := range snap.Servers {
+				live.requireLeases = live.requireLeases || s.IdentityLease != nil
+			}
+		}
+		return snap, err
+	}
 	loop.Interval, loop.UntilStable, loop.Total = f.interval, f.untilStable, f.timeoutTotal
 	if f.leaseWatch {
 		if cfg, err := g.configFlags.ToRESTConfig(); err != nil {

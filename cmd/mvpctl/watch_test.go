@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -308,5 +310,33 @@ func TestWatchUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// A read that learned nothing (the identity leases could not be listed through the
+// kubeconfig's server) leaves the last state standing: no server goes down, the read counts
+// as failed.
+func TestWatchNoObservation(t *testing.T) {
+	steady, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.37"}, {Name: "b", Version: "1.37"}}, watchT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: watchT0}
+	var out, errOut bytes.Buffer
+	steps := []readStep{{snap: steady}, {err: fmt.Errorf("%w: %w", watch.ErrNoObservation, discover.ErrLeasesNotListed)}, {snap: steady}}
+	w := newTestWatcher(clock, scriptedSource(clock, steps, nil), output.FormatText, &out, &errOut)
+	w.UntilStable = 2 * time.Second
+	res, err := w.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "server down") || res.Summary.ReadsFailed != 1 {
+		t.Errorf("reads failed %d, output:\n%s\nwant 1 and no server down", res.Summary.ReadsFailed, out.String())
+	}
+	if !strings.Contains(errOut.String(), "got nothing, the servers' last state stands: nothing observed: cannot list the identity leases") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+	if code := exitCode(watchResult(res)); code != ExitIncomplete {
+		t.Errorf("exit %d, want %d", code, ExitIncomplete)
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// ErrLeasesNotListed is Discover's error when Options.RequireLeases is set and the identity
+// leases could not be listed.
+var ErrLeasesNotListed = errors.New("cannot list the identity leases in kube-system")
+
 // Defaults for Options.Timeout and Options.Concurrency.
 const (
 	DefaultTimeout     = 10 * time.Second
@@ -44,6 +48,12 @@ type Options struct {
 	// only Endpoints and Contexts (or, with neither, the kubeconfig's server) are read. The
 	// leases are still listed, to give those servers their identity.
 	NoLeaseServers bool
+
+	// RequireLeases makes a failed list of the identity leases an error (ErrLeasesNotListed)
+	// instead of a warning and a read of the kubeconfig's server in their stead: for a
+	// caller that already knows the servers by their leases (a watch), that substitute would
+	// make every server vanish for one read.
+	RequireLeases bool
 
 	// Timeout bounds all requests to one server together (DefaultTimeout when zero).
 	Timeout time.Duration

@@ -69,16 +69,20 @@ func (t *LeaseTracker) Observe(set []Lease, at time.Time) []Event {
 		if first {
 			continue
 		}
+		server := l.Hostname // how discovery names a server found by its lease
+		if !has {
+			server = before.Hostname
+		}
 		switch {
 		case !had && has:
-			events = append(events, Event{Time: at, Type: LeaseAdded, Lease: n, To: l.Holder})
+			events = append(events, Event{Time: at, Type: LeaseAdded, Server: server, Lease: n, To: l.Holder})
 		case had && !has:
-			events = append(events, Event{Time: at, Type: LeaseGone, Lease: n, From: before.Holder})
+			events = append(events, Event{Time: at, Type: LeaseGone, Server: server, Lease: n, From: before.Holder})
 			delete(t.stale, n)
 		case before.Holder != l.Holder:
-			events = append(events, Event{Time: at, Type: LeaseNewHolder, Lease: n, From: before.Holder, To: l.Holder})
+			events = append(events, Event{Time: at, Type: LeaseNewHolder, Server: server, Lease: n, From: before.Holder, To: l.Holder})
 		case before.Address != l.Address:
-			events = append(events, Event{Time: at, Type: LeaseAddressChanged, Lease: n, From: before.Address, To: l.Address})
+			events = append(events, Event{Time: at, Type: LeaseAddressChanged, Server: server, Lease: n, From: before.Address, To: l.Address})
 		}
 	}
 	t.known = now
@@ -100,7 +104,7 @@ func (t *LeaseTracker) Stale(at time.Time) []Event {
 			continue
 		}
 		t.stale[n] = true
-		events = append(events, Event{Time: at, Type: LeaseStale, Lease: n, From: l.Holder,
+		events = append(events, Event{Time: at, Type: LeaseStale, Server: l.Hostname, Lease: n, From: l.Holder,
 			Since: l.Renew, LeaseDuration: l.Duration})
 	}
 	return events

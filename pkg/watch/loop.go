@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -63,6 +64,10 @@ type Loop struct {
 	version  map[string]string // last known version per server
 	lastRead time.Time
 }
+
+// ErrNoObservation, wrapped in an error of Read, says that the read learned nothing about
+// any server — not even that they are down: the last state stands.
+var ErrNoObservation = errors.New("nothing observed")
 
 // Result is what a watch saw, for its summary and exit code.
 type Result struct {
@@ -164,14 +169,22 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		}
 		at := l.Clock.Now()
 		snapshots++
-		if err != nil {
+		n := 0
+		switch {
+		case errors.Is(err, ErrNoObservation):
+			// Nothing was learned about any server (the kubeconfig's server, through which
+			// the leases are listed, restarting): the last state stands.
+			failed++
+			l.warn(fmt.Sprintf("read at %s got nothing, the servers' last state stands: %s", at.In(l.Loc).Format("15:04:05"), oneLine(err.Error())))
+		case err != nil:
 			failed++
 			l.warn(fmt.Sprintf("read at %s got nothing, every server counts as down: %s", at.In(l.Loc).Format("15:04:05"), oneLine(err.Error())))
 			snap = allDown(l.last, err.Error())
-		}
-		n, err := l.observe(snap, at)
-		if err != nil {
-			return Result{}, err
+			fallthrough
+		default:
+			if n, err = l.observe(snap, at); err != nil {
+				return Result{}, err
+			}
 		}
 		if !byLease {
 			// Stale leases and the counters are interval business: a lease-triggered read
@@ -261,11 +274,17 @@ func (l *Loop) observeLeases(set []Lease, at time.Time) (n int, reread bool, err
 	return n, reread, err
 }
 
-// emitAll emits events about leases or traffic, each labelled with its server's version.
+// emitAll emits events about leases or traffic, each labelled with its server's version. A
+// lease event names the server that held the lease in the last read, or else the lease's
+// hostname label, or else the lease.
 func (l *Loop) emitAll(events []Event, _ time.Time) (int, error) {
 	for _, e := range events {
-		if e.Server == "" {
-			e.Server = l.serverOfLease(e.Lease)
+		if e.Lease != "" {
+			if name := l.serverOfLease(e.Lease); name != "" {
+				e.Server = name
+			} else if e.Server == "" {
+				e.Server = e.Lease
+			}
 		}
 		if err := l.Emit(NewEventDoc(e, l.version[e.Server], "")); err != nil {
 			return 0, err
@@ -274,20 +293,16 @@ func (l *Loop) emitAll(events []Event, _ time.Time) (int, error) {
 	return len(events), nil
 }
 
-// serverOfLease names the server that holds lease (by its ID in the last read), or the
-// lease's hostname label, or the lease itself.
-func (l *Loop) serverOfLease(name string) string {
+// serverOfLease names the server whose identity is lease in the last read ("" if none).
+func (l *Loop) serverOfLease(lease string) string {
 	if l.last != nil {
 		for _, s := range l.last.Servers {
-			if s.ID == name || (s.IdentityLease != nil && s.IdentityLease.Name == name) {
+			if s.ID == lease || (s.IdentityLease != nil && s.IdentityLease.Name == lease) {
 				return s.Name
 			}
 		}
 	}
-	if h := l.leases.Hostname(name); h != "" {
-		return h
-	}
-	return name
+	return ""
 }
 
 // sampleTraffic reads the counters (when asked to) and emits what they counted.
