@@ -315,7 +315,7 @@ var exitCodeTable = []exitCodeRow{
 	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
 		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
 	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
-		"partial: no window seen, but some read during the watch got nothing (every server counted as down), or some server was still down at the end",
+		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
 	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
 	{"version", "printed", "usage error", "", ""},

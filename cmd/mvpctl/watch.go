@@ -76,11 +76,20 @@ one line with the time: a server added, down, up or on another version; a GVR's 
 a server (local, proxy→PEER, 404, 503); a window opened or closed — a time during which a
 GVR that some server serves answered 404 or 503 on some server.
 
+Besides every --interval, it reads again as soon as an identity lease in kube-system is
+added, deleted or taken over by a new process: it watches them (list and watch on leases;
+--lease-watch=false: interval only), and prints those changes too. Every --interval it also
+reads each server's peer-proxy counters from /metrics (get on /metrics; --metrics=false: not)
+and prints, per server and GVR, the requests proxied since the last sample and their codes;
+the servers' own peer-discovery fetches are not user traffic and are only totalled.
+Point the kubeconfig at the load balancer in front of the apiservers: the leases are listed
+through its server, and in a rolling upgrade every server restarts.
+
 A read that fails (a server restarting) is no error: the server shows as down. A server
 whose identity lease disappears (a graceful stop deletes it on 1.35+) shows as down too, and
 comes back up when it is seen again. The watch stops on Ctrl-C, after --until-stable with no
 change, or after --timeout-total, and then prints a summary: every window, how long it
-lasted, on which server. Lines go to stdout, progress and warnings to stderr. -o json
+lasted, on which server; and the proxy traffic in all. Lines go to stdout, progress and warnings to stderr. -o json
 streams one WatchEvent document per line and ends with one WatchSummary line.
 `
 

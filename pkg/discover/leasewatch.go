@@ -46,11 +46,18 @@ type LeaseWatch struct {
 	// MinBackoff and MaxBackoff bound the wait before a new attempt (doubling from the
 	// first); defaults 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
-	// WatchTimeout asks the server to end each watch request after this long, when the watch
-	// is started again from where it was (default 5m): a connection that died silently is
-	// noticed within it.
+	// WatchTimeout asks the server to end each watch request after this long; the watch is
+	// then started again from where it was (DefaultLeaseWatchTimeout when zero). It is short
+	// on purpose: a gracefully stopping kube-apiserver waits for its long-running requests,
+	// up to 60s, before it exits — measured in the e2e test: a lease watch of 5 minutes held
+	// every stop of a rolling upgrade for the full 60s. Each request also ends when the
+	// server's connection goes away.
 	WatchTimeout time.Duration
 }
+
+// DefaultLeaseWatchTimeout bounds one watch request: how long a watch can hold up a
+// graceful stop of the server it goes to.
+const DefaultLeaseWatchTimeout = 2 * time.Second
 
 // Run watches until ctx ends.
 func (w *LeaseWatch) Run(ctx context.Context) {
@@ -120,21 +127,29 @@ func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, listed func(
 	rv := list.ResourceVersion
 	timeout := w.WatchTimeout
 	if timeout <= 0 {
-		timeout = 5 * time.Minute
+		timeout = DefaultLeaseWatchTimeout
 	}
 	for {
+		// The server ends the request after timeoutSeconds; the client, a little later, in
+		// case the server does not.
+		wctx, wcancel := context.WithTimeout(ctx, timeout+5*time.Second)
 		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
 			Param("labelSelector", identityLabel+"="+identityLabelValue).
 			Param("watch", "true").Param("resourceVersion", rv).Param("allowWatchBookmarks", "true").
-			Param("timeoutSeconds", strconv.Itoa(int(timeout.Seconds()))).Watch(ctx)
+			Param("timeoutSeconds", strconv.Itoa(max(1, int(timeout.Seconds())))).Watch(wctx)
 		if err != nil {
+			wcancel()
 			if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
 				return errRelist
 			}
 			return fmt.Errorf("watch leases: %w", describeStatus(err))
 		}
-		next, err := w.follow(ctx, wi, set, rv)
+		next, err := w.follow(wctx, wi, set, rv)
+		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			err = nil // the client's deadline: watch again from next
+		}
 		wi.Stop()
+		wcancel()
 		if err != nil {
 			return err
 		}
