@@ -411,6 +411,7 @@ func TestWatch(t *testing.T) {
 		predicted[w.Server] = append(predicted[w.Server], span{w.Opened, end})
 	}
 	rel := func(at time.Time) string { return fmt.Sprintf("+%.1fs", at.Sub(began).Seconds()) }
+	t.Logf("times are relative to %s", began.Format("15:04:05.000"))
 	var table []string
 	table = append(table, fmt.Sprintf("%-6s  %-24s  %-38s  %s", "SERVER", "WATCH (opened–closed)", "REQUESTS (opened–closed)", "Δopen/Δclose"))
 	// Each window the requests saw is paired with a watch window that opened and closed within
@@ -419,6 +420,17 @@ func TestWatch(t *testing.T) {
 	span2 := func(w span) string {
 		return fmt.Sprintf("%s–%s (%.1fs)", rel(w.opened), rel(w.closed), w.closed.Sub(w.opened).Seconds())
 	}
+	// And a window on a server that the watch could not read yet — its new process answers
+	// requests before discovery can read it (seen: 404s for 1.4s after a SIGKILLed v1.36
+	// server came back, which the watch still had as down) — is expected to open, for the
+	// watch, when it saw the server up; one that closed within the tolerance of that cannot be
+	// seen by it, and may be missed.
+	upAt := map[string][]time.Time{}
+	for _, l := range lines[:len(lines)-1] {
+		if l.Type == "server-up" {
+			upAt[l.Server] = append(upAt[l.Server], l.Time)
+		}
+	}
 	for _, s := range []string{"kas-a", "kas-b", "kas-c"} {
 		p, used := predicted[s], map[int]bool{}
 		for _, o := range observed[s] {
@@ -426,6 +438,14 @@ func TestWatch(t *testing.T) {
 			for _, lr := range leaseBack {
 				if lr.at.After(o.opened) && lr.at.Before(o.closed) {
 					expectOpen, note = lr.at, " lease of "+lr.server+" "+rel(lr.at)
+					break
+				}
+			}
+			blind := false
+			for _, u := range upAt[s] {
+				if u.After(o.opened) && !u.After(o.closed.Add(tol)) {
+					expectOpen, note = maxTime(expectOpen, u), note+" up for the watch "+rel(u)
+					blind = o.closed.Sub(u) <= tol
 					break
 				}
 			}
@@ -438,7 +458,9 @@ func TestWatch(t *testing.T) {
 			}
 			if match < 0 {
 				line := fmt.Sprintf("%-6s  %-24s  %-38s  %s", s, "—", span2(o)+note, "missed")
-				if o.closed.Sub(o.opened) > tol {
+				if blind {
+					line += " (the watch could not read the server until it closed: allowed)"
+				} else if o.closed.Sub(o.opened) > tol {
 					t.Errorf("the watch missed a window longer than %s: %s", tol, line)
 				} else {
 					line += fmt.Sprintf(" (shorter than %s: allowed)", tol)
@@ -569,6 +591,13 @@ func checkSequence(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s events:\n%s\nwant, in this order:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	t.Logf("%s events:\n%s\nextra (a flap):\n%s", what, strings.Join(got, "\n"), strings.Join(extra, "\n"))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func sortedKeys(m map[string]bool) []string {
