@@ -6,9 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -375,4 +380,75 @@ func TestWatchSummaryTraffic(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}
 	}
+}
+
+// The lease watch's failures are said once per outage; its recovery once too; the lease sets
+// it delivers are the leases listed.
+func TestStartLeaseWatch(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		allowed  bool
+		failures int
+	)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ok := allowed
+		if !ok {
+			failures++
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case !ok:
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"leases is forbidden"}`)
+		case r.URL.Query().Get("watch") == "":
+			fmt.Fprint(w, `{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"apiserver-a","labels":{"kubernetes.io/hostname":"kas-a"}},"spec":{"holderIdentity":"a_1"}}]}`)
+		default:
+			<-r.Context().Done() // a quiet watch
+		}
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut syncBuffer
+	ch := startLeaseWatch(ctx, &rest.Config{Host: ts.URL}, &errOut, 2*time.Second)
+	time.Sleep(1700 * time.Millisecond) // attempts at 0, 0.5s, 1.5s (backoff doubling)
+	mu.Lock()
+	allowed = true
+	n := failures
+	mu.Unlock()
+	var set []watch.Lease
+	select {
+	case set = <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no lease set after the watch was allowed")
+	}
+	time.Sleep(50 * time.Millisecond)
+	got := errOut.String()
+	if n < 2 || strings.Count(got, "warning: cannot watch the identity leases in kube-system") != 1 || !strings.Contains(got, "re-reading every 2s only") ||
+		strings.Count(got, "[watch] watching the identity leases again") != 1 {
+		t.Errorf("%d failures; stderr:\n%s\nwant one warning and one recovery line", n, got)
+	}
+	if len(set) != 1 || set[0].Name != "apiserver-a" || set[0].Hostname != "kas-a" || set[0].Holder != "a_1" {
+		t.Errorf("lease set %+v", set)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the lease watch's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -2,6 +2,7 @@ package proxytraffic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -50,7 +51,8 @@ func NewSampler(opts Options, warn func(string)) (*Sampler, error) {
 // baseline and no counts — unless its process started after the sampler did, when all it
 // counted is new. A server whose process changed since its last read (a restart) counts
 // from zero: what its old process counted after that read is lost with it. Servers whose
-// counters cannot be read are returned with Read false and the reason.
+// counters cannot be read are returned with Read false and the reason, and warned about once;
+// a server that no longer answers (stopping since the snapshot) is left out silently.
 func (s *Sampler) Sample(ctx context.Context, snap *snapshot.Snapshot) []Server {
 	if snap == nil {
 		return nil
@@ -91,6 +93,11 @@ func (s *Sampler) Sample(ctx context.Context, snap *snapshot.Snapshot) []Server 
 		srv := newServer(r.srv)
 		if r.err != nil {
 			srv.Note = s.red.Clean(apiclient.OneLine(r.err.Error()))
+			if gone(r.err) {
+				// The server went away since the snapshot (a stop in progress): the watch says
+				// it is down at its next read; its counters are read again when it is back.
+				continue
+			}
 			if !s.warned[srv.Name] {
 				s.warned[srv.Name] = true
 				s.warn(fmt.Sprintf("cannot read the proxy counters of %s (%s): its traffic is not shown", srv.Name, srv.Note))
@@ -114,6 +121,16 @@ func (s *Sampler) Sample(ctx context.Context, snap *snapshot.Snapshot) []Server 
 		out = append(out, srv)
 	}
 	return out
+}
+
+// gone says err is a server that no longer answers (refused, reset, timed out), not one that
+// answers something else than its counters.
+func gone(err error) bool {
+	var e *apiclient.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Kind == apiclient.KindRefused || e.Kind == apiclient.KindUnreachable || e.Kind == apiclient.KindTimeout
 }
 
 // client is the one client of a server at an endpoint.

@@ -79,7 +79,8 @@ type TrafficDoc struct {
 	// DiscoveryFetches are, per server, its own fetches of its peers' discovery: counted by
 	// the rerouted-request metric with an empty GVR (1.36+), not user traffic.
 	DiscoveryFetches map[string]float64 `json:"discoveryFetches,omitempty"`
-	// NotRead are the servers whose counters could not be read, with why (the first reason).
+	// NotRead are the servers whose counters could never be read, with why (the first
+	// reason): their traffic is unknown.
 	NotRead map[string]string `json:"notRead,omitempty"`
 }
 
@@ -88,22 +89,25 @@ type TrafficTotals struct {
 	totals    map[TrafficTotal]float64 // keyed with Count zero
 	discovery map[string]float64
 	notRead   map[string]string
+	read      map[string]bool // servers read at least once
 }
 
 // NewTrafficTotals starts at zero.
 func NewTrafficTotals() *TrafficTotals {
-	return &TrafficTotals{totals: map[TrafficTotal]float64{}, discovery: map[string]float64{}, notRead: map[string]string{}}
+	return &TrafficTotals{totals: map[TrafficTotal]float64{}, discovery: map[string]float64{}, notRead: map[string]string{}, read: map[string]bool{}}
 }
 
 // Add counts one sample.
 func (t *TrafficTotals) Add(servers []proxytraffic.Server) {
 	for _, s := range servers {
 		if !s.Read {
-			if _, ok := t.notRead[s.Name]; !ok {
+			if _, ok := t.notRead[s.Name]; !ok && !t.read[s.Name] {
 				t.notRead[s.Name] = s.Note
 			}
 			continue
 		}
+		t.read[s.Name] = true
+		delete(t.notRead, s.Name)
 		t.discovery[s.Name] += s.DiscoveryFetches
 		for _, e := range TrafficEvents([]proxytraffic.Server{s}, time.Time{}) {
 			k := TrafficTotal{Type: e.Type, Server: e.Server, GVR: e.GVR}
