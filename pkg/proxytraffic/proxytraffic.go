@@ -71,6 +71,9 @@ type Server struct {
 	EndpointErrors []Count `json:"endpointErrors,omitempty"`
 	// SyncErrors are failed peer-discovery syncs by type (1.36+).
 	SyncErrors map[string]float64 `json:"syncErrors,omitempty"`
+	// NewProcess (Sampler) says the counts are those of a process started since the server's
+	// last sample: they began at zero.
+	NewProcess bool `json:"newProcess,omitempty"`
 }
 
 // Count is one counter's increase: for GVR (empty before 1.36), by Code or Type.

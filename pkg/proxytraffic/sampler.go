@@ -111,10 +111,12 @@ func (s *Sampler) Sample(ctx context.Context, snap *snapshot.Snapshot) []Server 
 		switch {
 		case !known && start > 0 && start >= float64(s.started.Unix()):
 			before = apimetrics.Sample{} // started during the watch: all it counted is new
+			srv.NewProcess = true
 		case !known:
 			continue // a baseline
 		case before[processStart][""] != start:
 			before = apimetrics.Sample{} // another process: its counters began at zero
+			srv.NewProcess = true
 		}
 		srv.Read = true
 		fill(&srv, before, r.sample)

@@ -58,6 +58,7 @@ type Loop struct {
 	Loc *time.Location
 
 	tracker  *Tracker
+	proven   *provenLearned
 	leases   *LeaseTracker
 	traffic  *TrafficTotals
 	last     *snapshot.Snapshot
@@ -86,7 +87,7 @@ const (
 // Run watches until ctx ends, UntilStable passes with no change, or Total passes. Only a
 // first read that gets nothing is an error; later failed reads count every server as down.
 func (l *Loop) Run(ctx context.Context) (Result, error) {
-	l.tracker, l.leases, l.traffic = NewTracker(), NewLeaseTracker(), NewTrafficTotals()
+	l.tracker, l.leases, l.traffic, l.proven = NewTracker(), NewLeaseTracker(), NewTrafficTotals(), newProvenLearned()
 	l.version = map[string]string{}
 	if l.Loc == nil {
 		l.Loc = time.UTC
@@ -97,10 +98,7 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		return Result{}, err // nothing could be read: fail as every command does
 	}
 	at := l.Clock.Now()
-	if _, err := l.observe(snap, at); err != nil {
-		return Result{}, err
-	}
-	if err := l.sampleTraffic(ctx, at); err != nil {
+	if _, err := l.observeRead(ctx, snap, at, true); err != nil {
 		return Result{}, err
 	}
 	snapshots, failed, leaseReads := 1, 0, 0
@@ -182,21 +180,17 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			snap = allDown(l.last, err.Error())
 			fallthrough
 		default:
-			if n, err = l.observe(snap, at); err != nil {
+			if n, err = l.observeRead(ctx, snap, at, !byLease); err != nil {
 				return Result{}, err
 			}
 		}
 		if !byLease {
-			// Stale leases and the counters are interval business: a lease-triggered read
-			// comes between two of them.
+			// Stale leases are interval business: a lease-triggered read comes between two.
 			stale, err := l.emitAll(l.leases.Stale(at), at)
 			if err != nil {
 				return Result{}, err
 			}
 			n += stale
-			if err := l.sampleTraffic(ctx, at); err != nil {
-				return Result{}, err
-			}
 		}
 		if n > 0 {
 			lastChange = at
@@ -305,18 +299,26 @@ func (l *Loop) serverOfLease(lease string) string {
 	return ""
 }
 
-// sampleTraffic reads the counters (when asked to) and emits what they counted.
-func (l *Loop) sampleTraffic(ctx context.Context, at time.Time) error {
-	if l.Traffic == nil {
-		return nil
+// observeRead observes one read: with sample (the interval's reads), the counters are read
+// first, so that what they prove a server learned counts in this very read (provenLearned);
+// the read's events come first, then the traffic's. It returns the number of read events.
+func (l *Loop) observeRead(ctx context.Context, snap *snapshot.Snapshot, at time.Time, sample bool) (int, error) {
+	var servers []proxytraffic.Server
+	if sample && l.Traffic != nil {
+		servers = l.Traffic.Sample(ctx, snap)
+		if ctx.Err() != nil {
+			servers = nil // interrupted: a sample cut short is none
+		}
 	}
-	servers := l.Traffic.Sample(ctx, l.last)
-	if ctx.Err() != nil {
-		return nil
+	l.proven.forget(snap)
+	l.proven.add(servers, snap)
+	n, err := l.observe(l.proven.apply(snap), at)
+	if err != nil || servers == nil {
+		return n, err
 	}
 	l.traffic.Add(servers)
-	_, err := l.emitAll(TrafficEvents(servers, at), at)
-	return err
+	_, err = l.emitAll(TrafficEvents(servers, at), at)
+	return n, err
 }
 
 // vanishedError is the error of a server whose identity lease is gone.
