@@ -106,9 +106,9 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 // errRelist: the watch's resourceVersion is too old (410 Gone): list again at once.
 var errRelist = errors.New("relist")
 
-// once lists the leases, then watches them until the watch cannot go on; listed is called
-// once the list succeeded.
-func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, listed func()) error {
+// once lists the leases, then watches them until the watch cannot go on; established is
+// called each time a watch request was accepted.
+func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, established func()) error {
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	var list coordinationv1.LeaseList
 	err := rc.Get().Namespace(leaseNamespace).Resource("leases").
@@ -122,7 +122,6 @@ func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, listed func(
 		l := identityLeaseOf(&list.Items[i])
 		set[l.Name] = l
 	}
-	listed()
 	w.OnLeases(sortedLeases(set))
 	rv := list.ResourceVersion
 	timeout := w.WatchTimeout
@@ -144,6 +143,8 @@ func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, listed func(
 			}
 			return fmt.Errorf("watch leases: %w", describeStatus(err))
 		}
+		// Established only now: a user may list the leases and not watch them.
+		established()
 		next, err := w.follow(wctx, wi, set, rv)
 		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
 			err = nil // the client's deadline: watch again from next

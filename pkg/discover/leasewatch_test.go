@@ -175,3 +175,36 @@ func TestRequireLeases(t *testing.T) {
 		t.Errorf("requests %q: want the lease list only", paths)
 	}
 }
+
+// TestLeaseWatchListOnly: a user who may list the leases but not watch them (seen on real
+// servers with the RBAC of deploy/rbac before the watch verb): each list still delivers the
+// leases, the watch's 403 is a failure each time, and the watch never counts as recovered.
+func TestLeaseWatchListOnly(t *testing.T) {
+	var script []func(http.ResponseWriter, *http.Request)
+	for i := 0; i < 3; i++ {
+		script = append(script, list("7", leaseJSON("apiserver-a", "a_1", "7")), status(http.StatusForbidden, "Forbidden"))
+	}
+	ts := httptest.NewServer(&watchServer{script: script})
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var sets, failures, recovered int
+	w := &LeaseWatch{
+		Config:   &rest.Config{Host: ts.URL},
+		OnLeases: func([]IdentityLease) { mu.Lock(); sets++; mu.Unlock() },
+		OnFailure: func(error, time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			if failures++; failures == 3 {
+				cancel()
+			}
+		},
+		OnRecovered: func() { mu.Lock(); recovered++; mu.Unlock() },
+		MinBackoff:  10 * time.Millisecond,
+	}
+	w.Run(ctx)
+	if sets != 3 || failures != 3 || recovered != 0 {
+		t.Errorf("%d sets, %d failures, %d recoveries; want 3, 3, 0", sets, failures, recovered)
+	}
+}
