@@ -404,8 +404,10 @@ func TestStartLeaseWatch(t *testing.T) {
 			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"leases is forbidden"}`)
 		case r.URL.Query().Get("watch") == "":
 			fmt.Fprint(w, `{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"apiserver-a","labels":{"kubernetes.io/hostname":"kas-a"}},"spec":{"holderIdentity":"a_1"}}]}`)
-		default:
-			<-r.Context().Done() // a quiet watch
+		default: // a quiet watch: accepted, then no event
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		}
 	}))
 	defer ts.Close()
