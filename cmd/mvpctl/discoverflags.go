@@ -27,6 +27,9 @@ type discoverFlags struct {
 	viaLB       bool
 	lbSamples   int
 	fs          *pflag.FlagSet // to tell which of these flags the user set
+	// requireLeases: a failed list of the identity leases fails the read (watch, after its
+	// first read found servers by their leases: discover.Options.RequireLeases).
+	requireLeases bool
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
@@ -112,6 +115,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		NoLeaseServers:   !d.leases,
 		ViaLB:            d.viaLB,
 		LBSamples:        d.lbSamples,
+		RequireLeases:    d.requireLeases,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
 		Warn: func(s string) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
 // This file is the one place where mvpctl's exit codes are decided: the codes, the functions
@@ -273,8 +274,8 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 // finding, and wins over a partial watch — some read got nothing (every server counted as
 // down for it), or some server was still down at the end, so its windows could not close.
 // An interrupted watch exits 130/143 whatever this says (signals.go).
-func watchResult(res watchOutcome) error {
-	s := res.summary
+func watchResult(res watch.Result) error {
+	s := res.Summary
 	if n := len(s.Windows); n > 0 {
 		servers := map[string]bool{}
 		var names []string
@@ -290,8 +291,8 @@ func watchResult(res watchOutcome) error {
 	if s.ReadsFailed > 0 {
 		why = append(why, fmt.Sprintf("%d of %d reads got nothing", s.ReadsFailed, s.Snapshots))
 	}
-	if len(res.down) > 0 {
-		why = append(why, strings.Join(res.down, ", ")+" still down at the end")
+	if len(res.Down) > 0 {
+		why = append(why, strings.Join(res.Down, ", ")+" still down at the end")
 	}
 	if len(why) == 0 {
 		return nil
@@ -339,7 +340,7 @@ var exitCodeTable = []exitCodeRow{
 	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
 		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions or on server classes estimated through a load balancer (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
 	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
-		"partial: no window seen, but some read during the watch got nothing (every server counted as down), or some server was still down at the end",
+		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
 	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
 	{"version", "printed", "usage error", "", ""},

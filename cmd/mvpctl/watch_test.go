@@ -5,10 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -104,9 +111,22 @@ func upgradeReads(t *testing.T) []readStep {
 	}
 }
 
-func newTestWatcher(clock *fakeClock, read func(context.Context) (*snapshot.Snapshot, error), format output.Format, out, errOut *bytes.Buffer) *watcher {
-	return &watcher{read: read, clock: clock, interval: time.Second, untilStable: 5 * time.Second,
-		out: out, errOut: errOut, opts: output.Options{Format: format}, loc: time.UTC}
+// testWatch is a watch loop on the fake clock, printing to out and errOut.
+type testWatch struct {
+	*watch.Loop
+	out  *bytes.Buffer
+	opts output.Options
+}
+
+func (w testWatch) run(ctx context.Context) (watch.Result, error) {
+	return runLoop(ctx, w.Loop, w.out, w.opts, time.UTC)
+}
+
+func newTestWatcher(clock *fakeClock, read func(context.Context) (*snapshot.Snapshot, error), format output.Format, out, errOut *bytes.Buffer) testWatch {
+	opts := output.Options{Format: format}
+	l := newWatchLoop(out, errOut, opts, time.UTC)
+	l.Read, l.Clock, l.Interval, l.UntilStable = read, clock, time.Second, 5*time.Second
+	return testWatch{Loop: l, out: out, opts: opts}
 }
 
 // TestWatchLoop runs the loop over the scripted upgrade, in text and JSON; the lines are
@@ -131,9 +151,9 @@ func TestWatchLoop(t *testing.T) {
 			if !strings.Contains(errOut.String(), "warning: read at 12:00:07 got nothing") {
 				t.Errorf("stderr does not report the failed read: %q", errOut.String())
 			}
-			s := res.summary
-			if s.Stopped != stoppedStable || s.ReadsFailed != 1 || len(res.down) != 0 {
-				t.Errorf("stopped %q, %d reads failed, down %v; want stable, 1, none", s.Stopped, s.ReadsFailed, res.down)
+			s := res.Summary
+			if s.Stopped != watch.StoppedStable || s.ReadsFailed != 1 || len(res.Down) != 0 {
+				t.Errorf("stopped %q, %d reads failed, down %v; want stable, 1, none", s.Stopped, s.ReadsFailed, res.Down)
 			}
 			if len(s.Windows) == 0 {
 				t.Fatal("no window: b on 1.36 answers 404 for what only a on 1.37 serves")
@@ -193,11 +213,11 @@ func TestWatchStops(t *testing.T) {
 		snapshots   int
 		code        int
 	}{
-		{"stable", []readStep{{snap: steady}}, 3 * time.Second, 0, false, stoppedStable, 4, ExitOK},
-		{"timeout-total", []readStep{{snap: steady}}, 0, 2500 * time.Millisecond, false, stoppedTimeout, 3, ExitOK},
-		{"interrupted", []readStep{{snap: steady}, {snap: steady}}, 0, 0, true, stoppedInterrupted, 2, ExitOK},
-		{"still-down", []readStep{{snap: steady}, {snap: crashed}}, 2 * time.Second, 0, false, stoppedStable, 4, ExitIncomplete},
-		{"read-failed", []readStep{{snap: steady}, {err: errors.New("boom")}, {snap: steady}}, 2 * time.Second, 0, false, stoppedStable, 5, ExitIncomplete},
+		{"stable", []readStep{{snap: steady}}, 3 * time.Second, 0, false, watch.StoppedStable, 4, ExitOK},
+		{"timeout-total", []readStep{{snap: steady}}, 0, 2500 * time.Millisecond, false, watch.StoppedTimeout, 3, ExitOK},
+		{"interrupted", []readStep{{snap: steady}, {snap: steady}}, 0, 0, true, watch.StoppedInterrupted, 2, ExitOK},
+		{"still-down", []readStep{{snap: steady}, {snap: crashed}}, 2 * time.Second, 0, false, watch.StoppedStable, 4, ExitIncomplete},
+		{"read-failed", []readStep{{snap: steady}, {err: errors.New("boom")}, {snap: steady}}, 2 * time.Second, 0, false, watch.StoppedStable, 5, ExitIncomplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,13 +230,13 @@ func TestWatchStops(t *testing.T) {
 			}
 			var out, errOut bytes.Buffer
 			w := newTestWatcher(clock, scriptedSource(clock, tt.steps, stop), output.FormatText, &out, &errOut)
-			w.untilStable, w.total = tt.untilStable, tt.total
+			w.UntilStable, w.Total = tt.untilStable, tt.total
 			res, err := w.run(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.summary.Stopped != tt.stopped || res.summary.Snapshots != tt.snapshots {
-				t.Errorf("stopped %q after %d snapshots, want %q after %d\n%s", res.summary.Stopped, res.summary.Snapshots, tt.stopped, tt.snapshots, out.String())
+			if res.Summary.Stopped != tt.stopped || res.Summary.Snapshots != tt.snapshots {
+				t.Errorf("stopped %q after %d snapshots, want %q after %d\n%s", res.Summary.Stopped, res.Summary.Snapshots, tt.stopped, tt.snapshots, out.String())
 			}
 			if code := exitCode(watchResult(res)); code != tt.code {
 				t.Errorf("exit %d, want %d (%v)", code, tt.code, watchResult(res))
@@ -262,31 +282,26 @@ func TestWatchLines(t *testing.T) {
 		{watch.Event{Type: watch.WindowOpened, Server: "kas-b", GVR: "batch/v1/jobs", To: "404", Window: win}, "v1.36.3", "", "", "12:00:04 kas-b v1.36.3: batch/v1/jobs 404 window opened (served by kas-a)"},
 		{watch.Event{Type: watch.WindowOpened, Server: "kas-a", GVR: w503.GVR, To: "503", Window: w503}, "v1.37.1", "", "", "12:00:04 kas-a v1.37.1: resource.k8s.io/v1beta1/resourceclaims 503 (transport) window opened (served by kas-b,kas-c)"},
 		{watch.Event{Type: watch.WindowClosed, Server: "kas-b", GVR: "batch/v1/jobs", Window: &closed}, "v1.37.1", "", "", "12:00:04 kas-b v1.37.1: batch/v1/jobs 404 window closed after 4.3s"},
+		{watch.Event{Type: watch.LeaseAdded, Server: "kas-a", Lease: "apiserver-x", To: "apiserver-x_1"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: identity lease apiserver-x added (holder apiserver-x_1)"},
+		{watch.Event{Type: watch.LeaseGone, Server: "kas-a", Lease: "apiserver-x", From: "apiserver-x_1"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: identity lease apiserver-x gone"},
+		{watch.Event{Type: watch.LeaseNewHolder, Server: "kas-a", Lease: "apiserver-x", From: "apiserver-x_1", To: "apiserver-x_2"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: identity lease apiserver-x renewed by a new holder apiserver-x_2 (a new process)"},
+		{watch.Event{Type: watch.LeaseAddressChanged, Server: "kas-a", Lease: "apiserver-x", From: "10.0.0.1:6443"}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: identity lease apiserver-x: peer-advertise address 10.0.0.1:6443 ⇒ <none>"},
+		{watch.Event{Type: watch.LeaseStale, Server: "kas-a", Lease: "apiserver-x", Since: watchT0, LeaseDuration: time.Hour}, "v1.36.3", "", "", "12:00:04 kas-a v1.36.3: identity lease apiserver-x stale: not renewed for 1h0m0s (last renewal 12:00:00)"},
+		{watch.Event{Type: watch.Proxied, Server: "kas-b", GVR: "batch/v1/jobs", Traffic: &watch.Traffic{Code: "200", Count: 5}}, "v1.36.3", "", "", "12:00:04 kas-b v1.36.3: batch/v1/jobs proxied 5× → 200"},
+		{watch.Event{Type: watch.Proxied, Server: "kas-b", Traffic: &watch.Traffic{Code: "200", Count: 5, NoGVR: true}}, "v1.35.0", "", "", "12:00:04 kas-b v1.35.0: requests of any GVR (counters before 1.36 carry none) proxied 5× → 200"},
+		{watch.Event{Type: watch.ProxyErrors, Server: "kas-b", GVR: "batch/v1/jobs", Traffic: &watch.Traffic{Type: "endpoint_resolution", Count: 2}}, "v1.36.3", "", "", "12:00:04 kas-b v1.36.3: batch/v1/jobs 503 of endpoint resolution 2× (endpoint_resolution)"},
+		{watch.Event{Type: watch.DiscoverySyncErrors, Server: "kas-b", Traffic: &watch.Traffic{Type: "hostport_resolution", Count: 1}}, "v1.36.3", "", "", "12:00:04 kas-b v1.36.3: peer-discovery sync failed 1× (hostport_resolution)"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.e.Type), func(t *testing.T) {
 			tt.e.Time = at
-			l := eventLine{doc: watch.NewEventDoc(tt.e, tt.version, tt.errText), label: tt.label, loc: time.UTC}
+			d := watch.NewEventDoc(tt.e, tt.version, tt.errText)
+			d.Label = tt.label
+			l := eventLine{doc: d, loc: time.UTC}
 			if got := l.text(); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// carryVanished keeps a server whose lease disappeared as down, with no identity.
-func TestCarryVanished(t *testing.T) {
-	prev := &snapshot.Snapshot{Servers: []snapshot.Server{{Name: "a", ID: "apiserver-a", Version: "v1.36.3", Reachable: true}, {Name: "b", ID: "apiserver-b", Version: "v1.36.3", Reachable: true}}}
-	now := &snapshot.Snapshot{Servers: []snapshot.Server{prev.Servers[1]}}
-	got := carryVanished(prev, now)
-	if len(got.Servers) != 2 || got.Servers[1].Name != "a" || got.Servers[1].Reachable || got.Servers[1].ID != "" || got.Servers[1].Version != "v1.36.3" || got.Servers[1].Error != vanishedError {
-		t.Errorf("carried: %+v", got.Servers)
-	}
-	if len(now.Servers) != 1 {
-		t.Error("carryVanished changed its argument")
-	}
-	if again := carryVanished(got, now); len(again.Servers) != 2 || again.Servers[1].Error != vanishedError {
-		t.Errorf("carried twice: %+v", again.Servers)
 	}
 }
 
@@ -310,4 +325,132 @@ func TestWatchUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A read that learned nothing (the identity leases could not be listed through the
+// kubeconfig's server) leaves the last state standing: no server goes down, the read counts
+// as failed.
+func TestWatchNoObservation(t *testing.T) {
+	steady, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.37"}, {Name: "b", Version: "1.37"}}, watchT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: watchT0}
+	var out, errOut bytes.Buffer
+	steps := []readStep{{snap: steady}, {err: fmt.Errorf("%w: %w", watch.ErrNoObservation, discover.ErrLeasesNotListed)}, {snap: steady}}
+	w := newTestWatcher(clock, scriptedSource(clock, steps, nil), output.FormatText, &out, &errOut)
+	w.UntilStable = 2 * time.Second
+	res, err := w.run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "server down") || res.Summary.ReadsFailed != 1 {
+		t.Errorf("reads failed %d, output:\n%s\nwant 1 and no server down", res.Summary.ReadsFailed, out.String())
+	}
+	if !strings.Contains(errOut.String(), "got nothing, the servers' last state stands: nothing observed: cannot list the identity leases") {
+		t.Errorf("stderr %q", errOut.String())
+	}
+	if code := exitCode(watchResult(res)); code != ExitIncomplete {
+		t.Errorf("exit %d, want %d", code, ExitIncomplete)
+	}
+}
+
+// The summary's traffic section: totals, discovery fetches apart, servers not read.
+func TestWatchSummaryTraffic(t *testing.T) {
+	doc := watch.SummaryDoc{From: watchT0, To: watchT0.Add(10 * time.Second), Snapshots: 12, LeaseTriggeredReads: 2, Stopped: watch.StoppedInterrupted,
+		Traffic: &watch.TrafficDoc{
+			Totals: []watch.TrafficTotal{
+				{Type: watch.DiscoverySyncErrors, Server: "kas-a", ErrorType: "hostport_resolution", Count: 3},
+				{Type: watch.Proxied, Server: "kas-b", GVR: "batch/v1/jobs", Code: "200", Count: 21},
+			},
+			DiscoveryFetches: map[string]float64{"kas-b": 30},
+			NotRead:          map[string]string{"kas-c": "GET /metrics: HTTP 403"},
+		}}
+	var out bytes.Buffer
+	if err := (summaryWriter{doc: doc, loc: time.UTC}).WriteText(&out, output.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"12 snapshots (2 on an identity-lease change), 0 reads failed; stopped: interrupted.",
+		"kas-b    proxied                 batch/v1/jobs   200                   21",
+		"kas-b: 30 peer-discovery fetch(es) of its own, not user traffic",
+		"kas-c: counters not read: GET /metrics: HTTP 403",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// The lease watch's failures are said once per outage; its recovery once too; the lease sets
+// it delivers are the leases listed.
+func TestStartLeaseWatch(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		allowed  bool
+		failures int
+	)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ok := allowed
+		if !ok {
+			failures++
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case !ok:
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"leases is forbidden"}`)
+		case r.URL.Query().Get("watch") == "":
+			fmt.Fprint(w, `{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"apiserver-a","labels":{"kubernetes.io/hostname":"kas-a"}},"spec":{"holderIdentity":"a_1"}}]}`)
+		default: // a quiet watch: accepted, then no event
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errOut syncBuffer
+	ch := startLeaseWatch(ctx, &rest.Config{Host: ts.URL}, &errOut, 2*time.Second)
+	time.Sleep(1700 * time.Millisecond) // attempts at 0, 0.5s, 1.5s (backoff doubling)
+	mu.Lock()
+	allowed = true
+	n := failures
+	mu.Unlock()
+	var set []watch.Lease
+	select {
+	case set = <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no lease set after the watch was allowed")
+	}
+	time.Sleep(50 * time.Millisecond)
+	got := errOut.String()
+	if n < 2 || strings.Count(got, "warning: cannot watch the identity leases in kube-system") != 1 || !strings.Contains(got, "re-reading every 2s only") ||
+		strings.Count(got, "[watch] watching the identity leases again") != 1 {
+		t.Errorf("%d failures; stderr:\n%s\nwant one warning and one recovery line", n, got)
+	}
+	if len(set) != 1 || set[0].Name != "apiserver-a" || set[0].Hostname != "kas-a" || set[0].Holder != "a_1" {
+		t.Errorf("lease set %+v", set)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the lease watch's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

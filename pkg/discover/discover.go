@@ -23,15 +23,26 @@ func Discover(ctx context.Context, opts Options) (*snapshot.Snapshot, error) {
 	d := &discoverer{opts: opts}
 	snap, err := d.run(ctx)
 	if err != nil {
-		return nil, errors.New(d.red.Clean(err.Error()))
+		clean := errors.New(d.red.Clean(err.Error()))
+		if errors.Is(err, ErrLeasesNotListed) {
+			return nil, &leasesNotListedError{clean} // still recognisable once cleaned
+		}
+		return nil, clean
 	}
 	return snap, nil
 }
+
+// leasesNotListedError is ErrLeasesNotListed with its cleaned text.
+type leasesNotListedError struct{ error }
+
+func (e *leasesNotListedError) Is(target error) bool { return target == ErrLeasesNotListed }
 
 type discoverer struct {
 	opts Options
 	red  redact.Redactor
 	mu   sync.Mutex // serialises the callbacks
+	// leaseErr is why the identity leases could not be listed.
+	leaseErr string
 }
 
 func (d *discoverer) progress(format string, args ...any) {
@@ -80,6 +91,9 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 
 	leases, leasesRead, timedOut := d.listLeases(ctx, base, primaryBase, endpoints, contexts)
+	if !leasesRead && d.opts.RequireLeases {
+		return nil, fmt.Errorf("%w: %s", ErrLeasesNotListed, d.leaseErr)
+	}
 	plan := planTargets(&d.opts, leases, base, primaryBase, primaryContext, endpoints, contexts)
 	for _, t := range plan.targets {
 		// A server that did not answer the lease list within the timeout is not waited for a
@@ -224,7 +238,11 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 		}
 		msgs = append(msgs, err.Error())
 	}
-	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", strings.Join(msgs, "; "))
+	d.leaseErr = strings.Join(msgs, "; ")
+	if d.opts.RequireLeases {
+		return nil, false, timedOut // the caller fails: no warning about a fallback it will not take
+	}
+	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", d.leaseErr)
 	return nil, false, timedOut
 }
 

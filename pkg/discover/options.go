@@ -11,6 +11,10 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
+// ErrLeasesNotListed is Discover's error when Options.RequireLeases is set and the identity
+// leases could not be listed.
+var ErrLeasesNotListed = errors.New("cannot list the identity leases in kube-system")
+
 // Defaults for Options.Timeout and Options.Concurrency.
 const (
 	DefaultTimeout     = 10 * time.Second
@@ -55,6 +59,11 @@ type Options struct {
 	// LBSamples is the number of samples (snapshot.LBDefaultSamples when zero; at most
 	// snapshot.LBMaxSamples).
 	LBSamples int
+	// RequireLeases makes a failed list of the identity leases an error (ErrLeasesNotListed)
+	// instead of a warning and a read of the kubeconfig's server in their stead: for a
+	// caller that already knows the servers by their leases (a watch), that substitute would
+	// make every server vanish for one read.
+	RequireLeases bool
 
 	// Timeout bounds all requests to one server together (DefaultTimeout when zero).
 	Timeout time.Duration

@@ -71,6 +71,9 @@ type Server struct {
 	EndpointErrors []Count `json:"endpointErrors,omitempty"`
 	// SyncErrors are failed peer-discovery syncs by type (1.36+).
 	SyncErrors map[string]float64 `json:"syncErrors,omitempty"`
+	// NewProcess (Sampler) says the counts are those of a process started since the server's
+	// last sample: they began at zero.
+	NewProcess bool `json:"newProcess,omitempty"`
 }
 
 // Count is one counter's increase: for GVR (empty before 1.36), by Code or Type.
@@ -156,9 +159,7 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 	})
 	rep.To = now().UTC()
 	for _, r := range readers {
-		s := Server{Name: r.srv.Name, Version: r.srv.Version}
-		v, verr := snapshot.ParseVersion(r.srv.Version)
-		s.ByGVR = verr == nil && mvp.ReroutedMetricHasGVR(v)
+		s := newServer(r.srv)
 		if r.err != nil {
 			s.Note = red.Clean(apiclient.OneLine(r.err.Error()))
 			rep.Partial = true
@@ -169,6 +170,12 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 		rep.Servers = append(rep.Servers, s)
 	}
 	return rep, nil
+}
+
+// newServer is srv's entry, with no counts yet.
+func newServer(srv *snapshot.Server) Server {
+	v, err := snapshot.ParseVersion(srv.Version)
+	return Server{Name: srv.Name, Version: srv.Version, ByGVR: err == nil && mvp.ReroutedMetricHasGVR(v)}
 }
 
 // fill sets s's counts from two samples.

@@ -30,6 +30,19 @@ type EventDoc struct {
 	// Error is why a server is down (server-down).
 	Error  string     `json:"error,omitempty"`
 	Window *WindowDoc `json:"window,omitempty"`
+	// Lease is the identity lease of a lease event (lease-added, lease-gone,
+	// lease-new-holder, lease-address-changed: From and To are holders or addresses;
+	// lease-stale: Since is its last renewal, LeaseSeconds its duration).
+	Lease        string     `json:"lease,omitempty"`
+	Since        *time.Time `json:"since,omitempty"`
+	LeaseSeconds float64    `json:"leaseSeconds,omitempty"`
+	// Traffic is what a proxied, proxy-errors or discovery-sync-errors event counted since
+	// the last sample of the server's counters.
+	Traffic *Traffic `json:"traffic,omitempty"`
+
+	// Label is how text lines name the server's version: from→to when it changed in the
+	// read that saw the event ("" otherwise). Not part of the document.
+	Label string `json:"-"`
 }
 
 // WindowDoc is a Window with its duration in seconds, as reports print it.
@@ -50,7 +63,12 @@ type WindowDoc struct {
 // NewEventDoc is e as a document; version and errText are the server's, from the snapshot.
 func NewEventDoc(e Event, version, errText string) EventDoc {
 	d := EventDoc{APIVersion: report.APIVersion, Kind: EventDocKind, Time: e.Time, Type: e.Type, Server: e.Server,
-		Version: version, GVR: e.GVR, From: e.From, To: e.To, Error: errText}
+		Version: version, GVR: e.GVR, From: e.From, To: e.To, Error: errText, Lease: e.Lease,
+		LeaseSeconds: e.LeaseDuration.Seconds(), Traffic: e.Traffic}
+	if !e.Since.IsZero() {
+		since := e.Since
+		d.Since = &since
+	}
 	if e.Window != nil {
 		w := NewWindowDoc(*e.Window)
 		d.Window = &w
@@ -79,9 +97,14 @@ type SummaryDoc struct {
 	// server then counted as down).
 	Snapshots   int `json:"snapshots"`
 	ReadsFailed int `json:"readsFailed"`
+	// LeaseTriggeredReads are the snapshots taken because an identity lease changed (the
+	// others were taken on the interval).
+	LeaseTriggeredReads int `json:"leaseTriggeredReads,omitempty"`
 	// Stopped says why the watch ended: interrupted, stable, timeout.
 	Stopped string      `json:"stopped"`
 	Windows []WindowDoc `json:"windows"`
+	// Traffic totals the proxy counters over the watch (absent with --metrics=false).
+	Traffic *TrafficDoc `json:"traffic,omitempty"`
 }
 
 // NewSummaryDoc is s as a document.

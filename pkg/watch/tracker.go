@@ -36,6 +36,15 @@ type Event struct {
 	To   string `json:"to,omitempty"`
 	// Window is the window a window event opens or closes.
 	Window *Window `json:"window,omitempty"`
+
+	// Lease is the identity lease of a lease event; Since and LeaseDuration say, for
+	// lease-stale, when it was last renewed and for how long that held.
+	Lease         string        `json:"lease,omitempty"`
+	Since         time.Time     `json:"since,omitempty"`
+	LeaseDuration time.Duration `json:"leaseDuration,omitempty"`
+
+	// Traffic is what a traffic event counted.
+	Traffic *Traffic `json:"traffic,omitempty"`
 }
 
 // Window is a time during which a server answered 404 or 503 for a GVR some server served.

@@ -30,11 +30,28 @@ type watchLine struct {
 	From    string    `json:"from"`
 	To      string    `json:"to"`
 	Error   string    `json:"error"`
+	Lease   string    `json:"lease"`
+	// Traffic is an event's counts (code or type, count), or the summary's totals.
+	Traffic *watchTraffic `json:"traffic"`
 	// WatchSummary (its from and to are times, in From and To)
-	Snapshots   int           `json:"snapshots"`
-	ReadsFailed int           `json:"readsFailed"`
-	Stopped     string        `json:"stopped"`
-	Windows     []watchWindow `json:"windows"`
+	Snapshots           int           `json:"snapshots"`
+	ReadsFailed         int           `json:"readsFailed"`
+	Stopped             string        `json:"stopped"`
+	LeaseTriggeredReads int           `json:"leaseTriggeredReads"`
+	Windows             []watchWindow `json:"windows"`
+}
+
+type watchTraffic struct {
+	Code   string  `json:"code"`
+	Type   string  `json:"type"`
+	Count  float64 `json:"count"`
+	Totals []struct {
+		Type   string  `json:"type"`
+		Server string  `json:"server"`
+		GVR    string  `json:"gvr"`
+		Code   string  `json:"code"`
+		Count  float64 `json:"count"`
+	} `json:"totals"`
 }
 
 type watchWindow struct {
@@ -48,28 +65,47 @@ type watchWindow struct {
 	Open        bool       `json:"open"`
 }
 
-// sample is one GET the test sent itself: status 0 means no answer (the server is down).
+// sample is one GET the test sent itself: status 0 means no answer (the server is down);
+// version is the server's version when it was sent, as the test's steps know it.
 type sample struct {
-	at     time.Time
-	server string
-	status int
+	at      time.Time
+	server  string
+	status  int
+	version string
 }
 
 // span is a window: a time during which a server answered 404 or 503.
 type span struct{ opened, closed time.Time }
 
+// leaseReturn is when a server's identity lease was listed again after a graceful stop.
+type leaseReturn struct {
+	server string
+	at     time.Time
+}
+
 // TestWatch runs `mvpctl watch --interval 500ms -o json` as a subprocess while three v1.36
-// servers with the peer proxy configured go through an upgrade step and a crash: kas-a is
-// stopped and started on v1.37 (which alone serves certificates.k8s.io/v1, e.g.
-// clustertrustbundles: kas-b and kas-c answer 404 for it until they learn kas-a's
-// discovery), then kas-b is SIGKILLed and restarted (404 again until it learns kas-a).
-// Meanwhile the test GETs clustertrustbundles on every server every 200ms. After SIGINT,
-// the watch's server events must be the harness's steps, in order, and its windows for the
-// GVR those the test's own requests saw.
+// servers with the peer proxy configured go through a rolling upgrade to v1.37 with two
+// crashes: kas-a is upgraded (stopped, started on v1.37, which alone serves
+// storagemigration.k8s.io/v1: kas-b and kas-c answer 404 for it until they learn kas-a's
+// discovery, then proxy it), kas-c is SIGKILLed and restarted on v1.36 (404 again until it
+// learns kas-a, then proxying), kas-b and kas-c are upgraded, and kas-b, now v1.37 like
+// all, is SIGKILLed and restarted. Meanwhile the test GETs storageversionmigrations on every
+// server every 200ms.
+//
+// The watch reads through a kubeconfig whose server is a load balancer in front of the
+// three, as operators run it: every server restarts here, the kubeconfig's among them.
+//
+// After SIGINT: the watch's server and lease events must be the steps, in order; its
+// windows for the GVR those the test's own requests saw; and its count of the requests
+// each v1.36 server proxied with 200 exactly the number of 200s the test got from that
+// server while it ran v1.36 (v1.36 does not serve the GVR: each such 200 was proxied). The
+// test stops sending to a server shortly before stopping or killing it, so that the watch
+// sampled its counters after the last request — what a process counted after the last
+// sample dies with it.
 func TestWatch(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
-		t.Skip("-short: skipping the upgrade and the SIGKILL")
+		t.Skip("-short: skipping the rolling upgrade and the SIGKILLs")
 	}
 	began := time.Now()
 	cp := harness.Start(t,
@@ -77,18 +113,27 @@ func TestWatch(t *testing.T) {
 		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36},
 		harness.ServerSpec{Name: "kas-c", Version: harness.V1_36},
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const (
-		gvr      = "certificates.k8s.io/v1/clustertrustbundles"
-		path     = "/apis/certificates.k8s.io/v1/clustertrustbundles?limit=1"
+		// Not clustertrustbundles, though it is also v1.37-only: harness.WaitPeers sends its
+		// own proxied GET for the alphabetically first such GVR, which the counters would count.
+		gvr      = "storagemigration.k8s.io/v1/storageversionmigrations"
+		path     = "/apis/storagemigration.k8s.io/v1/storageversionmigrations?limit=1"
 		interval = 500 * time.Millisecond
+		// drainWait: no request to a server for this long before it is stopped or killed —
+		// more than two read periods, so that the watch sampled its counters after the last.
+		drainWait = 3 * time.Second
 	)
+	var backends []string
+	for _, s := range cp.Servers() {
+		backends = append(backends, hostPort(t, s.URL))
+	}
+	lb := startFailoverLB(t, backends)
+	kubeconfig := kubeconfigVia(t, cp.Server("kas-a").Kubeconfig, lb.URL())
 
-	// The watch reads through kas-c, which the test never stops: a stopped kas-a deletes its
-	// identity lease, and the kubeconfig's server is where the leases are listed.
 	var stderr bytes.Buffer
-	cmd := exec.Command(mvpctlBinary(t), "watch", "--interval", interval.String(), "-o", "json", "--kubeconfig", cp.Server("kas-c").Kubeconfig)
+	cmd := exec.Command(mvpctlBinary(t), "watch", "--interval", interval.String(), "-o", "json", "--kubeconfig", kubeconfig)
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -100,7 +145,7 @@ func TestWatch(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill() }() // if the test fails before SIGINT
 	// The same watch for people (text lines), only logged: what a user sees.
 	var textOut, textErr bytes.Buffer
-	textCmd := exec.Command(mvpctlBinary(t), "watch", "--interval", "1s", "--kubeconfig", cp.Server("kas-c").Kubeconfig)
+	textCmd := exec.Command(mvpctlBinary(t), "watch", "--interval", "1s", "--kubeconfig", kubeconfig)
 	textCmd.Stdout, textCmd.Stderr = &textOut, &textErr
 	if err := textCmd.Start(); err != nil {
 		t.Fatal(err)
@@ -139,12 +184,15 @@ func TestWatch(t *testing.T) {
 		}
 	}
 
-	// The test's own requests: every server, every 200ms.
+	// The test's own requests: every server not drained, every 200ms; and the identity
+	// leases, to know when a stopped server's lease is back.
 	var (
 		samples   []sample
 		smu       sync.Mutex
-		leaseGone bool      // kas-a's identity lease was seen missing (its graceful stop deletes it)
-		leaseBack time.Time // when it was listed again
+		version   = map[string]string{"kas-a": harness.V1_36, "kas-b": harness.V1_36, "kas-c": harness.V1_36}
+		drained   = map[string]bool{}
+		listed    = map[string]bool{"kas-a": true, "kas-b": true, "kas-c": true}
+		leaseBack []leaseReturn
 	)
 	probeCtx, stopProbes := context.WithCancel(ctx)
 	probesDone := make(chan struct{})
@@ -155,6 +203,12 @@ func TestWatch(t *testing.T) {
 		for {
 			var wg sync.WaitGroup
 			for _, s := range cp.Servers() {
+				smu.Lock()
+				skip, v := drained[s.Name], version[s.Name]
+				smu.Unlock()
+				if skip {
+					continue
+				}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -169,31 +223,38 @@ func TestWatch(t *testing.T) {
 						return
 					}
 					smu.Lock()
-					samples = append(samples, sample{at: at, server: s.Name, status: status})
+					samples = append(samples, sample{at: at, server: s.Name, status: status, version: v})
 					smu.Unlock()
 				}()
 			}
 			wg.Add(1)
-			go func() { // kas-a's identity lease, as the watch lists it (through kas-c)
+			go func() { // the identity leases, through any running server
 				defer wg.Done()
 				rctx, rcancel := context.WithTimeout(probeCtx, 2*time.Second)
 				defer rcancel()
 				at := time.Now()
-				leases, err := cp.Server("kas-c").IdentityLeases(rctx)
-				if err != nil {
+				for _, via := range cp.Servers() {
+					if !via.Running() {
+						continue
+					}
+					leases, err := via.IdentityLeases(rctx)
+					if err != nil {
+						continue
+					}
+					has := map[string]bool{}
+					for _, l := range leases {
+						has[l.Name] = true
+					}
+					smu.Lock()
+					for _, s := range cp.Servers() {
+						now := has[s.LeaseID]
+						if now && !listed[s.Name] {
+							leaseBack = append(leaseBack, leaseReturn{s.Name, at})
+						}
+						listed[s.Name] = now
+					}
+					smu.Unlock()
 					return
-				}
-				has := false
-				for _, l := range leases {
-					has = has || l.Name == cp.Server("kas-a").LeaseID
-				}
-				smu.Lock()
-				defer smu.Unlock()
-				switch {
-				case !has:
-					leaseGone = true
-				case leaseGone && leaseBack.IsZero():
-					leaseBack = at
 				}
 			}()
 			wg.Wait()
@@ -205,7 +266,6 @@ func TestWatch(t *testing.T) {
 		}
 	}()
 
-	// The steps: an upgrade of kas-a, then a crash of kas-b.
 	step := func(what string, f func() error) {
 		t.Helper()
 		t0 := time.Now()
@@ -214,18 +274,49 @@ func TestWatch(t *testing.T) {
 		}
 		t.Logf("%s: %s", what, time.Since(t0).Round(time.Millisecond))
 	}
+	drain := func(name string, on bool) {
+		smu.Lock()
+		drained[name] = on
+		smu.Unlock()
+		if on {
+			time.Sleep(drainWait)
+		}
+	}
+	upgrade := func(name string) {
+		drain(name, true)
+		t0 := time.Now()
+		step("upgrade "+name+" to "+harness.V1_37, func() error { return cp.Upgrade(ctx, name, harness.V1_37) })
+		// A stop takes a second or two; kube-apiserver waits up to 60s for long-running
+		// requests, so a lease watch that does not end its requests soon holds every stop.
+		if d := time.Since(t0); d > 30*time.Second {
+			t.Errorf("upgrading %s took %s: the watch's lease watch held up its graceful stop?", name, d.Round(time.Second))
+		}
+		smu.Lock()
+		version[name] = harness.V1_37
+		smu.Unlock()
+		drain(name, false)
+		step("wait for peers", func() error { return cp.WaitPeers(ctx) })
+		time.Sleep(3 * time.Second)
+	}
+	crash := func(name string) {
+		drain(name, true)
+		step("SIGKILL "+name, func() error { return cp.Kill(name) })
+		drain(name, false) // its requests now get no answer, then 404s until it learns its peers
+		time.Sleep(3 * time.Second)
+		step("restart "+name, func() error { return cp.Restart(ctx, name) })
+		step("wait for peers", func() error { return cp.WaitPeers(ctx) })
+		time.Sleep(3 * time.Second)
+	}
 	time.Sleep(2 * time.Second)
-	step("upgrade kas-a to "+harness.V1_37, func() error { return cp.Upgrade(ctx, "kas-a", harness.V1_37) })
-	step("wait for peers", func() error { return cp.WaitPeers(ctx) })
-	time.Sleep(3 * time.Second)
-	step("SIGKILL kas-b", func() error { return cp.Kill("kas-b") })
-	time.Sleep(3 * time.Second)
-	step("restart kas-b", func() error { return cp.Restart(ctx, "kas-b") })
-	step("wait for peers", func() error { return cp.WaitPeers(ctx) })
-	time.Sleep(3 * time.Second)
+	upgrade("kas-a")
+	crash("kas-c")
+	upgrade("kas-b")
+	upgrade("kas-c")
+	crash("kas-b")
 
 	stopProbes()
 	<-probesDone
+	time.Sleep(2 * time.Second) // a last sample of the counters
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +330,9 @@ func TestWatch(t *testing.T) {
 	if !errors.As(waitErr, &ee) || ee.ExitCode() != 130 {
 		t.Errorf("watch after SIGINT: %v, want exit 130; stderr:\n%s", waitErr, stderr.String())
 	}
+	lb.mu.Lock()
+	t.Logf("load balancer switched backends: %q", lb.switches)
+	lb.mu.Unlock()
 	t.Logf("watch stderr:\n%s", strings.TrimSpace(stderr.String()))
 	t.Logf("watch stdout (%d lines):\n%s", len(raw), strings.Join(raw, "\n"))
 	if len(lines) == 0 || lines[len(lines)-1].Kind != "WatchSummary" {
@@ -249,49 +343,44 @@ func TestWatch(t *testing.T) {
 	if err != nil {
 		t.Fatalf("summary's to: %v", err)
 	}
-	if sum.Stopped != "interrupted" || sum.ReadsFailed != 0 {
-		t.Errorf("summary: stopped %q, %d reads failed; want interrupted, 0", sum.Stopped, sum.ReadsFailed)
+	if sum.Stopped != "interrupted" {
+		t.Errorf("summary: stopped %q; want interrupted", sum.Stopped)
+	}
+	// A read that could not list the leases (the balancer's backend just stopped) learns
+	// nothing and is counted; it must not have made any server go down (checked below).
+	t.Logf("summary: %d snapshots, %d on a lease change, %d failed", sum.Snapshots, sum.LeaseTriggeredReads, sum.ReadsFailed)
+	if sum.LeaseTriggeredReads == 0 {
+		t.Errorf("no read was triggered by a lease change: the lease watch did not work")
 	}
 
-	// 1. The server events are the harness's steps, in order.
-	var got []string
+	// 1. The server events, and the lease events, are the steps, in order.
+	up, vc := harness.V1_36+"→"+harness.V1_37, harness.V1_36+"→"+harness.V1_37
+	wantServer := []string{
+		"server-down kas-a " + harness.V1_36 + "→", "server-up kas-a " + up, "version-changed kas-a " + vc,
+		"server-down kas-c " + harness.V1_36 + "→", "server-up kas-c " + harness.V1_36 + "→" + harness.V1_36,
+		"server-down kas-b " + harness.V1_36 + "→", "server-up kas-b " + up, "version-changed kas-b " + vc,
+		"server-down kas-c " + harness.V1_36 + "→", "server-up kas-c " + up, "version-changed kas-c " + vc,
+		"server-down kas-b " + harness.V1_37 + "→", "server-up kas-b " + harness.V1_37 + "→" + harness.V1_37,
+	}
+	wantLease := []string{
+		"lease-gone kas-a", "lease-added kas-a",
+		"lease-new-holder kas-c",
+		"lease-gone kas-b", "lease-added kas-b",
+		"lease-gone kas-c", "lease-added kas-c",
+		"lease-new-holder kas-b",
+	}
+	var gotServer, gotLease []string
 	for _, l := range lines[:len(lines)-1] {
-		switch l.Type {
-		case "server-down", "server-up", "version-changed", "server-gone":
-			got = append(got, l.Type+" "+l.Server+" "+l.From+"→"+l.To)
+		switch {
+		case l.Type == "server-down" || l.Type == "server-up" || l.Type == "version-changed" || l.Type == "server-gone" || l.Type == "server-added":
+			gotServer = append(gotServer, l.Type+" "+l.Server+" "+l.From+"→"+l.To)
+		case strings.HasPrefix(l.Type, "lease-"):
+			gotLease = append(gotLease, l.Type+" "+l.Server)
 		}
 	}
-	want := []string{
-		"server-down kas-a " + harness.V1_36 + "→",
-		"server-up kas-a " + harness.V1_36 + "→" + harness.V1_37,
-		"version-changed kas-a " + harness.V1_36 + "→" + harness.V1_37,
-		"server-down kas-b " + harness.V1_36 + "→",
-		"server-up kas-b " + harness.V1_36 + "→" + harness.V1_36,
-	}
-	// They must come in this order. A restarted server may flap once more (seen: a SIGKILLed
-	// v1.36 kas-b, back up, missing from the identity lease list for one read while its new
-	// process took the lease over): an extra down immediately followed by an up of the same
-	// server is logged, not failed; anything else extra fails.
-	k := 0
-	var extra []string
-	for i := 0; i < len(got); i++ {
-		if k < len(want) && got[i] == want[k] {
-			k++
-			continue
-		}
-		if i+1 < len(got) && strings.HasPrefix(got[i], "server-down ") && strings.HasPrefix(got[i+1], "server-up ") &&
-			strings.Fields(got[i])[1] == strings.Fields(got[i+1])[1] {
-			extra = append(extra, got[i], got[i+1])
-			i++
-			continue
-		}
-		extra = append(extra, got[i]+" (unexpected)")
-		t.Errorf("unexpected server event %q", got[i])
-	}
-	if k < len(want) {
-		t.Errorf("server events:\n%s\nwant, in this order:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	t.Logf("server events:\n%s\nextra (a flap):\n%s", strings.Join(got, "\n"), strings.Join(extra, "\n"))
+	gotServer = gotServer[3:] // the three server-added of the start
+	checkSequence(t, "server", gotServer, wantServer)
+	checkSequence(t, "lease", gotLease, wantLease)
 
 	// 2. The windows of the GVR: the summary's against what the test's requests saw. A
 	// change is seen by the first read that starts after it, and stamped when that read
@@ -300,14 +389,26 @@ func TestWatch(t *testing.T) {
 	// had already read the server; the test's own samples are 200ms apart.
 	//
 	// One more delay is the watch's by design: it finds servers through their identity
-	// leases, and a restarted kas-a answers requests (and serves the GVR) before its new
+	// leases, and a restarted server answers requests (and serves the GVR) before its new
 	// lease is written. Until then the watch cannot see it — nor can its peers proxy to it.
-	// A window that opened because kas-a came back is expected to open, for the watch, when
-	// kas-a's lease was listed again (measured here through kas-c, as the watch lists it).
+	// A window that opened because a server came back is expected to open, for the watch,
+	// when that server's lease was listed again.
 	period := sumTo.Sub(lines[0].Time) / time.Duration(max(sum.Snapshots-1, 1))
 	period = max(period, interval)
 	tol := 2*period + 200*time.Millisecond
-	observed := observedWindows(samples, "kas-a")
+	smu.Lock()
+	// The GVR is served from when kas-a, the first on v1.37, answers for it: its first 200 to
+	// the test — or, as the test does not ask it while it is drained for its upgrade, when its
+	// lease was listed again, if that was earlier (it serves before its lease is written).
+	served := servedAt(samples, "kas-a")
+	for _, lr := range leaseBack {
+		if lr.server == "kas-a" && (served.IsZero() || lr.at.Before(served)) {
+			served = lr.at
+			break
+		}
+	}
+	observed := observedWindows(samples, served)
+	smu.Unlock()
 	predicted := map[string][]span{}
 	for _, w := range sum.Windows {
 		if w.GVR != gvr {
@@ -320,6 +421,7 @@ func TestWatch(t *testing.T) {
 		predicted[w.Server] = append(predicted[w.Server], span{w.Opened, end})
 	}
 	rel := func(at time.Time) string { return fmt.Sprintf("+%.1fs", at.Sub(began).Seconds()) }
+	t.Logf("times are relative to %s", began.Format("15:04:05.000"))
 	var table []string
 	table = append(table, fmt.Sprintf("%-6s  %-24s  %-38s  %s", "SERVER", "WATCH (opened–closed)", "REQUESTS (opened–closed)", "Δopen/Δclose"))
 	// Each window the requests saw is paired with a watch window that opened and closed within
@@ -328,12 +430,34 @@ func TestWatch(t *testing.T) {
 	span2 := func(w span) string {
 		return fmt.Sprintf("%s–%s (%.1fs)", rel(w.opened), rel(w.closed), w.closed.Sub(w.opened).Seconds())
 	}
+	// And a window on a server that the watch could not read yet — its new process answers
+	// requests before discovery can read it (seen: 404s for 1.4s after a SIGKILLed v1.36
+	// server came back, which the watch still had as down) — is expected to open, for the
+	// watch, when it saw the server up; one that closed within the tolerance of that cannot be
+	// seen by it, and may be missed.
+	upAt := map[string][]time.Time{}
+	for _, l := range lines[:len(lines)-1] {
+		if l.Type == "server-up" {
+			upAt[l.Server] = append(upAt[l.Server], l.Time)
+		}
+	}
 	for _, s := range []string{"kas-a", "kas-b", "kas-c"} {
 		p, used := predicted[s], map[int]bool{}
 		for _, o := range observed[s] {
 			expectOpen, note := o.opened, ""
-			if !leaseBack.IsZero() && expectOpen.Before(leaseBack) && o.closed.After(leaseBack) {
-				expectOpen, note = leaseBack, " lease "+rel(leaseBack)
+			for _, lr := range leaseBack {
+				if lr.at.After(o.opened) && lr.at.Before(o.closed) {
+					expectOpen, note = lr.at, " lease of "+lr.server+" "+rel(lr.at)
+					break
+				}
+			}
+			blind := false
+			for _, u := range upAt[s] {
+				if u.After(o.opened) && !u.After(o.closed.Add(tol)) {
+					expectOpen, note = maxTime(expectOpen, u), note+" up for the watch "+rel(u)
+					blind = o.closed.Sub(u) <= tol
+					break
+				}
 			}
 			match := -1
 			for k := range p {
@@ -344,7 +468,9 @@ func TestWatch(t *testing.T) {
 			}
 			if match < 0 {
 				line := fmt.Sprintf("%-6s  %-24s  %-38s  %s", s, "—", span2(o)+note, "missed")
-				if o.closed.Sub(o.opened) > tol {
+				if blind {
+					line += " (the watch could not read the server until it closed: allowed)"
+				} else if o.closed.Sub(o.opened) > tol {
 					t.Errorf("the watch missed a window longer than %s: %s", tol, line)
 				} else {
 					line += fmt.Sprintf(" (shorter than %s: allowed)", tol)
@@ -359,24 +485,145 @@ func TestWatch(t *testing.T) {
 		for k := range p {
 			if !used[k] {
 				line := fmt.Sprintf("%-6s  %-24s  %-38s  %s", s, span2(p[k]), "—", "not seen by the requests")
+				// As a window shorter than the tolerance can fall between two reads, one the
+				// watch saw for less than that can fall between two of the test's requests, or
+				// be the moment a server's peer-aggregated /apis lags its routing (seen: 0.4s).
+				if p[k].closed.Sub(p[k].opened) > tol {
+					t.Errorf("the watch reports a window the requests did not see: %s", line)
+				} else {
+					line += fmt.Sprintf(" (shorter than %s: allowed)", tol)
+				}
 				table = append(table, line)
-				t.Errorf("the watch reports a window the requests did not see: %s", line)
 			}
 		}
 	}
-	t.Logf("windows of %s, predicted by the watch vs seen by the test's requests (tolerance %s: read period %s; kas-a's lease listed again at %s, first 200 from kas-a at %s):\n%s",
-		gvr, tol.Round(time.Millisecond), period.Round(time.Millisecond), rel(leaseBack), rel(servedAt(samples, "kas-a")), strings.Join(table, "\n"))
+	var backs []string
+	for _, lr := range leaseBack {
+		backs = append(backs, lr.server+" "+rel(lr.at))
+	}
+	t.Logf("windows of %s, predicted by the watch vs seen by the test's requests (tolerance %s: read period %s; served from %s; leases listed again: %s):\n%s",
+		gvr, tol.Round(time.Millisecond), period.Round(time.Millisecond), rel(served), strings.Join(backs, ", "), strings.Join(table, "\n"))
 	if len(observed["kas-b"])+len(observed["kas-c"]) == 0 {
 		t.Errorf("the requests saw no window: the test did not exercise what it means to (peers learned kas-a before any request?)")
+	}
+
+	// 3. The traffic: what each server proxied, by the watch's events and summary, against
+	// the test's own requests. A 200 for the GVR from a v1.36 server was proxied (v1.36 does
+	// not serve it): the counts of code 200 must be equal. Other codes (a 404 or 503 of the
+	// peer, passed on) cannot be told from local answers by the test: the watch's count must
+	// not exceed the test's answers with that code.
+	sent := map[string]map[string]int{} // server → code → answers from it while on v1.36
+	smu.Lock()
+	for _, s := range samples {
+		if s.version == harness.V1_36 && s.status != 0 {
+			if sent[s.server] == nil {
+				sent[s.server] = map[string]int{}
+			}
+			sent[s.server][fmt.Sprint(s.status)]++
+		}
+	}
+	smu.Unlock()
+	fromEvents := map[string]map[string]float64{}
+	for _, l := range lines[:len(lines)-1] {
+		if l.Type == "proxied" && l.GVR == gvr && l.Traffic != nil {
+			if fromEvents[l.Server] == nil {
+				fromEvents[l.Server] = map[string]float64{}
+			}
+			fromEvents[l.Server][l.Traffic.Code] += l.Traffic.Count
+		}
+	}
+	fromSummary := map[string]map[string]float64{}
+	if sum.Traffic == nil {
+		t.Fatalf("the summary has no traffic: /metrics not read?")
+	}
+	for _, c := range sum.Traffic.Totals {
+		if c.Type == "proxied" && c.GVR == gvr {
+			if fromSummary[c.Server] == nil {
+				fromSummary[c.Server] = map[string]float64{}
+			}
+			fromSummary[c.Server][c.Code] += c.Count
+		}
+	}
+	var ttable []string
+	ttable = append(ttable, fmt.Sprintf("%-6s  %-4s  %-22s  %-14s  %s", "SERVER", "CODE", "SENT (answers on 1.36)", "WATCH EVENTS", "WATCH SUMMARY"))
+	for _, s := range []string{"kas-a", "kas-b", "kas-c"} {
+		codes := map[string]bool{"200": true}
+		for c := range sent[s] {
+			codes[c] = true
+		}
+		for c := range fromSummary[s] {
+			codes[c] = true
+		}
+		for _, c := range sortedKeys(codes) {
+			n, ev, su := sent[s][c], fromEvents[s][c], fromSummary[s][c]
+			ttable = append(ttable, fmt.Sprintf("%-6s  %-4s  %-22d  %-14v  %v", s, c, n, ev, su))
+			if ev != su {
+				t.Errorf("%s code %s: the events add up to %v, the summary says %v", s, c, ev, su)
+			}
+			switch {
+			case c == "200" && su != float64(n):
+				t.Errorf("%s: the watch counted %v requests proxied with 200, the test got %d 200s from it while it ran v1.36", s, su, n)
+			case c != "200" && su > float64(n):
+				t.Errorf("%s: the watch counted %v requests proxied with %s, more than the test's %d answers with %s", s, su, c, n, c)
+			}
+		}
+	}
+	t.Logf("requests for %s proxied, sent by the test vs counted by the watch:\n%s", gvr, strings.Join(ttable, "\n"))
+	if sent["kas-b"]["200"]+sent["kas-c"]["200"] == 0 {
+		t.Errorf("no request was proxied: the test did not exercise the counters")
 	}
 	t.Logf("TestWatch took %s in all", time.Since(began).Round(time.Second))
 }
 
+// checkSequence: got must hold want in order. A restarted server may flap once more (seen:
+// a SIGKILLed v1.36 server, back up, missing from the identity lease list for one read while
+// its new process took the lease over): an extra server-down immediately followed by a
+// server-up of the same server is logged, not failed; anything else extra fails.
+func checkSequence(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	k := 0
+	var extra []string
+	for i := 0; i < len(got); i++ {
+		if k < len(want) && got[i] == want[k] {
+			k++
+			continue
+		}
+		if i+1 < len(got) && strings.HasPrefix(got[i], "server-down ") && strings.HasPrefix(got[i+1], "server-up ") &&
+			strings.Fields(got[i])[1] == strings.Fields(got[i+1])[1] {
+			extra = append(extra, got[i], got[i+1])
+			i++
+			continue
+		}
+		extra = append(extra, got[i]+" (unexpected)")
+		t.Errorf("unexpected %s event %q", what, got[i])
+	}
+	if k < len(want) {
+		t.Errorf("%s events:\n%s\nwant, in this order:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	t.Logf("%s events:\n%s\nextra (a flap):\n%s", what, strings.Join(got, "\n"), strings.Join(extra, "\n"))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // observedWindows turns the samples into windows per server: from the first 404/503 while the
-// GVR is served somewhere (once server served answers 200: it alone serves it here) to the
-// first 200 after. Samples without an answer (a server down) neither open nor close a window.
-func observedWindows(samples []sample, server string) map[string][]span {
-	served := servedAt(samples, server)
+// GVR is served somewhere (from served on) to the first 200 after. Samples without an answer
+// (a server down) neither open nor close a window.
+func observedWindows(samples []sample, served time.Time) map[string][]span {
+	sort.Slice(samples, func(i, j int) bool { return samples[i].at.Before(samples[j].at) })
 	out := map[string][]span{}
 	if served.IsZero() {
 		return out

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/watch"
+)
+
+// The lines and the summary of `mvpctl watch`.
+
+// eventLine prints one event: a line of text, or a WatchEvent document.
+type eventLine struct {
+	doc watch.EventDoc
+	loc *time.Location
+}
+
+func (l eventLine) Object() any { return l.doc }
+
+func (l eventLine) WriteText(out io.Writer, _ output.Options) error {
+	_, err := fmt.Fprintln(out, l.text())
+	return err
+}
+
+func (l eventLine) text() string {
+	e := l.doc
+	label := e.Label
+	if label == "" {
+		label = e.Version
+	}
+	if label == "" {
+		label = "version unknown"
+	}
+	head := fmt.Sprintf("%s %s %s: ", e.Time.In(l.loc).Format("15:04:05"), e.Server, label)
+	var what string
+	switch e.Type {
+	case watch.ServerAdded:
+		what = "server added"
+		if e.Error != "" {
+			what += ", down: " + e.Error
+		}
+	case watch.ServerGone:
+		what = "server gone"
+	case watch.ServerDown:
+		what = "server down"
+		if e.Error != "" {
+			what += ": " + e.Error
+		}
+	case watch.ServerUp:
+		what = "server up"
+	case watch.VersionChanged:
+		what = "version changed"
+	case watch.OutcomeChanged:
+		what = fmt.Sprintf("%s %s ⇒ %s", e.GVR, e.From, e.To)
+	case watch.WindowOpened:
+		what = fmt.Sprintf("%s %s window opened (served by %s)", e.GVR, windowOutcome(e.Window), servedBy(e.Window))
+	case watch.WindowClosed:
+		what = fmt.Sprintf("%s %s window closed after %s", e.GVR, windowOutcome(e.Window), seconds(e.Window.Seconds))
+	case watch.LeaseAdded:
+		what = fmt.Sprintf("identity lease %s added (holder %s)", e.Lease, e.To)
+	case watch.LeaseGone:
+		what = fmt.Sprintf("identity lease %s gone", e.Lease)
+	case watch.LeaseNewHolder:
+		what = fmt.Sprintf("identity lease %s renewed by a new holder %s (a new process)", e.Lease, e.To)
+	case watch.LeaseAddressChanged:
+		what = fmt.Sprintf("identity lease %s: peer-advertise address %s ⇒ %s", e.Lease, orNone(e.From), orNone(e.To))
+	case watch.LeaseStale:
+		what = fmt.Sprintf("identity lease %s stale: not renewed for %s", e.Lease, seconds(e.LeaseSeconds))
+		if e.Since != nil {
+			what += " (last renewal " + e.Since.In(l.loc).Format("15:04:05") + ")"
+		}
+	case watch.Proxied, watch.ProxyErrors, watch.DiscoverySyncErrors:
+		what = trafficText(e)
+	default:
+		what = string(e.Type)
+	}
+	return head + what
+}
+
+func windowOutcome(w *watch.WindowDoc) string {
+	if w == nil {
+		return "?"
+	}
+	switch w.Outcome {
+	case mvp.NotFound:
+		return "404"
+	case mvp.Unavailable:
+		if w.Unavailable != "" {
+			return "503 (" + w.Unavailable + ")"
+		}
+		return "503"
+	}
+	return string(w.Outcome)
+}
+
+func servedBy(w *watch.WindowDoc) string {
+	if w == nil || len(w.ServedBy) == 0 {
+		return "none"
+	}
+	return strings.Join(w.ServedBy, ",")
+}
+
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(100 * time.Millisecond).String()
+}
+
+// summaryWriter prints the summary at the end of a watch.
+type summaryWriter struct {
+	doc watch.SummaryDoc
+	loc *time.Location
+}
+
+func (w summaryWriter) Object() any { return w.doc }
+
+func (w summaryWriter) WriteText(out io.Writer, o output.Options) error {
+	d := w.doc
+	clock := func(t time.Time) string { return t.In(w.loc).Format("15:04:05") }
+	byLease := ""
+	if d.LeaseTriggeredReads > 0 {
+		byLease = fmt.Sprintf(" (%d on an identity-lease change)", d.LeaseTriggeredReads)
+	}
+	fmt.Fprintf(out, "\nWatched %s–%s (%s): %d snapshot%s%s, %d read%s failed; stopped: %s.\n",
+		clock(d.From), clock(d.To), d.To.Sub(d.From).Round(100*time.Millisecond), d.Snapshots, plural(d.Snapshots, "", "s"), byLease,
+		d.ReadsFailed, plural(d.ReadsFailed, "", "s"), d.Stopped)
+	if len(d.Windows) == 0 {
+		fmt.Fprintln(out, "No window: no GVR that some server served answered 404 or 503 on any server.")
+	} else {
+		fmt.Fprintf(out, "%d window%s during which a GVR that some server served answered 404 or 503:\n", len(d.Windows), plural(len(d.Windows), "", "s"))
+		rows := make([][]string, 0, len(d.Windows))
+		for i := range d.Windows {
+			win := &d.Windows[i]
+			closed := "open"
+			if win.Closed != nil {
+				closed = clock(*win.Closed)
+			}
+			rows = append(rows, []string{win.GVR, win.Server, windowOutcome(win), clock(win.Opened), closed, seconds(win.Seconds), servedBy(win)})
+		}
+		if err := output.Table(out, []string{"GVR", "SERVER", "ANSWER", "OPENED", "CLOSED", "DURATION", "SERVED-BY"}, rows, o.NoHeaders); err != nil {
+			return err
+		}
+	}
+	if d.Traffic == nil {
+		return nil
+	}
+	return writeTrafficTotals(out, d.Traffic, o)
+}
+
+// writeTrafficTotals prints the summary's account of the proxy counters.
+func writeTrafficTotals(out io.Writer, t *watch.TrafficDoc, o output.Options) error {
+	if len(t.Totals) == 0 {
+		fmt.Fprintln(out, "Peer proxy (from /metrics): nothing proxied, no endpoint-resolution 503, no failed peer-discovery sync.")
+	} else {
+		fmt.Fprintln(out, "Peer proxy (from /metrics, counted while the watch ran):")
+		rows := make([][]string, 0, len(t.Totals))
+		for _, c := range t.Totals {
+			gvr := c.GVR
+			if gvr == "" && c.Type != watch.DiscoverySyncErrors {
+				gvr = "<any>" // counters before 1.36 carry no GVR
+			}
+			what := c.Code
+			if c.Type != watch.Proxied {
+				what = c.ErrorType
+			}
+			rows = append(rows, []string{c.Server, string(c.Type), gvr, what, num(c.Count)})
+		}
+		if err := output.Table(out, []string{"SERVER", "COUNTER", "GVR", "CODE-OR-TYPE", "COUNT"}, rows, o.NoHeaders); err != nil {
+			return err
+		}
+	}
+	for _, s := range sortedKeysOf(t.DiscoveryFetches) {
+		fmt.Fprintf(out, "%s: %s peer-discovery fetch(es) of its own, not user traffic\n", s, num(t.DiscoveryFetches[s]))
+	}
+	for _, s := range sortedKeysOf(t.NotRead) {
+		fmt.Fprintf(out, "%s: counters not read: %s\n", s, t.NotRead[s])
+	}
+	return nil
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// trafficText is a traffic event's text: what the server counted since the last sample.
+func trafficText(e watch.EventDoc) string {
+	t := e.Traffic
+	if t == nil {
+		return string(e.Type)
+	}
+	gvr := e.GVR
+	if gvr == "" {
+		gvr = "requests of any GVR (counters before 1.36 carry none)"
+	}
+	switch e.Type {
+	case watch.Proxied:
+		return fmt.Sprintf("%s proxied %s× → %s", gvr, num(t.Count), t.Code)
+	case watch.ProxyErrors:
+		return fmt.Sprintf("%s 503 of endpoint resolution %s× (%s)", gvr, num(t.Count), t.Type)
+	}
+	return fmt.Sprintf("peer-discovery sync failed %s× (%s)", num(t.Count), t.Type)
+}

@@ -1,0 +1,265 @@
+package discover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/redact"
+)
+
+// IdentityLease is one kube-apiserver identity lease as the lease watch reports it.
+type IdentityLease struct {
+	Name     string // apiserver-<hash>: the server ID
+	Hostname string // kubernetes.io/hostname label
+	Address  string // kubernetes.io/peer-advertise-address annotation
+	Holder   string
+	Renew    time.Time     // zero when never renewed
+	Duration time.Duration // spec.leaseDurationSeconds
+}
+
+// LeaseWatch follows the identity leases in kube-system with a Kubernetes watch (list, then
+// watch from the list's resourceVersion), through the kubeconfig's server.
+type LeaseWatch struct {
+	// Config is the client config (the kubeconfig's: the server the leases are listed through).
+	Config *rest.Config
+	// OnLeases hears the whole set of identity leases, sorted by name, after each (re)list
+	// and after each change.
+	OnLeases func([]IdentityLease)
+	// OnFailure hears that the watch could not be established, or broke, and when it is
+	// tried again; OnRecovered that it works again. Errors are one line, credentials removed.
+	OnFailure   func(err error, retryIn time.Duration)
+	OnRecovered func()
+	// MinBackoff and MaxBackoff bound the wait before a new attempt (doubling from the
+	// first); defaults 500ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// WatchTimeout asks the server to end each watch request after this long; the watch is
+	// then started again from where it was (DefaultLeaseWatchTimeout when zero). It is short
+	// on purpose: a gracefully stopping kube-apiserver waits for its long-running requests,
+	// up to 60s, before it exits — measured in the e2e test: a lease watch of 5 minutes held
+	// every stop of a rolling upgrade for the full 60s. Each request also ends when the
+	// server's connection goes away.
+	WatchTimeout time.Duration
+}
+
+// DefaultLeaseWatchTimeout bounds one watch request: how long a watch can hold up a
+// graceful stop of the server it goes to.
+const DefaultLeaseWatchTimeout = 2 * time.Second
+
+// Run watches until ctx ends.
+func (w *LeaseWatch) Run(ctx context.Context) {
+	minB, maxB := w.MinBackoff, w.MaxBackoff
+	if minB <= 0 {
+		minB = 500 * time.Millisecond
+	}
+	if maxB < minB {
+		maxB = max(30*time.Second, minB)
+	}
+	var red redact.Redactor
+	red.Add(w.Config)
+	rc, err := leaseClient(w.Config)
+	if err != nil {
+		w.OnFailure(errors.New(red.Clean(err.Error())), 0)
+		return
+	}
+	backoff, failing := minB, false
+	for ctx.Err() == nil {
+		err := w.once(ctx, rc, func() {
+			if failing {
+				failing = false
+				if w.OnRecovered != nil {
+					w.OnRecovered()
+				}
+			}
+			backoff = minB
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if err == errRelist {
+			continue
+		}
+		failing = true
+		w.OnFailure(errors.New(red.Clean(apiclient.OneLine(err.Error()))), backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxB)
+	}
+}
+
+// errRelist: the watch's resourceVersion is too old (410 Gone): list again at once.
+var errRelist = errors.New("relist")
+
+// once lists the leases, then watches them until the watch cannot go on; established is
+// called each time a watch request was accepted.
+func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, established func()) error {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	var list coordinationv1.LeaseList
+	err := rc.Get().Namespace(leaseNamespace).Resource("leases").
+		Param("labelSelector", identityLabel+"="+identityLabelValue).Do(lctx).Into(&list)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("list leases: %w", describeStatus(err))
+	}
+	set := map[string]IdentityLease{}
+	for i := range list.Items {
+		l := identityLeaseOf(&list.Items[i])
+		set[l.Name] = l
+	}
+	w.OnLeases(sortedLeases(set))
+	rv := list.ResourceVersion
+	timeout := w.WatchTimeout
+	if timeout <= 0 {
+		timeout = DefaultLeaseWatchTimeout
+	}
+	for {
+		// The server ends the request after timeoutSeconds; the client, a little later, in
+		// case the server does not.
+		wctx, wcancel := context.WithTimeout(ctx, timeout+5*time.Second)
+		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
+			Param("labelSelector", identityLabel+"="+identityLabelValue).
+			Param("watch", "true").Param("resourceVersion", rv).Param("allowWatchBookmarks", "true").
+			Param("timeoutSeconds", strconv.Itoa(max(1, int(timeout.Seconds())))).Watch(wctx)
+		if err != nil {
+			wcancel()
+			if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
+				return errRelist
+			}
+			return fmt.Errorf("watch leases: %w", describeStatus(err))
+		}
+		// Established only now: a user may list the leases and not watch them.
+		established()
+		next, err := w.follow(wctx, wi, set, rv)
+		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			err = nil // the client's deadline: watch again from next
+		}
+		wi.Stop()
+		wcancel()
+		if err != nil {
+			return err
+		}
+		rv = next
+	}
+}
+
+// follow reads one watch stream until it ends (the server's timeout, or the connection
+// closed) and returns the last resourceVersion seen.
+func (w *LeaseWatch) follow(ctx context.Context, wi watch.Interface, set map[string]IdentityLease, rv string) (string, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, ctx.Err()
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return rv, nil
+			}
+			switch ev.Type {
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
+					return rv, errRelist
+				}
+				return rv, fmt.Errorf("watch leases: %w", describeStatus(err))
+			case watch.Bookmark:
+				if m, err := metaOf(ev.Object); err == nil {
+					rv = m.GetResourceVersion()
+				}
+			case watch.Added, watch.Modified, watch.Deleted:
+				l, ok := ev.Object.(*coordinationv1.Lease)
+				if !ok {
+					return rv, fmt.Errorf("watch leases: got a %T, want a Lease", ev.Object)
+				}
+				rv = l.ResourceVersion
+				il := identityLeaseOf(l)
+				if ev.Type == watch.Deleted {
+					delete(set, il.Name)
+				} else {
+					if set[il.Name] == il {
+						continue
+					}
+					set[il.Name] = il
+				}
+				w.OnLeases(sortedLeases(set))
+			}
+		}
+	}
+}
+
+func metaOf(o runtime.Object) (metav1.Object, error) {
+	if l, ok := o.(*coordinationv1.Lease); ok {
+		return l, nil
+	}
+	return nil, fmt.Errorf("not a lease: %T", o)
+}
+
+// describeStatus words an API status error as one line naming what to do for RBAC.
+func describeStatus(err error) error {
+	switch {
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%w (grant list and watch on leases in kube-system, see deploy/rbac)", err)
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) && se.Status().Code == http.StatusNotFound {
+		return fmt.Errorf("%w (no coordination.k8s.io/v1 leases API?)", err)
+	}
+	return err
+}
+
+func identityLeaseOf(l *coordinationv1.Lease) IdentityLease {
+	il := IdentityLease{Name: l.Name, Hostname: l.Labels[hostnameLabel], Address: l.Annotations[peerAddressAnnotation]}
+	if l.Spec.HolderIdentity != nil {
+		il.Holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.RenewTime != nil {
+		il.Renew = l.Spec.RenewTime.UTC()
+	}
+	if l.Spec.LeaseDurationSeconds != nil {
+		il.Duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	}
+	return il
+}
+
+func sortedLeases(set map[string]IdentityLease) []IdentityLease {
+	out := make([]IdentityLease, 0, len(set))
+	for _, l := range set {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// leaseClient is a REST client for coordination.k8s.io/v1 that knows only leases: the
+// clientset would register every API group for one resource.
+func leaseClient(base *rest.Config) (*rest.RESTClient, error) {
+	scheme := runtime.NewScheme()
+	if err := coordinationv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.GroupVersion = &coordinationv1.SchemeGroupVersion
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	cfg.ContentType = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = runtime.ContentTypeJSON
+	cfg.Timeout = 0 // a watch lasts: each request has its own deadline or timeoutSeconds
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	return rest.RESTClientFor(cfg)
+}
