@@ -14,22 +14,31 @@
 // that every accepted document means the same as sigs.k8s.io/yaml.YAMLToJSON says it does.
 package yamljson
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"math"
+	"unicode/utf8"
+)
 
-// line is one non-blank, non-comment line: its indentation and the text after it.
+// line is one non-blank, non-comment line: its indentation and where the text after it is in
+// the input (offsets, not a slice: 16 bytes a line instead of 40; a snapshot has one line per
+// ~22 bytes, and this slice was most of what loading a small YAML snapshot allocated).
 type line struct {
-	indent int
-	text   []byte
+	indent, start, end int32
 	// afterSkipped: a blank line or a comment line came just before. Inside a multi-line
 	// scalar those are content (a newline, or text), so such a scalar is declined.
 	afterSkipped bool
 }
 
 type parser struct {
+	data  []byte
 	lines []line
 	pos   int
 	out   []byte
 }
+
+// text is the text of the i-th line.
+func (p *parser) text(i int) []byte { return p.data[p.lines[i].start:p.lines[i].end] }
 
 // Convert returns data as JSON, or ok=false when data is not in the subset described above.
 func Convert(data []byte) (out []byte, ok bool) {
@@ -37,7 +46,7 @@ func Convert(data []byte) (out []byte, ok bool) {
 	if !ok || len(lines) == 0 || lines[0].indent != 0 {
 		return nil, false
 	}
-	p := &parser{lines: lines, out: make([]byte, 0, len(data)+len(data)/4)}
+	p := &parser{data: data, lines: lines, out: make([]byte, 0, len(data))}
 	if !p.node(0) || p.pos != len(p.lines) {
 		return nil, false
 	}
@@ -47,7 +56,10 @@ func Convert(data []byte) (out []byte, ok bool) {
 // split cuts data into lines, dropping blank lines and whole-line comments, and declines a
 // byte outside printable ASCII (tabs and CR included), trailing spaces and document markers.
 func split(data []byte) ([]line, bool) {
-	lines := make([]line, 0, len(data)/16)
+	if len(data) > math.MaxInt32 {
+		return nil, false
+	}
+	lines := make([]line, 0, bytes.Count(data, []byte{'\n'})+1)
 	skipped := false
 	for start := 0; start < len(data); {
 		end := start
@@ -82,7 +94,7 @@ func split(data []byte) ([]line, bool) {
 		case indent == 0 && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "..."):
 			return nil, false
 		}
-		lines = append(lines, line{indent: indent, text: text, afterSkipped: skipped})
+		lines = append(lines, line{indent: int32(indent), start: int32(end - len(text)), end: int32(end), afterSkipped: skipped})
 		skipped = false
 	}
 	return lines, true
@@ -108,7 +120,7 @@ func isEntry(text []byte) bool {
 
 // node reads the block node whose first line is the current one, at exactly indent.
 func (p *parser) node(indent int) bool {
-	if isEntry(p.lines[p.pos].text) {
+	if isEntry(p.text(p.pos)) {
 		return p.sequence(indent)
 	}
 	return p.mapping(indent)
@@ -119,13 +131,13 @@ func (p *parser) next() int {
 	if p.pos == len(p.lines) {
 		return -1
 	}
-	return p.lines[p.pos].indent
+	return int(p.lines[p.pos].indent)
 }
 
 func (p *parser) sequence(indent int) bool {
 	p.out = append(p.out, '[')
-	for first := true; p.next() == indent && isEntry(p.lines[p.pos].text); first = false {
-		t := p.lines[p.pos].text
+	for first := true; p.next() == indent && isEntry(p.text(p.pos)); first = false {
+		t := p.text(p.pos)
 		if len(t) < 3 || t[2] == ' ' || isEntry(t[2:]) {
 			return false
 		}
@@ -136,7 +148,8 @@ func (p *parser) sequence(indent int) bool {
 		if _, _, isKey := splitKey(rest); isKey {
 			// "- key: value": a mapping whose first entry is on this line, the others two
 			// columns further in.
-			p.lines[p.pos] = line{indent: indent + 2, text: rest}
+			l := p.lines[p.pos]
+			p.lines[p.pos] = line{indent: int32(indent + 2), start: l.start + 2, end: l.end}
 			if !p.mapping(indent + 2) {
 				return false
 			}
@@ -155,8 +168,8 @@ func (p *parser) sequence(indent int) bool {
 
 func (p *parser) mapping(indent int) bool {
 	p.out = append(p.out, '{')
-	for first := true; p.next() == indent && !isEntry(p.lines[p.pos].text); first = false {
-		key, rest, isKey := splitKey(p.lines[p.pos].text)
+	for first := true; p.next() == indent && !isEntry(p.text(p.pos)); first = false {
+		key, rest, isKey := splitKey(p.text(p.pos))
 		if !isKey {
 			return false
 		}
@@ -179,7 +192,7 @@ func (p *parser) mapping(indent int) bool {
 			if !p.node(n) {
 				return false
 			}
-		case n == indent && isEntry(p.lines[p.pos].text):
+		case n == indent && isEntry(p.text(p.pos)):
 			if !p.sequence(indent) {
 				return false
 			}
@@ -276,7 +289,7 @@ func (p *parser) value(first []byte, owner int) bool {
 	}
 	for p.next() > owner {
 		l := p.lines[p.pos]
-		if l.afterSkipped || (plain && !continuesPlain(l.text)) {
+		if l.afterSkipped || (plain && !continuesPlain(p.text(p.pos))) {
 			return false
 		}
 		if first[0] == '"' && escapedBreak(v) {
@@ -284,7 +297,7 @@ func (p *parser) value(first []byte, owner int) bool {
 		} else {
 			v = append(v, ' ') // a folded break is one space
 		}
-		v = append(v, l.text...)
+		v = append(v, p.text(p.pos)...)
 		p.pos++
 	}
 	if !plain && quotedEnd(v) != len(v) {
