@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 // The peer-proxy metric families.
@@ -20,7 +22,7 @@ const (
 	// Rerouted) by type and group/version/resource.
 	PeerProxyErrors = "apiserver_peer_proxy_errors_total"
 	// PeerDiscoverySyncErrors (1.36+) counts failed peer-discovery syncs by type.
-	PeerDiscoverySyncErrors = "apiserver_peer_discovery_sync_errors_total"
+	PeerDiscoverySyncErrors = mvp.PeerDiscoverySyncErrorsMetric
 )
 
 // MaxLines bounds how much of /metrics is scanned: a server exports tens of thousands of

@@ -71,10 +71,12 @@ type Cause struct {
 
 // Peer-discovery sync error types of apiserver_peer_discovery_sync_errors_total (1.36+).
 const (
-	SyncErrorFetch       = "fetch_discovery"
-	SyncErrorHostPort    = "hostport_resolution"
-	SyncErrorLeaseList   = "lease_list"
-	syncErrorsMetricName = "apiserver_peer_discovery_sync_errors_total"
+	SyncErrorFetch     = "fetch_discovery"
+	SyncErrorHostPort  = "hostport_resolution"
+	SyncErrorLeaseList = "lease_list"
+	// PeerDiscoverySyncErrorsMetric (1.36+) counts those failures by type
+	// (internal/apimetrics reads it by this name).
+	PeerDiscoverySyncErrorsMetric = "apiserver_peer_discovery_sync_errors_total"
 )
 
 // UnlearnedCauses lists why server s may not have learned what peers serve, most likely
@@ -91,7 +93,7 @@ func UnlearnedCauses(s *snapshot.Server, peers []*snapshot.Server) []Cause {
 	}
 	sort.Strings(names)
 	peerList := strings.Join(names, ", ")
-	metrics := fmt.Sprintf("read %s's /metrics: %s{type=...} grows while it fails", s.Name, syncErrorsMetricName)
+	metrics := fmt.Sprintf("read %s's /metrics: %s{type=...} grows while it fails", s.Name, PeerDiscoverySyncErrorsMetric)
 	tls := Cause{Name: "tls-trust",
 		Text:    fmt.Sprintf("%s's --peer-ca-file does not trust %s's serving certificate (e.g. the front-proxy CA instead of the cluster CA)", s.Name, peerList),
 		Confirm: fmt.Sprintf("%s; its log says \"Error syncing discovery for peer lease\" with x509: certificate signed by unknown authority", metrics),
