@@ -16,6 +16,7 @@ package yamljson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"unicode/utf8"
 )
@@ -62,23 +63,16 @@ func split(data []byte) ([]line, bool) {
 	lines := make([]line, 0, bytes.Count(data, []byte{'\n'})+1)
 	skipped := false
 	for start := 0; start < len(data); {
-		end := start
-		for end < len(data) && data[end] != '\n' {
-			c := data[end]
-			if c >= 0x80 {
-				r, size := utf8.DecodeRune(data[end:])
-				if !printableNonASCII(r) {
-					return nil, false
-				}
-				end += size
-				continue
-			}
-			if c < 0x20 || c == 0x7f {
-				return nil, false
-			}
-			end++
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
 		}
 		l := data[start:end]
+		if !printableASCII(l) && !printable(l) {
+			return nil, false
+		}
 		start = end + 1
 		indent := 0
 		for indent < len(l) && l[indent] == ' ' {
@@ -98,6 +92,48 @@ func split(data []byte) ([]line, bool) {
 		skipped = false
 	}
 	return lines, true
+}
+
+// printableASCII reports whether l holds only printable ASCII (0x20–0x7e), eight bytes at a
+// time: a word has a byte below 0x20 when subtracting 0x20 from every byte borrows into a byte
+// whose top bit was clear, a byte of 0x80 or more when a top bit is set, and 0x7f when XOR with
+// 0x7f leaves a zero byte. The tests are exact for "any byte in the word" (what is asked).
+func printableASCII(l []byte) bool {
+	const ones, highs, spaces, dels = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x7f7f7f7f7f7f7f7f
+	for ; len(l) >= 8; l = l[8:] {
+		w := binary.LittleEndian.Uint64(l)
+		d := w ^ dels
+		if ((w-spaces)&^w|w|(d-ones)&^d)&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range l {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// printable reports whether l holds only printable ASCII and the non-ASCII characters go-yaml
+// takes as printable text (printableNonASCII): the slow path for a line printableASCII refused.
+func printable(l []byte) bool {
+	for i := 0; i < len(l); {
+		c := l[i]
+		if c >= 0x80 {
+			r, size := utf8.DecodeRune(l[i:])
+			if !printableNonASCII(r) {
+				return false
+			}
+			i += size
+			continue
+		}
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+		i++
+	}
+	return true
 }
 
 // printableNonASCII reports whether r is a character go-yaml takes as printable text that is not
@@ -414,8 +450,11 @@ func decimalFraction(v []byte) bool {
 
 // yaml11Keyword reports whether a plain scalar is one go-yaml v2 resolves to a boolean or null
 // (a switch, not a map: a map literal would be built at every start-up).
-func yaml11Keyword(v string) bool {
-	switch v {
+func yaml11Keyword(v []byte) bool {
+	if len(v) > 5 {
+		return false
+	}
+	switch string(v) { // no allocation: the compiler compares the bytes in place
 	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
 		"n", "N", "no", "No", "NO", "false", "False", "FALSE",
 		"on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL":
@@ -451,19 +490,21 @@ func plainString(v []byte) bool {
 			}
 		}
 	}
-	return !yaml11Keyword(string(v))
+	return !yaml11Keyword(v)
 }
 
-// str writes s as a JSON string; s is printable ASCII (split checked).
+// str writes s as a JSON string; s is printable ASCII (split checked), so only '"' and '\\'
+// need escaping, and runs without them are copied whole.
 func (p *parser) str(s []byte) {
 	p.out = append(p.out, '"')
-	for _, c := range s {
+	start := 0
+	for i, c := range s {
 		if c == '"' || c == '\\' {
-			p.out = append(p.out, '\\')
+			p.out = append(append(p.out, s[start:i]...), '\\', c)
+			start = i + 1
 		}
-		p.out = append(p.out, c)
 	}
-	p.out = append(p.out, '"')
+	p.out = append(append(p.out, s[start:]...), '"')
 }
 
 func (p *parser) singleQuoted(v []byte) bool {

@@ -211,3 +211,28 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkConvertExample converts the README's example snapshot; its baseline reads the
+// same bytes once (counting lines, as split must), so the ratio between the two is what
+// converting costs beyond touching the input.
+func BenchmarkConvertExample(b *testing.B) {
+	data, err := os.ReadFile("../../examples/skew.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("baseline-count-lines", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			bytes.Count(data, []byte{'\n'})
+		}
+	})
+	b.Run("convert", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := Convert(data); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
+}
