@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
@@ -66,6 +67,38 @@ func unsafeRune(s string) (rune, bool) {
 
 func isFormatControl(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// plainInput reports whether every string decoded from data is certainly safe text, so that
+// checkText has nothing to find: data holds only printable ASCII, tabs and newlines, with no
+// backslash (the escapes of JSON and of YAML's double-quoted scalars start with one) and no '!'
+// (a YAML tag such as !!binary can turn text into any bytes). Decoding such input, as JSON or
+// as YAML, gives each string characters copied from the input as they are (a YAML block or
+// folded scalar adds newlines), and mvpctl builds its other strings from those.
+func plainInput(data []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	has := func(w, b uint64) bool { x := w ^ (b * ones); return (x-ones)&^x&highs != 0 }
+	for len(data) >= 8 {
+		w := binary.LittleEndian.Uint64(data)
+		// A byte below 0x20 (tab and newline among them), one of 0x7f or above, '\\' or '!'
+		// sends the word to the byte-by-byte check; each test is exact for "any byte".
+		if (w-0x20*ones)&^w&highs != 0 || w&highs != 0 || has(w, 0x7f) || has(w, '\\') || has(w, '!') {
+			if !plainBytes(data[:8]) {
+				return false
+			}
+		}
+		data = data[8:]
+	}
+	return plainBytes(data)
+}
+
+func plainBytes(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 && c != '\t' && c != '\n') || c >= 0x7f || c == '\\' || c == '!' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkText walks every string of v (a snapshot, by reflection: the check cannot miss a field

@@ -101,9 +101,42 @@ func TestDecodeRejectsEscapes(t *testing.T) {
 	for _, in := range []string{
 		`{"apiVersion":"mvpctl.io/v1alpha1","kind":"Snapshot","servers":[{"name":"a\u001b[2J","version":"v1.36.3","reachable":true}]}`,
 		"apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\nservers:\n- name: \"a\\e[2J\"\n  version: v1.36.3\n  reachable: true\n",
+		// A YAML tag makes text of any bytes without a backslash: base64 of "a\x1b[2J".
+		"apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\nservers:\n- name: !!binary YRtbMko=\n  version: v1.36.3\n  reachable: true\n",
 	} {
 		if _, err := Decode([]byte(in)); err == nil || !strings.Contains(err.Error(), `servers[0].name: "a\x1b[2J" holds the control character '\x1b'`) {
 			t.Errorf("Decode(%q) = %v", in, err)
+		}
+	}
+}
+
+// plainInput decides whether Decode may skip the walk over every string (checkText): only for
+// input that cannot decode to anything but printable ASCII, tabs and newlines. FuzzDecode
+// checks the consequence (a decoded snapshot passes the full Validate).
+func TestPlainInput(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", true},
+		{"apiVersion: mvpctl.io/v1alpha2\nkind: Snapshot\n", true},
+		{"{\"a\": \"b c\",\n\t\"d\": [1, 2.5, true, null]}", true},
+		{"~`@#$%^&*()_+-={}[]|;:'<>,.?/ 0123456789 AZaz", true},
+		{`{"a": "b\u001b"}`, false},    // a JSON escape
+		{"name: \"a\\e\"", false},      // a YAML escape
+		{"name: !!binary YRtb", false}, // a YAML tag
+		{"name: caf\u00e9", false},     // non-ASCII
+		{"name: a\x7fb", false},        // DEL
+		{"name: a\rb", false},          // CR
+		{"name: a\x1bb", false},        // ESC
+		{"name: a\x00b", false},        // NUL
+	} {
+		// Every position relative to the eight-byte words the scan reads.
+		for pad := 0; pad < 9; pad++ {
+			in := strings.Repeat("x", pad) + tc.in + strings.Repeat("y", 8-pad)
+			if got := plainInput([]byte(in)); got != tc.want {
+				t.Errorf("plainInput(%q) = %t, want %t", in, got, tc.want)
+			}
 		}
 	}
 }
