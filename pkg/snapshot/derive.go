@@ -298,6 +298,9 @@ func checkAgreement(srv *Server, field string) error {
 // firstDifference names the first GVR (in sorted order) where list and doc (the list derived
 // from the document) differ, or returns "".
 func firstDifference(list, doc []Resource) string {
+	if sameInOrder(list, doc) {
+		return ""
+	}
 	byGVR := func(rs []Resource) map[GVR]Resource {
 		m := make(map[GVR]Resource, len(rs))
 		for _, r := range rs {
@@ -333,6 +336,23 @@ func firstDifference(list, doc []Resource) string {
 		}
 	}
 	return ""
+}
+
+// sameInOrder reports whether list and doc hold the same resources in the same order, with
+// the same scope and verbs and subresources as written: then no GVR differs. A file mvpctl
+// wrote is so, and this decides it without the maps and the sorting that naming a difference
+// needs.
+func sameInOrder(list, doc []Resource) bool {
+	if len(list) != len(doc) {
+		return false
+	}
+	for i := range list {
+		a, b := &list[i], &doc[i]
+		if a.GVR() != b.GVR() || a.Namespaced != b.Namespaced || !slices.Equal(a.Verbs, b.Verbs) || !slices.Equal(a.Subresources, b.Subresources) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameSet(a, b []string) bool {

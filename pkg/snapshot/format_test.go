@@ -275,3 +275,29 @@ func TestAgreement(t *testing.T) {
 		t.Errorf("listsRead in a v1alpha1 file: %v", err)
 	}
 }
+
+// firstDifference takes a shortcut for lists equal element by element; a list in another
+// order, or with its verbs in another order, still agrees, and a difference is still named.
+func TestFirstDifference(t *testing.T) {
+	pods := Resource{Version: "v1", Resource: "pods", Namespaced: true, Verbs: []string{"get", "list"}, Subresources: []string{"status"}}
+	jobs := Resource{Group: "batch", Version: "v1", Resource: "jobs", Namespaced: true, Verbs: []string{"get"}}
+	podsVerbsSwapped := pods
+	podsVerbsSwapped.Verbs = []string{"list", "get"}
+	podsNoStatus := pods
+	podsNoStatus.Subresources = nil
+	for _, tc := range []struct {
+		name      string
+		list, doc []Resource
+		want      string
+	}{
+		{"equal", []Resource{pods, jobs}, []Resource{pods, jobs}, ""},
+		{"another order", []Resource{jobs, pods}, []Resource{pods, jobs}, ""},
+		{"verbs in another order", []Resource{podsVerbsSwapped, jobs}, []Resource{pods, jobs}, ""},
+		{"subresource missing", []Resource{podsNoStatus, jobs}, []Resource{pods, jobs}, "v1/pods: subresources are [], the document says [status]"},
+		{"not listed", []Resource{pods}, []Resource{pods, jobs}, "batch/v1/jobs is in the document but not listed"},
+	} {
+		if got := firstDifference(tc.list, tc.doc); got != tc.want {
+			t.Errorf("%s: firstDifference = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
