@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
@@ -86,8 +88,36 @@ func (g *globalOptions) now() time.Time {
 	return time.Now().UTC()
 }
 
-// newRootCmd builds the command tree.
-func newRootCmd(g *globalOptions) *cobra.Command {
+type subcommand struct {
+	name  string
+	build func(*globalOptions) *cobra.Command
+}
+
+// subcommands are mvpctl's top-level commands, each by the name
+// its constructor gives it (TestSubcommandNames keeps the two equal).
+var subcommands = []subcommand{
+	{"snapshot", newSnapshotCmd},
+	{"routes", newRoutesCmd},
+	{"watch", newWatchCmd},
+	{"explain", newExplainCmd},
+	{"discovery", newDiscoveryCmd},
+	{"probe", newProbeCmd},
+	{"traffic", newTrafficCmd},
+	{"simulate", newSimulateCmd},
+	{"preflight", newPreflightCmd},
+	{"profiles", newProfilesCmd},
+	{"version", newVersionCmd},
+	{"exit-codes", func(*globalOptions) *cobra.Command { return newExitCodesTopic() }},
+}
+
+// newRootCmd builds the whole command tree.
+func newRootCmd(g *globalOptions) *cobra.Command { return newRootCmdFor(g, nil) }
+
+// newRootCmdFor builds the command tree that args run: the root with only the top-level
+// command args name, when they name one, else the whole tree (help, completion, a mistyped
+// command that cobra suggests a name for). Building every command's flags is most of what
+// building the tree costs, and the tree is built at every start (docs/performance.md).
+func newRootCmdFor(g *globalOptions, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mvpctl",
 		Short: "See and test how kube-apiservers route requests in a mixed-version control plane",
@@ -107,22 +137,40 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log level, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time; never headers or bodies)")
 	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
 
-	root.AddCommand(
-		newSnapshotCmd(g),
-		newRoutesCmd(g),
-		newWatchCmd(g),
-		newExplainCmd(g),
-		newDiscoveryCmd(g),
-		newProbeCmd(g),
-		newTrafficCmd(g),
-		newSimulateCmd(g),
-		newPreflightCmd(g),
-		newProfilesCmd(g),
-		newVersionCmd(g),
-		newExitCodesTopic(),
-	)
+	name := commandName(args, root.PersistentFlags())
+	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })
+	for _, c := range subcommands {
+		if !only || c.name == name {
+			root.AddCommand(c.build(g))
+		}
+	}
 	asKubectlPlugin(root, g)
 	return root
+}
+
+// commandName is the first argument that is neither a flag nor a flag's value, by the rule
+// cobra's Find uses (stripFlags): "--flag value" and "-f value" take the next argument as
+// the value unless flags knows the flag as one that needs none; "--" ends the search.
+func commandName(args []string, flags *pflag.FlagSet) string {
+	needsNoValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal != "" }
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ""
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+			if !needsNoValue(flags.Lookup(a[2:])) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && len(a) == 2:
+			if !needsNoValue(flags.ShorthandLookup(a[1:])) {
+				i++
+			}
+		case a != "" && !strings.HasPrefix(a, "-"):
+			return a
+		}
+	}
+	return ""
 }
 
 // Execute runs the command line and returns the process exit code. Errors are printed once,
@@ -138,8 +186,8 @@ func Execute(args []string, streams Streams) int {
 
 func execute(args []string, g *globalOptions) int {
 	streams := g.streams
-	root := newRootCmd(g)
 	args = g.pluginArgs(args)
+	root := newRootCmdFor(g, args)
 	if completionRequest(args) {
 		registerCompletions(root, g)
 	}
