@@ -23,7 +23,7 @@ func guardStderr(out io.Writer) (stop func()) {
 	go func() {
 		n := 0
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sc.Buffer(nil, 1<<20) // 4 KB at first, allocated when another writes to stderr
 		for sc.Scan() {
 			n++
 		}
