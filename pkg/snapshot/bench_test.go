@@ -113,3 +113,43 @@ func benchmarkLoad(b *testing.B, asJSON bool) {
 		}
 	}
 }
+
+// BenchmarkDeriveExample derives every list of the README's example snapshot from its
+// documents (what Decode does after decoding); the baseline walks the same documents counting
+// their resources, the least any derivation does.
+func BenchmarkDeriveExample(b *testing.B) {
+	s, err := LoadFile("../../examples/skew.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := s.Cluster.Sources()
+	b.Run("baseline-count", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			for i := range s.Servers {
+				for _, d := range []*DiscoveryDocument{s.Servers[i].CoreAPI, s.Servers[i].APIs, s.Servers[i].DefaultAPIs} {
+					if d != nil {
+						for _, g := range d.Items {
+							for _, v := range g.Versions {
+								n += len(v.Resources)
+							}
+						}
+					}
+				}
+			}
+			if n == 0 {
+				b.Fatal("no resources")
+			}
+		}
+	})
+	b.Run("derive", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := range s.Servers {
+				srv := &s.Servers[i]
+				DeriveResources(srv.CoreAPI, srv.APIs, src)
+				DerivePeerAggregated(srv.DefaultAPIs, src)
+			}
+		}
+	})
+}

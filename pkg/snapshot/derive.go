@@ -19,6 +19,29 @@ import (
 // out group versions marked Stale (kube-apiserver's own local discovery cache leaves them out
 // too: docs/behaviour.md §3.1); stale lists those, as "group/version". Sources are not set.
 func FlattenDiscovery(items []apidiscoveryv2.APIGroupDiscovery) (rs []Resource, stale []string) {
+	return flattenInto(nil, items)
+}
+
+// flattenInto is FlattenDiscovery appending to rs, which it grows once: the resources, their
+// verbs and their subresources are counted first and each gets one allocation (a document lists
+// hundreds of resources; tens of thousands with many CRDs).
+func flattenInto(rs []Resource, items []apidiscoveryv2.APIGroupDiscovery) (_ []Resource, stale []string) {
+	resources, verbs, subresources := 0, 0, 0
+	for _, g := range items {
+		for _, v := range g.Versions {
+			if v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale {
+				continue
+			}
+			resources += len(v.Resources)
+			for _, r := range v.Resources {
+				verbs += len(r.Verbs)
+				subresources += len(r.Subresources)
+			}
+		}
+	}
+	rs = slices.Grow(rs, resources)
+	verbsArea := make([]string, 0, verbs)
+	subresourcesArea := make([]string, 0, subresources)
 	for _, g := range items {
 		for _, v := range g.Versions {
 			if v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale {
@@ -31,13 +54,23 @@ func FlattenDiscovery(items []apidiscoveryv2.APIGroupDiscovery) (rs []Resource, 
 					Version:    v.Version,
 					Resource:   r.Resource,
 					Namespaced: r.Scope == apidiscoveryv2.ScopeNamespace,
-					Verbs:      append([]string(nil), r.Verbs...),
+				}
+				if len(r.Verbs) > 0 { // none stays nil, as append([]string(nil)) left it
+					// A copy, not the document's slice; full slice expressions keep an append to
+					// one resource's list from writing over the next one's.
+					n := len(verbsArea)
+					verbsArea = append(verbsArea, r.Verbs...)
+					res.Verbs = verbsArea[n:len(verbsArea):len(verbsArea)]
 				}
 				if r.ResponseKind != nil {
 					res.Kind = r.ResponseKind.Kind
 				}
-				for _, s := range r.Subresources {
-					res.Subresources = append(res.Subresources, s.Subresource)
+				if len(r.Subresources) > 0 {
+					n := len(subresourcesArea)
+					for _, s := range r.Subresources {
+						subresourcesArea = append(subresourcesArea, s.Subresource)
+					}
+					res.Subresources = subresourcesArea[n:len(subresourcesArea):len(subresourcesArea)]
 				}
 				rs = append(rs, res)
 			}
@@ -58,7 +91,10 @@ func GroupVersionString(group, version string) string {
 // version, a second copy of a GVR), so a garbled document cannot make the whole snapshot
 // invalid. It returns what it dropped, for a warning.
 func Sanitize(rs []Resource) (out []Resource, dropped []string) {
-	seen := map[GVR]bool{}
+	seen := make(map[GVR]bool, len(rs))
+	if len(rs) > 0 {
+		out = make([]Resource, 0, len(rs)) // none stays nil
+	}
 	for _, r := range rs {
 		switch {
 		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
@@ -127,8 +163,7 @@ func DeriveResources(core, apis *DiscoveryDocument, src Sources) []Resource {
 	var rs []Resource
 	for _, d := range []*DiscoveryDocument{core, apis} {
 		if d != nil {
-			flat, _ := FlattenDiscovery(d.Items)
-			rs = append(rs, flat...)
+			rs, _ = flattenInto(rs, d.Items)
 		}
 	}
 	rs, _ = Sanitize(rs)

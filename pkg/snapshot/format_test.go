@@ -301,3 +301,26 @@ func TestFirstDifference(t *testing.T) {
 		}
 	}
 }
+
+// FlattenDiscovery copies each resource's lists into shared arrays: an append to one
+// resource's verbs must not change the next resource's, and empty lists stay nil.
+func TestFlattenDiscoveryListsIndependent(t *testing.T) {
+	g := apidiscoveryv2.APIGroupDiscovery{Versions: []apidiscoveryv2.APIVersionDiscovery{{Version: "v1", Resources: []apidiscoveryv2.APIResourceDiscovery{
+		{Resource: "a", Verbs: []string{"get"}, Subresources: []apidiscoveryv2.APISubresourceDiscovery{{Subresource: "status"}}},
+		{Resource: "b", Verbs: []string{"list"}, Subresources: []apidiscoveryv2.APISubresourceDiscovery{{Subresource: "scale"}}},
+		{Resource: "c", Verbs: []string{}},
+	}}}}
+	g.Name = "x.io"
+	rs, _ := FlattenDiscovery([]apidiscoveryv2.APIGroupDiscovery{g})
+	_ = append(rs[0].Verbs, "watch")
+	_ = append(rs[0].Subresources, "eviction")
+	if rs[1].Verbs[0] != "list" || rs[1].Subresources[0] != "scale" {
+		t.Errorf("appending to the first resource's lists changed the second's: %v %v", rs[1].Verbs, rs[1].Subresources)
+	}
+	if rs[2].Verbs != nil || rs[2].Subresources != nil {
+		t.Errorf("empty lists: %#v %#v, want nil", rs[2].Verbs, rs[2].Subresources)
+	}
+	if out, _ := Sanitize(nil); out != nil {
+		t.Errorf("Sanitize(nil) = %#v, want nil", out)
+	}
+}
