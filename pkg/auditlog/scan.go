@@ -274,24 +274,21 @@ func foldsTo(key []byte, w string) bool {
 
 // foldsToWanted reports whether an ASCII key equals a wanted key but for case.
 func foldsToWanted(key []byte) bool {
-	for _, w := range wanted {
-		if len(key) != len(w) {
-			continue
-		}
-		eq := true
-		for i := range key {
-			c := key[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[i] {
-				eq = false
-				break
-			}
-		}
-		if eq {
-			return true
-		}
+	switch len(key) { // the lengths of wanted
+	case 4:
+		return foldsTo(key, "kind") || foldsTo(key, "verb")
+	case 5:
+		return foldsTo(key, "stage")
+	case 7:
+		return foldsTo(key, "auditid")
+	case 9:
+		return foldsTo(key, "useragent")
+	case 10:
+		return foldsTo(key, "apiversion") || foldsTo(key, "requesturi")
+	case 14:
+		return foldsTo(key, "responsestatus")
+	case 24:
+		return foldsTo(key, "requestreceivedtimestamp")
 	}
 	return false
 }

@@ -167,6 +167,18 @@ func TestScanGenerated(t *testing.T) {
 	}
 }
 
+// TestFoldsToWanted checks foldsToWanted's table of lengths against wanted.
+func TestFoldsToWanted(t *testing.T) {
+	for _, w := range wanted {
+		if !foldsToWanted([]byte(strings.ToUpper(w))) || !foldsToWanted([]byte(w)) {
+			t.Errorf("foldsToWanted misses %q", w)
+		}
+		if foldsToWanted([]byte(w + "x")) || foldsToWanted([]byte(w[1:])) {
+			t.Errorf("foldsToWanted takes a key near %q", w)
+		}
+	}
+}
+
 func FuzzScan(f *testing.F) {
 	for _, c := range cases {
 		f.Add([]byte(c.line))

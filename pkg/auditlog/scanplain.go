@@ -4,226 +4,238 @@ import "math/bits"
 
 // scanPlain is Scan for a line whose bytes before its trailing whitespace are all plain ASCII
 // (no control character, nothing above 0x7f), with m computed over them. It reads the same
-// grammar and gives the same answers as the recursive scanner, but as one loop whose position
-// and state stay in registers, and finds the end of an unescaped string from m's bitmaps
-// rather than by looking at its bytes. deep reports a line nested deeper than 64, which it
-// leaves to the recursive scanner.
+// grammar and gives the same answers as the recursive scanner, as one function whose
+// position stays in a register and whose grammar state is where it is in the code (each
+// label a state), and it finds the end of a string from m's bitmaps rather than by looking
+// at its bytes. deep reports a line nested deeper than 64, which it leaves to the recursive
+// scanner.
+//
+// Whitespace between tokens can only be spaces here: tabs, newlines and carriage returns are
+// control characters, which m excludes, but for those that trail the line (read at the end).
 func scanPlain(b []byte, m *lineMasks, f *Fields) (ok, deep bool) {
-	quotes := m.quotes
 	// What the value being read means to f, set by the key before it.
 	const (
-		other     = iota
-		field     // a wanted string field at the top level: dst
-		status    // responseStatus at the top level
-		code      // code in responseStatus
-		wantKey   // state: a key, after '{' (or '}' at once) or ','
-		wantValue // state: a value, after ':', '[' (or ']' at once) or ','
-		wantMore  // state: ',' or the end of the container
+		other  = iota
+		field  // a wanted string field at the top level: dst
+		status // responseStatus at the top level
+		code   // code in responseStatus
 	)
 	var (
-		i        int
+		quotes   = m.quotes
+		i, end   int
 		depth    int    // containers open; the top-level object is depth 1
 		arrays   uint64 // bit d-1 set: the container at depth d is an array
-		state    = wantKey
-		empty    bool // the container just opened may close at once
 		meaning  = other
 		dst      *[]byte
 		statusAt int // depth of responseStatus's object, 0 when not in it
+		c        byte
 	)
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && b[i] == ' ' {
 		i++
 	}
 	if i >= len(b) || b[i] != '{' {
 		return false, false
 	}
+	depth = 1
 	i++
-	depth, empty = 1, true
-	for {
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
-		if i >= len(b) {
-			return false, false
-		}
-		c := b[i]
-		switch state {
-		case wantKey:
-			if c == '}' && empty {
-				goto closeContainer
-			}
-			if c != '"' {
-				return false, false
-			}
-			end := i + 1
-			{ // the next quote: the string's end
-				k := end >> 6
-				if k >= len(quotes) {
-					return false, false
-				}
-				w := quotes[k] >> (end & 63)
-				for w == 0 {
-					if k++; k >= len(quotes) {
-						return false, false
-					}
-					w, end = quotes[k], k<<6
-				}
-				end += bits.TrailingZeros64(w)
-			}
-			meaning = other
-			if depth == 1 || depth == statusAt {
-				if !m.plain(i, end) {
-					return false, false // an escaped or non-ASCII key
-				}
-				key := b[i+1 : end]
-				if depth == 1 {
-					if dst = f.field(key); dst != nil {
-						meaning = field
-					} else if string(key) == "responseStatus" {
-						meaning = status
-					} else if foldsToWanted(key) {
-						return false, false
-					}
-				} else if string(key) == "code" {
-					meaning = code
-				} else if len(key) == 4 && foldsTo(key, "code") {
-					return false, false
-				}
-			}
-			i = end + 1
-			for i < len(b) && isSpace(b[i]) {
-				i++
-			}
-			if i >= len(b) || b[i] != ':' {
-				return false, false
-			}
-			i++
-			state, empty = wantValue, false
-			continue
-		case wantValue:
-			if c == ']' && empty {
-				goto closeContainer
-			}
-			switch {
-			case c == '"':
-				if meaning == status || meaning == code {
-					return false, false
-				}
-				start, end := i+1, i+1
-				{ // the next quote: the string's end
-					k := end >> 6
-					if k >= len(quotes) {
-						return false, false
-					}
-					w := quotes[k] >> (end & 63)
-					for w == 0 {
-						if k++; k >= len(quotes) {
-							return false, false
-						}
-						w, end = quotes[k], k<<6
-					}
-					end += bits.TrailingZeros64(w)
-				}
-				if meaning == field {
-					if m.plain(i, end) {
-						*dst = b[start:end]
-					} else {
-						v, ok := unescape(b[start:end], f)
-						if !ok {
-							return false, false
-						}
-						*dst = v
-					}
-				}
-				i = end + 1
-			case c == '{' || c == '[':
-				if meaning == field || meaning == code || meaning == status && c == '[' {
-					return false, false
-				}
-				if meaning == status {
-					statusAt = depth + 1
-				}
-				if depth++; depth > 64 {
-					return false, true // the recursive scanner's depth bound is larger
-				}
-				if c == '[' {
-					arrays |= 1 << (depth - 1)
-					state = wantValue
-				} else {
-					arrays &^= 1 << (depth - 1)
-					state = wantKey
-				}
-				i++
-				empty, meaning = true, other
-				continue
-			case c == 'n':
-				if len(b)-i < 4 || string(b[i:i+4]) != "null" {
-					return false, false
-				}
-				i += 4 // null leaves a field alone
-			case c == 't':
-				if meaning != other || len(b)-i < 4 || string(b[i:i+4]) != "true" {
-					return false, false
-				}
-				i += 4
-			case c == 'f':
-				if meaning != other || len(b)-i < 5 || string(b[i:i+5]) != "false" {
-					return false, false
-				}
-				i += 5
-			case c == '-' || '0' <= c && c <= '9':
-				if meaning == field || meaning == status {
-					return false, false
-				}
-				end := number(b, i)
-				if end < 0 {
-					return false, false
-				}
-				if meaning == code {
-					if !isCode(b[i:end]) {
-						return false, false
-					}
-					f.Code = b[i:end]
-				}
-				i = end
-			default:
-				return false, false
-			}
-			state, meaning = wantMore, other
-			continue
-		default: // wantMore
-			if c == ',' {
-				i, empty = i+1, false
-				if arrays&(1<<(depth-1)) != 0 {
-					state = wantValue
-				} else {
-					state = wantKey
-				}
-				continue
-			}
-			if c == ']' && arrays&(1<<(depth-1)) != 0 || c == '}' && arrays&(1<<(depth-1)) == 0 {
-				goto closeContainer
-			}
-			return false, false
-		}
-	closeContainer:
+	for i < len(b) && b[i] == ' ' {
 		i++
-		if depth == statusAt {
-			statusAt = 0
-		}
-		if depth--; depth == 0 {
-			for i < len(b) && isSpace(b[i]) {
-				i++
-			}
-			return i == len(b), false
-		}
-		state, empty, meaning = wantMore, false, other
 	}
+	if i < len(b) && b[i] == '}' {
+		goto closeContainer
+	}
+
+key: // in an object, after '{' or ','
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i >= len(b) || b[i] != '"' {
+		return false, false
+	}
+	end = nextQuote(quotes, i+1)
+	if end < 0 {
+		return false, false
+	}
+	meaning = other
+	if depth == 1 {
+		if m.anyBackslash && !m.plain(i, end) {
+			return false, false // an escaped key
+		}
+		key := b[i+1 : end]
+		if dst = f.field(key); dst != nil {
+			meaning = field
+		} else if string(key) == "responseStatus" {
+			meaning = status
+		} else if foldsToWanted(key) {
+			return false, false
+		}
+	} else if depth == statusAt {
+		if m.anyBackslash && !m.plain(i, end) {
+			return false, false
+		}
+		key := b[i+1 : end]
+		if string(key) == "code" {
+			meaning = code
+		} else if len(key) == 4 && foldsTo(key, "code") {
+			return false, false
+		}
+	}
+	i = end + 1
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i >= len(b) || b[i] != ':' {
+		return false, false
+	}
+	i++
+
+value: // after ':', or in an array after '[' or ','
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i >= len(b) {
+		return false, false
+	}
+	switch c = b[i]; {
+	case c == '"':
+		if meaning == status || meaning == code {
+			return false, false
+		}
+		end = nextQuote(quotes, i+1)
+		if end < 0 {
+			return false, false
+		}
+		if meaning == field {
+			if !m.anyBackslash || m.plain(i, end) {
+				*dst = b[i+1 : end]
+			} else {
+				v, ok := unescape(b[i+1:end], f)
+				if !ok {
+					return false, false
+				}
+				*dst = v
+			}
+		}
+		i = end + 1
+	case c == '{':
+		if meaning == field || meaning == code {
+			return false, false
+		}
+		if meaning == status {
+			statusAt = depth + 1
+		}
+		if depth++; depth > 64 {
+			return false, true
+		}
+		arrays &^= 1 << (depth - 1)
+		meaning = other
+		for i++; i < len(b) && b[i] == ' '; i++ {
+		}
+		if i < len(b) && b[i] == '}' {
+			goto closeContainer
+		}
+		goto key
+	case c == '[':
+		if meaning != other {
+			return false, false
+		}
+		if depth++; depth > 64 {
+			return false, true
+		}
+		arrays |= 1 << (depth - 1)
+		for i++; i < len(b) && b[i] == ' '; i++ {
+		}
+		if i < len(b) && b[i] == ']' {
+			goto closeContainer
+		}
+		goto value
+	case c == 'n':
+		if len(b)-i < 4 || string(b[i:i+4]) != "null" {
+			return false, false
+		}
+		i += 4 // null leaves a field alone
+	case c == 't':
+		if meaning != other || len(b)-i < 4 || string(b[i:i+4]) != "true" {
+			return false, false
+		}
+		i += 4
+	case c == 'f':
+		if meaning != other || len(b)-i < 5 || string(b[i:i+5]) != "false" {
+			return false, false
+		}
+		i += 5
+	case c == '-' || '0' <= c && c <= '9':
+		if meaning == field || meaning == status {
+			return false, false
+		}
+		end = number(b, i)
+		if end < 0 {
+			return false, false
+		}
+		if meaning == code {
+			if !isCode(b[i:end]) {
+				return false, false
+			}
+			f.Code = b[i:end]
+		}
+		i = end
+	default:
+		return false, false
+	}
+	meaning = other
+
+afterValue: // ',' or the end of the container
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i >= len(b) {
+		return false, false
+	}
+	c = b[i]
+	if c == ',' {
+		i++
+		if arrays&(1<<(depth-1)) != 0 {
+			goto value
+		}
+		goto key
+	}
+	if c == '}' && arrays&(1<<(depth-1)) == 0 || c == ']' && arrays&(1<<(depth-1)) != 0 {
+		goto closeContainer
+	}
+	return false, false
+
+closeContainer: // at the '}' or ']' that closes depth
+	i++
+	if depth == statusAt {
+		statusAt = 0
+	}
+	if depth--; depth > 0 {
+		goto afterValue
+	}
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i == len(b), false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// number returns the end of the JSON number at b[i]
-// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or -1.
+// nextQuote returns the position of the first quote at or after i, or -1.
+func nextQuote(quotes []uint64, i int) int {
+	k := i >> 6
+	if k >= len(quotes) {
+		return -1
+	}
+	w := quotes[k] >> (i & 63)
+	for w == 0 {
+		if k++; k >= len(quotes) {
+			return -1
+		}
+		w, i = quotes[k], k<<6
+	}
+	return i + bits.TrailingZeros64(w)
+}
+
 func number(b []byte, i int) int {
 	s := scanner{b: b, i: i}
 	if !s.number() {
