@@ -20,7 +20,12 @@ type Fields struct {
 	RequestReceivedTimestamp, Code []byte
 	// Scratch holds unescaped values; it is reused from one Scan to the next.
 	Scratch []byte
+	// masks are the line's quotes and backslashes, likewise reused.
+	masks lineMasks
 }
+
+// useMasks is whether Scan finds strings' ends with lineMasks (tests turn it off to compare).
+var useMasks = haveMasks
 
 // maxDepth bounds nesting; deeper lines are left to encoding/json.
 const maxDepth = 512
@@ -37,8 +42,15 @@ const maxDepth = 512
 // which is the reference: Scan never accepts a line encoding/json rejects, and never reads a
 // value differently.
 func Scan(line []byte, f *Fields) bool {
-	*f = Fields{Scratch: f.Scratch[:0]}
+	*f = Fields{Scratch: f.Scratch[:0], masks: f.masks}
 	s := scanner{b: line}
+	// Trailing whitespace (a line's newline) is left out: lineMasks wants plain bytes only.
+	if useMasks && f.masks.compute(trimRightSpace(line)) {
+		if ok, deep := scanPlain(line, &f.masks, f); !deep {
+			return ok
+		}
+		*f = Fields{Scratch: f.Scratch[:0], masks: f.masks}
+	}
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return false
@@ -48,6 +60,18 @@ func Scan(line []byte, f *Fields) bool {
 	}
 	s.ws()
 	return s.i == len(s.b)
+}
+
+func trimRightSpace(b []byte) []byte {
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\n', '\r':
+			b = b[:len(b)-1]
+		default:
+			return b
+		}
+	}
+	return b
 }
 
 type scanner struct {
@@ -250,24 +274,21 @@ func foldsTo(key []byte, w string) bool {
 
 // foldsToWanted reports whether an ASCII key equals a wanted key but for case.
 func foldsToWanted(key []byte) bool {
-	for _, w := range wanted {
-		if len(key) != len(w) {
-			continue
-		}
-		eq := true
-		for i := range key {
-			c := key[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[i] {
-				eq = false
-				break
-			}
-		}
-		if eq {
-			return true
-		}
+	switch len(key) { // the lengths of wanted
+	case 4:
+		return foldsTo(key, "kind") || foldsTo(key, "verb")
+	case 5:
+		return foldsTo(key, "stage")
+	case 7:
+		return foldsTo(key, "auditid")
+	case 9:
+		return foldsTo(key, "useragent")
+	case 10:
+		return foldsTo(key, "apiversion") || foldsTo(key, "requesturi")
+	case 14:
+		return foldsTo(key, "responsestatus")
+	case 24:
+		return foldsTo(key, "requestreceivedtimestamp")
 	}
 	return false
 }
@@ -373,8 +394,14 @@ func (s *scanner) stringValue(f *Fields) ([]byte, bool) {
 	if plain {
 		return raw, true
 	}
-	// Unescape onto Scratch. Should the append move it, earlier values keep the old backing
-	// array, which nothing writes to any more.
+	return unescape(raw, f)
+}
+
+// unescape decodes the escapes of a valid string's contents onto f.Scratch. It declines
+// (false) bytes outside ASCII and surrogate escapes.
+func unescape(raw []byte, f *Fields) ([]byte, bool) {
+	// Should the append move Scratch, earlier values keep the old backing array, which
+	// nothing writes to any more.
 	n := len(f.Scratch)
 	out := f.Scratch
 	for i := 0; i < len(raw); {

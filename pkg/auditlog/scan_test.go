@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
@@ -27,8 +28,23 @@ type ref struct {
 	} `json:"responseStatus"`
 }
 
-// check fails when Scan accepts a line encoding/json rejects or reads differently.
+// check fails when Scan accepts a line encoding/json rejects or reads differently, with and
+// without lineMasks (where the machine has them), or when the two scans disagree on whether
+// the line is theirs. It reports whether Scan took the line.
 func check(t *testing.T, line []byte) bool {
+	t.Helper()
+	fast := checkScan(t, line)
+	if haveMasks {
+		defer func(u bool) { useMasks = u }(useMasks)
+		useMasks = !useMasks
+		if other := checkScan(t, line); other != fast {
+			t.Fatalf("Scan(%q) = %v with lineMasks %v, %v without", line, fast, !useMasks, other)
+		}
+	}
+	return fast
+}
+
+func checkScan(t *testing.T, line []byte) bool {
 	t.Helper()
 	var f Fields
 	if !Scan(line, &f) {
@@ -99,6 +115,29 @@ var cases = []struct {
 	{`{"ResponseStatus":{"code":200}}`, false},
 	{`{"requestReceivedTimestamp":5}`, false},
 	{`{"responseStatus":{"code":200,}}`, false},
+	// Strings across the 64-byte chunks of lineMasks, escapes next to quotes and at chunk
+	// ends, escapes outside strings.
+	{`{"annotations":{"a":"` + strings.Repeat("x", 70) + `\\"},"verb":"get","userAgent":"` + strings.Repeat("\\\"", 30) + `"}`, true},
+	{`{"x":"` + strings.Repeat("y", 57) + `\"","verb":"g\"et"}`, true},
+	{`{"x":"` + strings.Repeat("y", 58) + `\\","verb":"get"}`, true},
+	{`{"x":"\\\"\\","requestURI":"/a\\"}`, true},
+	{`{"x":\"a"}`, false},
+	{`{"x":"a"\,"verb":"get"}`, false},
+	{`{"x":"a\"}`, false},
+	{`{"x":"\u00"}`, false},
+	{`{"x":"a\` + strings.Repeat(" ", 64), false},
+	{`{"x":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `,"verb":"get"}`, true},
+	{`{"x":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, false},
+	{`{"x":[{"a":[1,{"b":null}]},"c"],"responseStatus":{"x":{"code":"y"},"code":5},"verb":"get"}`, true},
+	{`{"x":1e5,"y":-0.5E-2,"z":[true,false,null],"verb":"get"}` + "\r\n", true},
+	{`{"x":1"a","verb":"get"}`, false},
+	{`{"x":truex}`, false},
+	{`{"x":nul}`, false},
+	{`{"x":[1,]}`, false},
+	{`{"x":{"a":1}]}`, false},
+	{`{"x":[1}}`, false},
+	{` {"verb":"get"} `, true},
+	{"\t{\"verb\":\"get\"}", true},
 }
 
 func TestScan(t *testing.T) {
@@ -125,6 +164,18 @@ func TestScanGenerated(t *testing.T) {
 	}
 	if fast < n*98/100 {
 		t.Errorf("fast path took %d of %d lines", fast, n)
+	}
+}
+
+// TestFoldsToWanted checks foldsToWanted's table of lengths against wanted.
+func TestFoldsToWanted(t *testing.T) {
+	for _, w := range wanted {
+		if !foldsToWanted([]byte(strings.ToUpper(w))) || !foldsToWanted([]byte(w)) {
+			t.Errorf("foldsToWanted misses %q", w)
+		}
+		if foldsToWanted([]byte(w + "x")) || foldsToWanted([]byte(w[1:])) {
+			t.Errorf("foldsToWanted takes a key near %q", w)
+		}
 	}
 }
 
@@ -207,4 +258,12 @@ func benchLines(b *testing.B) [][]byte {
 	}
 	b.SetBytes(int64(buf.Len()))
 	return bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
+}
+
+// BenchmarkScanBytewise is BenchmarkScan without lineMasks: every string read byte by byte
+// (eight at a time), as on a machine without AVX2.
+func BenchmarkScanBytewise(b *testing.B) {
+	defer func(u bool) { useMasks = u }(useMasks)
+	useMasks = false
+	BenchmarkScan(b)
 }

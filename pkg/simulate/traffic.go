@@ -413,13 +413,30 @@ type auditEvent struct {
 	AuditID    string `json:"auditID"`
 }
 
-// verbMethods maps the audit event's Kubernetes verb back to the HTTP method, which is what the
-// apiserver's RequestInfoFactory parses.
-var verbMethods = map[string]string{
-	"get": "GET", "list": "GET", "watch": "GET", "create": "POST", "update": "PUT",
-	"patch": "PATCH", "delete": "DELETE", "deletecollection": "DELETE",
-	// Non-resource requests log the lowercase HTTP method.
-	"head": "HEAD", "post": "POST", "put": "PUT", "options": "OPTIONS",
+// verbMethod maps the audit event's Kubernetes verb back to the HTTP method, which is what the
+// apiserver's RequestInfoFactory parses. Non-resource requests log the lowercase HTTP method.
+func verbMethod(verb []byte) (string, bool) {
+	switch string(verb) {
+	case "get", "list", "watch":
+		return "GET", true
+	case "create":
+		return "POST", true
+	case "update":
+		return "PUT", true
+	case "patch":
+		return "PATCH", true
+	case "delete", "deletecollection":
+		return "DELETE", true
+	case "head":
+		return "HEAD", true
+	case "post":
+		return "POST", true
+	case "put":
+		return "PUT", true
+	case "options":
+		return "OPTIONS", true
+	}
+	return "", false
 }
 
 // auditFields is what replay takes from an audit event. The byte slices alias the line or the
@@ -492,7 +509,7 @@ func auditRequest(kind, apiVersion, stage, verb, uri, agent, auditID []byte) (au
 	if len(stage) != 0 && string(stage) != "ResponseComplete" && string(stage) != "Panic" {
 		return auditFields{}, false, "", true
 	}
-	method, ok := verbMethods[string(verb)]
+	method, ok := verbMethod(verb)
 	if !ok || len(uri) == 0 {
 		return auditFields{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", verb), false
 	}

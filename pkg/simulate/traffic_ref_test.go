@@ -159,7 +159,7 @@ func (t *refReader) parseAuditLineRef(line []byte) (TrafficRequest, bool, string
 		t.Skipped++
 		return TrafficRequest{}, false, ""
 	}
-	method, ok := verbMethods[ev.Verb]
+	method, ok := verbMethod([]byte(ev.Verb))
 	if !ok || ev.RequestURI == "" {
 		return TrafficRequest{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", ev.Verb)
 	}
