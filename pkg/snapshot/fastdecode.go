@@ -5,6 +5,7 @@ package snapshot
 //go:generate go run -tags snapdecode ../../internal/gen/snapdecode -o fastdecode_gen.go
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"runtime"
@@ -28,6 +29,33 @@ type fastDecoder struct {
 	decodeScratch
 	// strings is where short []string values are carved from (keepStrings).
 	strings []string
+	// lastStrings is the last list of strings decoded (repeatStrings).
+	lastStrings stringsMemo
+}
+
+// stringsMemo is a list of strings as written (from the white space before its '[' to its
+// ']') and its values. The decoder is deterministic and reads nothing past the ']', so the same
+// bytes again decode to the same values, ending at the same offset.
+type stringsMemo struct {
+	raw    []byte
+	values []string
+}
+
+// repeatStrings decodes the list of strings at the current position when it is, byte for
+// byte, the last one decoded: a copy of its values, no string read again.
+func (d *fastDecoder) repeatStrings(v *[]string) bool {
+	m := &d.lastStrings
+	if len(m.raw) == 0 || !bytes.HasPrefix(d.data[d.pos:], m.raw) {
+		return false
+	}
+	*v = d.keepStrings(m.values)
+	d.pos += len(m.raw)
+	return true
+}
+
+// rememberStrings records the list of strings just decoded from offset from.
+func (d *fastDecoder) rememberStrings(from int, values []string) {
+	d.lastStrings = stringsMemo{raw: d.data[from:d.pos], values: values}
 }
 
 const internBits = 12
@@ -244,6 +272,9 @@ func (d *fastDecoder) intern(b []byte) string {
 // append to one reallocates rather than writing into the next: one allocation per 4096
 // strings rather than one per list.
 func (d *fastDecoder) keepStrings(s []string) []string {
+	if len(s) == 0 {
+		return []string{}
+	}
 	if len(s) > 64 {
 		return append(make([]string, 0, len(s)), s...)
 	}
@@ -391,6 +422,10 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 		*v = []Server{}
 		return true
 	}
+	d.ws()
+	if d.serversAsIndented(v) {
+		return true
+	}
 	type element struct {
 		start, end int
 		out        *Server
@@ -402,11 +437,14 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One decoder per worker: its scratch slices and interned strings serve every
+			// server the worker decodes.
+			ed := &fastDecoder{strs: new(internCache)}
 			for e := range found {
 				if failed.Load() {
 					continue
 				}
-				ed := &fastDecoder{data: d.data[:e.end], pos: e.start, strs: new(internCache)}
+				ed.data, ed.pos = d.data[:e.end], e.start
 				if !ed.decodeServer(e.out) || !ed.atEnd() {
 					failed.Store(true)
 				}
@@ -445,6 +483,69 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 	}
 	*v = servers
 	return true
+}
+
+// indentedServerBoundary is what separates two servers in a snapshot as mvpctl writes it
+// (json.MarshalIndent, two spaces): the first server's closing brace and the next one's opening
+// brace, four spaces in. JSON strings hold no raw newline, so it occurs nowhere else there.
+var indentedServerBoundary = []byte("\n    },\n    {\n")
+
+// serversAsIndented decodes the servers of a snapshot indented as mvpctl writes it side by side
+// without a pass to find where each ends: each server is taken to start after an
+// indentedServerBoundary, all are decoded at once, and then it is checked that each ends
+// exactly where the next was taken to start (after a ',' and white space), and the last before
+// the array's ']'. A decoder is deterministic, so each server is then decoded from exactly
+// where a decoder going through the array one server after the other would start it. Any
+// other layout (compact JSON, a boundary that is not one) reports false, with d unmoved.
+func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
+	starts := []int{d.pos}
+	for i := d.pos; ; {
+		j := bytes.Index(d.data[i:], indentedServerBoundary)
+		if j < 0 {
+			break
+		}
+		if len(starts) == 1<<12 {
+			return false // not servers
+		}
+		i += j + len(indentedServerBoundary)
+		starts = append(starts, i-2)
+	}
+	if len(starts) < 2 {
+		return false
+	}
+	servers := make([]Server, len(starts))
+	ends := make([]int, len(starts)) // -1: not a server
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(starts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ed := &fastDecoder{data: d.data, strs: new(internCache)}
+			for i := int(next.Add(1) - 1); i < len(starts); i = int(next.Add(1) - 1) {
+				ed.pos, ends[i] = starts[i], -1
+				if ed.decodeServer(&servers[i]) {
+					ends[i] = ed.pos
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; ends[i] >= 0; i++ {
+		e := fastDecoder{data: d.data, pos: ends[i]}
+		switch more, ok := e.more(']'); {
+		case !ok:
+			return false
+		case !more:
+			d.pos = e.pos
+			*v = servers[:i+1:i+1]
+			return true
+		}
+		if e.ws(); i+1 == len(starts) || e.pos != starts[i+1] {
+			return false
+		}
+	}
+	return false
 }
 
 // objectEnd returns the end of the object that starts at i, or -1 when data[i] does not start

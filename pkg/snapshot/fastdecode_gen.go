@@ -294,6 +294,10 @@ func (d *fastDecoder) decodeServer(v *Server) bool {
 }
 
 func (d *fastDecoder) decodeSliceOfString(v *[]string) bool {
+	if d.repeatStrings(v) {
+		return true
+	}
+	from := d.pos
 	if !d.arrayStart() {
 		return false
 	}
@@ -318,6 +322,7 @@ func (d *fastDecoder) decodeSliceOfString(v *[]string) bool {
 	}
 	s := d.scratchSliceOfString[start:]
 	*v = d.keepStrings(s)
+	d.rememberStrings(from, *v)
 	d.scratchSliceOfString = d.scratchSliceOfString[:start]
 	return true
 }

@@ -221,12 +221,18 @@ func (g *generator) emit(t reflect.Type) error {
 		// exact length: no slice grown by doubling per value.
 		et, field := g.typeExpr(t.Elem()), "scratch"+name
 		g.scratch = append(g.scratch, field+" "+texpr)
+		isStrings := t.Elem() == reflect.TypeFor[string]()
+		if isStrings {
+			// Lists of strings repeat (every resource's verbs): one that is, byte for byte,
+			// the last one decoded decodes to the same values (stringsMemo).
+			b.WriteString("if d.repeatStrings(v) {\nreturn true\n}\nfrom := d.pos\n")
+		}
 		fmt.Fprintf(b, "if !d.arrayStart() {\nreturn false\n}\nif d.arrayEnd() {\n*v = %s{}\nreturn true\n}\n", texpr)
 		fmt.Fprintf(b, "start := len(d.%s)\nfor {\nvar e %s\n%s\nd.%s = append(d.%s, e)\n", field, et, g.stmt(t.Elem(), "&e"), field, field)
 		b.WriteString("more, ok := d.more(']')\nif !ok {\nreturn false\n}\nif !more {\nbreak\n}\n}\n")
 		fmt.Fprintf(b, "s := d.%s[start:]\n", field)
-		if t.Elem() == reflect.TypeFor[string]() {
-			b.WriteString("*v = d.keepStrings(s)\n")
+		if isStrings {
+			b.WriteString("*v = d.keepStrings(s)\nd.rememberStrings(from, *v)\n")
 		} else {
 			fmt.Fprintf(b, "*v = make(%s, len(s))\ncopy(*v, s)\n", texpr)
 		}
