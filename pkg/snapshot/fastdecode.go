@@ -538,7 +538,7 @@ func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
 			return false
 		case !more:
 			d.pos = e.pos
-			*v = servers[:i+1:i+1]
+			*v = servers[: i+1 : i+1]
 			return true
 		}
 		if e.ws(); i+1 == len(starts) || e.pos != starts[i+1] {
