@@ -50,9 +50,8 @@ type serverView struct {
 // that is down (issue 3 item 4). With several such servers the GVRs are attributed to each.
 func buildViews(snap *snapshot.Snapshot) []*serverView {
 	views := make([]*serverView, len(snap.Servers))
-	servedByReachable := gvrSet{}
-	aggregatedByReachable := map[snapshot.GVR]snapshot.Resource{}
-	for i := range snap.Servers {
+	// Each server's own sets depend only on it: built side by side.
+	parallel.Each(len(views), func(i int) {
 		srv := &snap.Servers[i]
 		v, _ := snapshot.ParseVersion(srv.Version) // validated on load; zero when unknown
 		view := &serverView{srv: srv, version: v, era: mvp.EraOf(v), local: setOf(srv.Resources),
@@ -61,25 +60,52 @@ func buildViews(snap *snapshot.Snapshot) []*serverView {
 			view.subresources[r.GVR()] = r.Subresources
 		}
 		views[i] = view
-		if srv.Reachable {
-			for g := range view.local {
-				servedByReachable[g] = true
-			}
-			for _, r := range srv.PeerAggregated {
-				aggregatedByReachable[r.GVR()] = r
-			}
-		}
-	}
-	var orphans []snapshot.Resource
-	for g, r := range aggregatedByReachable {
-		if !servedByReachable[g] {
-			orphans = append(orphans, r)
-		}
-	}
-	sort.Slice(orphans, func(i, j int) bool { return orphans[i].GVR().String() < orphans[j].GVR().String() })
+	})
+	orphans := orphansOf(views)
 	// Each view's indexes depend only on its server (and the orphans): built side by side.
 	parallel.Each(len(views), func(i int) { views[i].index(orphans) })
 	return views
+}
+
+// orphansOf returns, sorted, the GVRs that some reachable server's peer-aggregated /apis lists
+// but no reachable server serves by itself. Where several servers list one, the last server's
+// entry is kept. Each server's list is checked side by side; the orphans, usually none or a
+// few, are then merged in server order.
+func orphansOf(views []*serverView) []snapshot.Resource {
+	var reachable []*serverView
+	for _, v := range views {
+		if v.srv.Reachable {
+			reachable = append(reachable, v)
+		}
+	}
+	found := make([][]snapshot.Resource, len(views))
+	parallel.Each(len(views), func(i int) {
+		if !views[i].srv.Reachable {
+			return
+		}
+	next:
+		for _, r := range views[i].srv.PeerAggregated {
+			g := r.GVR()
+			for _, o := range reachable {
+				if o.local[g] {
+					continue next
+				}
+			}
+			found[i] = append(found[i], r)
+		}
+	})
+	byGVR := map[snapshot.GVR]snapshot.Resource{}
+	for _, rs := range found {
+		for _, r := range rs {
+			byGVR[r.GVR()] = r
+		}
+	}
+	var orphans []snapshot.Resource
+	for _, r := range byGVR {
+		orphans = append(orphans, r)
+	}
+	sort.Slice(orphans, func(i, j int) bool { return orphans[i].GVR().String() < orphans[j].GVR().String() })
+	return orphans
 }
 
 // index fills the view's sets: what it serves (inferred from orphans for a crashed server that

@@ -186,15 +186,25 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 
 // decideDiscovery is steps 6–9 of the DISC eras (1.33+).
 func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
+	// The quiet checks below keep a routing table's most common cells (local; 404 for a
+	// never-proxied group/version) from formatting what only explain prints.
 	if v.local[gvr] {
-		st.add("%s is in the server's local discovery cache", gvr)
-		st.say(mvp.RuleDiscoveryRouting, "%s serves %s itself (its own discovery lists it), so its own handler answers", v.srv.Name, gvr)
+		if !st.quiet {
+			st.add("%s is in the server's local discovery cache", gvr)
+			st.say(mvp.RuleDiscoveryRouting, "%s serves %s itself (its own discovery lists it), so its own handler answers", v.srv.Name, gvr)
+		}
 		r.localOutcome(v, req, d, st, "served by this server", "")
 		return
 	}
-	st.add("%s is not in the server's local discovery cache", gvr)
-	st.say(mvp.RuleDiscoveryRouting, "%s does not serve %s itself (its own discovery does not list it), so it looks for a peer that does", v.srv.Name, r.gvOrGVR(v, gvr))
+	if !st.quiet {
+		st.add("%s is not in the server's local discovery cache", gvr)
+		st.say(mvp.RuleDiscoveryRouting, "%s does not serve %s itself (its own discovery does not list it), so it looks for a peer that does", v.srv.Name, r.gvOrGVR(v, gvr))
+	}
 	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.ExcludesCRDsAndAPIServices() {
+		if st.quiet {
+			r.localOutcome(v, req, d, st, "", "")
+			return
+		}
 		st.add("%s belongs to %s: excluded from peers' discovery (%s), never proxied", gvr.GroupVersion(), why, mvp.RuleExclusion.Versions())
 		st.say(mvp.RuleExclusion, "%s belongs to %s: such group/versions are never proxied", gvr.GroupVersion(), why)
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("%s must serve %s itself: %s's group/versions are never proxied", v.srv.Name, gvr, why))
@@ -567,8 +577,11 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 	}
 	gvr := info.GVR()
 	if !v.local[gvr] {
-		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
 		d.Outcome, d.Status = mvp.NotFound, status(404)
+		if st.quiet { // a table cell: the outcome alone (Reason and Plain are explain's)
+			return
+		}
+		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
 		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
 		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s; %s does not serve %s itself", plainWhy, v.srv.Name, r.gvOrGVR(v, gvr))
 		if plainWhy == fmt.Sprintf("no apiserver serves %s", gvr) {
@@ -588,8 +601,11 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask for a subresource %s serves for %s (%s), or run a version that has %s", v.srv.Name, gvr, subs, info.Subresource))
 		return
 	}
-	st.add("the local handler chain serves %s", gvr)
 	d.Outcome, d.Reason = mvp.Local, why
+	if st.quiet {
+		return
+	}
+	st.add("the local handler chain serves %s", gvr)
 	d.Plain.Answer = fmt.Sprintf("served locally — %s serves %s itself", v.srv.Name, gvr)
 	if why != "served by this server" && why != "this server is in the StorageVersion entry" {
 		d.Plain.Answer += "; " + why

@@ -123,7 +123,8 @@ func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
 			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
 			continue
 		}
-		d := r.decideWith(v, req, true)
+		// Quiet: a cell needs the outcome, not the steps and words (but `-v 4` traces them).
+		d := r.decideWith(v, req, TraceDecision == nil)
 		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 	}

@@ -239,7 +239,21 @@ func decode(data []byte, isJSON bool, s *Snapshot) error {
 
 // decodeJSON decodes one JSON object strictly: unknown fields, duplicate keys and data after
 // the object are errors. syntax reports that data is not JSON at all.
+//
+// The generated decoder (fastdecode.go) goes first: it decodes what mvpctl writes without
+// reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
+// every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
 func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
+	if fastDecode(data, s) {
+		return nil, false
+	}
+	*s = Snapshot{}
+	return decodeJSONReference(data, s)
+}
+
+// decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json, on both cores
+// for a large snapshot, and the duplicate-key pass. The generated decoder's tests compare with it.
+func decodeJSONReference(data []byte, s *Snapshot) (err error, syntax bool) {
 	if decodeInParallel(data, s) {
 		return nil, false
 	}
