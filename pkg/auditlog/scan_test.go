@@ -173,7 +173,7 @@ func TestFoldsToWanted(t *testing.T) {
 		if !foldsToWanted([]byte(strings.ToUpper(w))) || !foldsToWanted([]byte(w)) {
 			t.Errorf("foldsToWanted misses %q", w)
 		}
-		if foldsToWanted([]byte(w + "x")) || foldsToWanted([]byte(w[1:])) {
+		if foldsToWanted([]byte(w+"x")) || foldsToWanted([]byte(w[1:])) {
 			t.Errorf("foldsToWanted takes a key near %q", w)
 		}
 	}
