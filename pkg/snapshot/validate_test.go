@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -138,5 +139,39 @@ func TestPlainInput(t *testing.T) {
 				t.Errorf("plainInput(%q) = %t, want %t", in, got, tc.want)
 			}
 		}
+	}
+}
+
+// TestPlainWords: every byte value at every position of a word, alone and next to the other
+// kinds of byte (a carry or borrow between bytes would show), and a large input, checked in
+// chunks, with its one bad byte at the start, in the middle, at the end and in the tail.
+func TestPlainWords(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			for _, fill := range []byte{' ', 'x', '\t', '\n', '~', 0, 0xff, '!'} {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[pos] = byte(c)
+				want := true
+				for _, b := range w {
+					want = want && plainByte(b)
+				}
+				if got := plainWords(w); got != want {
+					t.Fatalf("plainWords(%q) = %t, want %t", w, got, want)
+				}
+			}
+		}
+	}
+	big := bytes.Repeat([]byte("{\"a\": \"b c\",\n\t\"d\": [1, 2.5]}\n"), 1<<18) // 8 MB
+	big = append(big, "abc"...)                                                  // a tail
+	if !plainInput(big) {
+		t.Fatal("plainInput rejects a large plain input")
+	}
+	for _, at := range []int{0, len(big) / 2, len(big) - 9, len(big) - 4, len(big) - 1} {
+		old := big[at]
+		big[at] = 0x1b
+		if plainInput(big) {
+			t.Errorf("plainInput takes an ESC at %d of %d bytes", at, len(big))
+		}
+		big[at] = old
 	}
 }
