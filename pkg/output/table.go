@@ -6,12 +6,66 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/mvpctl/mvpctl/internal/parallel"
 )
 
 // Table writes rows under headers the way kubectl does: no borders, no separator lines,
 // left-aligned columns three spaces apart, no trailing blanks. Headers must already be
 // uppercase without spaces (NAME, KAS-A). Empty cells print as <none>.
+//
+// A long table (a routing table of 100,000 GVRs) is rendered in chunks side by side, each by
+// its own tablewriter with every column's width set to the whole table's, so that the chunks
+// line up as one table would; the result is written with one write, not one per line.
 func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error {
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = make([]string, len(r))
+		for j, c := range r {
+			if c == "" {
+				c = "<none>"
+			}
+			cells[i][j] = c
+		}
+	}
+	if noHeaders {
+		headers = nil
+	}
+	_, err := w.Write(renderChunks(headers, cells, columnWidths(headers, cells)))
+	return err
+}
+
+// minRowsPerChunk is the fewest rows Table renders on a goroutine of its own.
+const minRowsPerChunk = 2048
+
+// renderChunks renders cells in chunks side by side and joins them, headers above the first.
+func renderChunks(headers []string, cells [][]string, widths []int) []byte {
+	// Chunks covers [0, len(cells)) with at most one chunk per CPU: index them by first row.
+	parts := make([][]byte, len(cells)+1)
+	parallel.Chunks(len(cells), minRowsPerChunk, func(lo, hi int) {
+		var h []string
+		if lo == 0 {
+			h = headers
+		}
+		parts[lo] = render(h, cells[lo:hi], widths)
+	})
+	if len(cells) == 0 {
+		parts[0] = render(headers, nil, widths)
+	}
+	var n int
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// render is one tablewriter table of rows (with headers, unless nil), its columns at least
+// widths wide, its lines without trailing blanks.
+func render(headers []string, rows [][]string, widths []int) []byte {
 	var buf bytes.Buffer
 	t := tablewriter.NewWriter(&buf)
 	t.SetAutoWrapText(false)
@@ -25,29 +79,55 @@ func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error
 	t.SetRowSeparator("")
 	t.SetTablePadding("   ")
 	t.SetNoWhiteSpace(true)
-	if !noHeaders {
+	if headers != nil {
 		t.SetHeader(headers)
 	}
-	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			if c == "" {
-				c = "<none>"
-			}
-			cells[i] = c
-		}
-		t.Append(cells)
+	for col, width := range widths {
+		t.SetColMinWidth(col, width)
 	}
+	t.AppendBulk(rows)
 	t.Render()
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		if line == "" {
+	out := make([]byte, 0, buf.Len())
+	for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
+		if len(line) == 0 {
 			continue
 		}
-		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
-			return err
+		out = append(append(out, bytes.TrimRight(line, " \n")...), '\n')
+	}
+	return out
+}
+
+// columnWidths is the display width of each column over headers and every row, as tablewriter
+// measures it (its DisplayWidth of each line of a cell). A cell of printable ASCII, nearly all
+// of them, is as wide as it is long: no ANSI sequence to skip, no wide character.
+func columnWidths(headers []string, rows [][]string) []int {
+	var widths []int
+	measure := func(r []string) {
+		for j, c := range r {
+			for len(widths) <= j {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], displayWidth(c))
 		}
 	}
-	return nil
+	measure(headers)
+	for _, r := range rows {
+		measure(r)
+	}
+	return widths
+}
+
+func displayWidth(cell string) int {
+	for i := 0; i < len(cell); i++ {
+		if c := cell[i]; c < 0x20 || c >= 0x7f {
+			w := 0
+			for _, line := range strings.Split(cell, "\n") {
+				w = max(w, tablewriter.DisplayWidth(line))
+			}
+			return w
+		}
+	}
+	return len(cell)
 }
 
 // Header turns a name into a table header: uppercase, spaces and underscores as dashes.
