@@ -4,13 +4,11 @@ package snapshot
 
 import (
 	"fmt"
-	"os"
 	"testing"
 )
 
-// BenchmarkDecodeJSON decodes JSON snapshots (benchSnapshot, and the 5-server gensnap file the
-// routing-at-scale figures use when it exists) with the generated decoder ("generated") and with
-// the reference decoder it falls back to ("reference"), in one run:
+// BenchmarkDecodeJSON decodes JSON snapshots (benchSnapshot) with the generated decoder
+// ("generated") and with the reference decoder it falls back to ("reference"), in one run:
 //
 //	go test ./pkg/snapshot/ -run '^$' -bench 'BenchmarkDecodeJSON' -benchmem
 func BenchmarkDecodeJSON(b *testing.B) {
@@ -23,9 +21,6 @@ func BenchmarkDecodeJSON(b *testing.B) {
 		}
 		name := fmt.Sprintf("bench-gvrs=%d", gvrs)
 		inputs[name], names = data, append(names, name)
-	}
-	if data, err := os.ReadFile("/tmp/mvpctl-perf/snap-20000.json"); err == nil {
-		inputs["gensnap-20000"], names = data, append(names, "gensnap-20000")
 	}
 	for _, name := range names {
 		data := inputs[name]
