@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/mvpctl/mvpctl/internal/jsonstr"
 )
 
 // Fields are the top-level string fields of an audit.k8s.io Event that replay reads (the audit
@@ -229,17 +231,8 @@ func (s *scanner) status(f *Fields) bool {
 				return false
 			}
 			lit := s.b[v:s.i]
-			digits := lit
-			if len(digits) > 0 && digits[0] == '-' {
-				digits = digits[1:]
-			}
-			if len(digits) == 0 || len(digits) > 9 {
-				return false
-			}
-			for _, c := range digits {
-				if c < '0' || c > '9' {
-					return false // a fraction or an exponent: not an int32 to encoding/json
-				}
+			if !isCode(lit) {
+				return false // a fraction, an exponent or too many digits: maybe not an int32 to encoding/json
 			}
 			f.Code = lit
 		case len(key) == 4 && foldsTo(key, "code"):
@@ -414,29 +407,18 @@ func unescape(raw []byte, f *Fields) ([]byte, bool) {
 			i++
 			continue
 		}
-		switch raw[i+1] {
-		case '"', '\\', '/':
-			out = append(out, raw[i+1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5])
-			if 0xD800 <= r && r < 0xE000 {
-				return nil, false // surrogates: leave pairing and replacement to encoding/json
-			}
-			out = utf8.AppendRune(out, r)
-			i += 6
+		if b, ok := jsonstr.Unescape(raw[i+1]); ok {
+			out = append(out, b)
+			i += 2
 			continue
 		}
-		i += 2
+		// \uXXXX: raw is a valid string's contents, so nothing else follows a backslash.
+		r := hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5])
+		if 0xD800 <= r && r < 0xE000 {
+			return nil, false // surrogates: leave pairing and replacement to encoding/json
+		}
+		out = utf8.AppendRune(out, r)
+		i += 6
 	}
 	f.Scratch = out
 	return out[n:], true

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mvpctl/mvpctl/internal/jsonstr"
 )
 
 // fastDecoder is the generated, reflection-free JSON decoder's state (fastdecode_gen.go holds
@@ -210,34 +212,20 @@ func (d *fastDecoder) escaped(v *string, start int) bool {
 		if i+1 >= len(data) {
 			return false
 		}
-		switch e := data[i+1]; e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			if i+6 > len(data) {
-				return false
-			}
-			r, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 32)
-			if err != nil || utf16.IsSurrogate(rune(r)) {
-				return false
-			}
-			buf = utf8.AppendRune(buf, rune(r))
-			i += 6
+		if b, ok := jsonstr.Unescape(data[i+1]); ok {
+			buf = append(buf, b)
+			i += 2
 			continue
-		default:
+		}
+		if data[i+1] != 'u' || i+6 > len(data) {
 			return false
 		}
-		i += 2
+		r, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 32)
+		if err != nil || utf16.IsSurrogate(rune(r)) {
+			return false
+		}
+		buf = utf8.AppendRune(buf, rune(r))
+		i += 6
 	}
 	return false
 }
