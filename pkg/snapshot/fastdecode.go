@@ -33,6 +33,10 @@ type fastDecoder struct {
 	strings []string
 	// lastStrings is the last list of strings decoded (repeatStrings).
 	lastStrings stringsMemo
+	// unplain is set once a string decoded holds a byte outside printable ASCII (written as
+	// it is or escaped): only then may the decoded text hold what validation's walk over every
+	// string looks for (checkText).
+	unplain bool
 }
 
 // stringsMemo is a list of strings as written (from the white space before its '[' to its
@@ -65,10 +69,12 @@ const internBits = 12
 type internCache [1 << internBits]string
 
 // fastDecode decodes data, one JSON object and white space around it, into s, or reports false
-// (s is then to be reset).
-func fastDecode(data []byte, s *Snapshot) bool {
+// (s is then to be reset). plainText reports that every string decoded is printable ASCII, so
+// that validation need not walk the strings (checkText).
+func fastDecode(data []byte, s *Snapshot) (ok, plainText bool) {
 	d := fastDecoder{data: data, strs: new(internCache)}
-	return d.decodeSnapshot(s) && d.atEnd()
+	ok = d.decodeSnapshot(s) && d.atEnd()
+	return ok, ok && !d.unplain
 }
 
 // atEnd reports whether only white space is left.
@@ -150,7 +156,7 @@ func (d *fastDecoder) key() ([]byte, bool) {
 			}
 			return data[start:i], true
 		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
+		if c == '\\' || c < 0x20 || c >= 0x7f { // DEL too: a map's keys are text
 			return nil, false
 		}
 	}
@@ -181,8 +187,9 @@ func (d *fastDecoder) str(v *string) bool {
 			return d.escaped(v, start)
 		case c < 0x20:
 			return false
-		case c >= 0x80:
-			ascii = false
+		case c >= 0x7f:
+			d.unplain = true
+			ascii = ascii && c < 0x80
 		}
 	}
 	return false
@@ -198,6 +205,14 @@ func (d *fastDecoder) escaped(v *string, start int) bool {
 		case c == '"':
 			if !utf8.Valid(buf) {
 				return false
+			}
+			// An escaped quote (an ETag's), slash or backslash, or a \u escape of printable
+			// ASCII (encoding/json writes '<', '>' and '&' so), is still plain text.
+			for _, b := range buf {
+				if b < 0x20 || b >= 0x7f {
+					d.unplain = true
+					break
+				}
 			}
 			d.pos = i + 1
 			*v = string(buf)
@@ -388,7 +403,7 @@ func (d *fastDecoder) unmarshaler(u json.Unmarshaler) bool {
 			d.pos = i + 1
 			return u.UnmarshalJSON(data[start:d.pos]) == nil
 		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
+		if c == '\\' || c < 0x20 || c >= 0x7f {
 			return false
 		}
 	}
@@ -419,7 +434,7 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 		out        *Server
 	}
 	found := make(chan element, 64)
-	var failed atomic.Bool
+	var failed, unplain atomic.Bool
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -436,6 +451,9 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 				if !ed.decodeServer(e.out) || !ed.atEnd() {
 					failed.Store(true)
 				}
+			}
+			if ed.unplain {
+				unplain.Store(true)
 			}
 		}()
 	}
@@ -465,6 +483,7 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 	if !scanned || failed.Load() {
 		return false
 	}
+	d.unplain = d.unplain || unplain.Load()
 	servers := make([]Server, len(out))
 	for i, srv := range out {
 		servers[i] = *srv
@@ -504,6 +523,7 @@ func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
 	servers := make([]Server, len(starts))
 	ends := make([]int, len(starts)) // -1: not a server
 	var next atomic.Int64
+	var unplain atomic.Bool // a server decoded (or taken for one) held text that is not plain
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(starts)) {
 		wg.Add(1)
@@ -516,9 +536,13 @@ func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
 					ends[i] = ed.pos
 				}
 			}
+			if ed.unplain {
+				unplain.Store(true)
+			}
 		}()
 	}
 	wg.Wait()
+	d.unplain = d.unplain || unplain.Load()
 	for i := 0; ends[i] >= 0; i++ {
 		e := fastDecoder{data: d.data, pos: ends[i]}
 		switch more, ok := e.more(']'); {

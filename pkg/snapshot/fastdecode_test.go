@@ -5,6 +5,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -23,7 +24,7 @@ import (
 func sameAsReference(t *testing.T, name string, data []byte) bool {
 	t.Helper()
 	var fast, ref Snapshot
-	ok := fastDecode(data, &fast)
+	ok, _ := fastDecode(data, &fast)
 	refErr, _ := decodeJSONReference(data, &ref)
 	if ok && refErr != nil {
 		t.Errorf("%s: the generated decoder accepted what the reference rejects (%v):\n%s", name, refErr, clip(data))
@@ -254,4 +255,48 @@ func FuzzFastDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsReference(t, "fuzz input", data)
 	})
+}
+
+// TestFastDecodePlainText: the generated decoder reports plain text only when every string it
+// decoded is printable ASCII, escaped or not; on one goroutine (a small snapshot)
+// and on the servers' workers (one above parallelMin, indented and compact), the one string
+// that is not plain being in the last server.
+func TestFastDecodePlainText(t *testing.T) {
+	for _, base := range []*Snapshot{valid(), benchSnapshot(3000)} { // 3000: compact JSON above parallelMin too
+		for _, tc := range []struct {
+			name, text string
+			plain      bool
+		}{
+			{"plain", "connection refused", true},
+			{"escaped quote and HTML characters", `say "no" <&>`, true},
+			{"escaped newline", "a\nb", false},
+			{"control character", "a\x1bb", false},
+			{"non-ASCII", "café", false},
+			{"DEL", "a\x7fb", false},
+		} {
+			s := *base
+			s.Servers = append([]Server(nil), base.Servers...)
+			s.Servers[len(s.Servers)-1].Error = tc.text
+			indented, err := s.Marshal(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compact, err := json.Marshal(&s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for layout, data := range map[string][]byte{"indented": indented, "compact": compact} {
+				var got Snapshot
+				ok, plain := fastDecode(data, &got)
+				if !ok || plain != tc.plain || got.Servers[len(got.Servers)-1].Error != tc.text {
+					t.Errorf("%d bytes %s, %s: ok %t, plain text %t (want %t)", len(data), layout, tc.name, ok, plain, tc.plain)
+				}
+			}
+		}
+	}
+	// A map's key with DEL is declined (the reference decoder takes it, and validation checks it).
+	var s Snapshot
+	if ok, _ := fastDecode([]byte(`{"apiVersion":"mvpctl.io/v1alpha2","kind":"Snapshot","servers":[{"name":"a","labels":{"a`+"\x7f"+`":"b"}}]}`), &s); ok {
+		t.Error("a key holding DEL was decoded")
+	}
 }

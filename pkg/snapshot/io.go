@@ -189,14 +189,15 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, errors.New("not a YAML or JSON document: it starts with '<' (an HTML or XML page?)")
 	}
 	var s Snapshot
-	if err := decode(data, trimmed[0] == '{', &s); err != nil {
+	plainText, err := decode(data, trimmed[0] == '{', &s)
+	if err != nil {
 		return nil, err
 	}
 	derived, err := s.convert()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validate(plainInput(data)); err != nil {
+	if err := s.validate(plainText || plainInput(data)); err != nil {
 		return nil, err
 	}
 	if err := s.checkAgreements(derived); err != nil {
@@ -206,8 +207,8 @@ func Decode(data []byte) (*Snapshot, error) {
 }
 
 // decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded directly
-// by goccy/go-json (encoding/json's behaviour and errors, 4x faster and with a quarter of the
-// memory on a 72 MB snapshot: docs/performance.md), far faster than the YAML path, which parses
+// by the generated decoder, or, for whatever it declines, by goccy/go-json (encoding/json's
+// behaviour and errors; docs/performance.md), far faster than the YAML path, which parses
 // YAML and converts it to JSON first. A JSON syntax error falls back to the YAML path (a YAML flow mapping also
 // starts with '{'), whose messages then say what is wrong, as before.
 //
@@ -215,26 +216,29 @@ func Decode(data []byte) (*Snapshot, error) {
 // subset, 10–20× faster than the full YAML parser) and decoded on the JSON path. Whatever the
 // subset declines, and whatever the JSON path then rejects, goes through the full YAML path, so
 // that errors read as YAML errors and everything YAML allows still loads.
-func decode(data []byte, isJSON bool, s *Snapshot) error {
+//
+// plainText reports that the generated decoder took the input and found every string printable
+// ASCII without an escape (fastDecode): validation then skips its walk over every string.
+func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 	if isJSON {
-		err, syntax := decodeJSON(data, s)
+		err, syntax, plainText := decodeJSON(data, s)
 		if !syntax {
-			return err
+			return plainText, err
 		}
 		*s = Snapshot{}
 	} else if j, ok := yamljson.Convert(data); ok {
-		if err, _ := decodeJSON(j, s); err == nil {
-			return nil
+		if err, _, plainText := decodeJSON(j, s); err == nil {
+			return plainText, nil
 		}
 		*s = Snapshot{}
 	}
 	if line, ok := secondDocument(data); ok {
-		return fmt.Errorf("more than one document (a second one starts at line %d)", line)
+		return false, fmt.Errorf("more than one document (a second one starts at line %d)", line)
 	}
 	if err := yaml.UnmarshalStrict(data, s); err != nil {
-		return decodeError(err)
+		return false, decodeError(err)
 	}
-	return nil
+	return false, nil
 }
 
 // decodeJSON decodes one JSON object strictly: unknown fields, duplicate keys and data after
@@ -243,12 +247,13 @@ func decode(data []byte, isJSON bool, s *Snapshot) error {
 // The generated decoder (fastdecode.go) goes first: it decodes what mvpctl writes without
 // reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
 // every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
-func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
-	if fastDecode(data, s) {
-		return nil, false
+func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
+	if ok, plainText := fastDecode(data, s); ok {
+		return nil, false, plainText
 	}
 	*s = Snapshot{}
-	return decodeJSONReference(data, s)
+	err, syntax = decodeJSONReference(data, s)
+	return err, syntax, false
 }
 
 // decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json, on both cores
