@@ -265,26 +265,30 @@ func foldsTo(key []byte, w string) bool {
 	return true
 }
 
-// foldsToWanted reports whether an ASCII key equals a wanted key but for case.
+// foldsToWanted reports whether an ASCII key equals a wanted key but for case. Only the wanted
+// keys of the key's length are compared (wantedByLength): most keys of an event have none.
 func foldsToWanted(key []byte) bool {
-	switch len(key) { // the lengths of wanted
-	case 4:
-		return foldsTo(key, "kind") || foldsTo(key, "verb")
-	case 5:
-		return foldsTo(key, "stage")
-	case 7:
-		return foldsTo(key, "auditid")
-	case 9:
-		return foldsTo(key, "useragent")
-	case 10:
-		return foldsTo(key, "apiversion") || foldsTo(key, "requesturi")
-	case 14:
-		return foldsTo(key, "responsestatus")
-	case 24:
-		return foldsTo(key, "requestreceivedtimestamp")
+	if len(key) >= len(wantedByLength) {
+		return false
+	}
+	for _, w := range wantedByLength[len(key)] {
+		if foldsTo(key, w) {
+			return true
+		}
 	}
 	return false
 }
+
+// wantedByLength is wanted indexed by length.
+var wantedByLength = func() (byLength [][]string) {
+	for _, w := range wanted {
+		for len(byLength) <= len(w) {
+			byLength = append(byLength, nil)
+		}
+		byLength[len(w)] = append(byLength[len(w)], w)
+	}
+	return byLength
+}()
 
 // strStop marks the bytes that end a fast run through a string: '"', '\\', control
 // characters (invalid in JSON strings) and bytes outside ASCII.

@@ -349,34 +349,28 @@ func (d *fastDecoder) number() (num []byte, integer, ok bool) {
 	return data[start:i], integer, true
 }
 
-func (d *fastDecoder) int64(v *int64) bool {
+// signed reads an integer literal (no fraction, no exponent) that fits in bits.
+func (d *fastDecoder) signed(bits int) (int64, bool) {
 	num, integer, ok := d.number()
 	if !ok || !integer {
-		return false
+		return 0, false
 	}
-	n, err := strconv.ParseInt(string(num), 10, 64)
-	*v = n
-	return err == nil
+	n, err := strconv.ParseInt(string(num), 10, bits)
+	return n, err == nil
 }
 
+func (d *fastDecoder) int64(v *int64) (ok bool) { *v, ok = d.signed(64); return ok }
+
 func (d *fastDecoder) int32(v *int32) bool {
-	num, integer, ok := d.number()
-	if !ok || !integer {
-		return false
-	}
-	n, err := strconv.ParseInt(string(num), 10, 32)
+	n, ok := d.signed(32)
 	*v = int32(n)
-	return err == nil
+	return ok
 }
 
 func (d *fastDecoder) integer(v *int) bool {
-	num, integer, ok := d.number()
-	if !ok || !integer {
-		return false
-	}
-	n, err := strconv.ParseInt(string(num), 10, strconv.IntSize)
+	n, ok := d.signed(strconv.IntSize)
 	*v = int(n)
-	return err == nil
+	return ok
 }
 
 func (d *fastDecoder) float64(v *float64) bool {

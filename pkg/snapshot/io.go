@@ -217,8 +217,8 @@ func Decode(data []byte) (*Snapshot, error) {
 // subset declines, and whatever the JSON path then rejects, goes through the full YAML path, so
 // that errors read as YAML errors and everything YAML allows still loads.
 //
-// plainText reports that the generated decoder took the input and found every string printable
-// ASCII without an escape (fastDecode): validation then skips its walk over every string.
+// plainText reports that the generated decoder took the input and found every string it decoded
+// printable ASCII, escaped or not (fastDecode): validation then skips its walk over every string.
 func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 	if isJSON {
 		err, syntax, plainText := decodeJSON(data, s)
@@ -467,8 +467,9 @@ func decodeError(err error) error {
 // naming its field path.
 func (s *Snapshot) Validate() error { return s.validate(false) }
 
-// validate is Validate; textSafe says every string is known to be safe text (Decode read it
-// from plainInput), so the walk over every string (checkText) is skipped.
+// validate is Validate; textSafe says every string is known to be safe text (Decode learnt it
+// from the generated decoder or from plainInput), so the walk over every string (checkText)
+// is skipped.
 func (s *Snapshot) validate(textSafe bool) error {
 	if s.APIVersion != APIVersion {
 		if s.APIVersion == APIVersionV1Alpha1 {

@@ -120,11 +120,6 @@ func plainWords(b []byte) bool {
 	return true
 }
 
-// plainByte is plainWords' rule for one byte, for its tests.
-func plainByte(c byte) bool {
-	return (c >= 0x20 || c == '\t' || c == '\n') && c < 0x7f && c != '\\' && c != '!'
-}
-
 // checkText walks every string of v (a snapshot, by reflection: the check cannot miss a field
 // added later) and returns an error naming the first one holding an unsafeRune, by its path
 // in the document (servers[0].peerProxy.evidence[1]).

@@ -183,3 +183,8 @@ func TestPlainWords(t *testing.T) {
 		big[at] = old
 	}
 }
+
+// plainByte is plainWords' rule for one byte, written byte by byte for TestPlainWords.
+func plainByte(c byte) bool {
+	return (c >= 0x20 || c == '\t' || c == '\n') && c < 0x7f && c != '\\' && c != '!'
+}
