@@ -15,6 +15,21 @@ const (
 // The map's values say which of the two ("a CustomResourceDefinition", ...). Whether the
 // exclusion applies is the era's (Era.ExcludesCRDsAndAPIServices).
 func ExcludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
+	ex := ClusterExcludedGroupVersions(snap)
+	for i := range snap.Servers {
+		for _, r := range snap.Servers[i].Resources {
+			if why := ExclusionOf(r); why != "" {
+				ex[r.GroupVersion()] = why
+			}
+		}
+	}
+	return ex
+}
+
+// ClusterExcludedGroupVersions is the part of ExcludedGroupVersions the cluster's own lists
+// give (a group/version in both is an APIService's); the servers' resources marked as CRD or
+// aggregated (ExclusionOf) add to it and win.
+func ClusterExcludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
 	ex := map[string]string{}
 	for _, gv := range snap.Cluster.CustomResourceGroupVersions {
 		ex[gv] = ExcludedCRD
@@ -22,17 +37,19 @@ func ExcludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
 	for _, gv := range snap.Cluster.AggregatedGroupVersions {
 		ex[gv] = ExcludedAPIService
 	}
-	for i := range snap.Servers {
-		for _, r := range snap.Servers[i].Resources {
-			switch r.Source {
-			case snapshot.SourceCRD:
-				ex[r.GroupVersion()] = ExcludedCRD
-			case snapshot.SourceAggregated:
-				ex[r.GroupVersion()] = ExcludedAPIService
-			}
-		}
-	}
 	return ex
+}
+
+// ExclusionOf says why a 1.35+ server excludes r's group/version from its peers' discovery
+// (ExcludedCRD, ExcludedAPIService), or "" when r's source does not exclude it.
+func ExclusionOf(r snapshot.Resource) string {
+	switch r.Source {
+	case snapshot.SourceCRD:
+		return ExcludedCRD
+	case snapshot.SourceAggregated:
+		return ExcludedAPIService
+	}
+	return ""
 }
 
 // ClusterScoped reports whether a resource belongs to the cluster (CRDs and aggregated

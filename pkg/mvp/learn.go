@@ -39,22 +39,13 @@ func Learns(s, p *snapshot.Server) PeerExclusion {
 // peers it fetched (docs/behaviour.md §7), so a GVR of a non-core group that a peer serves but
 // s does not list has not been learned: s answers 404 for it. There is no evidence before 1.35,
 // without aggregation, or when the document was not recorded; the core group (/api) is never
-// aggregated, so it has none either.
-func LearnedView(s *snapshot.Server) (map[snapshot.GVR]bool, bool) {
+// aggregated, so it has none either. The list is s.PeerAggregated itself: the caller indexes
+// it as it needs and must not modify it.
+func LearnedView(s *snapshot.Server) ([]snapshot.Resource, bool) {
 	if on, _ := AggregatesDiscovery(s); !on || !s.Reachable || len(s.PeerAggregated) == 0 {
 		return nil, false
 	}
-	view := make(map[snapshot.GVR]bool, len(s.PeerAggregated))
-	for _, r := range s.PeerAggregated {
-		view[r.GVR()] = true
-	}
-	return view, true
-}
-
-// HasLearnedEvidence reports whether LearnedView can tell whether s learned a GVR of group g.
-func HasLearnedEvidence(s *snapshot.Server, group string) bool {
-	_, ok := LearnedView(s)
-	return ok && group != ""
+	return s.PeerAggregated, true
 }
 
 // Cause is one possible reason a server has not learned what a peer serves, with how to

@@ -14,8 +14,9 @@ import (
 type Router struct {
 	snap     *snapshot.Snapshot
 	views    []*serverView
+	gvrs     *gvrIndex
 	byName   map[string]*serverView
-	excluded map[string]string
+	excluded exclusions
 	sv       storageVersionIndex
 	// capable reports whether a binary version can serve a GVR at some --runtime-config, and
 	// whether that is known; nil when unknown (WithCapabilities).
@@ -32,8 +33,8 @@ func (r *Router) WithCapabilities(f func(version string, gvr snapshot.GVR) (can,
 
 // NewRouter indexes snap. snap must have been validated (snapshot.Decode does).
 func NewRouter(snap *snapshot.Snapshot) *Router {
-	r := &Router{snap: snap, views: buildViews(snap), byName: map[string]*serverView{},
-		excluded: mvp.ExcludedGroupVersions(snap)}
+	views, gvrs, excluded := buildViews(snap)
+	r := &Router{snap: snap, views: views, gvrs: gvrs, byName: map[string]*serverView{}, excluded: excluded}
 	for _, v := range r.views {
 		r.byName[v.srv.Name] = v
 	}
@@ -75,14 +76,24 @@ func (r *Router) Decide(server string, req Request) (Decision, error) {
 
 // decide runs the decision procedure of docs/behaviour.md §2 for server v.
 func (r *Router) decide(v *serverView, req Request) Decision {
-	return r.decideWith(v, req, false)
+	return r.decideWith(v, req, r.keyOf(req), false)
 }
 
-// decideWith is decide; quiet leaves the steps out (routing tables).
-func (r *Router) decideWith(v *serverView, req Request, quiet bool) Decision {
+// keyOf is the numbered GVR of a resource request (id -1 for any other request, and for a
+// GVR no server names).
+func (r *Router) keyOf(req Request) gvrKey {
+	if !req.Info.IsResourceRequest {
+		return gvrKey{id: -1}
+	}
+	return r.gvrs.key(req.Info.GVR())
+}
+
+// decideWith is decide for gvr, the request's keyOf; quiet leaves the steps out (routing
+// tables).
+func (r *Router) decideWith(v *serverView, req Request, gvr gvrKey, quiet bool) Decision {
 	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{}}
 	st := steps{quiet: quiet}
-	r.decideSteps(v, req, &d, &st)
+	r.decideSteps(v, req, gvr, &d, &st)
 	d.Steps = st.list
 	d.Plain.Steps = st.plain
 	for _, c := range d.Candidates {
@@ -102,7 +113,7 @@ func (r *Router) decideWith(v *serverView, req Request, quiet bool) Decision {
 // TraceDecision, when set, is told of every routing decision made: `mvpctl -v 4` logs them.
 var TraceDecision func(request string, d Decision)
 
-func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps) {
+func (r *Router) decideSteps(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps) {
 	info := req.Info
 
 	if !st.quiet { // the arguments cost more than the rest of a table cell's decision
@@ -118,8 +129,8 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	if !v.era.HasProxy() {
 		st.add("Kubernetes %s predates the Mixed Version Proxy (%s): no proxy filter", v.version.MinorString(), mvp.RuleFilter.Versions())
 		st.say(mvp.RuleNoProxy, "%s runs Kubernetes %s, which has no Mixed Version Proxy: it answers only for what it serves itself", v.srv.Name, v.version.MinorString())
-		r.notFoundFix(v, req, fmt.Sprintf("upgrade %s to a version with the Mixed Version Proxy (%s) and set it up", v.srv.Name, mvp.RuleFilter.Versions()), d)
-		r.localOutcome(v, req, d, st, "no proxy filter "+mvp.RuleNoProxy.Versions(), fmt.Sprintf("%s has no Mixed Version Proxy", v.srv.Name))
+		r.notFoundFix(v, req, gvr, fmt.Sprintf("upgrade %s to a version with the Mixed Version Proxy (%s) and set it up", v.srv.Name, mvp.RuleFilter.Versions()), d)
+		r.localOutcome(v, req, gvr, d, st, "no proxy filter "+mvp.RuleNoProxy.Versions(), fmt.Sprintf("%s has no Mixed Version Proxy", v.srv.Name))
 		return
 	}
 	gate, gateAssumed := mvp.GateOn(v.srv)
@@ -133,8 +144,8 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 			gateWhy += fmt.Sprintf(" (assumed: it is off by default in %s)", mvp.RuleGateDefaultOff.Versions())
 		}
 		st.say(mvp.RuleFilter, "the proxy filter is not installed: %s", gateWhy)
-		r.notFoundFix(v, req, fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true and set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
-		r.localOutcome(v, req, d, st, "the proxy filter is absent (feature gate off)", fmt.Sprintf("%s's proxy filter is not installed (feature gate off)", v.srv.Name))
+		r.notFoundFix(v, req, gvr, fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true and set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
+		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (feature gate off)", fmt.Sprintf("%s's proxy filter is not installed (feature gate off)", v.srv.Name))
 		return
 	case !filter:
 		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s", assumedNote(gateAssumed, "the version's default"),
@@ -145,8 +156,8 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 			caWhy += " (assumed: it has no default)"
 		}
 		st.say(mvp.RuleFilter, "the proxy filter is not installed: the UnknownVersionInteroperabilityProxy gate is on, but %s", caWhy)
-		r.notFoundFix(v, req, fmt.Sprintf("set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
-		r.localOutcome(v, req, d, st, "the proxy filter is absent (no --peer-ca-file)", fmt.Sprintf("%s's proxy filter is not installed (no --peer-ca-file)", v.srv.Name))
+		r.notFoundFix(v, req, gvr, fmt.Sprintf("set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
+		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (no --peer-ca-file)", fmt.Sprintf("%s's proxy filter is not installed (no --peer-ca-file)", v.srv.Name))
 		return
 	default:
 		st.add("proxy filter installed (gate on, --peer-ca-file set)")
@@ -158,23 +169,22 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 	if !info.IsResourceRequest {
 		st.add("%s %s is not a resource request (discovery, health, version, metrics...): never proxied", req.Method, req.Path)
 		st.say(mvp.RuleNonResource, "%s is not a resource request (discovery, health, version, metrics): it is never proxied", req.Path)
-		r.localOutcome(v, req, d, st, "non-resource request: served by the local handler chain", "")
+		r.localOutcome(v, req, gvr, d, st, "non-resource request: served by the local handler chain", "")
 		return
 	}
-	gvr := info.GVR()
 	// Step 3: loop-prevention header.
 	if req.HeaderProxied {
 		st.add("header x-kubernetes-peer-proxied: true is present: served locally, never proxied again")
 		st.say(mvp.RuleLoopHeader, "the request carries %s: true, so a peer already proxied it: %s answers it itself and never proxies it again", strings.ToLower(mvp.LoopPreventionHeader), v.srv.Name)
-		if !v.local[gvr] {
+		if !v.local.has(gvr.id) {
 			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("send the request without %s (only apiservers set it)", strings.ToLower(mvp.LoopPreventionHeader)))
 		}
-		r.localOutcome(v, req, d, st, "the loop-prevention header forces local handling", "the request was already proxied once")
+		r.localOutcome(v, req, gvr, d, st, "the loop-prevention header forces local handling", "the request was already proxied once")
 		return
 	}
 	st.add("caches assumed synced (before sync, every request is handled locally)")
 	if !st.quiet {
-		st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr, v.era), v.era.CoreKey())
+		st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr.GVR, v.era), v.era.CoreKey())
 	}
 
 	if v.era.RoutesOnStorageVersions() {
@@ -185,30 +195,30 @@ func (r *Router) decideSteps(v *serverView, req Request, d *Decision, st *steps)
 }
 
 // decideDiscovery is steps 6–9 of the DISC eras (1.33+).
-func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
+func (r *Router) decideDiscovery(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps) {
 	// The quiet checks below keep a routing table's most common cells (local; 404 for a
 	// never-proxied group/version) from formatting what only explain prints.
-	if v.local[gvr] {
+	if v.local.has(gvr.id) {
 		if !st.quiet {
 			st.add("%s is in the server's local discovery cache", gvr)
 			st.say(mvp.RuleDiscoveryRouting, "%s serves %s itself (its own discovery lists it), so its own handler answers", v.srv.Name, gvr)
 		}
-		r.localOutcome(v, req, d, st, "served by this server", "")
+		r.localOutcome(v, req, gvr, d, st, "served by this server", "")
 		return
 	}
 	if !st.quiet {
 		st.add("%s is not in the server's local discovery cache", gvr)
 		st.say(mvp.RuleDiscoveryRouting, "%s does not serve %s itself (its own discovery does not list it), so it looks for a peer that does", v.srv.Name, r.gvOrGVR(v, gvr))
 	}
-	if why, ok := r.excluded[gvr.GroupVersion()]; ok && v.era.ExcludesCRDsAndAPIServices() {
+	if why, ok := r.excluded.of(r.gvrs, gvr); ok && v.era.ExcludesCRDsAndAPIServices() {
 		if st.quiet {
-			r.localOutcome(v, req, d, st, "", "")
+			r.localOutcome(v, req, gvr, d, st, "", "")
 			return
 		}
 		st.add("%s belongs to %s: excluded from peers' discovery (%s), never proxied", gvr.GroupVersion(), why, mvp.RuleExclusion.Versions())
 		st.say(mvp.RuleExclusion, "%s belongs to %s: such group/versions are never proxied", gvr.GroupVersion(), why)
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("%s must serve %s itself: %s's group/versions are never proxied", v.srv.Name, gvr, why))
-		r.localOutcome(v, req, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why),
+		r.localOutcome(v, req, gvr, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why),
 			fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
 		return
 	}
@@ -246,7 +256,7 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 				d.Plain.WhyNot = append(d.Plain.WhyNot, c.Fix)
 			}
 		}
-		r.localOutcome(v, req, d, st, fmt.Sprintf("%s has not learned that %s %s %s: %s",
+		r.localOutcome(v, req, gvr, d, st, fmt.Sprintf("%s has not learned that %s %s %s: %s",
 			v.srv.Name, viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), d.Causes[0].Text),
 			fmt.Sprintf("%s %s %s, but %s has not learned so", viewNames(unlearned), serves(len(unlearned)), gvr.GroupVersion(), v.srv.Name))
 		return
@@ -255,7 +265,7 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 		st.add("no peer's discovery lists %s", gvr)
 		st.say(mvp.RuleDiscoveryRouting, "no peer's discovery lists %s", gvr)
 		r.enableFix(v, gvr, d)
-		r.localOutcome(v, req, d, st, "no peer serves it", fmt.Sprintf("no apiserver serves %s", gvr))
+		r.localOutcome(v, req, gvr, d, st, "no peer serves it", fmt.Sprintf("no apiserver serves %s", gvr))
 		return
 	}
 	r.resolveWithin(v, req, gvr, cands, false, d, st)
@@ -265,13 +275,13 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr snapshot.GVR, d
 // its own peer-aggregated /apis (mvp.LearnedView). A GVR it does not list was learned from no
 // peer, so every candidate moves to unlearned. Without that evidence the candidates stand, and
 // the step says what was assumed.
-func (r *Router) learnedCandidates(v *serverView, gvr snapshot.GVR, cands, unlearned []*serverView, d *Decision, st *steps) ([]*serverView, []*serverView) {
+func (r *Router) learnedCandidates(v *serverView, gvr gvrKey, cands, unlearned []*serverView, d *Decision, st *steps) ([]*serverView, []*serverView) {
 	if len(cands) == 0 {
 		return cands, unlearned
 	}
 	view, ok := v.learned, v.hasLearned
 	switch {
-	case ok && gvr.Group != "" && !view[gvr]:
+	case ok && gvr.Group != "" && !view.has(gvr.id):
 		st.add("%s's own peer-aggregated /apis does not list %s: it has not learned it from %s", v.srv.Name, gvr, viewNames(cands))
 		st.say(mvp.RulePeerAggregatedDiscovery, "%s's /apis, which lists what it learned from its peers, does not list %s", v.srv.Name, gvr)
 		return nil, append(unlearned, cands...)
@@ -326,21 +336,21 @@ func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
 // peerAdvertises reports whether v's peer cache lists gvr for peer p. A 1.33/1.34 server asks
 // peers for discovery without profile=nopeer, so a 1.35+ peer answers with its peer-aggregated
 // /apis (docs/behaviour.md §4.2).
-func (r *Router) peerAdvertises(v, p *serverView, gvr snapshot.GVR) bool {
+func (r *Router) peerAdvertises(v, p *serverView, gvr gvrKey) bool {
 	if v.era.LearnsPeersAggregatedView() {
-		return p.advertised[gvr]
+		return p.advertised.has(gvr.id)
 	}
-	return p.local[gvr]
+	return p.local.has(gvr.id)
 }
 
 // decideStorageVersion is steps 6–9 of the SV and SV2 eras (1.28–1.32).
-func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.GVR, d *Decision, st *steps) {
-	entry, source := r.sv.lookup(gvr)
+func (r *Router) decideStorageVersion(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps) {
+	entry, source := r.sv.lookup(gvr.GVR)
 	if entry == nil {
 		st.add("no StorageVersion lists %s (CRDs, aggregated APIs and resources without storage have none)%s", gvr, source)
 		st.say(mvp.RuleStorageVersionRouting, "no StorageVersion object lists %s (CRDs, aggregated APIs and resources without storage have none), so %s looks for no peer", gvr, v.srv.Name)
 		r.enableFix(v, gvr, d)
-		r.localOutcome(v, req, d, st, "no StorageVersion entry: handled locally", fmt.Sprintf("no StorageVersion object lists %s", gvr))
+		r.localOutcome(v, req, gvr, d, st, "no StorageVersion entry: handled locally", fmt.Sprintf("no StorageVersion object lists %s", gvr))
 		return
 	}
 	if source != "" {
@@ -349,7 +359,7 @@ func (r *Router) decideStorageVersion(v *serverView, req Request, gvr snapshot.G
 	if entry[v.srv.ID] {
 		st.add("the StorageVersion for %s lists this server%s", gvr, source)
 		st.say(mvp.RuleStorageVersionRouting, "the StorageVersion object of %s lists %s: it serves it itself", gvr, v.srv.Name)
-		r.localOutcome(v, req, d, st, "this server is in the StorageVersion entry", "")
+		r.localOutcome(v, req, gvr, d, st, "this server is in the StorageVersion entry", "")
 		return
 	}
 	var cands []*serverView
@@ -385,7 +395,7 @@ func (r *Router) viewByID(id string) *serverView {
 // endpoint key may or may not have expired at the snapshot (mvp.EndpointResolvesKnown): the
 // decision is made for both, the steady state (expired) is the answer, and the other one is an
 // alternative that holds until a known moment — never one confident answer that may be wrong.
-func (r *Router) resolveWithin(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
+func (r *Router) resolveWithin(v *serverView, req Request, gvr gvrKey, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
 	var unknown []*serverView
 	for _, p := range cands {
 		if _, known := mvp.EndpointResolvesKnown(p.srv); !known {
@@ -432,7 +442,7 @@ func outcomeText(d Decision) string {
 // resolveAndProxy is steps 8–9: resolve each candidate's endpoint, then pick one at random.
 // anyFailureIs503 is the SV-era rule (docs/behaviour.md §11.1). endpointAlive overrides, for the servers it
 // names, whether their endpoint resolves.
-func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
+func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
 	var resolved, failed []Candidate
 	var fixes []string
 	for _, p := range cands {
@@ -463,7 +473,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 			fixes = append(fixes, fmt.Sprintf("make %s's advertised address %s reachable from %s (bring %s back up)", c.PeerName(), orUnknownAddress(c.Address), v.srv.Name, c.PeerName()))
 			c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
 			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
-		case p.local[gvr] && p.servesSubresource(gvr, req.Info.Subresource):
+		case p.local.has(gvr.id) && p.servesSubresource(gvr, req.Info.Subresource):
 			st.say("", "%s serves %s and its address %s resolves", c.PeerName(), gvr, orUnknownAddress(c.Address))
 			c.outcome = mvp.Proxied
 			c.Result = "the peer serves it: its answer is passed back"
@@ -497,7 +507,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 		return
 	}
 	if len(resolved) == 0 { // SV era: entry lists only unknown servers and none failed; cannot happen
-		r.localOutcome(v, req, d, st, "no peer to proxy to", "no peer to proxy to")
+		r.localOutcome(v, req, gvr, d, st, "no peer to proxy to", "no peer to proxy to")
 		return
 	}
 
@@ -557,10 +567,10 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr snapshot.GVR, c
 
 // localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404.
 // plainWhy is why a GVR the server does not serve is a 404, in plain words.
-func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps, why, plainWhy string) {
+func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps, why, plainWhy string) {
 	info := req.Info
 	if !info.IsResourceRequest {
-		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(gv) {
+		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(parseGroupVersion(gv)) {
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
 			// serves itself; peers are never asked (docs/behaviour.md §3.3).
 			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
@@ -575,8 +585,7 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 		d.Plain.Answer = fmt.Sprintf("served locally — %s is not a resource request, so %s answers it itself and never proxies it", req.Path, v.srv.Name)
 		return
 	}
-	gvr := info.GVR()
-	if !v.local[gvr] {
+	if !v.local.has(gvr.id) {
 		d.Outcome, d.Status = mvp.NotFound, status(404)
 		if st.quiet { // a table cell: the outcome alone (Reason and Plain are explain's)
 			return
@@ -595,7 +604,7 @@ func (r *Router) localOutcome(v *serverView, req Request, d *Decision, st *steps
 		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
 		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves %s but not its subresource %s", v.srv.Name, gvr, info.Subresource)
 		subs := "none"
-		if l := v.subresources[gvr]; len(l) > 0 {
+		if l := v.subresourcesOf(gvr); len(l) > 0 {
 			subs = strings.Join(l, ", ")
 		}
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask for a subresource %s serves for %s (%s), or run a version that has %s", v.srv.Name, gvr, subs, info.Subresource))
@@ -626,8 +635,8 @@ func discoveryGroupVersion(path string) (string, bool) {
 }
 
 // notFoundShape names which of the two local 404s the client gets (real-control-plane.md).
-func notFoundShape(v *serverView, gvr snapshot.GVR) string {
-	if v.servesGroupVersion(gvr.GroupVersion()) {
+func notFoundShape(v *serverView, gvr gvrKey) string {
+	if v.servesGroupVersionOf(gvr) {
 		return "a Status NotFound: the group/version is served, the resource is not"
 	}
 	return `text/plain "404 page not found": the group/version has no handler`
@@ -690,8 +699,8 @@ var plainAlternative = strings.NewReplacer(
 
 // gvOrGVR names what the server lacks: the whole group/version when it serves nothing of it
 // ("batch/v1"), else the resource ("batch/v1/jobs").
-func (r *Router) gvOrGVR(v *serverView, gvr snapshot.GVR) string {
-	if v.servesGroupVersion(gvr.GroupVersion()) {
+func (r *Router) gvOrGVR(v *serverView, gvr gvrKey) string {
+	if v.servesGroupVersionOf(gvr) {
 		return gvr.String()
 	}
 	return gvr.GroupVersion()
@@ -766,16 +775,15 @@ func unresolvableFix(p *serverView) string {
 
 // notFoundFix adds fix to d's why-not when the request is a resource request another server
 // serves and v does not; when no server serves it, the fix is to switch it on (enableFix).
-func (r *Router) notFoundFix(v *serverView, req Request, fix string, d *Decision) {
+func (r *Router) notFoundFix(v *serverView, req Request, gvr gvrKey, fix string, d *Decision) {
 	if !req.Info.IsResourceRequest {
 		return
 	}
-	gvr := req.Info.GVR()
-	if v.local[gvr] {
+	if v.local.has(gvr.id) {
 		return
 	}
 	for _, p := range r.views {
-		if p != v && p.local[gvr] {
+		if p != v && p.local.has(gvr.id) {
 			d.Plain.WhyNot = append(d.Plain.WhyNot, fix)
 			return
 		}
@@ -786,7 +794,7 @@ func (r *Router) notFoundFix(v *serverView, req Request, fix string, d *Decision
 // enableFix says which server would serve gvr with which --runtime-config, from what each
 // server's version can serve (Router.WithCapabilities); without that knowledge it names the
 // flag only.
-func (r *Router) enableFix(v *serverView, gvr snapshot.GVR, d *Decision) {
+func (r *Router) enableFix(v *serverView, gvr gvrKey, d *Decision) {
 	flag := mvp.EnableFlag(gvr.GroupVersion())
 	if r.capable == nil {
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("switch %s on in an apiserver whose version has it: %s", gvr.GroupVersion(), flag))
@@ -798,7 +806,7 @@ func (r *Router) enableFix(v *serverView, gvr snapshot.GVR, d *Decision) {
 		if !p.srv.Reachable {
 			continue
 		}
-		can, ok := r.capable(p.srv.Version, gvr)
+		can, ok := r.capable(p.srv.Version, gvr.GVR)
 		known = known || ok
 		if can {
 			fixes = append(fixes, fmt.Sprintf("%s would serve it with %s", p.srv.Name, flag))

@@ -101,11 +101,11 @@ func (r *Router) Table(all bool) RoutingTable {
 
 // row is the table's row for gvr; keep is false when the row is left out (every reachable
 // server serves it and all is false).
-func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
-	row = Row{GVR: gvr, Name: gvr.String(), ServedBy: []string{}, Request: "GET " + ListPath(gvr)}
+func (r *Router) row(gvr namedGVR, all bool) (row Row, keep bool) {
+	row = Row{GVR: gvr.GVR, Name: gvr.name, ServedBy: make([]string, 0, len(r.views))}
 	everywhere := true
 	for _, v := range r.views {
-		if v.local[gvr] {
+		if v.local.has(gvr.id) {
 			row.ServedBy = append(row.ServedBy, v.srv.Name)
 		} else if v.srv.Reachable {
 			everywhere = false
@@ -114,17 +114,20 @@ func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
 	if everywhere && !all {
 		return Row{}, false
 	}
-	req, err := ParseRequest("GET", ListPath(gvr))
+	path := ListPath(gvr.GVR)
+	row.Request = "GET " + path
+	req, err := ParseRequest("GET", path)
 	if err != nil { // every GVR from discovery has a valid list path
 		return Row{}, false
 	}
+	row.Cells = make([]Cell, 0, len(r.views))
 	for _, v := range r.views {
 		if !v.srv.Reachable {
 			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
 			continue
 		}
 		// Quiet: a cell needs the outcome, not the steps and words (but `-v 4` traces them).
-		d := r.decideWith(v, req, TraceDecision == nil)
+		d := r.decideWith(v, req, gvr.gvrKey, TraceDecision == nil)
 		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 	}
@@ -135,27 +138,24 @@ func (r *Router) row(gvr snapshot.GVR, all bool) (row Row, keep bool) {
 // minRowsPerGoroutine: fewer rows than this are decided on one goroutine.
 const minRowsPerGoroutine = 256
 
+// namedGVR is a numbered GVR with its printed name.
+type namedGVR struct {
+	gvrKey
+	name string
+}
+
 // allGVRs is every GVR any server serves (or is inferred to serve), sorted by name.
-func (r *Router) allGVRs() []snapshot.GVR {
-	seen := gvrSet{}
+func (r *Router) allGVRs() []namedGVR {
+	served := newBits(len(r.gvrs.gvrs))
 	for _, v := range r.views {
-		for g := range v.local {
-			seen[g] = true
-		}
+		served.union(v.local)
 	}
-	type named struct {
-		gvr  snapshot.GVR
-		name string
-	}
-	byName := make([]named, 0, len(seen))
-	for g := range seen {
-		byName = append(byName, named{g, g.String()})
-	}
-	sort.Slice(byName, func(i, j int) bool { return byName[i].name < byName[j].name })
-	out := make([]snapshot.GVR, len(byName))
-	for i, n := range byName {
-		out[i] = n.gvr
-	}
+	var out []namedGVR
+	served.each(func(id int32) {
+		g := r.gvrs.gvrs[id]
+		out = append(out, namedGVR{gvrKey{g, id}, g.String()})
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
