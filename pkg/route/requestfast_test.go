@@ -1,8 +1,11 @@
 package route
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // classOf is ParseRequest's answer reduced to a RequestClass, as strings.
@@ -122,4 +125,26 @@ func TestClassifyRequestMethods(t *testing.T) {
 			t.Errorf("ClassifyRequest(%q, /api/v1/pods) answered %t; ParseRequest accepts the method: %t", m, ok, want)
 		}
 	}
+}
+
+// FuzzListRequest: a table's list request, built where ClassifyRequest vouches for the path,
+// is the request ParseRequest makes of the same path, for any group, version and resource.
+func FuzzListRequest(f *testing.F) {
+	for _, g := range [][3]string{{"", "v1", "pods"}, {"batch", "v1", "jobs"}, {"", "v1", "namespaces"},
+		{"apps", "v1", "namespaces"}, {"g", "v1", "watch"}, {"g", "v1", "proxy"}, {"a%2Fb", "v1", "r"},
+		{"g", "v1", "r?x=1"}, {"g", "v1", "r#f"}, {"", "v1", ""}, {"g", "", "r"}, {"api", "apis", "api"},
+		{"g.example.com", "v1beta1", "Foo"}, {"g", "v1", "r/status"}, {"", "namespaces", "x"}, {"g", "v1", "r "}} {
+		f.Add(g[0], g[1], g[2])
+	}
+	f.Fuzz(func(t *testing.T, group, version, resource string) {
+		g := snapshot.GVR{Group: group, Version: version, Resource: resource}
+		got, gotErr := listRequest(g)
+		want, wantErr := ParseRequest("GET", ListPath(g))
+		if (gotErr != nil) != (wantErr != nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("%#v: error %v, ParseRequest's %v", g, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%#v:\n%#v\nParseRequest:\n%#v", g, got, want)
+		}
+	})
 }

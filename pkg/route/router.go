@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -455,32 +456,43 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 			c.ID = p.srv.Name
 		}
 		d.Peers = append(d.Peers, c.ID)
+		words := !st.quiet // a table cell needs the outcomes, not the words (steps, results, fixes)
 		if c.Inferred {
 			d.Inferred = true
-			st.add("peer %s could not be read; that it serves %s is inferred from a reachable server's peer-aggregated discovery", p.srv.Name, gvr)
-			st.say("", "%s could not be read when the snapshot was taken; that it serves %s is inferred from what another apiserver's /apis lists", p.srv.Name, gvr)
+			if words {
+				st.add("peer %s could not be read; that it serves %s is inferred from a reachable server's peer-aggregated discovery", p.srv.Name, gvr)
+				st.say("", "%s could not be read when the snapshot was taken; that it serves %s is inferred from what another apiserver's /apis lists", p.srv.Name, gvr)
+			}
 		}
 		if !c.Resolves {
-			c.Result = fmt.Sprintf("endpoint does not resolve (%s)", whyUnresolvable(p))
-			st.say("", "%s serves %s, but its address cannot be resolved: %s", c.PeerName(), gvr, plainUnresolvable(p))
-			fixes = append(fixes, unresolvableFix(p))
+			if words {
+				c.Result = fmt.Sprintf("endpoint does not resolve (%s)", whyUnresolvable(p))
+				st.say("", "%s serves %s, but its address cannot be resolved: %s", c.PeerName(), gvr, plainUnresolvable(p))
+				fixes = append(fixes, unresolvableFix(p))
+			}
 			failed = append(failed, c)
 			continue
 		}
 		switch {
 		case !p.srv.Reachable:
-			st.say(mvp.RuleTransport503, "%s's address %s resolves, but %s does not answer there", c.PeerName(), orUnknownAddress(c.Address), c.PeerName())
-			fixes = append(fixes, fmt.Sprintf("make %s's advertised address %s reachable from %s (bring %s back up)", c.PeerName(), orUnknownAddress(c.Address), v.srv.Name, c.PeerName()))
 			c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
-			c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
+			if words {
+				st.say(mvp.RuleTransport503, "%s's address %s resolves, but %s does not answer there", c.PeerName(), orUnknownAddress(c.Address), c.PeerName())
+				fixes = append(fixes, fmt.Sprintf("make %s's advertised address %s reachable from %s (bring %s back up)", c.PeerName(), orUnknownAddress(c.Address), v.srv.Name, c.PeerName()))
+				c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
+			}
 		case p.local.has(gvr.id) && p.servesSubresource(gvr, req.Info.Subresource):
-			st.say("", "%s serves %s and its address %s resolves", c.PeerName(), gvr, orUnknownAddress(c.Address))
 			c.outcome = mvp.Proxied
-			c.Result = "the peer serves it: its answer is passed back"
+			if words {
+				st.say("", "%s serves %s and its address %s resolves", c.PeerName(), gvr, orUnknownAddress(c.Address))
+				c.Result = "the peer serves it: its answer is passed back"
+			}
 		default:
-			st.say(mvp.RuleLearnsAggregatedView, "%s lists %s in its /apis but does not serve it itself: proxied there, the request meets a 404", c.PeerName(), gvr)
 			c.outcome, c.peer404 = mvp.Proxied, true
-			c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
+			if words {
+				st.say(mvp.RuleLearnsAggregatedView, "%s lists %s in its /apis but does not serve it itself: proxied there, the request meets a 404", c.PeerName(), gvr)
+				c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
+			}
 		}
 		resolved = append(resolved, c)
 	}
@@ -490,6 +502,10 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 	}
 
 	if len(failed) > 0 && (anyFailureIs503 || len(resolved) == 0) {
+		d.Outcome, d.Status, d.Unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
+		if st.quiet {
+			return
+		}
 		rule := "no candidate's endpoint resolves"
 		if anyFailureIs503 && len(resolved) > 0 {
 			rule = "a candidate's endpoint does not resolve, and in " + mvp.RuleAnyUnresolved503.Versions() + " any failure is fatal"
@@ -502,7 +518,6 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 		}
 		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s %s %s, but %s address cannot be resolved", candidateNames(failed), serves(len(failed)), r.gvOrGVR(v, gvr), their(len(failed)))
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
-		d.Outcome, d.Status, d.Unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
 		d.Reason = "503 (endpoint resolution): " + rule
 		return
 	}
@@ -512,22 +527,43 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 	}
 
 	// The random choice: report the most common result, and the others as alternatives.
-	counts := map[string]int{}
+	type result struct {
+		outcome     mvp.Outcome
+		unavailable string
+	}
+	var results []result // distinct, few: a candidate's outcome and kind of 503
+	counts := make([]int, len(resolved))
+	countOf := func(c Candidate) *int {
+		r := result{c.outcome, c.unavailable}
+		i := slices.Index(results, r)
+		if i < 0 {
+			i = len(results)
+			results = append(results, r)
+		}
+		return &counts[i]
+	}
 	for _, c := range resolved {
-		counts[string(c.outcome)+"/"+c.unavailable]++
+		*countOf(c)++
 	}
 	// Ties go to a successful proxy: the table shows where requests can go, and the
 	// alternatives say how often they fail.
 	best := resolved[0]
 	for _, c := range resolved {
-		nc, nb := counts[string(c.outcome)+"/"+c.unavailable], counts[string(best.outcome)+"/"+best.unavailable]
+		nc, nb := *countOf(c), *countOf(best)
 		if nc > nb || (nc == nb && c.outcome == mvp.Proxied && best.outcome != mvp.Proxied) {
 			best = c
 		}
 	}
-	for k, n := range counts {
-		if k != string(best.outcome)+"/"+best.unavailable {
-			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", strings.TrimSuffix(k, "/"), n, len(resolved)))
+	d.Outcome = best.outcome
+	if best.outcome == mvp.Unavailable {
+		d.Status, d.Unavailable = status(503), best.unavailable
+	}
+	if st.quiet {
+		return
+	}
+	for i, r := range results {
+		if r != (result{best.outcome, best.unavailable}) {
+			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", strings.TrimSuffix(string(r.outcome)+"/"+r.unavailable, "/"), counts[i], len(resolved)))
 		}
 	}
 	sort.Strings(d.Alternatives)
@@ -538,9 +574,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 	} else {
 		st.say(mvp.RuleLoopHeader, "%s forwards the request to %s with %s: true (so it is not proxied again) and passes the answer back", v.srv.Name, resolved[0].PeerName(), header)
 	}
-	d.Outcome = best.outcome
 	if best.outcome == mvp.Unavailable {
-		d.Status, d.Unavailable = status(503), best.unavailable
 		d.Reason = "503 (transport): the chosen peer does not answer"
 		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s serves %s, but does not answer at its address", best.PeerName(), r.gvOrGVR(v, gvr))
 		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)

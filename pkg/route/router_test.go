@@ -69,6 +69,11 @@ func TestDecide(t *testing.T) {
 		{name: "one of two peers crashed: proxied, 503 possible",
 			snap:   snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("c", "v1.36.3", all...), server("b", "v1.36.3", noBatch...)),
 			server: "b", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a", "apiserver-c"}, stepHas: "picks one of 2"},
+		{name: "two of three peers crashed: 503 most likely, the healthy peer first",
+			snap: snap(server("h", "v1.36.3", all...), with(down(server("c1", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }),
+				with(down(server("c2", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }), server("b", "v1.36.3", noBatch...)),
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.Transport,
+			peers: []string{"apiserver-h", "apiserver-c1", "apiserver-c2"}, stepHas: "picks one of 3"},
 
 		// Filter absent.
 		{name: "1.35 gate off by default: 404", snap: snap(
@@ -228,6 +233,26 @@ func TestDecideMixedCandidatesReportsAlternatives(t *testing.T) {
 	}
 	if got := d.Cell(); got != "proxy→c" {
 		t.Errorf("cell = %q, want proxy→c", got)
+	}
+	// Two of three candidates crashed: 503 is the likelier outcome, whichever candidate
+	// comes first.
+	crashed := func(name string) snapshot.Server {
+		return with(down(server(name, "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) })
+	}
+	for _, s := range []*snapshot.Snapshot{
+		snap(server("h", "v1.36.3", all...), crashed("c1"), crashed("c2"), server("b", "v1.36.3", noBatch...)),
+		snap(crashed("c1"), server("h", "v1.36.3", all...), crashed("c2"), server("b", "v1.36.3", noBatch...)),
+	} {
+		d, err := NewRouter(s).Decide("b", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := d.Alternatives, []string{"proxied with probability 1/3"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("alternatives = %v, want %v", got, want)
+		}
+		if got := d.Cell(); got != "503" {
+			t.Errorf("cell = %q, want 503", got)
+		}
 	}
 }
 

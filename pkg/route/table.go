@@ -1,7 +1,9 @@
 package route
 
 import (
-	"sort"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/parallel"
@@ -114,12 +116,11 @@ func (r *Router) row(gvr namedGVR, all bool) (row Row, keep bool) {
 	if everywhere && !all {
 		return Row{}, false
 	}
-	path := ListPath(gvr.GVR)
-	row.Request = "GET " + path
-	req, err := ParseRequest("GET", path)
+	req, err := listRequest(gvr.GVR)
 	if err != nil { // every GVR from discovery has a valid list path
 		return Row{}, false
 	}
+	row.Request = "GET " + req.Path
 	row.Cells = make([]Cell, 0, len(r.views))
 	for _, v := range r.views {
 		if !v.srv.Reachable {
@@ -155,8 +156,27 @@ func (r *Router) allGVRs() []namedGVR {
 		g := r.gvrs.gvrs[id]
 		out = append(out, namedGVR{gvrKey{g, id}, g.String()})
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	slices.SortFunc(out, func(a, b namedGVR) int { return strings.Compare(a.name, b.name) })
 	return out
+}
+
+// listRequest is ParseRequest("GET", ListPath(g)), which a table needs for every row. Where
+// ClassifyRequest, which agrees with ParseRequest on every path it takes, finds the path a
+// list of g itself — no name, no subresource — the request is built without url.Parse and
+// the apiserver's parser; any other path is parsed (FuzzListRequest).
+func listRequest(g snapshot.GVR) (Request, error) {
+	path := ListPath(g)
+	c, ok := ClassifyRequest(http.MethodGet, []byte(path))
+	if !ok || c.Kind != KindResource || string(c.Group) != g.Group || string(c.Version) != g.Version ||
+		string(c.Resource) != g.Resource || len(c.Subresource) != 0 {
+		return ParseRequest(http.MethodGet, path)
+	}
+	prefix := "apis"
+	if g.Group == "" {
+		prefix = "api"
+	}
+	return Request{Method: http.MethodGet, Path: path, Info: RequestInfo{IsResourceRequest: true, Verb: "list",
+		APIPrefix: prefix, APIGroup: g.Group, APIVersion: g.Version, Resource: g.Resource}}, nil
 }
 
 // ListPath is the cluster-wide list path of a GVR.
