@@ -14,6 +14,11 @@ import (
 // collects with Go's usual pacing from there on (internal/gcpolicy).
 const firstCollectionAt = 32 << 20
 
+// lastFirstCollectionAt bounds how far a snapshot's size moves the first collection
+// (expectSnapshot): a 72 MB snapshot of 5 × 20,000 GVRs is decoded, routed and printed
+// without one; a larger one collects from 256 MiB on.
+const lastFirstCollectionAt = 256 << 20
+
 func main() {
 	gcpolicy.DeferFirstCollection(firstCollectionAt)
 	streams := DefaultStreams() // mvpctl's own stderr, before anything else can write there

@@ -80,3 +80,43 @@ func TestDeferFirstCollectionLeavesTheUsersSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestExpect: while the first collection is deferred, Expect moves it later, within its
+// bound and never earlier; afterwards, or when the user set GOGC, it changes nothing.
+func TestExpect(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer restoreDefaults()
+	const mib = 1 << 20
+	if !DeferFirstCollection(64 * mib) {
+		t.Fatal("DeferFirstCollection changed nothing")
+	}
+	for _, c := range []struct {
+		n, maxAt, want int64
+	}{
+		{n: 10 * mib, maxAt: 1024 * mib, want: 74 * mib},
+		{n: 100 * mib, maxAt: 128 * mib, want: 128 * mib}, // bounded
+		{n: 100 * mib, maxAt: 96 * mib, want: 128 * mib},  // never earlier
+		{n: -1, maxAt: 1024 * mib, want: 128 * mib},
+	} {
+		Expect(c.n, c.maxAt)
+		if p, l := settings(); p != -1 || l != c.want {
+			t.Errorf("Expect(%d, %d): GC percent %d, memory limit %d; want -1, %d", c.n, c.maxAt, p, l, c.want)
+		}
+	}
+	restoreDefaults() // what the first collection does
+	Expect(10*mib, 1024*mib)
+	if p, l := settings(); p != 100 || l != math.MaxInt64 {
+		t.Errorf("Expect after the first collection: GC percent %d, memory limit %d; want Go's defaults", p, l)
+	}
+
+	t.Setenv("GOGC", "200")
+	debug.SetGCPercent(200)
+	if DeferFirstCollection(64 * mib) {
+		t.Fatal("DeferFirstCollection changed the collector although GOGC is set")
+	}
+	Expect(10*mib, 1024*mib)
+	if p, l := settings(); p != 200 || l != math.MaxInt64 {
+		t.Errorf("Expect with GOGC=200: GC percent %d, memory limit %d; want 200, no limit", p, l)
+	}
+}
