@@ -139,6 +139,11 @@ to a peer, 404 or 503, and explains each decision step by step.
 
 	name := commandName(args, root.PersistentFlags())
 	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })
+	// cobra adds its completion command (a subcommand per shell, each with its flags) at every
+	// Execute unless told not to; a command line that names one of mvpctl's commands cannot run
+	// it, so it is added only to the whole tree (`mvpctl completion bash`, `mvpctl __complete
+	// ...`, help).
+	root.CompletionOptions.DisableDefaultCmd = only
 	for _, c := range subcommands {
 		if !only || c.name == name {
 			root.AddCommand(c.build(g))
