@@ -181,8 +181,13 @@ func commandName(args []string, flags *pflag.FlagSet) string {
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
+	g := &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0]}
+	if selfContained(g.argv0, args) {
+		return execute(args, g)
+	}
 	ctx, interrupted := handleSignals()
-	code := execute(args, &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0], ctx: ctx})
+	g.ctx = ctx
+	code := execute(args, g)
 	if c, ok := interrupted(); ok {
 		return c
 	}

@@ -39,15 +39,3 @@ func guardStderr(out io.Writer) (stop func()) {
 		r.Close()
 	}
 }
-
-// selfContained reports whether the command line (as argv0 runs it) is `mvpctl version`, which
-// reads no kubeconfig, runs no credential plugin, contacts no server and logs nothing through
-// klog: it prints the build's version and the embedded profiles. Nothing but mvpctl itself can
-// write to its stderr, so main leaves out the guard, whose pipe and goroutine took about 1% of
-// a run of it (docs/performance.md). Global flags before the command name, or
-// the binary run as kubectl's completion of the plugin, keep the guard: only the plain command
-// line is recognised. TestVersionRunsNoCredentialPlugin fails if version ever reads the
-// kubeconfig.
-func selfContained(argv0 string, args []string) bool {
-	return binaryName(argv0) != pluginCompletionBinary && len(args) > 0 && args[0] == "version"
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 )
 
+// TestSelfContained: only the plain `version` command line runs without the process's guards.
 func TestSelfContained(t *testing.T) {
 	for _, tc := range []struct {
 		argv0 string
@@ -31,8 +32,8 @@ func TestSelfContained(t *testing.T) {
 	}
 }
 
-// TestVersionRunsNoCredentialPlugin: `mvpctl version`, which runs without the stderr guard
-// (selfContained), never loads the kubeconfig, so a credential plugin cannot write to its
+// TestVersionRunsNoCredentialPlugin: `mvpctl version`, which runs without the stderr guard and
+// the signal handler (selfContained), never loads the kubeconfig, so a credential plugin cannot write to its
 // stderr. Should version ever read the kubeconfig, this fails: give it the guard back.
 func TestVersionRunsNoCredentialPlugin(t *testing.T) {
 	dir := t.TempDir()
