@@ -1,9 +1,8 @@
 package main
 
 import (
-	"regexp"
 	"runtime/debug"
-	"sync"
+	"strings"
 )
 
 // Defaults of the -ldflags -X variables in version.go: a value equal to its default was
@@ -23,12 +22,54 @@ func buildVersion() (ver, commit, date string) {
 	return resolveBuildVersion(version, gitCommit, buildDate, bi)
 }
 
-// pseudoVersionRE matches the tail of a Go pseudo-version
-// (vX.0.0-yyyymmddhhmmss-abcdefabcdef, vX.Y.Z-pre.0.yyyymmddhhmmss-abcdefabcdef,
-// vX.Y.(Z+1)-0.yyyymmddhhmmss-abcdefabcdef), optionally followed by +incompatible or +dirty.
-var pseudoVersionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[-.]((\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}))-([0-9a-f]{12})(\+[0-9A-Za-z.-]+)?$`)
-})
+// pseudoVersionTail reads the tail of a Go pseudo-version (vX.0.0-yyyymmddhhmmss-abcdefabcdef,
+// vX.Y.Z-pre.0.yyyymmddhhmmss-abcdefabcdef, vX.Y.(Z+1)-0.yyyymmddhhmmss-abcdefabcdef),
+// optionally followed by +incompatible or +dirty: the commit's 12 hex digits and its time,
+// RFC 3339. It reads what the regular expression
+//
+//	[-.]((\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}))-([0-9a-f]{12})(\+[0-9A-Za-z.-]+)?$
+//
+// matches (TestPseudoVersionTail and FuzzPseudoVersionTail compare the two); by hand because
+// compiling the expression took about 1% of a run of `mvpctl version` (docs/performance.md).
+func pseudoVersionTail(v string) (commit, date string, ok bool) {
+	// The leftmost match wins: one followed by a "+suffix" starts before one ending the string.
+	// A suffix cannot hold '+', so it starts after the last one.
+	if i := strings.LastIndexByte(v, '+'); i >= 0 && i+1 < len(v) && allIn(v[i+1:], isSuffixByte) {
+		if commit, date, ok = pseudoVersionCore(v[:i]); ok {
+			return commit, date, true
+		}
+	}
+	return pseudoVersionCore(v)
+}
+
+// pseudoVersionCore reads "[-.]yyyymmddhhmmss-abcdefabcdef" at the end of v.
+func pseudoVersionCore(v string) (commit, date string, ok bool) {
+	const n = len(".yyyymmddhhmmss-abcdefabcdef")
+	if len(v) < n {
+		return "", "", false
+	}
+	t := v[len(v)-n:]
+	if (t[0] != '-' && t[0] != '.') || t[15] != '-' || !allIn(t[1:15], isDigit) || !allIn(t[16:], isLowerHex) {
+		return "", "", false
+	}
+	ts := t[1:15]
+	return t[16:], ts[0:4] + "-" + ts[4:6] + "-" + ts[6:8] + "T" + ts[8:10] + ":" + ts[10:12] + ":" + ts[12:14] + "Z", true
+}
+
+func allIn(s string, in func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !in(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+func isLowerHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' }
+func isSuffixByte(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '-'
+}
 
 // resolveBuildVersion combines the link-time values with bi (nil: no build info), field
 // by field: a link-time value that differs from its default wins.
@@ -61,11 +102,7 @@ func resolveBuildVersion(ldVersion, ldCommit, ldDate string, bi *debug.BuildInfo
 			modified = s.Value == "true"
 		}
 	}
-	var pseudoCommit, pseudoTime string
-	if m := pseudoVersionRE().FindStringSubmatch(mainVersion); m != nil {
-		pseudoCommit = m[8]
-		pseudoTime = m[2] + "-" + m[3] + "-" + m[4] + "T" + m[5] + ":" + m[6] + ":" + m[7] + "Z"
-	}
+	pseudoCommit, pseudoTime, _ := pseudoVersionTail(mainVersion)
 
 	if ver == defaultVersion && mainVersion != "" {
 		ver = mainVersion

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"runtime/debug"
 	"testing"
 )
@@ -131,4 +132,69 @@ func TestBuildVersionTestBinary(t *testing.T) {
 	if v == "" || c == "" || d == "" {
 		t.Fatalf("buildVersion() = %q, %q, %q; want no empty field", v, c, d)
 	}
+}
+
+// pseudoVersionRE is what pseudoVersionTail reads by hand.
+var pseudoVersionRE = regexp.MustCompile(`[-.]((\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2}))-([0-9a-f]{12})(\+[0-9A-Za-z.-]+)?$`)
+
+// pseudoVersionTailRE is pseudoVersionTail by the regular expression.
+func pseudoVersionTailRE(v string) (commit, date string, ok bool) {
+	m := pseudoVersionRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", "", false
+	}
+	return m[8], m[2] + "-" + m[3] + "-" + m[4] + "T" + m[5] + ":" + m[6] + ":" + m[7] + "Z", true
+}
+
+var pseudoVersionCases = []struct {
+	v            string
+	commit, date string // empty: not a pseudo-version
+}{
+	{"v0.0.0-20261120101112-d6528451c0ff", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	{"v0.3.1-0.20261120101112-d6528451c0ff", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	{"v0.4.0-rc.1.0.20261120101112-d6528451c0ff", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	{"v0.0.0-20261120101112-d6528451c0ff+dirty", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	{"v2.0.0-20261120101112-d6528451c0ff+incompatible", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	// The leftmost match: a suffix that itself ends like a pseudo-version.
+	{"v0.0.0-20261120101112-d6528451c0ff+x.20250101000000-aaaaaaaaaaaa", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	// A suffix with a byte outside its class: only the end of the string can match.
+	{"v0.0.0-20261120101112-d6528451c0ff+x_y-20250101000000-aaaaaaaaaaaa", "aaaaaaaaaaaa", "2025-01-01T00:00:00Z"},
+	{"-20261120101112-d6528451c0ff", "d6528451c0ff", "2026-11-20T10:11:12Z"},
+	{"v0.3.0", "", ""},
+	{"v0.3.0-rc.1", "", ""},
+	{"(devel)", "", ""},
+	{"", "", ""},
+	{"v0.0.0-20261120101112-D6528451C0FF", "", ""},  // upper-case hex
+	{"v0.0.0-2026112010111-d6528451c0ff", "", ""},   // 13 digits
+	{"v0.0.0_20261120101112-d6528451c0ff", "", ""},  // neither '-' nor '.' before the time
+	{"v0.0.0-20261120101112-d6528451c0ff+", "", ""}, // an empty suffix
+	{"v0.0.0-20261120101112-d6528451c0ff+a+b", "", ""},
+	{"v0.0.0-20261120101112-d6528451c0ffe", "", ""}, // 13 hex digits
+	{"v0.0.0-٢٠٢٦١١٢٠١٠١١١٢-d6528451c0ff", "", ""},  // \d is ASCII only
+}
+
+func TestPseudoVersionTail(t *testing.T) {
+	for _, tc := range pseudoVersionCases {
+		commit, date, ok := pseudoVersionTail(tc.v)
+		if ok != (tc.commit != "") || commit != tc.commit || date != tc.date {
+			t.Errorf("pseudoVersionTail(%q) = %q, %q, %v; want %q, %q", tc.v, commit, date, ok, tc.commit, tc.date)
+		}
+		if c, d, ok := pseudoVersionTailRE(tc.v); ok != (tc.commit != "") || c != tc.commit || d != tc.date {
+			t.Errorf("the regular expression reads %q as %q, %q, %v; want %q, %q", tc.v, c, d, ok, tc.commit, tc.date)
+		}
+	}
+}
+
+// FuzzPseudoVersionTail: pseudoVersionTail reads every string as the regular expression does.
+func FuzzPseudoVersionTail(f *testing.F) {
+	for _, tc := range pseudoVersionCases {
+		f.Add(tc.v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		c1, d1, ok1 := pseudoVersionTail(v)
+		c2, d2, ok2 := pseudoVersionTailRE(v)
+		if c1 != c2 || d1 != d2 || ok1 != ok2 {
+			t.Errorf("pseudoVersionTail(%q) = %q, %q, %v; the regular expression reads %q, %q, %v", v, c1, d1, ok1, c2, d2, ok2)
+		}
+	})
 }

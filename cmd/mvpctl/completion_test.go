@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
 func TestCompletion(t *testing.T) {
@@ -65,5 +68,57 @@ current-context: prod
 	out, _, code := runAs(t, "/home/u/bin/kubectl_complete-mvp", "profiles", "show", "v1.37")
 	if want := "v1.37.2\tKubernetes 1.37 profile, 72 resources\n" + noFile + "\n"; code != ExitOK || out != want {
 		t.Errorf("as kubectl_complete-mvp: code %d\n--- got\n%s--- want\n%s", code, out, want)
+	}
+}
+
+// TestCompletionCommand: cobra's completion command is there whenever a command line can run
+// or complete it, and left out of the tree of a command line naming another command.
+func TestCompletionCommand(t *testing.T) {
+	shells := "bash\tGenerate the autocompletion script for bash\n" +
+		"fish\tGenerate the autocompletion script for fish\n" +
+		"powershell\tGenerate the autocompletion script for powershell\n" +
+		"zsh\tGenerate the autocompletion script for zsh\n:4\n"
+	tests := []struct {
+		args     []string
+		contains string
+	}{
+		{[]string{"completion", "bash"}, "__start_mvpctl()"},
+		{[]string{"completion", "bash", "--no-descriptions"}, "__start_mvpctl()"},
+		{[]string{"completion", "zsh"}, "#compdef mvpctl"},
+		{[]string{"completion", "fish"}, "complete -c mvpctl "},
+		{[]string{"completion", "powershell"}, "Register-ArgumentCompleter -CommandName 'mvpctl'"},
+		{[]string{"--kubeconfig", "k", "completion", "bash"}, "__start_mvpctl()"},
+		{[]string{"completion", "--help"}, "mvpctl completion [command]"},
+		{[]string{"help", "completion"}, "mvpctl completion [command]"},
+		{[]string{"--help"}, "\n  completion  Generate the autocompletion script for the specified shell\n"},
+		{[]string{"__complete", "completion", ""}, shells},
+		{[]string{"__complete", ""}, "completion\tGenerate the autocompletion script for the specified shell\n"},
+		{[]string{"__complete", "comp"}, "completion\tGenerate the autocompletion script for the specified shell\n:4\n"},
+		{[]string{"__complete", "completion", "bash", "--"}, "--no-descriptions\tdisable completion descriptions\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := run(t, tt.args...)
+			if code != ExitOK || !strings.Contains(out, tt.contains) {
+				t.Errorf("code %d, stderr %q, stdout lacks %q:\n%s", code, errOut, tt.contains, out)
+			}
+		})
+	}
+	// A command line naming another command has no completion command: `mvpctl routes
+	// completion` is routes with an argument, as before.
+	g := &globalOptions{streams: Streams{Out: io.Discard, ErrOut: io.Discard}, configFlags: kubeflags.New()}
+	root := newRootCmdFor(g, []string{"version"})
+	root.SetArgs([]string{"version"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			t.Errorf("the tree of `mvpctl version` has the completion command")
+		}
+	}
+	_, errOut, code := run(t, "version", "completion")
+	if want := "error: unknown command \"completion\" for \"mvpctl version\"\n"; code != ExitError || errOut != want {
+		t.Errorf("version completion: code %d, %q, want %q", code, errOut, want)
 	}
 }

@@ -22,7 +22,10 @@ const lastFirstCollectionAt = 256 << 20
 func main() {
 	gcpolicy.DeferFirstCollection(firstCollectionAt)
 	streams := DefaultStreams() // mvpctl's own stderr, before anything else can write there
-	stop := guardStderr(streams.ErrOut)
+	stop := func() {}
+	if !selfContained(os.Args[0], os.Args[1:]) {
+		stop = guardStderr(streams.ErrOut)
+	}
 	code := Execute(os.Args[1:], streams)
 	stop()
 	os.Exit(code)

@@ -139,6 +139,11 @@ to a peer, 404 or 503, and explains each decision step by step.
 
 	name := commandName(args, root.PersistentFlags())
 	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })
+	// cobra adds its completion command (a subcommand per shell, each with its flags) at every
+	// Execute unless told not to; a command line that names one of mvpctl's commands cannot run
+	// it, so it is added only to the whole tree (`mvpctl completion bash`, `mvpctl __complete
+	// ...`, help).
+	root.CompletionOptions.DisableDefaultCmd = only
 	for _, c := range subcommands {
 		if !only || c.name == name {
 			root.AddCommand(c.build(g))
@@ -176,8 +181,13 @@ func commandName(args []string, flags *pflag.FlagSet) string {
 // Execute runs the command line and returns the process exit code. Errors are printed once,
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
+	g := &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0]}
+	if selfContained(g.argv0, args) {
+		return execute(args, g)
+	}
 	ctx, interrupted := handleSignals()
-	code := execute(args, &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0], ctx: ctx})
+	g.ctx = ctx
+	code := execute(args, g)
 	if c, ok := interrupted(); ok {
 		return c
 	}

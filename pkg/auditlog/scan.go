@@ -26,8 +26,9 @@ type Fields struct {
 	masks lineMasks
 }
 
-// useMasks is whether Scan finds strings' ends with lineMasks (tests turn it off to compare).
-var useMasks = haveMasks
+// masksOff makes Scan find strings' ends byte by byte even where lineMasks can run (tests
+// compare the two paths).
+var masksOff bool
 
 // maxDepth bounds nesting; deeper lines are left to encoding/json.
 const maxDepth = 512
@@ -47,7 +48,7 @@ func Scan(line []byte, f *Fields) bool {
 	*f = Fields{Scratch: f.Scratch[:0], masks: f.masks}
 	s := scanner{b: line}
 	// Trailing whitespace (a line's newline) is left out: lineMasks wants plain bytes only.
-	if useMasks && f.masks.compute(trimRightSpace(line)) {
+	if !masksOff && haveMasks() && f.masks.compute(trimRightSpace(line)) {
 		if ok, deep := scanPlain(line, &f.masks, f); !deep {
 			return ok
 		}
