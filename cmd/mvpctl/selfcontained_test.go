@@ -38,27 +38,7 @@ func TestSelfContained(t *testing.T) {
 func TestVersionRunsNoCredentialPlugin(t *testing.T) {
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "plugin-ran")
-	plugin := filepath.Join(dir, "plugin")
-	if err := os.WriteFile(plugin, []byte("#!/bin/sh\ntouch "+ran+"\necho 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kc, []byte(`apiVersion: v1
-kind: Config
-clusters:
-- cluster: {server: "https://127.0.0.1:1"}
-  name: c
-users:
-- name: u
-  user:
-    exec: {apiVersion: client.authentication.k8s.io/v1, command: `+plugin+`, interactiveMode: Never}
-contexts:
-- context: {cluster: c, user: u}
-  name: ctx
-current-context: ctx
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc, _ := execPluginKubeconfig(t, dir, "touch "+ran+"\necho 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n")
 	for _, args := range [][]string{
 		{"version"},
 		{"version", "-o", "json", "--kubeconfig", kc, "--context", "ctx", "-v", "9"},

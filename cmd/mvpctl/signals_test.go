@@ -82,8 +82,29 @@ func binary(t *testing.T) string {
 // the plugin as the kubeconfig problem it is (exit 1).
 func TestPluginStderrNotShown(t *testing.T) {
 	dir := t.TempDir()
-	plugin := filepath.Join(dir, "plugin")
-	if err := os.WriteFile(plugin, []byte("#!/bin/sh\necho 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n"), 0o755); err != nil {
+	kc, plugin := execPluginKubeconfig(t, dir, "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n")
+	cmd := exec.Command(binary(t), "routes", "--kubeconfig", kc, "--timeout", "2s")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
+		t.Errorf("exit %v, want %d", err, ExitError)
+	}
+	got := stderr.String()
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, "credential plugin failed (exec: executable "+plugin+" failed with exit code 1)") ||
+		!strings.Contains(got, "note: ") || strings.Contains(got, "check the address") {
+		t.Errorf("stderr %q", got)
+	}
+}
+
+// execPluginKubeconfig writes, into dir, a credential plugin running script (a shell script's
+// body) and a kubeconfig whose only context (ctx) uses it against a server nothing listens on,
+// and returns the kubeconfig's path and the plugin's.
+func execPluginKubeconfig(t *testing.T, dir, script string) (kubeconfig, plugin string) {
+	t.Helper()
+	plugin = filepath.Join(dir, "plugin")
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	kc := filepath.Join(dir, "kubeconfig")
@@ -103,17 +124,5 @@ current-context: ctx
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t), "routes", "--kubeconfig", kc, "--timeout", "2s")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitError {
-		t.Errorf("exit %v, want %d", err, ExitError)
-	}
-	got := stderr.String()
-	if strings.Contains(got, "hunter2") || !strings.Contains(got, "credential plugin failed (exec: executable "+plugin+" failed with exit code 1)") ||
-		!strings.Contains(got, "note: ") || strings.Contains(got, "check the address") {
-		t.Errorf("stderr %q", got)
-	}
+	return kc, plugin
 }
