@@ -220,38 +220,35 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// TestDecideMixedCandidatesReportsAlternatives: where the random choice among candidates can
+// end in several outcomes, the likeliest is the answer (ties go to a proxy that works) and the
+// others are alternatives, whichever candidate comes first.
 func TestDecideMixedCandidatesReportsAlternatives(t *testing.T) {
-	s := snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) }),
-		server("c", "v1.36.3", all...), server("b", "v1.36.3", noBatch...))
-	req, _ := ParseRequest("GET", "/apis/batch/v1/jobs")
-	d, err := NewRouter(s).Decide("b", req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := d.Alternatives, []string{"unavailable/transport with probability 1/2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("alternatives = %v, want %v", got, want)
-	}
-	if got := d.Cell(); got != "proxy→c" {
-		t.Errorf("cell = %q, want proxy→c", got)
-	}
-	// Two of three candidates crashed: 503 is the likelier outcome, whichever candidate
-	// comes first.
 	crashed := func(name string) snapshot.Server {
 		return with(down(server(name, "v1.36.3", all...), true), func(s *snapshot.Server) { s.Resources = resources(all...) })
 	}
-	for _, s := range []*snapshot.Snapshot{
-		snap(server("h", "v1.36.3", all...), crashed("c1"), crashed("c2"), server("b", "v1.36.3", noBatch...)),
-		snap(crashed("c1"), server("h", "v1.36.3", all...), crashed("c2"), server("b", "v1.36.3", noBatch...)),
+	healthy := func(name string) snapshot.Server { return server(name, "v1.36.3", all...) }
+	b := server("b", "v1.36.3", noBatch...)
+	for _, c := range []struct {
+		name         string
+		snap         *snapshot.Snapshot
+		cell         string
+		alternatives []string
+	}{
+		{"one of two crashed", snap(crashed("a"), healthy("c"), b), "proxy→c", []string{"unavailable/transport with probability 1/2"}},
+		{"two of three crashed, the healthy one first", snap(healthy("h"), crashed("c1"), crashed("c2"), b), "503", []string{"proxied with probability 1/3"}},
+		{"two of three crashed, a crashed one first", snap(crashed("c1"), healthy("h"), crashed("c2"), b), "503", []string{"proxied with probability 1/3"}},
 	} {
-		d, err := NewRouter(s).Decide("b", req)
+		req, _ := ParseRequest("GET", "/apis/batch/v1/jobs")
+		d, err := NewRouter(c.snap).Decide("b", req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := d.Alternatives, []string{"proxied with probability 1/3"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("alternatives = %v, want %v", got, want)
+		if !reflect.DeepEqual(d.Alternatives, c.alternatives) {
+			t.Errorf("%s: alternatives = %v, want %v", c.name, d.Alternatives, c.alternatives)
 		}
-		if got := d.Cell(); got != "503" {
-			t.Errorf("cell = %q, want 503", got)
+		if got := d.Cell(); got != c.cell {
+			t.Errorf("%s: cell = %q, want %q", c.name, got, c.cell)
 		}
 	}
 }
