@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -35,6 +36,26 @@ func validateResourcesWithMap(rs []Resource, field string) error {
 		seen[r.GVR()] = true
 	}
 	return nil
+}
+
+// sanitizeWithMap is Sanitize as it was before firstIndex.
+func sanitizeWithMap(rs []Resource) (out []Resource, dropped []string) {
+	seen := make(map[GVR]bool, len(rs))
+	if len(rs) > 0 {
+		out = make([]Resource, 0, len(rs))
+	}
+	for _, r := range rs {
+		switch {
+		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
+			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
+		case seen[r.GVR()]:
+			dropped = append(dropped, "a second "+r.GVR().String())
+		default:
+			seen[r.GVR()] = true
+			out = append(out, r)
+		}
+	}
+	return out, dropped
 }
 
 // checkWithMaps is DiscoveryDocument.Check as it was before firstIndex.
@@ -131,7 +152,7 @@ func TestValidateResourcesDuplicates(t *testing.T) {
 
 // TestDuplicateChecksAgainstMaps: random lists with repeats and faults drawn from small pools,
 // short and long, get the same error (or none) from the duplicate checks as from the
-// map-based ones.
+// map-based ones, and Sanitize keeps and drops what the map-based one did.
 func TestDuplicateChecksAgainstMaps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	groups := []string{"", "apps", "batch", "a", "ap", "ps"}
@@ -145,7 +166,7 @@ func TestDuplicateChecksAgainstMaps(t *testing.T) {
 		return list[rng.IntN(len(list)-1)] // the last entry is the faulty one
 	}
 	sizes := []int{0, 1, 2, linearMax, linearMax + 1, 50, 400}
-	failed, accepted := 0, 0
+	failed, accepted, sanitized := 0, 0, 0
 	for round := range 3000 {
 		n := sizes[round%len(sizes)]
 		faulty := round%3 == 0
@@ -167,6 +188,13 @@ func TestDuplicateChecksAgainstMaps(t *testing.T) {
 			accepted++
 		} else {
 			failed++
+		}
+		out, dropped := Sanitize(rs)
+		if refOut, refDropped := sanitizeWithMap(rs); !reflect.DeepEqual(out, refOut) || !reflect.DeepEqual(dropped, refDropped) {
+			t.Fatalf("Sanitize(%v) = %v, dropped %q\nthe map-based one: %v, dropped %q", rs, out, dropped, refOut, refDropped)
+		}
+		if len(dropped) > 0 {
+			sanitized++
 		}
 
 		var d DiscoveryDocument
@@ -192,7 +220,7 @@ func TestDuplicateChecksAgainstMaps(t *testing.T) {
 		}
 	}
 	// Both outcomes occur, or the comparison says little.
-	if failed < 300 || accepted < 300 {
-		t.Fatalf("%d lists rejected, %d accepted: the generator needs rebalancing", failed, accepted)
+	if failed < 300 || accepted < 300 || sanitized < 300 {
+		t.Fatalf("%d lists rejected, %d accepted, %d sanitized: the generator needs rebalancing", failed, accepted, sanitized)
 	}
 }

@@ -596,10 +596,8 @@ func validateResources(rs []Resource, field string) error {
 		default:
 			return fmt.Errorf("%s.source: %q is not one of %s, %s, %s", f, r.Source, SourceBuiltin, SourceCRD, SourceAggregated)
 		}
-		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r.Group, r.Version, r.Resource) }
-		same := func(i int) bool {
-			return rs[i].Resource == r.Resource && rs[i].Version == r.Version && rs[i].Group == r.Group
-		}
+		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }
+		same := func(i int) bool { return sameGVR(&rs[i], r) }
 		if _, dup := seen.add(j, hash, same); dup {
 			return fmt.Errorf("%s: duplicate resource %s", f, r.GVR())
 		}
