@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"sort"
@@ -91,20 +92,23 @@ func GroupVersionString(group, version string) string {
 // version, a second copy of a GVR), so a garbled document cannot make the whole snapshot
 // invalid. It returns what it dropped, for a warning.
 func Sanitize(rs []Resource) (out []Resource, dropped []string) {
-	seen := make(map[GVR]bool, len(rs))
+	seen := newFirstIndex(len(rs))
 	if len(rs) > 0 {
 		out = make([]Resource, 0, len(rs)) // none stays nil
 	}
-	for _, r := range rs {
-		switch {
-		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
+	for i := range rs {
+		r := &rs[i]
+		if r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/") {
 			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
-		case seen[r.GVR()]:
-			dropped = append(dropped, "a second "+r.GVR().String())
-		default:
-			seen[r.GVR()] = true
-			out = append(out, r)
+			continue
 		}
+		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }
+		same := func(j int) bool { return sameGVR(&rs[j], r) }
+		if _, dup := seen.add(i, hash, same); dup {
+			dropped = append(dropped, "a second "+r.GVR().String())
+			continue
+		}
+		out = append(out, *r)
 	}
 	return out, dropped
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,8 +30,11 @@ type fastDecoder struct {
 	// a string is immutable, so sharing one is invisible, and saves an allocation per value.
 	strs *internCache
 	decodeScratch
-	// strings is where short []string values are carved from (keepStrings).
+	// strings is where short []string values are carved from (shareStrings).
 	strings []string
+	// lists holds short lists of strings already decoded, by content (shareStrings); nil
+	// until the first one.
+	lists *listCache
 	// lastStrings is the last list of strings decoded (repeatStrings).
 	lastStrings stringsMemo
 	// unplain is set once a string decoded holds a byte outside printable ASCII (written as
@@ -48,13 +52,13 @@ type stringsMemo struct {
 }
 
 // repeatStrings decodes the list of strings at the current position when it is, byte for
-// byte, the last one decoded: a copy of its values, no string read again.
+// byte, the last one decoded: its values, shared (shareStrings), no string read again.
 func (d *fastDecoder) repeatStrings(v *[]string) bool {
 	m := &d.lastStrings
 	if len(m.raw) == 0 || !bytes.HasPrefix(d.data[d.pos:], m.raw) {
 		return false
 	}
-	*v = d.keepStrings(m.values)
+	*v = m.values
 	d.pos += len(m.raw)
 	return true
 }
@@ -270,23 +274,61 @@ func (d *fastDecoder) intern(b []byte) string {
 	return s
 }
 
-// keepStrings copies s out of the scratch slice. Short lists (verbs, subresources: one or more
-// per resource) are carved from a shared block, capacity capped at their length so that an
-// append to one reallocates rather than writing into the next: one allocation per 4096
-// strings rather than one per list.
-func (d *fastDecoder) keepStrings(s []string) []string {
+// shareStrings returns a list equal to s, the scratch slice's, for the decoded value to keep.
+// Every list it returns has its capacity capped at its length, so an append to one reallocates
+// rather than writing into whatever follows it; and a short list (verbs, subresources: one or
+// more per resource, most of them one of a handful of lists) equal to one returned before is
+// that one, its backing array shared (its strings are interned already, so only the array was
+// left to share). Nothing in mvpctl writes into a decoded list in place (sorting, assigning an
+// element); that is what keeps the sharing invisible (TestDecodedListsShareArrays). A new
+// short list is carved from a shared block: one allocation per 4096 strings rather than one
+// per list.
+func (d *fastDecoder) shareStrings(s []string) []string {
 	if len(s) == 0 {
 		return []string{}
 	}
-	if len(s) > 64 {
+	if len(s) > maxSharedList {
 		return append(make([]string, 0, len(s)), s...)
+	}
+	if d.lists == nil {
+		d.lists = new(listCache)
+	}
+	slot := &d.lists[listSlot(s)]
+	if slices.Equal(*slot, s) {
+		return *slot
 	}
 	if cap(d.strings)-len(d.strings) < len(s) {
 		d.strings = make([]string, 0, 4096)
 	}
 	n := len(d.strings)
 	d.strings = append(d.strings, s...)
-	return d.strings[n:len(d.strings):len(d.strings)]
+	*slot = d.strings[n:len(d.strings):len(d.strings)]
+	return *slot
+}
+
+// maxSharedList is the longest list shareStrings looks up and carves: longer ones (the
+// cluster's lists of CRD group versions) are rarely repeated.
+const maxSharedList = 64
+
+const listCacheBits = 8
+
+// listCache holds the last short list of strings kept per slot (shareStrings): equal lists
+// fall in the same slot; two different lists in one slot just take turns.
+type listCache [1 << listCacheBits][]string
+
+// listSlot picks s's slot in a listCache from the lengths and the first and last bytes of its
+// strings: cheap, and enough to tell verbs lists apart (a clash costs a copy, not a wrong list:
+// shareStrings compares the lists).
+func listSlot(s []string) int {
+	h := uint64(len(s))
+	for _, e := range s {
+		h = h*31 + uint64(len(e))
+		if len(e) > 0 {
+			h = (h*31+uint64(e[0]))*31 + uint64(e[len(e)-1])
+		}
+	}
+	h *= 0x9e3779b97f4a7c15
+	return int(h >> (64 - listCacheBits))
 }
 
 func (d *fastDecoder) boolean(v *bool) bool {

@@ -321,7 +321,7 @@ func (d *fastDecoder) decodeSliceOfString(v *[]string) bool {
 		}
 	}
 	s := d.scratchSliceOfString[start:]
-	*v = d.keepStrings(s)
+	*v = d.shareStrings(s)
 	d.rememberStrings(from, *v)
 	d.scratchSliceOfString = d.scratchSliceOfString[:start]
 	return true

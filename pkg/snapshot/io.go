@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -577,8 +578,9 @@ type lazyField struct {
 func (f lazyField) String() string { return fmt.Sprintf("%s[%d]", f.field, f.index) }
 
 func validateResources(rs []Resource, field string) error {
-	seen := make(map[GVR]bool, len(rs))
-	for j, r := range rs {
+	seen := newFirstIndex(len(rs))
+	for j := range rs {
+		r := &rs[j]
 		f := lazyField{field, j}
 		if r.Resource == "" {
 			return fmt.Errorf("%s.resource: must be set", f)
@@ -594,10 +596,11 @@ func validateResources(rs []Resource, field string) error {
 		default:
 			return fmt.Errorf("%s.source: %q is not one of %s, %s, %s", f, r.Source, SourceBuiltin, SourceCRD, SourceAggregated)
 		}
-		if seen[r.GVR()] {
+		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }
+		same := func(i int) bool { return sameGVR(&rs[i], r) }
+		if _, dup := seen.add(j, hash, same); dup {
 			return fmt.Errorf("%s: duplicate resource %s", f, r.GVR())
 		}
-		seen[r.GVR()] = true
 	}
 	return nil
 }
@@ -617,25 +620,26 @@ func (d *DiscoveryDocument) Check() error {
 	if d == nil {
 		return nil
 	}
-	groups := map[string]int{}
-	for i, g := range d.Items {
-		f := fmt.Sprintf("items[%d]", i)
+	groups := newFirstIndex(len(d.Items))
+	for i := range d.Items {
+		g := &d.Items[i]
 		if g.Name == "" {
-			return fmt.Errorf("%s.metadata.name: must be set (the core group is never in /apis)", f)
+			return fmt.Errorf("items[%d].metadata.name: must be set (the core group is never in /apis)", i)
 		}
-		if j, dup := groups[g.Name]; dup {
-			return fmt.Errorf("%s: duplicate group %q (also items[%d])", f, g.Name, j)
+		hash := func(seed maphash.Seed) uint64 { return maphash.String(seed, g.Name) }
+		if j, dup := groups.add(i, hash, func(j int) bool { return d.Items[j].Name == g.Name }); dup {
+			return fmt.Errorf("items[%d]: duplicate group %q (also items[%d])", i, g.Name, j)
 		}
-		groups[g.Name] = i
-		versions := map[string]bool{}
-		for j, v := range g.Versions {
-			if v.Version == "" {
-				return fmt.Errorf("%s.versions[%d].version: must be set (group %q)", f, j, g.Name)
+		versions := newFirstIndex(len(g.Versions))
+		for j := range g.Versions {
+			v := g.Versions[j].Version
+			if v == "" {
+				return fmt.Errorf("items[%d].versions[%d].version: must be set (group %q)", i, j, g.Name)
 			}
-			if versions[v.Version] {
-				return fmt.Errorf("%s.versions[%d]: duplicate version %q of group %q", f, j, v.Version, g.Name)
+			hash := func(seed maphash.Seed) uint64 { return maphash.String(seed, v) }
+			if _, dup := versions.add(j, hash, func(k int) bool { return g.Versions[k].Version == v }); dup {
+				return fmt.Errorf("items[%d].versions[%d]: duplicate version %q of group %q", i, j, v, g.Name)
 			}
-			versions[v.Version] = true
 		}
 	}
 	return nil

@@ -216,7 +216,8 @@ func (g *generator) emit(t reflect.Type) error {
 		isStrings := t.Elem() == reflect.TypeFor[string]()
 		if isStrings {
 			// Lists of strings repeat (every resource's verbs): one that is, byte for byte,
-			// the last one decoded decodes to the same values (stringsMemo).
+			// the last one decoded decodes to the same values (stringsMemo), and equal lists
+			// share one backing array (shareStrings).
 			b.WriteString("if d.repeatStrings(v) {\nreturn true\n}\nfrom := d.pos\n")
 		}
 		fmt.Fprintf(b, "if !d.arrayStart() {\nreturn false\n}\nif d.arrayEnd() {\n*v = %s{}\nreturn true\n}\n", texpr)
@@ -224,7 +225,7 @@ func (g *generator) emit(t reflect.Type) error {
 		b.WriteString("more, ok := d.more(']')\nif !ok {\nreturn false\n}\nif !more {\nbreak\n}\n}\n")
 		fmt.Fprintf(b, "s := d.%s[start:]\n", field)
 		if isStrings {
-			b.WriteString("*v = d.keepStrings(s)\nd.rememberStrings(from, *v)\n")
+			b.WriteString("*v = d.shareStrings(s)\nd.rememberStrings(from, *v)\n")
 		} else {
 			fmt.Fprintf(b, "*v = make(%s, len(s))\ncopy(*v, s)\n", texpr)
 		}
