@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"fmt"
-	"hash/maphash"
 	"reflect"
 	"slices"
 	"sort"
@@ -102,9 +101,7 @@ func Sanitize(rs []Resource) (out []Resource, dropped []string) {
 			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
 			continue
 		}
-		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }
-		same := func(j int) bool { return sameGVR(&rs[j], r) }
-		if _, dup := seen.add(i, hash, same); dup {
+		if _, dup := seen.addResource(rs, i); dup {
 			dropped = append(dropped, "a second "+r.GVR().String())
 			continue
 		}

@@ -59,6 +59,17 @@ func (t *firstIndex) add(i int, hash func(maphash.Seed) uint64, same func(j int)
 	}
 }
 
+// addResource is add for rs[i], keyed by its group/version/resource.
+func (t *firstIndex) addResource(rs []Resource, i int) (earlier int, dup bool) {
+	r := &rs[i]
+	return t.add(i, func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }, func(j int) bool { return sameGVR(&rs[j], r) })
+}
+
+// addString is add for entry i keyed by key; keyOf gives an earlier entry's key.
+func (t *firstIndex) addString(i int, key string, keyOf func(j int) string) (earlier int, dup bool) {
+	return t.add(i, func(seed maphash.Seed) uint64 { return maphash.String(seed, key) }, func(j int) bool { return keyOf(j) == key })
+}
+
 // hashGVR hashes r's group/version/resource for a firstIndex: the group and the resource in
 // full, the version (v1, v1beta1: short, few) by its length and last byte. Equal GVRs hash
 // equal; which unequal ones collide only costs a comparison (sameGVR).

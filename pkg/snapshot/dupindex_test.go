@@ -10,80 +10,6 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 )
 
-// validateResourcesWithMap is validateResources as it was before firstIndex: a map[GVR]bool
-// per list. The reference the duplicate checks must agree with, error for error.
-func validateResourcesWithMap(rs []Resource, field string) error {
-	seen := make(map[GVR]bool, len(rs))
-	for j, r := range rs {
-		f := lazyField{field, j}
-		if r.Resource == "" {
-			return fmt.Errorf("%s.resource: must be set", f)
-		}
-		if r.Version == "" {
-			return fmt.Errorf("%s.version: must be set (resource %q)", f, r.Resource)
-		}
-		if strings.Contains(r.Resource, "/") {
-			return fmt.Errorf("%s.resource: %q is a subresource; list it under its resource's subresources", f, r.Resource)
-		}
-		switch r.Source {
-		case "", SourceBuiltin, SourceCRD, SourceAggregated:
-		default:
-			return fmt.Errorf("%s.source: %q is not one of %s, %s, %s", f, r.Source, SourceBuiltin, SourceCRD, SourceAggregated)
-		}
-		if seen[r.GVR()] {
-			return fmt.Errorf("%s: duplicate resource %s", f, r.GVR())
-		}
-		seen[r.GVR()] = true
-	}
-	return nil
-}
-
-// sanitizeWithMap is Sanitize as it was before firstIndex.
-func sanitizeWithMap(rs []Resource) (out []Resource, dropped []string) {
-	seen := make(map[GVR]bool, len(rs))
-	if len(rs) > 0 {
-		out = make([]Resource, 0, len(rs))
-	}
-	for _, r := range rs {
-		switch {
-		case r.Resource == "" || r.Version == "" || strings.Contains(r.Resource, "/") || strings.Contains(r.Version, "/"):
-			dropped = append(dropped, fmt.Sprintf("%q in group %q version %q", r.Resource, r.Group, r.Version))
-		case seen[r.GVR()]:
-			dropped = append(dropped, "a second "+r.GVR().String())
-		default:
-			seen[r.GVR()] = true
-			out = append(out, r)
-		}
-	}
-	return out, dropped
-}
-
-// checkWithMaps is DiscoveryDocument.Check as it was before firstIndex.
-func checkWithMaps(d *DiscoveryDocument) error {
-	groups := map[string]int{}
-	for i, g := range d.Items {
-		f := fmt.Sprintf("items[%d]", i)
-		if g.Name == "" {
-			return fmt.Errorf("%s.metadata.name: must be set (the core group is never in /apis)", f)
-		}
-		if j, dup := groups[g.Name]; dup {
-			return fmt.Errorf("%s: duplicate group %q (also items[%d])", f, g.Name, j)
-		}
-		groups[g.Name] = i
-		versions := map[string]bool{}
-		for j, v := range g.Versions {
-			if v.Version == "" {
-				return fmt.Errorf("%s.versions[%d].version: must be set (group %q)", f, j, g.Name)
-			}
-			if versions[v.Version] {
-				return fmt.Errorf("%s.versions[%d]: duplicate version %q of group %q", f, j, v.Version, g.Name)
-			}
-			versions[v.Version] = true
-		}
-	}
-	return nil
-}
-
 func errString(err error) string {
 	if err == nil {
 		return "<nil>"
@@ -92,8 +18,7 @@ func errString(err error) string {
 }
 
 // TestValidateResourcesDuplicates: the first problem in input order is reported, a duplicate
-// or a field, on both sides of linearMax (a list searched linearly, a list in a table), with
-// the words of the map-based check.
+// or a field, on both sides of linearMax (a list searched linearly, a list in a table).
 func TestValidateResourcesDuplicates(t *testing.T) {
 	gvr := func(g, v, r string) Resource { return Resource{Group: g, Version: v, Resource: r} }
 	a, b, c := gvr("apps", "v1", "deployments"), gvr("", "v1", "pods"), gvr("batch", "v1", "jobs")
@@ -130,10 +55,7 @@ func TestValidateResourcesDuplicates(t *testing.T) {
 			{"a repeat of the first entry, the filler between", cat([]Resource{c}, filler(pad), []Resource{c}), 1, "duplicate resource batch/v1/jobs"},
 		} {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, pad), func(t *testing.T) {
-				got, ref := errString(validateResources(tc.rs, "x")), errString(validateResourcesWithMap(tc.rs, "x"))
-				if got != ref {
-					t.Fatalf("error %s\nthe map-based check says %s", got, ref)
-				}
+				got := errString(validateResources(tc.rs, "x"))
 				want := "<nil>"
 				if tc.at >= 0 {
 					sep := ": "
@@ -150,77 +72,111 @@ func TestValidateResourcesDuplicates(t *testing.T) {
 	}
 }
 
-// TestDuplicateChecksAgainstMaps: random lists with repeats and faults drawn from small pools,
-// short and long, get the same error (or none) from the duplicate checks as from the
-// map-based ones, and Sanitize keeps and drops what the map-based one did.
-func TestDuplicateChecksAgainstMaps(t *testing.T) {
+// TestFirstIndexAgainstMap: for random lists with repeats (GVRs and strings from small pools,
+// short and long, some entries left out as Sanitize leaves out invalid ones), firstIndex
+// reports a repeat exactly where a map of first positions does, naming the same earlier entry.
+func TestFirstIndexAgainstMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	groups := []string{"", "apps", "batch", "a", "ap", "ps"}
-	versions := []string{"v1", "v2", "v1beta1", "v2beta1", ""}
-	names := []string{"pods", "jobs", "s", "po", "ds", "pods/status"}
-	sources := []string{"", SourceCRD, SourceBuiltin, "magic"}
-	pick := func(list []string, faulty bool) string {
-		if faulty {
-			return list[rng.IntN(len(list))]
-		}
-		return list[rng.IntN(len(list)-1)] // the last entry is the faulty one
-	}
+	versions := []string{"v1", "v2", "v1beta1", "v2beta1"}
+	names := []string{"pods", "jobs", "s", "po", "ds"}
+	pick := func(list []string) string { return list[rng.IntN(len(list))] }
 	sizes := []int{0, 1, 2, linearMax, linearMax + 1, 50, 400}
-	failed, accepted, sanitized := 0, 0, 0
+	repeats := 0
 	for round := range 3000 {
 		n := sizes[round%len(sizes)]
-		faulty := round%3 == 0
-		var rs []Resource
+		rs := make([]Resource, n)
+		keys := make([]string, n)
 		for i := range n {
-			// Unique filler (most entries) with repeats and faults among them.
-			r := Resource{Group: pick(groups, false), Version: pick(versions, faulty && rng.IntN(n+1) == 0),
-				Resource: pick(names, faulty && rng.IntN(n+1) == 0), Source: pick(sources, faulty && rng.IntN(n+1) == 0)}
-			if rng.IntN(4) != 0 {
-				r.Group = fmt.Sprintf("g%d.%s", i, r.Group)
+			rs[i] = Resource{Group: pick(groups), Version: pick(versions), Resource: pick(names)}
+			if rng.IntN(4) != 0 { // mostly distinct, with repeats among them
+				rs[i].Group = fmt.Sprintf("g%d.%s", rng.IntN(2*n+1), rs[i].Group)
 			}
-			rs = append(rs, r)
+			keys[i] = rs[i].GVR().String()
 		}
-		got, ref := errString(validateResources(rs, "rs")), errString(validateResourcesWithMap(rs, "rs"))
-		if got != ref {
-			t.Fatalf("resources %v:\nerror %s\nthe map-based check says %s", rs, got, ref)
-		}
-		if got == "<nil>" {
-			accepted++
-		} else {
-			failed++
-		}
-		out, dropped := Sanitize(rs)
-		if refOut, refDropped := sanitizeWithMap(rs); !reflect.DeepEqual(out, refOut) || !reflect.DeepEqual(dropped, refDropped) {
-			t.Fatalf("Sanitize(%v) = %v, dropped %q\nthe map-based one: %v, dropped %q", rs, out, dropped, refOut, refDropped)
-		}
-		if len(dropped) > 0 {
-			sanitized++
-		}
-
-		var d DiscoveryDocument
-		for range n {
-			var g apidiscoveryv2.APIGroupDiscovery
-			g.Name = pick(groups[1:], false)
-			if rng.IntN(3) != 0 {
-				g.Name = fmt.Sprintf("g%d.%s", rng.IntN(4*n+1), g.Name)
+		byGVR, byKey := newFirstIndex(n), newFirstIndex(n)
+		firstGVR, firstKey := map[GVR]int{}, map[string]int{}
+		for i := range n {
+			if rng.IntN(10) == 0 {
+				continue // left out: never added
 			}
-			if faulty && rng.IntN(n+1) == 0 {
-				g.Name = ""
+			earlier, dup := byGVR.addResource(rs, i)
+			want, wantDup := firstGVR[rs[i].GVR()]
+			if dup != wantDup || (dup && earlier != want) {
+				t.Fatalf("round %d: addResource(%d) %s = (%d, %v), want (%d, %v)", round, i, rs[i].GVR(), earlier, dup, want, wantDup)
 			}
-			for range rng.IntN(12) {
-				g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{Version: pick(versions, faulty && rng.IntN(8) == 0)})
-				if rng.IntN(3) != 0 {
-					g.Versions[len(g.Versions)-1].Version = fmt.Sprintf("v%d", rng.IntN(40))
-				}
+			if !dup {
+				firstGVR[rs[i].GVR()] = i
+			} else {
+				repeats++
 			}
-			d.Items = append(d.Items, g)
-		}
-		if got, ref := errString(d.Check()), errString(checkWithMaps(&d)); got != ref {
-			t.Fatalf("document %v:\nerror %s\nthe map-based check says %s", d.Items, got, ref)
+			earlier, dup = byKey.addString(i, keys[i], func(j int) string { return keys[j] })
+			want, wantDup = firstKey[keys[i]]
+			if dup != wantDup || (dup && earlier != want) {
+				t.Fatalf("round %d: addString(%d) %q = (%d, %v), want (%d, %v)", round, i, keys[i], earlier, dup, want, wantDup)
+			}
+			if !dup {
+				firstKey[keys[i]] = i
+			}
 		}
 	}
-	// Both outcomes occur, or the comparison says little.
-	if failed < 300 || accepted < 300 || sanitized < 300 {
-		t.Fatalf("%d lists rejected, %d accepted, %d sanitized: the generator needs rebalancing", failed, accepted, sanitized)
+	if repeats < 3000 {
+		t.Fatalf("only %d repeats: the comparison says little", repeats)
+	}
+}
+
+// TestCheckAndSanitizeDuplicates: a document's repeated group or version, and Sanitize's
+// repeated GVR, are found in lists searched linearly and in lists in a table.
+func TestCheckAndSanitizeDuplicates(t *testing.T) {
+	for _, pad := range []int{0, linearMax, 100} {
+		var d DiscoveryDocument
+		for i := range pad {
+			d.Items = append(d.Items, apidiscoveryv2.APIGroupDiscovery{})
+			d.Items[i].Name = fmt.Sprintf("g%d.example.com", i)
+		}
+		group := func(name string, versions ...string) apidiscoveryv2.APIGroupDiscovery {
+			var g apidiscoveryv2.APIGroupDiscovery
+			g.Name = name
+			for _, v := range versions {
+				g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{Version: v})
+			}
+			return g
+		}
+		var manyVersions []string
+		for i := range pad {
+			manyVersions = append(manyVersions, fmt.Sprintf("v%d", i+3))
+		}
+		for _, c := range []struct {
+			items []apidiscoveryv2.APIGroupDiscovery
+			want  string
+		}{
+			{[]apidiscoveryv2.APIGroupDiscovery{group("apps", "v1"), group("batch", "v1")}, "<nil>"},
+			{[]apidiscoveryv2.APIGroupDiscovery{group("apps", "v1"), group("batch"), group("apps", "v2")},
+				fmt.Sprintf("items[%d]: duplicate group \"apps\" (also items[%d])", pad+2, pad)},
+			{[]apidiscoveryv2.APIGroupDiscovery{group("apps", append(append([]string{"v1"}, manyVersions...), "v2", "v1")...)},
+				fmt.Sprintf("items[%d].versions[%d]: duplicate version \"v1\" of group \"apps\"", pad, pad+2)},
+		} {
+			doc := DiscoveryDocument{Items: append(append([]apidiscoveryv2.APIGroupDiscovery(nil), d.Items...), c.items...)}
+			if got := errString(doc.Check()); got != c.want {
+				t.Errorf("pad %d: Check() = %s, want %s", pad, got, c.want)
+			}
+		}
+
+		var rs []Resource
+		for i := range pad {
+			rs = append(rs, Resource{Group: fmt.Sprintf("g%d.example.com", i), Version: "v1", Resource: "widgets"})
+		}
+		jobs := Resource{Group: "batch", Version: "v1", Resource: "jobs"}
+		rs = append(rs, jobs, Resource{Group: "batch", Version: "v1", Resource: "jobs/status"}, jobs)
+		wantDropped := []string{`"jobs/status" in group "batch" version "v1"`, "a second batch/v1/jobs"}
+		if pad > 0 { // the first entry again, after the whole list
+			rs = append(rs, rs[0])
+			wantDropped = append(wantDropped, "a second g0.example.com/v1/widgets")
+		}
+		out, dropped := Sanitize(rs)
+		wantOut := len(rs) - len(wantDropped)
+		if !reflect.DeepEqual(dropped, wantDropped) || len(out) != wantOut {
+			t.Errorf("pad %d: Sanitize kept %d, dropped %q; want %d kept, %q dropped", pad, len(out), dropped, wantOut, wantDropped)
+		}
 	}
 }

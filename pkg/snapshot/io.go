@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -596,9 +595,7 @@ func validateResources(rs []Resource, field string) error {
 		default:
 			return fmt.Errorf("%s.source: %q is not one of %s, %s, %s", f, r.Source, SourceBuiltin, SourceCRD, SourceAggregated)
 		}
-		hash := func(seed maphash.Seed) uint64 { return hashGVR(seed, r) }
-		same := func(i int) bool { return sameGVR(&rs[i], r) }
-		if _, dup := seen.add(j, hash, same); dup {
+		if _, dup := seen.addResource(rs, j); dup {
 			return fmt.Errorf("%s: duplicate resource %s", f, r.GVR())
 		}
 	}
@@ -626,8 +623,7 @@ func (d *DiscoveryDocument) Check() error {
 		if g.Name == "" {
 			return fmt.Errorf("items[%d].metadata.name: must be set (the core group is never in /apis)", i)
 		}
-		hash := func(seed maphash.Seed) uint64 { return maphash.String(seed, g.Name) }
-		if j, dup := groups.add(i, hash, func(j int) bool { return d.Items[j].Name == g.Name }); dup {
+		if j, dup := groups.addString(i, g.Name, func(j int) string { return d.Items[j].Name }); dup {
 			return fmt.Errorf("items[%d]: duplicate group %q (also items[%d])", i, g.Name, j)
 		}
 		versions := newFirstIndex(len(g.Versions))
@@ -636,8 +632,7 @@ func (d *DiscoveryDocument) Check() error {
 			if v == "" {
 				return fmt.Errorf("items[%d].versions[%d].version: must be set (group %q)", i, j, g.Name)
 			}
-			hash := func(seed maphash.Seed) uint64 { return maphash.String(seed, v) }
-			if _, dup := versions.add(j, hash, func(k int) bool { return g.Versions[k].Version == v }); dup {
+			if _, dup := versions.addString(j, v, func(k int) string { return g.Versions[k].Version }); dup {
 				return fmt.Errorf("items[%d].versions[%d]: duplicate version %q of group %q", i, j, v, g.Name)
 			}
 		}
