@@ -135,9 +135,10 @@ func TestIndexAgreesWithSnapshot(t *testing.T) {
 					for _, res := range srv.PeerAggregated {
 						inAggregated = inAggregated || res.GVR() == g
 					}
-					_, hasLearned := mvp.LearnedView(srv)
-					if v.hasLearned != hasLearned || (hasLearned && v.learned.has(k.id) != inAggregated) {
-						t.Errorf("%s: learned %s = %v (evidence %v), want %v (evidence %v)", srv.Name, g, v.learned.has(k.id), v.hasLearned, inAggregated, hasLearned)
+					evidence, hasLearned := mvp.LearnedView(srv)
+					learned := slices.ContainsFunc(evidence, func(r snapshot.Resource) bool { return r.GVR() == g })
+					if v.hasLearned != hasLearned || (hasLearned && v.learned.has(k.id) != learned) {
+						t.Errorf("%s: learned %s = %v (evidence %v), want %v (evidence %v)", srv.Name, g, v.learned.has(k.id), v.hasLearned, learned, hasLearned)
 					}
 					advertised := local
 					if len(srv.PeerAggregated) > 0 {

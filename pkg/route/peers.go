@@ -70,7 +70,7 @@ func buildViews(snap *snapshot.Snapshot) ([]*serverView, *gvrIndex, exclusions) 
 	})
 	orphans := orphansOf(views, aggregatedIDs, n)
 	// Each view's indexes depend only on its server (and the orphans): built side by side.
-	parallel.Each(len(views), func(i int) { views[i].index(x, aggregatedIDs[i], orphans) })
+	parallel.Each(len(views), func(i int) { views[i].index(aggregatedIDs[i], orphans) })
 	return views, x, buildExclusions(snap, x, resourceIDs)
 }
 
@@ -114,8 +114,8 @@ func orphansOf(views []*serverView, aggregatedIDs [][]int32, n int32) gvrBits {
 // index fills the view's sets: what it serves (inferred from orphans for a crashed server that
 // recorded nothing), its group/versions, what it learned of its peers, what it advertises.
 // aggregatedIDs numbers srv.PeerAggregated.
-func (view *serverView) index(x *gvrIndex, aggregatedIDs []int32, orphans gvrBits) {
-	srv := view.srv
+func (view *serverView) index(aggregatedIDs []int32, orphans gvrBits) {
+	srv, x := view.srv, view.gvrs
 	if !srv.Reachable && len(srv.Resources) == 0 && srv.IdentityLease != nil && orphans != nil {
 		view.local = orphans
 		view.inferred = true
@@ -123,7 +123,8 @@ func (view *serverView) index(x *gvrIndex, aggregatedIDs []int32, orphans gvrBit
 	view.localGVs = newBits(len(x.gvs))
 	view.local.each(func(id int32) { view.localGVs.add(x.gvOf[id]) })
 	if _, ok := mvp.LearnedView(srv); ok {
-		// The evidence is srv.PeerAggregated, which aggregatedIDs numbers.
+		// The evidence is srv.PeerAggregated, which aggregatedIDs numbers
+		// (TestIndexAgreesWithSnapshot checks against the list LearnedView returns).
 		view.learned, view.hasLearned = newBits(len(x.gvrs)), true
 		for _, id := range aggregatedIDs {
 			view.learned.add(id)
