@@ -81,7 +81,6 @@ func renderPlain(headers []string, rows [][]string, widths []int) ([]byte, bool)
 	if len(widths) == 0 {
 		return nil, false
 	}
-	size := 0
 	plain := func(r []string) bool {
 		if len(r) != len(widths) {
 			return false
@@ -90,7 +89,6 @@ func renderPlain(headers []string, rows [][]string, widths []int) ([]byte, bool)
 			if !printableASCII(c) || len(c) > widths[j] {
 				return false
 			}
-			size += widths[j] + len(columnGap)
 		}
 		return true
 	}
@@ -102,7 +100,11 @@ func renderPlain(headers []string, rows [][]string, widths []int) ([]byte, bool)
 			return nil, false
 		}
 	}
-	out := make([]byte, 0, size+len(rows)+1)
+	lineSize := 1 // the newline
+	for _, w := range widths {
+		lineSize += w + len(columnGap)
+	}
+	out := make([]byte, 0, lineSize*(len(rows)+1))
 	line := func(r []string) {
 		start := len(out)
 		for j, c := range r {
