@@ -125,18 +125,6 @@ func (c *Cluster) peerAggregated(s *Server) []apidiscoveryv2.APIGroupDiscovery {
 	return out
 }
 
-func gvrSet(s *Server) map[snapshot.GVR]bool {
-	m := map[snapshot.GVR]bool{}
-	for _, g := range append([]apidiscoveryv2.APIGroupDiscovery{s.Core}, s.Groups...) {
-		for _, v := range g.Versions {
-			for _, r := range v.Resources {
-				m[snapshot.GVR{Group: g.Name, Version: v.Version, Resource: r.Resource}] = true
-			}
-		}
-	}
-	return m
-}
-
 // RestConfig is a client config for the cluster: the CA and the bearer token, the first
 // server not killed as host.
 func (c *Cluster) RestConfig() *rest.Config {
@@ -169,11 +157,6 @@ func (c *Cluster) Kubeconfig(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// Batch is the batch/v1 group (jobs, cronjobs), for servers that serve it.
-func Batch() apidiscoveryv2.APIGroupDiscovery {
-	return dt.Group("batch", dt.Ver("v1", dt.Resource("cronjobs", "CronJob", true, "status"), dt.Resource("jobs", "Job", true, "status")))
 }
 
 // Groups136 is a small 1.36-like /apis, with batch/v1 when withBatch.
