@@ -3,6 +3,7 @@ module github.com/mvpctl/mvpctl
 go 1.26.0
 
 require (
+	github.com/go-logr/logr v1.4.3
 	github.com/goccy/go-json v0.12.0
 	github.com/klauspost/compress v1.19.0
 	github.com/olekukonko/tablewriter v0.0.5
@@ -28,7 +29,6 @@ require (
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect

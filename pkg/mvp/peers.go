@@ -14,12 +14,6 @@ const (
 	PeerGateOff         PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
 )
 
-// HasIdentity reports whether p has an identity a peer can know it by: an ID, and an identity
-// lease (a running server always has one; a stopped 1.35+ server deleted it).
-func HasIdentity(p *snapshot.Server) bool {
-	return p.ID != "" && (p.IdentityLease != nil || p.Reachable)
-}
-
 // PeerOf returns "" when server s holds peer p in its peer-discovery cache — p has an identity
 // lease with a holder, and its gate is on, so it writes the endpoint lease s resolves before
 // fetching — or the reason it does not. Whether s actually fetched p's discovery successfully is

@@ -11,12 +11,12 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
-	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // pair is kas-a (every API) and kas-b (batch/v1 off, and apps/v1 without deployments), both
