@@ -37,6 +37,14 @@ func EndpointAt(w snapshot.EndpointWindow, at time.Time) (resolves, known bool) 
 	return false, false
 }
 
+// EndpointLikelyAlive says, for a moment inside the window (EndpointAt unknown), which answer
+// is the likelier one: the dead server's last endpoint write fell anywhere in the RenewInterval
+// before its death, so the key's expiry is spread evenly over the window, and before its middle
+// the key more likely still lives (peers answer 503 transport) than not.
+func EndpointLikelyAlive(w snapshot.EndpointWindow, at time.Time) bool {
+	return at.Before(w.AliveUntil.Add(w.GoneBy.Sub(w.AliveUntil) / 2))
+}
+
 // CrashPhase is a moment after a SIGKILL.
 type CrashPhase int
 

@@ -270,6 +270,47 @@ func TestExpiredEndpoint(t *testing.T) {
 	}
 }
 
+// TestCrashWindowEitherAnswerMatches: a snapshot taken inside the window in which a SIGKILLed
+// peer's endpoint key may or may not have expired allows both 503s, and whichever the servers
+// give is a match — never a mismatch (exit 3) — whichever the prediction names first.
+func TestCrashWindowEitherAnswerMatches(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		expired bool // what the fake answers: endpoint-resolution, or transport
+		into    time.Duration
+		first   string
+	}{
+		{"early in the window, servers still dial the dead peer", false, 2 * time.Second, mvp.Transport},
+		{"early in the window, key already gone", true, 2 * time.Second, mvp.Transport},
+		{"late in the window, servers still dial the dead peer", false, 15 * time.Second, mvp.EndpointResolution},
+		{"late in the window, key gone", true, 15 * time.Second, mvp.EndpointResolution},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, a, _ := pair(t, nil)
+			a.Kill()
+			if tc.expired {
+				a.ExpireEndpoint()
+			}
+			snap := takeSnapshot(t, c)
+			dead := snap.Find("kas-a")
+			dead.PeerProxy.EndpointResolvable = nil
+			dead.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: snap.TakenAt.Add(-tc.into), GoneBy: snap.TakenAt.Add(20*time.Second - tc.into)}
+			o := fastOptions(c)
+			o.Selection = probe.Selection{Resources: []string{"jobs"}}
+			rep := run(t, snap, o)
+			if rep.Findings() || rep.Summary.Match != 3 || rep.Summary.Mismatch != 0 {
+				dump(t, rep)
+				t.Fatalf("summary %+v", rep.Summary)
+			}
+			for _, r := range rep.Results {
+				if r.Predicted.Unavailable != tc.first || len(r.Predicted.Expect) != 2 {
+					t.Errorf("%s %s: predicted %s %v, want %s first and both 503s allowed", r.Name, r.Verb, r.Predicted.Text, r.Predicted.Expect, tc.first)
+				}
+			}
+		})
+	}
+}
+
 // TestLoopHeaderViolation: a server that proxies requests carrying the loop-prevention header
 // is reported, and its metrics confirm it.
 func TestLoopHeaderViolation(t *testing.T) {

@@ -133,7 +133,9 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 	}
 	for i, r := range results {
 		if r != (result{best.outcome, best.unavailable}) {
-			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", strings.TrimSuffix(string(r.outcome)+"/"+r.unavailable, "/"), counts[i], len(resolved)))
+			key := strings.TrimSuffix(string(r.outcome)+"/"+r.unavailable, "/")
+			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", key, counts[i], len(resolved)))
+			d.AlsoPossible = append(d.AlsoPossible, key)
 		}
 	}
 	sort.Strings(d.Alternatives)
