@@ -7,11 +7,12 @@ import "github.com/mvpctl/mvpctl/pkg/snapshot"
 type PeerExclusion string
 
 const (
-	PeerIsSelf          PeerExclusion = "same identity as this server: never its peer"
-	PeerHasNoID         PeerExclusion = "no identity lease matched: not a peer"
-	PeerHasNoLease      PeerExclusion = "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
-	PeerLeaseHasNoOwner PeerExclusion = "identity lease without holderIdentity: ignored as a peer"
-	PeerGateOff         PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
+	PeerIsSelf           PeerExclusion = "same identity as this server: never its peer"
+	PeerHasNoID          PeerExclusion = "no identity lease matched: not a peer"
+	PeerHasNoLease       PeerExclusion = "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
+	PeerLeaseHasNoOwner  PeerExclusion = "identity lease without holderIdentity: ignored as a peer"
+	PeerGateOff          PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
+	PeerDroppedAtRebuild PeerExclusion = "stopped answering, and the peer-discovery cache was rebuilt since: its entry was dropped"
 )
 
 // PeerOf returns "" when server s holds peer p in its peer-discovery cache — p has an identity
@@ -31,6 +32,9 @@ func PeerOf(s, p *snapshot.Server) PeerExclusion {
 	}
 	if gate, _ := GateOn(p); !gate {
 		return PeerGateOff
+	}
+	if !p.Reachable && p.PeerProxy.DroppedByPeers && EraOf(versionOf(s)).RoutesOnDiscovery() {
+		return PeerDroppedAtRebuild
 	}
 	return ""
 }

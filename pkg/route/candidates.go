@@ -98,6 +98,9 @@ func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
 	case mvp.PeerLeaseHasNoOwner:
 		st.add("peer %s's identity lease has no holderIdentity: not a peer", p.srv.Name)
 		st.say("", "%s's identity lease has no holder, so it is not a peer", p.srv.Name)
+	case mvp.PeerDroppedAtRebuild:
+		st.add("peer %s stopped answering and this server has rebuilt its peer-discovery cache since (an identity lease was created, deleted or changed holder): the rebuild could not fetch %s's discovery and dropped it", p.srv.Name, p.srv.Name)
+		st.say(mvp.RuleDiscoveryRouting, "%s stopped answering, and this server rebuilt its list of what peers serve since then (another apiserver started, restarted or stopped): %s is no longer on it", p.srv.Name, p.srv.Name)
 	case mvp.PeerGateOff:
 		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
 		st.say(mvp.RuleFilter, "%s has the UnknownVersionInteroperabilityProxy gate off: it publishes no address, so no peer asks what it serves", p.srv.Name)
