@@ -6,6 +6,7 @@ package main
 import (
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/gcpolicy"
@@ -33,6 +34,10 @@ func main() {
 	var once sync.Once
 	exitProcess = func(code int) {
 		once.Do(func() { // main and a second signal may both get here: the first one exits
+			// Every fork holds syscall.ForkLock for writing (the syscall package's promise):
+			// holding it for reading, no goroutine (client-go running a plugin again for
+			// another request) starts a child that endChildren would not see.
+			syscall.ForkLock.RLock()
 			endChildren(childGrace, childKillWait)
 			snapshot.RemoveTempFiles()
 			guard.stop(stderrDrain)
