@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
-	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // processCase is one row of docs/faults.md: a fault, the command run against it as a whole

@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
-	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // devicePrompt is what a device-code sign-in (Azure's kubelogin, say) prints on stderr.

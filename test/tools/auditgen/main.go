@@ -1,5 +1,5 @@
 // Command auditgen writes a synthetic, real-shaped Kubernetes audit log (see
-// pkg/auditlog/auditgen): go run ./test/tools/auditgen -n 1000000 -o /tmp/audit.log
+// test/fake/auditevents): go run ./test/tools/auditgen -n 1000000 -o /tmp/audit.log
 package main
 
 import (
