@@ -3,7 +3,12 @@ GO      ?= go
 # A release tag (vX.Y.Z, with -N-gHASH after it and -dirty as git describe adds them), else v0.0.0-dev.
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# The build date is not the clock's, so that a rebuild of a commit gives the same bytes:
+# SOURCE_DATE_EPOCH when set (reproducible-builds.org), else the commit's time (UTC, as the
+# release archives' .CommitDate), else unknown.
+DATE    ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then \
+             date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ; \
+           else TZ=UTC0 git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null | grep . || echo unknown; fi)
 LDFLAGS := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildDate=$(DATE)
 E2E_TIMEOUT ?= 45m
 
@@ -68,8 +73,10 @@ golden:
 examples: build
 	cd test/e2e && $(GO) run ./cmd/mkexample -mvpctl $(CURDIR)/bin/mvpctl -out $(CURDIR)/examples/skew.yaml -audit-out $(CURDIR)/examples/audit.log.gz
 
-# Redraw the README's pictures (docs/images) from the DOT golden files (needs Graphviz).
+# Redraw the README's pictures (docs/images) from the DOT golden files. The only target that
+# needs Graphviz (`make test` checks the DOT files in Go).
 pictures:
+	@command -v dot >/dev/null || { echo "make pictures: needs Graphviz's dot on PATH (apt-get install graphviz, brew install graphviz)" >&2; exit 1; }
 	dot -Tpng -o docs/images/explain-example.png cmd/mvpctl/testdata/golden/explain-example.dot
 	dot -Tpng -o docs/images/routes-example.png cmd/mvpctl/testdata/golden/routes-example.dot
 	dot -Tpng -o docs/images/simulate-timeline.png cmd/mvpctl/testdata/golden/simulate-timeline-crash.dot
