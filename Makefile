@@ -19,7 +19,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
+.PHONY: all build image release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
 
 all: build
 
@@ -30,9 +30,17 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# Every archive of a release (.goreleaser.yaml) into dist/, without publishing anything.
+# The container image (Dockerfile), stamped like `make build`.
+IMAGE ?= mvpctl
+image:
+	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
+
+# Every archive of a release (.goreleaser.yaml) into dist/, without publishing or signing
+# anything (keyless signing needs the release workflow's identity); SBOMs when syft is on PATH.
 release-snapshot:
-	goreleaser release --snapshot --clean
+	@command -v goreleaser >/dev/null || { echo "make release-snapshot: needs goreleaser on PATH (go install github.com/goreleaser/goreleaser/v2@latest)" >&2; exit 1; }
+	@skip=sign; command -v syft >/dev/null || { skip=sign,sbom; echo "make release-snapshot: no syft on PATH: no SBOMs" >&2; }; \
+	  echo "goreleaser release --snapshot --clean --skip=$$skip"; goreleaser release --snapshot --clean --skip=$$skip
 
 # Unit tests, then the end-to-end suite against real kube-apiservers (test/e2e).
 test: unit e2e
