@@ -1,15 +1,19 @@
 # syntax=docker/dockerfile:1
 # mvpctl for CI jobs: a static binary on distroless, running as non-root (65532).
 #
-#   docker build -t mvpctl \
-#     --build-arg VERSION=$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-dev) \
-#     --build-arg COMMIT=$(git rev-parse --short HEAD) \
-#     --build-arg BUILD_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ) .
-#   docker run --rm -v ~/.kube:/home/nonroot/.kube:ro mvpctl routes
+#   make image        # docker build -t mvpctl with VERSION, COMMIT and BUILD_DATE (the commit's
+#                     # time, not the clock's) as make build stamps them
+#
+#   # A kubeconfig is mode 0600 and its owner's: run as that owner (--user) and mount the one
+#   # file; --network host (Linux) lets a cluster on this machine's loopback (kind, minikube)
+#   # be reached at the kubeconfig's 127.0.0.1 address.
+#   docker run --rm --user "$(id -u):$(id -g)" --network host -e KUBECONFIG=/kubeconfig \
+#     -v "${KUBECONFIG:-$HOME/.kube/config}:/kubeconfig:ro" mvpctl routes
 #
 # The image has no shell and no credential plugins: a kubeconfig that needs an exec
 # plugin (aws, gke-gcloud-auth-plugin, ...) does not work in it; use a token or client
-# certificate kubeconfig.
+# certificate kubeconfig. Files a kubeconfig names by path (client-certificate:, ...) must
+# be mounted at those paths too; kubeconfigs with *-data fields need nothing more.
 
 ARG GO_VERSION=1.26
 
@@ -27,6 +31,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
       -o /out/mvpctl ./cmd/mvpctl
 
 FROM gcr.io/distroless/static-debian12:nonroot
+COPY LICENSE /LICENSE
 COPY --from=build /out/mvpctl /mvpctl
 USER 65532:65532
 ENTRYPOINT ["/mvpctl"]

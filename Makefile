@@ -3,7 +3,12 @@ GO      ?= go
 # A release tag (vX.Y.Z, with -N-gHASH after it and -dirty as git describe adds them), else v0.0.0-dev.
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# The build date is not the clock's, so that a rebuild of a commit gives the same bytes:
+# SOURCE_DATE_EPOCH when set (reproducible-builds.org), else the commit's time (UTC, as the
+# release archives' .CommitDate), else unknown.
+DATE    ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then \
+             date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ; \
+           else TZ=UTC0 git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null | grep . || echo unknown; fi)
 LDFLAGS := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildDate=$(DATE)
 E2E_TIMEOUT ?= 45m
 
@@ -14,7 +19,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
+.PHONY: all build image release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
 
 all: build
 
@@ -25,9 +30,17 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# Every archive of a release (.goreleaser.yaml) into dist/, without publishing anything.
+# The container image (Dockerfile), stamped like `make build`.
+IMAGE ?= mvpctl
+image:
+	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
+
+# Every archive of a release (.goreleaser.yaml) into dist/, without publishing or signing
+# anything (keyless signing needs the release workflow's identity); SBOMs when syft is on PATH.
 release-snapshot:
-	goreleaser release --snapshot --clean
+	@command -v goreleaser >/dev/null || { echo "make release-snapshot: needs goreleaser on PATH (go install github.com/goreleaser/goreleaser/v2@latest)" >&2; exit 1; }
+	@skip=sign; command -v syft >/dev/null || { skip=sign,sbom; echo "make release-snapshot: no syft on PATH: no SBOMs" >&2; }; \
+	  echo "goreleaser release --snapshot --clean --skip=$$skip"; goreleaser release --snapshot --clean --skip=$$skip
 
 # Unit tests, then the end-to-end suite against real kube-apiservers (test/e2e).
 test: unit e2e
@@ -68,8 +81,10 @@ golden:
 examples: build
 	cd test/e2e && $(GO) run ./cmd/mkexample -mvpctl $(CURDIR)/bin/mvpctl -out $(CURDIR)/examples/skew.yaml -audit-out $(CURDIR)/examples/audit.log.gz
 
-# Redraw the README's pictures (docs/images) from the DOT golden files (needs Graphviz).
+# Redraw the README's pictures (docs/images) from the DOT golden files. The only target that
+# needs Graphviz (`make test` checks the DOT files in Go).
 pictures:
+	@command -v dot >/dev/null || { echo "make pictures: needs Graphviz's dot on PATH (apt-get install graphviz, brew install graphviz)" >&2; exit 1; }
 	dot -Tpng -o docs/images/explain-example.png cmd/mvpctl/testdata/golden/explain-example.dot
 	dot -Tpng -o docs/images/routes-example.png cmd/mvpctl/testdata/golden/routes-example.dot
 	dot -Tpng -o docs/images/simulate-timeline.png cmd/mvpctl/testdata/golden/simulate-timeline-crash.dot

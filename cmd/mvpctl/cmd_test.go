@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -222,26 +221,6 @@ func TestVersion(t *testing.T) {
 	out, _, _ = run(t, "completion", "bash")
 	if !strings.Contains(out, "__start_mvpctl") {
 		t.Error("bash completion does not define __start_mvpctl")
-	}
-}
-
-// Every DOT golden file must be a graph Graphviz draws without error.
-func TestDOTGoldensRender(t *testing.T) {
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		t.Fatal("dot (Graphviz) is not on PATH: .ci/run installs it (apt-get install graphviz)")
-	}
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.dot"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no DOT golden files: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			out, err := exec.Command(dot, "-Tpng", "-o", os.DevNull, f).CombinedOutput()
-			if err != nil || len(out) > 0 {
-				t.Errorf("dot -Tpng %s: %v\n%s", f, err, out)
-			}
-		})
 	}
 }
 

@@ -28,6 +28,8 @@ var docsOfflineExit = map[string]int{
 	"mvpctl discovery diff --snapshot examples/skew.yaml":                                                                 ExitOK,
 	// Traffic at risk is reported, not an error: simulate exits 0 (preflight would block).
 	"mvpctl simulate upgrade --snapshot examples/skew.yaml --to 1.37 --audit-log examples/audit.log.gz": ExitOK,
+	// README's headline: profiles with the peer proxy set up (stated): every new GVR proxied.
+	"mvpctl simulate upgrade --servers a=1.36,b=1.36,c=1.36 --proxy=configured --to 1.37": ExitOK,
 	// Profiles with kube-apiserver's defaults: the result rests on an assumption (ASSUMED line).
 	"mvpctl simulate upgrade --servers a=1.36,b=1.36,c=1.36 --to 1.37":                                                        ExitIncomplete,
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --proxy=configured --to 1.37 --audit-log examples/audit.log.gz -o junit": ExitOK,
