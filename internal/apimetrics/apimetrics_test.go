@@ -30,6 +30,7 @@ apiserver_rerouted_request_total{code="200",group="",resource="",version=""} 2
 		}, errs: {}}, false},
 		{"a longer name sharing the prefix", `apiserver_rerouted_request_total_extra{code="200"} 7
 apiserver_rerouted_request_total_created{code="200"} 1.7e9
+apiserver_rerouted_request_total_broken{code="200"} not a number
 `, map[string]map[string]float64{rerouted: {}, errs: {}}, false},
 		{"untyped, a timestamp, no labels", `apiserver_peer_proxy_errors_total{type="endpoint_resolution"} 1 1700000000000
 apiserver_rerouted_request_total 3
