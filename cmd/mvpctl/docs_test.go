@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/internal/docexamples"
+	"github.com/mvpctl/mvpctl/test/docexamples"
 )
 
 // docsOfflineExit is the exit code of every offline command of README.md and docs/*.md, by
@@ -39,7 +39,7 @@ var docsOfflineExit = map[string]int{
 }
 
 // TestDocsCommands runs every offline mvpctl command of README.md and docs/*.md in-process,
-// as written (see internal/docexamples for what counts as one and for the few
+// as written (see test/docexamples for what counts as one and for the few
 // substitutions), in a directory holding a copy of the shipped examples/. Usage forms are
 // checked against the command's --help. Live commands are run by test/e2e's
 // TestDocsCommands; a command that is neither fails here (docexamples.Extract).

@@ -10,14 +10,14 @@ import (
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
-// docs/exit-codes.md carries the table exitcodes.go documents, so they cannot drift apart.
+// docs/exit-codes.md carries the table exitcodes_doc.go documents, so they cannot drift apart.
 func TestExitCodesDoc(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := exitCodesMarkdown(); !strings.Contains(string(doc), want) {
-		t.Errorf("docs/exit-codes.md does not hold the table of cmd/mvpctl/exitcodes.go; put this in it:\n%s", want)
+		t.Errorf("docs/exit-codes.md does not hold the table of cmd/mvpctl/exitcodes_doc.go; put this in it:\n%s", want)
 	}
 }
 

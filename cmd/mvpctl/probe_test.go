@@ -13,12 +13,12 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/probe"
-	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // probeCluster is kas-a (every API) and kas-b (no batch/v1), both v1.36.3 with the proxy on.

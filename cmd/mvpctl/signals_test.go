@@ -77,10 +77,10 @@ func binary(t *testing.T) string {
 	return binaryPath
 }
 
-// TestPluginStderrNotShown: a failing exec credential plugin's own stderr (which may hold its
-// environment) never reaches the user; one line says it was held back, and the error names
-// the plugin as the kubeconfig problem it is (exit 1).
-func TestPluginStderrNotShown(t *testing.T) {
+// TestPluginStderrRedacted: a failing exec credential plugin's own stderr is shown, cleaned
+// of secrets (here a secret-named variable), and the error names the plugin as the kubeconfig
+// problem it is (exit 1).
+func TestPluginStderrRedacted(t *testing.T) {
 	dir := t.TempDir()
 	kc, plugin := execPluginKubeconfig(t, dir, "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n")
 	cmd := exec.Command(binary(t), "routes", "--kubeconfig", kc, "--timeout", "2s")
@@ -93,7 +93,7 @@ func TestPluginStderrNotShown(t *testing.T) {
 	}
 	got := stderr.String()
 	if strings.Contains(got, "hunter2") || !strings.Contains(got, "credential plugin failed (exec: executable "+plugin+" failed with exit code 1)") ||
-		!strings.Contains(got, "note: ") || strings.Contains(got, "check the address") {
+		!strings.Contains(got, "debug: SECRET_ENV=[REDACTED]\n") || strings.Contains(got, "check the address") {
 		t.Errorf("stderr %q", got)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 const testToken = "eyJhbGciOiJSUzI1NiJ9.bXZwY3RsLXNuYXBzaG90LXRlc3Q.c2lnbmF0dXJl"

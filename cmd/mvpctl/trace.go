@@ -2,8 +2,10 @@ package main
 
 import (
 	"flag"
+	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"k8s.io/klog/v2"
 
@@ -18,9 +20,10 @@ import (
 const traceDecisionsLevel = 4
 
 // startTrace sets klog's verbosity to -v, before any client is built (client-go decides then
-// whether to wrap its transport in its request logger). With -v, klog writes to the real
-// stderr; without, klog stays as it was at start-up, writing to os.Stderr, which the stderr
-// guard holds (stderrguard.go): client-go's warnings are counted there, not shown.
+// whether to wrap its transport in its request logger). With -v, klog writes to mvpctl's
+// stderr at once, each line cleaned as others' lines are (cleanForeign: known credentials and
+// secret shapes redacted); without, klog writes to os.Stderr, which the stderr guard cleans
+// and shows (stderrguard.go).
 func (g *globalOptions) startTrace() {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
@@ -34,7 +37,7 @@ func (g *globalOptions) startTrace() {
 		set("logtostderr", "false")
 		set("one_output", "true")       // each line once, not once per severity at or below its own
 		set("stderrthreshold", "FATAL") // and not a second time to os.Stderr
-		klog.SetOutput(g.streams.ErrOut)
+		klog.SetOutput(cleanLines{g.streams.ErrOut})
 	} else {
 		set("logtostderr", "true")
 		klog.SetOutput(os.Stderr)
@@ -45,4 +48,25 @@ func (g *globalOptions) startTrace() {
 			klog.V(traceDecisionsLevel).Infof("decision: %s on %s: %s", apiclient.OneLine(request), d.Server, apiclient.OneLine(d.Plain.Answer))
 		}
 	}
+}
+
+// cleanLines writes what klog writes, each line cleaned by cleanForeign (a leading tab, klog's
+// indentation of a multi-line value, kept).
+type cleanLines struct{ out io.Writer }
+
+func (c cleanLines) Write(p []byte) (int, error) {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		body, newline := strings.CutSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(body, "\t"); ok {
+			b.WriteByte('\t')
+			body = rest
+		}
+		b.WriteString(cleanForeign(body))
+		if newline {
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(c.out, b.String())
+	return len(p), err
 }

@@ -262,6 +262,10 @@ var errPluginHung = errors.New("the credential plugin did not finish")
 // transportError words a failed round trip; a timeout names the credential plugin when the
 // kubeconfig has one, since it runs before the request is sent.
 func (c *Client) transportError(ctx context.Context, path string, err error) *Error {
+	if errors.Is(err, errPluginHung) && errors.Is(ctx.Err(), context.Canceled) {
+		return &Error{Kind: KindTimeout, Base: c.base, Path: path, Err: err,
+			Msg: fmt.Sprintf("interrupted while the kubeconfig's credential plugin %q ran (so no request was sent)", c.plugin)}
+	}
 	if errors.Is(err, errPluginHung) {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q did not finish within %s (so no request was sent) — run it by hand to see what it waits for, or raise --timeout", c.plugin, c.opts.Timeout)}

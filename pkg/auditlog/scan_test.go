@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+	"github.com/mvpctl/mvpctl/test/fake/auditevents"
 )
 
 type ref struct {
@@ -136,7 +136,7 @@ func TestScan(t *testing.T) {
 
 func TestScanGenerated(t *testing.T) {
 	var buf bytes.Buffer
-	if err := auditgen.Write(&buf, auditgen.Options{Seed: 7, Requests: 20000, Stages: true, MalformedEvery: 50}); err != nil {
+	if err := auditevents.Write(&buf, auditevents.Options{Seed: 7, Requests: 20000, Stages: true, MalformedEvery: 50}); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(&buf)
@@ -239,7 +239,7 @@ func BenchmarkCountLines(b *testing.B) {
 
 func benchLines(b *testing.B) [][]byte {
 	var buf bytes.Buffer
-	if err := auditgen.Write(&buf, auditgen.Options{Seed: 1, Requests: 10000}); err != nil {
+	if err := auditevents.Write(&buf, auditevents.Options{Seed: 1, Requests: 10000}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 // secretsOf lists what must never be printed: the token, and the client certificate and key

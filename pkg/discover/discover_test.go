@@ -17,7 +17,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 // recorder collects the callbacks' lines; Discover serialises the calls.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 // TestDocumentsRecorded: the /apis aggregated documents are recorded as served, with their

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 const lbLoginPage = `<!DOCTYPE html>

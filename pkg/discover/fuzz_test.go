@@ -7,8 +7,8 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 // validates reports whether a reachable server with these resources passes

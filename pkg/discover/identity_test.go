@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 func newFake(t *testing.T, p *dt.PKI, cluster *dt.Cluster) *dt.Server {

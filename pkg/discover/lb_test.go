@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
 // roundRobin is a TCP balancer on loopback: each connection to the next backend in turn.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	toolswatch "k8s.io/client-go/tools/watch"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/redact"
@@ -106,8 +109,13 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 // errRelist: the watch's resourceVersion is too old (410 Gone): list again at once.
 var errRelist = errors.New("relist")
 
-// once lists the leases, then watches them until the watch cannot go on; established is
-// called each time a watch request was accepted.
+// once lists the leases, then follows them with client-go's RetryWatcher from the list's
+// resourceVersion until the watch cannot go on; established is called each time a watch
+// request was accepted. The RetryWatcher starts each watch request again from the last
+// resourceVersion it saw (bookmarks included) when the server ends it (timeoutSeconds) and
+// retries errors in the stream; a 410 makes it stop, and so does any error establishing a
+// watch request (watchLeases): then the leases are listed again, at once after a 410, after
+// the backoff otherwise.
 func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, established func()) error {
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	var list coordinationv1.LeaseList
@@ -123,89 +131,86 @@ func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, established 
 		set[l.Name] = l
 	}
 	w.OnLeases(sortedLeases(set))
-	rv := list.ResourceVersion
-	timeout := w.WatchTimeout
-	if timeout <= 0 {
-		timeout = DefaultLeaseWatchTimeout
+
+	// The RetryWatcher logs through the context's logger: its words stay out of stderr, what
+	// went wrong reaches OnFailure.
+	wctx, stop := context.WithCancelCause(logr.NewContext(ctx, logr.Discard()))
+	defer stop(nil)
+	rw, err := toolswatch.NewRetryWatcherWithContext(wctx, list.ResourceVersion, w.watchLeases(rc, established, stop))
+	if err != nil {
+		return fmt.Errorf("watch leases: %w", err)
 	}
-	for {
-		// The server ends the request after timeoutSeconds; the client, a little later, in
-		// case the server does not.
-		wctx, wcancel := context.WithTimeout(ctx, timeout+5*time.Second)
-		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
-			Param("labelSelector", identityLabel+"="+identityLabelValue).
-			Param("watch", "true").Param("resourceVersion", rv).Param("allowWatchBookmarks", "true").
-			Param("timeoutSeconds", strconv.Itoa(max(1, int(timeout.Seconds())))).Watch(wctx)
-		if err != nil {
-			wcancel()
+	defer rw.Stop()
+	for ev := range rw.ResultChan() {
+		switch ev.Type {
+		case watch.Error:
+			err := apierrors.FromObject(ev.Object)
 			if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
 				return errRelist
 			}
 			return fmt.Errorf("watch leases: %w", describeStatus(err))
+		case watch.Added, watch.Modified, watch.Deleted:
+			l, ok := ev.Object.(*coordinationv1.Lease)
+			if !ok {
+				return fmt.Errorf("watch leases: got a %T, want a Lease", ev.Object)
+			}
+			il := identityLeaseOf(l)
+			if ev.Type == watch.Deleted {
+				delete(set, il.Name)
+			} else {
+				if set[il.Name] == il {
+					continue
+				}
+				set[il.Name] = il
+			}
+			w.OnLeases(sortedLeases(set))
+		}
+	}
+	if err := context.Cause(wctx); err != nil && ctx.Err() == nil {
+		return err // watchLeases stopped the RetryWatcher
+	}
+	return nil
+}
+
+// watchLeases starts one watch request for the RetryWatcher. The server ends it after
+// WatchTimeout; the client, a little later, in case the server does not. A request the server
+// refuses stops the RetryWatcher (stop), with errRelist for a 410: the RetryWatcher would
+// retry it from the same resourceVersion for ever.
+func (w *LeaseWatch) watchLeases(rc *rest.RESTClient, established func(), stop context.CancelCauseFunc) cache.WatcherWithContext {
+	timeout := w.WatchTimeout
+	if timeout <= 0 {
+		timeout = DefaultLeaseWatchTimeout
+	}
+	return &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout+5*time.Second)
+		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
+			Param("labelSelector", identityLabel+"="+identityLabelValue).
+			Param("watch", "true").Param("resourceVersion", opts.ResourceVersion).Param("allowWatchBookmarks", "true").
+			Param("timeoutSeconds", strconv.Itoa(max(1, int(timeout.Seconds())))).Watch(ctx)
+		if err != nil {
+			cancel()
+			if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
+				stop(errRelist)
+			} else {
+				stop(fmt.Errorf("watch leases: %w", describeStatus(err)))
+			}
+			return nil, err
 		}
 		// Established only now: a user may list the leases and not watch them.
 		established()
-		next, err := w.follow(wctx, wi, set, rv)
-		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
-			err = nil // the client's deadline: watch again from next
-		}
-		wi.Stop()
-		wcancel()
-		if err != nil {
-			return err
-		}
-		rv = next
-	}
+		return stopCancels{wi, cancel}, nil
+	}}
 }
 
-// follow reads one watch stream until it ends (the server's timeout, or the connection
-// closed) and returns the last resourceVersion seen.
-func (w *LeaseWatch) follow(ctx context.Context, wi watch.Interface, set map[string]IdentityLease, rv string) (string, error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return rv, ctx.Err()
-		case ev, ok := <-wi.ResultChan():
-			if !ok {
-				return rv, nil
-			}
-			switch ev.Type {
-			case watch.Error:
-				err := apierrors.FromObject(ev.Object)
-				if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
-					return rv, errRelist
-				}
-				return rv, fmt.Errorf("watch leases: %w", describeStatus(err))
-			case watch.Bookmark:
-				if m, err := metaOf(ev.Object); err == nil {
-					rv = m.GetResourceVersion()
-				}
-			case watch.Added, watch.Modified, watch.Deleted:
-				l, ok := ev.Object.(*coordinationv1.Lease)
-				if !ok {
-					return rv, fmt.Errorf("watch leases: got a %T, want a Lease", ev.Object)
-				}
-				rv = l.ResourceVersion
-				il := identityLeaseOf(l)
-				if ev.Type == watch.Deleted {
-					delete(set, il.Name)
-				} else {
-					if set[il.Name] == il {
-						continue
-					}
-					set[il.Name] = il
-				}
-				w.OnLeases(sortedLeases(set))
-			}
-		}
-	}
+// stopCancels is a watch whose Stop also ends its request's context.
+type stopCancels struct {
+	watch.Interface
+	cancel context.CancelFunc
 }
 
-func metaOf(o runtime.Object) (metav1.Object, error) {
-	if l, ok := o.(*coordinationv1.Lease); ok {
-		return l, nil
-	}
-	return nil, fmt.Errorf("not a lease: %T", o)
+func (s stopCancels) Stop() {
+	s.Interface.Stop()
+	s.cancel()
 }
 
 // describeStatus words an API status error as one line naming what to do for RBAC.

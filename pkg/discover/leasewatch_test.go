@@ -87,8 +87,9 @@ func event(typ, obj string) string { return fmt.Sprintf(`{"type":%q,"object":%s}
 
 // TestLeaseWatch: list, then watch from the list's resourceVersion; every change delivers the
 // whole set; a renewal by the same holder is a change too (its renew time), a stream that
-// ends is watched again from the last resourceVersion, a 410 relists, a 403 is a failure
-// that names the RBAC and is retried.
+// ends is watched again from the last resourceVersion (a bookmark's included), a 410 in the
+// stream or answering the watch request relists at once, a 403 is a failure that names the
+// RBAC and is retried.
 func TestLeaseWatch(t *testing.T) {
 	a1, b1 := leaseJSON("apiserver-a", "a_1", "11"), leaseJSON("apiserver-b", "b_1", "12")
 	b2 := leaseJSON("apiserver-b", "b_2", "14")
@@ -100,6 +101,8 @@ func TestLeaseWatch(t *testing.T) {
 		stream("14", event("BOOKMARK", `{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"20"}}`)),
 		stream("20", event("ERROR", `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version"}`)),
 		list("21", b2, c1),
+		status(http.StatusGone, "Expired"),
+		list("22", c1),
 	}}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -125,7 +128,7 @@ func TestLeaseWatch(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			sets = append(sets, strings.Join(parts, ","))
-			if len(sets) == 4 {
+			if len(sets) == 5 {
 				cancel()
 			}
 		},
@@ -143,6 +146,7 @@ func TestLeaseWatch(t *testing.T) {
 		"apiserver-b=b_1",
 		"apiserver-b=b_2",
 		"apiserver-b=b_2,apiserver-c=c_1",
+		"apiserver-c=c_1",
 	}
 	if strings.Join(sets, "\n") != strings.Join(want, "\n") {
 		t.Errorf("sets:\n%s\nwant:\n%s\nrequests: %q", strings.Join(sets, "\n"), strings.Join(want, "\n"), srv.reqs)

@@ -65,6 +65,10 @@ func (e Era) HasProxy() bool { return e != EraNone && e != "" }
 // (1.28–1.32) rather than discovery.
 func (e Era) RoutesOnStorageVersions() bool { return e == EraSV || e == EraSV2 }
 
+// RoutesOnDiscovery reports whether the era routes on a peer-discovery cache (1.33+), which
+// every identity lease event rebuilds from scratch (docs/behaviour.md §11.4).
+func (e Era) RoutesOnDiscovery() bool { return e.HasProxy() && !e.RoutesOnStorageVersions() }
+
 // AnyUnresolvedPeerIs503 is the 1.28–1.31 rule: one candidate whose address does not resolve
 // fails the request, even when another candidate resolves (docs/behaviour.md §11.1).
 func (e Era) AnyUnresolvedPeerIs503() bool { return e == EraSV }

@@ -1,6 +1,8 @@
 package mvp
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -37,6 +39,14 @@ func EndpointAt(w snapshot.EndpointWindow, at time.Time) (resolves, known bool) 
 	return false, false
 }
 
+// EndpointLikelyAlive says, for a moment inside the window (EndpointAt unknown), which answer
+// is the likelier one: the dead server's last endpoint write fell anywhere in the RenewInterval
+// before its death, so the key's expiry is spread evenly over the window, and before its middle
+// the key more likely still lives (peers answer 503 transport) than not.
+func EndpointLikelyAlive(w snapshot.EndpointWindow, at time.Time) bool {
+	return at.Before(w.AliveUntil.Add(w.GoneBy.Sub(w.AliveUntil) / 2))
+}
+
 // CrashPhase is a moment after a SIGKILL.
 type CrashPhase int
 
@@ -45,7 +55,8 @@ const (
 	// resolve the dead server's address and dialling it fails: 503 transport.
 	CrashEndpointAlive CrashPhase = iota
 	// CrashEndpointExpired: afterwards peers cannot resolve it: 503 endpoint-resolution, for as
-	// long as the identity lease lives (up to 1 h + GC).
+	// long as peers keep the dead server in their peer-discovery caches: until their next
+	// rebuild (RebuildsPeerCaches), at the latest when the identity lease is garbage-collected.
 	CrashEndpointExpired
 )
 
@@ -66,13 +77,43 @@ func Stop(srv *snapshot.Server, why string) {
 	}
 }
 
+// RebuildsPeerCaches reports whether a change of one identity lease (nil: none) makes every
+// server rebuild its peer-discovery cache: the apiserver's lease informer queues a rebuild when
+// a lease is added or deleted, or changes holder (a new process); a renewal does not
+// (k8s.io/apiserver pkg/util/peerproxy, peerproxy.go: the informer's event handlers).
+func RebuildsPeerCaches(before, after *snapshot.Lease) bool {
+	switch {
+	case before == nil || after == nil:
+		return before != after
+	}
+	return before.Name != after.Name || before.HolderIdentity != after.HolderIdentity
+}
+
+// RebuildPeerCaches is every server's rebuild of its peer-discovery cache: the discovery of a
+// server that stopped answering cannot be fetched, so its entry is dropped and its peers stop
+// routing to it — a 404, no longer a 503 (docs/behaviour.md §11.4).
+func RebuildPeerCaches(snap *snapshot.Snapshot) {
+	for i := range snap.Servers {
+		if s := &snap.Servers[i]; !s.Reachable && s.IdentityLease != nil {
+			s.PeerProxy.DroppedByPeers = true
+		}
+	}
+}
+
 // Start brings a server up: a new process writes a new identity lease and, once ready, its
 // endpoint lease (when its gate is on; EndpointResolves checks the gate).
 func Start(srv *snapshot.Server, holderSuffix string) {
 	srv.Reachable, srv.Error = true, ""
-	srv.PeerProxy.EndpointResolvable = nil
+	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.DroppedByPeers = nil, false
 	if srv.ID == "" {
 		srv.ID = snapshot.ServerID(srv.Hostname)
 	}
-	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: srv.ID + holderSuffix}
+	// The apiserver's holder identity carries a new random suffix for every process, which is
+	// what makes its peers rebuild (RebuildsPeerCaches): a restart never keeps the old one.
+	holder := srv.ID + holderSuffix
+	if old := srv.IdentityLease; old != nil && strings.HasPrefix(old.HolderIdentity, holder) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(old.HolderIdentity, holder), "-"))
+		holder += "-" + strconv.Itoa(n+1)
+	}
+	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: holder}
 }

@@ -7,18 +7,13 @@ import "github.com/mvpctl/mvpctl/pkg/snapshot"
 type PeerExclusion string
 
 const (
-	PeerIsSelf          PeerExclusion = "same identity as this server: never its peer"
-	PeerHasNoID         PeerExclusion = "no identity lease matched: not a peer"
-	PeerHasNoLease      PeerExclusion = "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
-	PeerLeaseHasNoOwner PeerExclusion = "identity lease without holderIdentity: ignored as a peer"
-	PeerGateOff         PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
+	PeerIsSelf           PeerExclusion = "same identity as this server: never its peer"
+	PeerHasNoID          PeerExclusion = "no identity lease matched: not a peer"
+	PeerHasNoLease       PeerExclusion = "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
+	PeerLeaseHasNoOwner  PeerExclusion = "identity lease without holderIdentity: ignored as a peer"
+	PeerGateOff          PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
+	PeerDroppedAtRebuild PeerExclusion = "stopped answering, and the peer-discovery cache was rebuilt since: its entry was dropped"
 )
-
-// HasIdentity reports whether p has an identity a peer can know it by: an ID, and an identity
-// lease (a running server always has one; a stopped 1.35+ server deleted it).
-func HasIdentity(p *snapshot.Server) bool {
-	return p.ID != "" && (p.IdentityLease != nil || p.Reachable)
-}
 
 // PeerOf returns "" when server s holds peer p in its peer-discovery cache — p has an identity
 // lease with a holder, and its gate is on, so it writes the endpoint lease s resolves before
@@ -37,6 +32,9 @@ func PeerOf(s, p *snapshot.Server) PeerExclusion {
 	}
 	if gate, _ := GateOn(p); !gate {
 		return PeerGateOff
+	}
+	if !p.Reachable && p.PeerProxy.DroppedByPeers && EraOf(versionOf(s)).RoutesOnDiscovery() {
+		return PeerDroppedAtRebuild
 	}
 	return ""
 }

@@ -81,7 +81,7 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 		case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.Unavailable:
 			res.Note = "as predicted: the random choice fell on a peer that does not answer"
 		default:
-			res.Note = fmt.Sprintf("an outcome the random peer choice allows (%s)", strings.Join(res.Predicted.Alternatives, "; "))
+			res.Note = fmt.Sprintf("an outcome the prediction also allows (%s)", strings.Join(res.Predicted.Alternatives, "; "))
 		}
 		return
 	}

@@ -137,9 +137,10 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 		expect[outcomeKey(d.Outcome, d.Unavailable)] = true
 		p.Text = outcomeText(d.Outcome, d.Unavailable)
 	}
-	for _, a := range d.Alternatives {
-		// "unavailable/transport with probability 1/2"
-		if k, _, ok := strings.Cut(a, " with probability "); ok && k != string(mvp.Proxied) {
+	for _, k := range d.AlsoPossible {
+		// A proxied alternative is observed as what the chosen peer answers: the candidates
+		// above already allow it.
+		if k != string(mvp.Proxied) {
 			expect[k] = true
 		}
 	}

@@ -11,12 +11,12 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	dt "github.com/mvpctl/mvpctl/pkg/discover/discovertest"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
-	pt "github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // pair is kas-a (every API) and kas-b (batch/v1 off, and apps/v1 without deployments), both
@@ -267,6 +267,47 @@ func TestExpiredEndpoint(t *testing.T) {
 	}
 	if m := serverReport(rep, "kas-b").Metrics; m.PeerProxyErrorsTotal != 3 || m.ExpectedEndpointErrors != 3 || m.ReroutedTotal != 0 {
 		t.Errorf("kas-b metrics %+v", m)
+	}
+}
+
+// TestCrashWindowEitherAnswerMatches: a snapshot taken inside the window in which a SIGKILLed
+// peer's endpoint key may or may not have expired allows both 503s, and whichever the servers
+// give is a match — never a mismatch (exit 3) — whichever the prediction names first.
+func TestCrashWindowEitherAnswerMatches(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		expired bool // what the fake answers: endpoint-resolution, or transport
+		into    time.Duration
+		first   string
+	}{
+		{"early in the window, servers still dial the dead peer", false, 2 * time.Second, mvp.Transport},
+		{"early in the window, key already gone", true, 2 * time.Second, mvp.Transport},
+		{"late in the window, servers still dial the dead peer", false, 15 * time.Second, mvp.EndpointResolution},
+		{"late in the window, key gone", true, 15 * time.Second, mvp.EndpointResolution},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, a, _ := pair(t, nil)
+			a.Kill()
+			if tc.expired {
+				a.ExpireEndpoint()
+			}
+			snap := takeSnapshot(t, c)
+			dead := snap.Find("kas-a")
+			dead.PeerProxy.EndpointResolvable = nil
+			dead.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: snap.TakenAt.Add(-tc.into), GoneBy: snap.TakenAt.Add(20*time.Second - tc.into)}
+			o := fastOptions(c)
+			o.Selection = probe.Selection{Resources: []string{"jobs"}}
+			rep := run(t, snap, o)
+			if rep.Findings() || rep.Summary.Match != 3 || rep.Summary.Mismatch != 0 {
+				dump(t, rep)
+				t.Fatalf("summary %+v", rep.Summary)
+			}
+			for _, r := range rep.Results {
+				if r.Predicted.Unavailable != tc.first || len(r.Predicted.Expect) != 2 {
+					t.Errorf("%s %s: predicted %s %v, want %s first and both 503s allowed", r.Name, r.Verb, r.Predicted.Text, r.Predicted.Expect, tc.first)
+				}
+			}
+		})
 	}
 }
 

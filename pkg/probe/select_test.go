@@ -9,9 +9,9 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/probe/probetest"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 func res(group, version, resource, kind string, namespaced bool, verbs ...string) snapshot.Resource {
@@ -255,12 +255,12 @@ odd_metric{label="a \"quoted\" \\ value"} 1
 func TestProbetestBodies(t *testing.T) {
 	body := func(name string) string { return loadCapture(t, name).Body }
 	for _, tc := range []struct{ capture, fake string }{
-		{"v1.36.3-b-list-jobs-forced-local", probetest.BodyTextNotFound},
-		{"v1.36.3-a-unknown-resource", probetest.BodyUnknownResource},
-		{"v1.36.3-b-list-jobs-peer-endpoint-expired", probetest.BodyEndpointResolution},
-		{"v1.36.3-b-list-jobs-peer-killed", fmt.Sprintf(probetest.BodyTransportFormat, "127.0.0.1:44475")},
-		{"v1.36.3-a-missing-job", fmt.Sprintf(probetest.BodyMissingObjectFormat, "nope", "batch", "jobs")},
-		{"v1.36.3-b-list-jobs-unprivileged", fmt.Sprintf(probetest.BodyForbiddenFormat, "e2e-nobody", "list", "jobs", "batch")},
+		{"v1.36.3-b-list-jobs-forced-local", proxycluster.BodyTextNotFound},
+		{"v1.36.3-a-unknown-resource", proxycluster.BodyUnknownResource},
+		{"v1.36.3-b-list-jobs-peer-endpoint-expired", proxycluster.BodyEndpointResolution},
+		{"v1.36.3-b-list-jobs-peer-killed", fmt.Sprintf(proxycluster.BodyTransportFormat, "127.0.0.1:44475")},
+		{"v1.36.3-a-missing-job", fmt.Sprintf(proxycluster.BodyMissingObjectFormat, "nope", "batch", "jobs")},
+		{"v1.36.3-b-list-jobs-unprivileged", fmt.Sprintf(proxycluster.BodyForbiddenFormat, "e2e-nobody", "list", "jobs", "batch")},
 	} {
 		got := body(tc.capture)
 		if strings.Contains(tc.capture, "unprivileged") {

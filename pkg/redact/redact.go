@@ -20,7 +20,13 @@ import (
 type Redactor struct {
 	mu      sync.RWMutex
 	secrets []string
+	known   map[string]bool // secrets, as a set: a token is learned again at every request
 }
+
+// Process holds every credential any Redactor of the process was given or learned, for text
+// no single Redactor sees: what a credential plugin or a library writes to the process's
+// stderr (cmd/mvpctl's stderr guard cleans it with Process, then Shapes).
+var Process Redactor
 
 // minSecretLen keeps short values (a one-letter password) from blanking ordinary words.
 const minSecretLen = 6
@@ -50,22 +56,38 @@ func (r *Redactor) Add(cfg *rest.Config) {
 }
 
 func (r *Redactor) addValues(vals ...string) {
+	if r != &Process {
+		Process.addValues(vals...)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	added := false
+	add := func(v string) {
+		if !r.known[v] {
+			if r.known == nil {
+				r.known = map[string]bool{}
+			}
+			r.known[v] = true
+			r.secrets = append(r.secrets, v)
+			added = true
+		}
+	}
 	for _, v := range vals {
 		v = strings.TrimSpace(v)
 		if len(v) >= minSecretLen {
-			r.secrets = append(r.secrets, v)
+			add(v)
 		}
 		// PEM blocks may be quoted line by line; redact their base64 lines too.
 		for _, line := range strings.Split(v, "\n") {
 			if line = strings.TrimSpace(line); len(line) >= 16 && !strings.HasPrefix(line, "-----") {
-				r.secrets = append(r.secrets, line)
+				add(line)
 			}
 		}
 	}
-	// Longest first, so a secret containing another is removed whole.
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	if added {
+		// Longest first, so a secret containing another is removed whole.
+		sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	}
 }
 
 // AddAuthorization registers the credential of an Authorization header value: a bearer token,

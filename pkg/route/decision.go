@@ -56,8 +56,12 @@ type Decision struct {
 	// reported (an unreachable peer's resources taken from another server's peer-aggregated
 	// discovery, or an unknown configuration assumed from the version's default).
 	Inferred bool `json:"inferred"`
-	// Alternatives lists other outcomes the random peer choice can produce.
+	// Alternatives lists, in words, other outcomes the random peer choice or the crash
+	// window of a dead peer can produce.
 	Alternatives []string `json:"alternatives,omitempty"`
+	// AlsoPossible are the outcomes of Alternatives as keys (not-found,
+	// unavailable/transport, ...): what an observation may show besides Outcome.
+	AlsoPossible []string `json:"alsoPossible,omitempty"`
 	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
 	// with how to confirm each; set when that is why the answer is 404.
 	Causes []mvp.Cause `json:"causes,omitempty"`

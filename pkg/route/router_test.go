@@ -123,13 +123,14 @@ func TestDecide(t *testing.T) {
 			server("s", "v1.36.3", noBatch...)),
 			server: "s", path: jobs, outcome: mvp.Proxied, peers: []string{"apiserver-a"}},
 
-		{name: "crashed peer inside the endpoint window: both 503s, with the moment",
-			snap: snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) {
-				s.PeerProxy.EndpointResolvable = nil
-				s.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: takenAt.Add(-2 * time.Second), GoneBy: takenAt.Add(18 * time.Second)}
-			}), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs")),
+		{name: "crashed peer late in the endpoint window: endpoint-resolution first, transport until then",
+			snap:   crashedPeerAt(-12*time.Second, 8*time.Second),
 			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.EndpointResolution, peers: []string{"apiserver-a"}, inferred: true,
 			stepHas: "until then: unavailable/transport; from"},
+		{name: "crashed peer early in the endpoint window: transport first, endpoint-resolution from the window's end",
+			snap:   crashedPeerAt(-2*time.Second, 18*time.Second),
+			server: "b", path: jobs, outcome: mvp.Unavailable, status: 503, unavailable: mvp.Transport, peers: []string{"apiserver-a"}, inferred: true,
+			stepHas: "likelier at the snapshot (the first half of the window): unavailable/transport; from 12:00:18 at the latest: unavailable/endpoint-resolution"},
 
 		// What the server has learned (its own peer-aggregated /apis is the evidence, 1.35+).
 		{name: "peer-aggregated /apis lacks it: never learned, 404 with the cause", snap: snap(server("a", "v1.36.3", all...),
@@ -218,6 +219,67 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashedPeerAt is a snapshot in which a (the only server of batch/v1) stopped answering and its
+// endpoint key expires somewhere between aliveFor and goneIn after the snapshot was taken; b
+// learned batch/v1/jobs from a.
+func crashedPeerAt(aliveFor, goneIn time.Duration) *snapshot.Snapshot {
+	return snap(with(down(server("a", "v1.36.3", all...), true), func(s *snapshot.Server) {
+		s.PeerProxy.EndpointResolvable = nil
+		s.PeerProxy.EndpointWindow = &snapshot.EndpointWindow{AliveUntil: takenAt.Add(aliveFor), GoneBy: takenAt.Add(goneIn)}
+	}), withAggregated(server("b", "v1.36.3", noBatch...), "apps/v1/deployments", "batch/v1/jobs"))
+}
+
+// TestCrashWindowFirstNamed: inside the window both 503s are possible and both are allowed
+// (AlsoPossible names the other one, which probe accepts); the first-named is the likelier one
+// at the snapshot's time: transport in the window's first half, endpoint-resolution after.
+func TestCrashWindowFirstNamed(t *testing.T) {
+	jobs := "/apis/batch/v1/namespaces/default/jobs"
+	// The window is 20 s long, as a real one is (lastRenew+5 s to lastRenew+25 s); the snapshot
+	// is taken `into` it.
+	for _, tt := range []struct {
+		into  time.Duration
+		first string
+		also  string
+	}{
+		{1 * time.Second, mvp.Transport, "unavailable/endpoint-resolution"},
+		{6 * time.Second, mvp.Transport, "unavailable/endpoint-resolution"},
+		{9900 * time.Millisecond, mvp.Transport, "unavailable/endpoint-resolution"},
+		{10 * time.Second, mvp.EndpointResolution, "unavailable/transport"},
+		{14 * time.Second, mvp.EndpointResolution, "unavailable/transport"},
+		{19 * time.Second, mvp.EndpointResolution, "unavailable/transport"},
+	} {
+		s := crashedPeerAt(-tt.into, 20*time.Second-tt.into)
+		d, err := NewRouter(s).Decide("b", parsed(t, jobs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Outcome != mvp.Unavailable || d.Unavailable != tt.first || !reflect.DeepEqual(d.AlsoPossible, []string{tt.also}) {
+			t.Errorf("%s into the window: %s/%s, also possible %v; want unavailable/%s, also %s", tt.into, d.Outcome, d.Unavailable, d.AlsoPossible, tt.first, tt.also)
+		}
+	}
+	// Outside the window the answer is certain: nothing else is allowed.
+	for _, resolves := range []bool{true, false} {
+		s := crashedPeerAt(0, 0)
+		s.Servers[0].PeerProxy.EndpointWindow, s.Servers[0].PeerProxy.EndpointResolvable = nil, &resolves
+		d, err := NewRouter(s).Decide("b", parsed(t, jobs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.AlsoPossible) != 0 {
+			t.Errorf("endpoint resolves=%v (known): also possible %v", resolves, d.AlsoPossible)
+		}
+	}
+}
+
+func parsed(t *testing.T, path string) Request {
+	t.Helper()
+	req, err := ParseRequest("GET", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 // TestDecideMixedCandidatesReportsAlternatives: where the random choice among candidates can

@@ -85,6 +85,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	// Whether the default /apis is peer-aggregated was observed on the old process; the new
 	// state decides it (mvp.AggregatesDiscovery), not the observation.
 	srv.PeerProxy.PeerAggregatedDiscovery = nil
+	leaseBefore := srv.IdentityLease
 	switch step.Action {
 	case ActionUpgrade:
 		p, err := LookupProfile(step.To)
@@ -133,6 +134,9 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
 		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: --peer-ca-file removed")
 		start(srv)
+	}
+	if mvp.RebuildsPeerCaches(leaseBefore, srv.IdentityLease) {
+		mvp.RebuildPeerCaches(next)
 	}
 	// Served discovery documents describe the observed control plane, not a simulated one:
 	// after any step they would be stale (every server's merged view depends on its peers).

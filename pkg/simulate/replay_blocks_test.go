@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+	"github.com/mvpctl/mvpctl/test/fake/auditevents"
 )
 
 // TestReplayBlocksMatchRequestByRequest: Replay counts by blocks and (agent, class) pairs; the
@@ -19,7 +19,7 @@ import (
 // lines and non-resource requests, the reports must be identical, join included.
 func TestReplayBlocksMatchRequestByRequest(t *testing.T) {
 	sim := upgradeSimulation(t)
-	o := auditgen.Options{Seed: 23, Requests: 12000, Stages: true, MalformedEvery: 97}
+	o := auditevents.Options{Seed: 23, Requests: 12000, Stages: true, MalformedEvery: 97}
 	if testing.Short() {
 		o.Requests = 3000
 	}

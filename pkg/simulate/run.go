@@ -123,7 +123,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		res := evaluate(i+1, st.String(), cur)
 		res.Notes, res.ConfigLosses = notes, losses
 		if st.Action == ActionCrash {
-			res.Phase = fmt.Sprintf("from %s after the kill, while its identity lease lives (up to 1 h + GC)", mvp.EndpointLeaseTTL)
+			res.Phase = fmt.Sprintf("from %s after the kill, until an apiserver starts or stops (then peers drop it: 404)", mvp.EndpointLeaseTTL)
 		}
 		sim.Steps = append(sim.Steps, res)
 	}

@@ -77,6 +77,12 @@ func TestApplySteps(t *testing.T) {
 		{"graceful stop before 1.35 keeps the lease: 503", "1.37", []Step{{Action: ActionUpgrade, Server: "c", To: "1.34"}, {Action: ActionStop, Server: "c"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", mvp.Unavailable, mvp.EndpointResolution},
 		{"served everywhere: local", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", jobs, mvp.Local, ""},
 		{"restart after a crash: proxied again", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStart, Server: "a"}}, "b", widgets, mvp.Proxied, ""},
+		// A crash leaves a dead server in its peers' caches until their next rebuild, which any
+		// identity lease event causes (another server starting, restarting or stopping on 1.35+).
+		{"crash, then another server stops: the rebuild drops the dead one, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStop, Server: "c"}}, "b", widgets, mvp.NotFound, ""},
+		{"crash, then another server restarts: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionStop, Server: "c"}, {Action: ActionStart, Server: "c"}}, "b", widgets, mvp.NotFound, ""},
+		{"crash, then another crash: no lease event, still 503", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}, {Action: ActionCrash, Server: "c"}}, "b", widgets, mvp.Unavailable, mvp.EndpointResolution},
+		{"stop before 1.35, then another server restarts: 404", "1.37", []Step{{Action: ActionUpgrade, Server: "c", To: "1.34"}, {Action: ActionStop, Server: "c"}, {Action: ActionStop, Server: "b"}, {Action: ActionStart, Server: "b"}}, "a", "/apis/old.k8s.io/v1beta1/gadgets", mvp.NotFound, ""},
 		{"gate off on the asking server: 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "b"}}, "b", widgets, mvp.NotFound, ""},
 		{"gate off on the serving server: never learned, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionGateOff, Server: "a"}}, "b", widgets, mvp.NotFound, ""},
 		{"no peer CA on the asking server: no filter, 404", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionDropPeerCA, Server: "b"}}, "b", widgets, mvp.NotFound, ""},

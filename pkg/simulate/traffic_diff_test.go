@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+	"github.com/mvpctl/mvpctl/test/fake/auditevents"
 )
 
 // readResult is everything a traffic reader tells Replay.
@@ -85,10 +85,10 @@ func diffReaders(t *testing.T, what string, data []byte, format string) readResu
 	return want
 }
 
-func generated(t *testing.T, o auditgen.Options) []byte {
+func generated(t *testing.T, o auditevents.Options) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := auditgen.Write(&buf, o); err != nil {
+	if err := auditevents.Write(&buf, o); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -109,8 +109,8 @@ func TestTrafficReaderMatchesReference(t *testing.T) {
 	if testing.Short() {
 		n = 3000
 	}
-	base := auditgen.Options{Seed: 3, Requests: n, Stages: true, MalformedEvery: 97}
-	variants := map[string]auditgen.Options{"plain": base}
+	base := auditevents.Options{Seed: 3, Requests: n, Stages: true, MalformedEvery: 97}
+	variants := map[string]auditevents.Options{"plain": base}
 	o := base
 	o.CRLF = true
 	variants["crlf"] = o
@@ -180,7 +180,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 func TestTrafficReaderReadErrorMatchesReference(t *testing.T) {
-	data := generated(t, auditgen.Options{Seed: 5, Requests: 3000})
+	data := generated(t, auditevents.Options{Seed: 5, Requests: 3000})
 	for _, cut := range []int{0, 1, 1000, len(data) / 2, bytes.IndexByte(data, '\n') + 1, len(data) - 1} {
 		ref, _ := newRefReader(&errReader{bytes.NewReader(data), cut}, "log", FormatAuditLog)
 		var want readResult
@@ -211,7 +211,7 @@ func TestTrafficReaderReadErrorMatchesReference(t *testing.T) {
 // writeGenerated writes a generated audit log of n requests into a temporary directory.
 func writeGenerated(b *testing.B, n int, gz bool) (string, int64) {
 	b.Helper()
-	data := generatedB(b, auditgen.Options{Seed: 1, Requests: n})
+	data := generatedB(b, auditevents.Options{Seed: 1, Requests: n})
 	size := int64(len(data))
 	name := b.TempDir() + "/audit.log"
 	if gz {
@@ -223,9 +223,9 @@ func writeGenerated(b *testing.B, n int, gz bool) (string, int64) {
 	return name, size
 }
 
-func generatedB(b *testing.B, o auditgen.Options) []byte {
+func generatedB(b *testing.B, o auditevents.Options) []byte {
 	var buf bytes.Buffer
-	if err := auditgen.Write(&buf, o); err != nil {
+	if err := auditevents.Write(&buf, o); err != nil {
 		b.Fatal(err)
 	}
 	return buf.Bytes()
@@ -297,7 +297,7 @@ func BenchmarkReplayNewGzip(b *testing.B) { benchmarkReplay(b, false, true) }
 // identical, down to the order of their rows.
 func TestReplayMatchesReference(t *testing.T) {
 	sim := upgradeSimulation(t)
-	o := auditgen.Options{Seed: 11, Requests: 20000, Stages: true, MalformedEvery: 61, CRLF: true}
+	o := auditevents.Options{Seed: 11, Requests: 20000, Stages: true, MalformedEvery: 61, CRLF: true}
 	if testing.Short() {
 		o.Requests = 3000
 	}

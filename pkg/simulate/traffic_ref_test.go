@@ -1,6 +1,6 @@
 package simulate
 
-// The reader as it was before the parallel, field-scanning one (traffic.go): one line at a time,
+// The reader as it was before the parallel, field-scanning one (traffic*.go): one line at a time,
 // every audit event decoded whole with encoding/json. It is the reference the differential
 // tests compare the new reader with.
 

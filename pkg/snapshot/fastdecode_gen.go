@@ -423,26 +423,31 @@ func (d *fastDecoder) decodePeerProxy(v *PeerProxy) bool {
 				return false
 			}
 			seen |= 1 << 4
-		case "advertiseAddressReachable":
-			if seen&(1<<5) != 0 || !d.decodePtrToBool(&v.AdvertiseAddressReachable) {
+		case "droppedByPeers":
+			if seen&(1<<5) != 0 || !d.boolean(&v.DroppedByPeers) {
 				return false
 			}
 			seen |= 1 << 5
-		case "peerCATrustsPeers":
-			if seen&(1<<6) != 0 || !d.decodePtrToBool(&v.PeerCATrustsPeers) {
+		case "advertiseAddressReachable":
+			if seen&(1<<6) != 0 || !d.decodePtrToBool(&v.AdvertiseAddressReachable) {
 				return false
 			}
 			seen |= 1 << 6
-		case "peerDiscoverySyncErrors":
-			if seen&(1<<7) != 0 || !d.decodeMapOfStringToFloat64(&v.PeerDiscoverySyncErrors) {
+		case "peerCATrustsPeers":
+			if seen&(1<<7) != 0 || !d.decodePtrToBool(&v.PeerCATrustsPeers) {
 				return false
 			}
 			seen |= 1 << 7
-		case "evidence":
-			if seen&(1<<8) != 0 || !d.decodeSliceOfString(&v.Evidence) {
+		case "peerDiscoverySyncErrors":
+			if seen&(1<<8) != 0 || !d.decodeMapOfStringToFloat64(&v.PeerDiscoverySyncErrors) {
 				return false
 			}
 			seen |= 1 << 8
+		case "evidence":
+			if seen&(1<<9) != 0 || !d.decodeSliceOfString(&v.Evidence) {
+				return false
+			}
+			seen |= 1 << 9
 		default:
 			return false
 		}

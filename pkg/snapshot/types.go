@@ -186,6 +186,11 @@ type PeerProxy struct {
 	// recently that its endpoint key may or may not have expired: it lives at least until
 	// AliveUntil and is gone by GoneBy (from its identity lease's last renewal).
 	EndpointWindow *EndpointWindow `json:"endpointWindow,omitempty"`
+	// DroppedByPeers: the server stopped answering and its peers have rebuilt their
+	// peer-discovery caches since (an identity lease was created, deleted or changed holder):
+	// a rebuild drops a server whose discovery cannot be fetched, so peers no longer route to
+	// it. Set by simulations; a live snapshot shows it in its peers' peer-aggregated /apis.
+	DroppedByPeers bool `json:"droppedByPeers,omitempty"`
 	// AdvertiseAddressReachable: the server's peer-advertise address accepts connections
 	// (dialled by mvpctl, or set by a simulation). False: peers can neither fetch its discovery
 	// nor proxy to it. Nil: not checked.

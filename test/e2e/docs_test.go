@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/mvpctl/mvpctl/internal/docexamples"
+	"github.com/mvpctl/mvpctl/test/docexamples"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -50,7 +50,7 @@ var docsLiveExit = map[string][]int{
 }
 
 // TestDocsCommands runs every live mvpctl command of README.md and docs/*.md (the ones
-// internal/docexamples classifies live: they take a snapshot or probe) as the reader would,
+// test/docexamples classifies live: they take a snapshot or probe) as the reader would,
 // with KUBECONFIG pointing at a real control plane of three apiservers: kas-a v1.36.3,
 // kas-b v1.36.3 with batch/v1 off, kas-c v1.36.3: a plane about to be upgraded to 1.37
 // (docs/ci.md's preflight), whose one skew (batch/v1 served by kas-a and kas-c only) keeps

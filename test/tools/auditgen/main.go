@@ -1,5 +1,5 @@
 // Command auditgen writes a synthetic, real-shaped Kubernetes audit log (see
-// pkg/auditlog/auditgen): go run ./test/tools/auditgen -n 1000000 -o /tmp/audit.log
+// test/fake/auditevents): go run ./test/tools/auditgen -n 1000000 -o /tmp/audit.log
 package main
 
 import (
@@ -10,11 +10,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+	"github.com/mvpctl/mvpctl/test/fake/auditevents"
 )
 
 func main() {
-	var o auditgen.Options
+	var o auditevents.Options
 	out := flag.String("o", "-", "output file (\"-\": stdout); a name ending in .gz is gzipped")
 	flag.IntVar(&o.Requests, "n", 100000, "requests to log")
 	flag.Uint64Var(&o.Seed, "seed", 1, "random seed: the same seed gives the same log")
@@ -29,7 +29,7 @@ func main() {
 	}
 }
 
-func run(out string, o auditgen.Options) error {
+func run(out string, o auditevents.Options) error {
 	var w io.Writer = os.Stdout
 	if out != "-" {
 		f, err := os.Create(out)
@@ -41,10 +41,10 @@ func run(out string, o auditgen.Options) error {
 	}
 	if strings.HasSuffix(out, ".gz") {
 		gz := gzip.NewWriter(w)
-		if err := auditgen.Write(gz, o); err != nil {
+		if err := auditevents.Write(gz, o); err != nil {
 			return err
 		}
 		return gz.Close()
 	}
-	return auditgen.Write(w, o)
+	return auditevents.Write(w, o)
 }

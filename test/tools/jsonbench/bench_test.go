@@ -14,7 +14,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/mvpctl/mvpctl/pkg/auditlog"
-	"github.com/mvpctl/mvpctl/pkg/auditlog/auditgen"
+	"github.com/mvpctl/mvpctl/test/fake/auditevents"
 )
 
 var (
@@ -27,7 +27,7 @@ var (
 func data(b *testing.B) {
 	once.Do(func() {
 		var buf bytes.Buffer
-		if err := auditgen.Write(&buf, auditgen.Options{Seed: 1, Requests: 100000}); err != nil {
+		if err := auditevents.Write(&buf, auditevents.Options{Seed: 1, Requests: 100000}); err != nil {
 			panic(err)
 		}
 		log = buf.Bytes()

@@ -119,7 +119,7 @@ func Extract(root string) ([]Command, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return all, fmt.Errorf("documented commands no test can run (make them runnable, or add a substitution in internal/docexamples):\n  %s", strings.Join(errs, "\n  "))
+		return all, fmt.Errorf("documented commands no test can run (make them runnable, or add a substitution in test/docexamples):\n  %s", strings.Join(errs, "\n  "))
 	}
 	return all, nil
 }

@@ -1,11 +1,11 @@
-// Package auditgen writes synthetic, real-shaped Kubernetes audit logs: audit.k8s.io/v1 Event
+// Package auditevents writes synthetic, real-shaped Kubernetes audit logs: audit.k8s.io/v1 Event
 // JSON lines as kube-apiserver's log backend writes them (the same struct, the same encoder, so
 // the same field order and escaping: "\u0026" in query strings, "\"" in RBAC reasons), about
 // 800 bytes a line. The output depends only on Options: the same seed gives the same bytes.
 //
 // It is for benchmarks and differential tests of the audit-log reader; `go run
 // ./test/tools/auditgen -h` writes a file.
-package auditgen
+package auditevents
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package discovertest
+package apiserver
 
 import (
 	"crypto/ecdsa"

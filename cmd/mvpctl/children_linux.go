@@ -1,0 +1,133 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// adoptOrphans makes mvpctl the reaper of its descendants (PR_SET_CHILD_SUBREAPER): a process
+// a credential plugin starts in the background and leaves behind is re-parented to mvpctl, not
+// to init, so endChildren still finds it. Called once, before any child starts.
+func adoptOrphans() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// endChildren ends every live descendant of the process — a credential plugin client-go still
+// waits for, what it started, what was re-parented to mvpctl — and reaps them, within about
+// grace+killWait. They are found through /proc's parent links (never the process group: in a
+// CI script mvpctl shares its group with the script). SIGTERM first; whatever is still alive
+// after grace gets SIGKILL, which a plugin cannot ignore. A child started while this runs is
+// found by the next round.
+func endChildren(grace, killWait time.Duration) {
+	self := os.Getpid()
+	deadline := time.Now().Add(grace)
+	sig := syscall.SIGTERM
+	for round := 0; ; round++ {
+		alive := liveDescendants(self)
+		reapChildren()
+		if len(alive) == 0 {
+			return
+		}
+		if sig == syscall.SIGTERM && time.Now().After(deadline) {
+			sig, deadline = syscall.SIGKILL, time.Now().Add(killWait)
+		} else if sig == syscall.SIGKILL && time.Now().After(deadline) {
+			return // in uninterruptible sleep (D): it ends when the kernel lets it
+		}
+		for _, pid := range alive {
+			_ = syscall.Kill(pid, sig)
+		}
+		time.Sleep(time.Duration(min(round+1, 10)) * time.Millisecond)
+	}
+}
+
+// reapChildren collects the exit status of every child that has ended (a killed plugin, an
+// adopted orphan), so that none is left a zombie.
+func reapChildren() {
+	for {
+		var ws syscall.WaitStatus
+		if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); pid <= 0 || err != nil {
+			return
+		}
+	}
+}
+
+// liveDescendants are the processes below pid that have not ended (zombies excluded), read
+// from /proc/PID/task/TID/children; on a kernel without those files, from every process's
+// parent in /proc/PID/stat.
+func liveDescendants(pid int) []int {
+	children := childrenOf
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(syscall.Gettid()) + "/children"); err != nil {
+		children = parentScan()
+	}
+	var out []int
+	queue := children(pid)
+	for len(queue) > 0 && len(out) < 1<<14 {
+		p := queue[0]
+		queue = queue[1:]
+		if state, _ := procStat(p); state != 0 && state != 'Z' && state != 'X' {
+			out = append(out, p)
+		}
+		queue = append(queue, children(p)...)
+	}
+	return out
+}
+
+// childrenOf lists pid's children from the children file of each of its threads (a child is
+// listed under the thread that started it, or that adopted it).
+func childrenOf(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + task.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// parentScan reads every process's parent once and returns the children lookup built from it.
+func parentScan() func(int) []int {
+	byParent := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if _, ppid := procStat(pid); ppid > 0 {
+				byParent[ppid] = append(byParent[ppid], pid)
+			}
+		}
+	}
+	return func(pid int) []int { return byParent[pid] }
+}
+
+// procStat is the state letter and the parent of pid from /proc/PID/stat (0, 0 when it is
+// gone). The command name, in parentheses, may hold spaces and parentheses itself.
+func procStat(pid int) (state byte, ppid int) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 || len(f[0]) != 1 {
+		return 0, 0
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return f[0][0], ppid
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package main
+
+import "time"
+
+// adoptOrphans and endChildren are Linux-only (children_linux.go): elsewhere a hung credential
+// plugin is abandoned when mvpctl exits, as before.
+func adoptOrphans() {}
+
+func endChildren(grace, killWait time.Duration) {}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/probe"
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/watch"
+)
+
+// snapshotResult is `mvpctl snapshot`'s result: partial when some apiserver could not be read.
+func snapshotResult(snap *snapshot.Snapshot) error {
+	if !snap.Partial() {
+		return lbResult(snap)
+	}
+	unread := 0
+	for i := range snap.Servers {
+		if !snap.Servers[i].Reachable {
+			unread++
+		}
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %d of %d apiservers could not be read (recorded with reachable: false)", unread, len(snap.Servers)))
+}
+
+// partialResult is the result of a command that routes a snapshot (routes, explain): partial
+// when some server could not be read, as the printed result does not cover it.
+func partialResult(snap *snapshot.Snapshot) error {
+	var names []string
+	for _, s := range snap.Servers {
+		if !s.Reachable {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return lbResult(snap)
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
+}
+
+// lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per
+// server class and estimated from samples unless every identity lease was seen and nothing
+// is in doubt (snapshot.LBSampling.Complete). An estimate is not a success.
+func lbResult(snap *snapshot.Snapshot) error {
+	lb := snap.Cluster.LB
+	if lb == nil || lb.Complete() {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", lbIncompleteReason(lb)))
+}
+
+func lbIncompleteReason(lb *snapshot.LBSampling) string {
+	if len(lb.Doubts) > 0 {
+		return "sampled through a load balancer: " + strings.Join(lb.Doubts, "; ")
+	}
+	return fmt.Sprintf("sampled through a load balancer: %d of %d live identity leases seen, the server classes are estimated from samples", lb.LeasesSeen, lb.Leases)
+}
+
+// expectedDiscoveryResult is `discovery expected`'s result: partial when some expectation is
+// missing or uncertain.
+func expectedDiscoveryResult(es []peerdiscovery.Expectation) error {
+	var parts []string
+	for _, e := range es {
+		switch {
+		case !e.Predicted():
+			parts = append(parts, fmt.Sprintf("%s (%s)", e.Server, e.Status))
+		case len(e.Uncertain) > 0:
+			parts = append(parts, fmt.Sprintf("%s (uncertain: %s)", e.Server, strings.Join(e.Uncertain, "; ")))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: no exact prediction for %s", strings.Join(parts, ", ")))
+}
+
+// discoveryDiffResult is `discovery diff`'s result: stale or missing entries block, and win
+// over a partial check.
+func discoveryDiffResult(rep *peerdiscovery.Report) error {
+	s := rep.Summary
+	switch {
+	case s.Stale+s.Missing > 0:
+		return withCode(ExitFindings, fmt.Errorf("discovery diff: %d stale, %d missing entr%s", s.Stale, s.Missing, plural(s.Stale+s.Missing, "y", "ies")))
+	case rep.Partial:
+		var parts []string
+		for _, d := range rep.Servers {
+			switch {
+			case d.Status == peerdiscovery.StatusUnreachable || d.Status == peerdiscovery.StatusNotRecorded:
+				parts = append(parts, fmt.Sprintf("%s (%s)", d.Name, d.Status))
+			case len(d.Uncertain) > 0:
+				parts = append(parts, fmt.Sprintf("%s (uncertain)", d.Name))
+			}
+		}
+		return withCode(ExitIncomplete, fmt.Errorf("partial result: not checked: %s", strings.Join(parts, ", ")))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// probeResult is `mvpctl probe`'s result: findings (mismatches, loop-header violations) win
+// over a partial probe.
+func probeResult(rep *probe.Report) error {
+	s := rep.Summary
+	if rep.Findings() {
+		return withCode(ExitFindings, fmt.Errorf("probe: %d mismatch(es), %d loop-header violation(s) in %d result(s)", s.Mismatch, s.LoopViolations, s.Results))
+	}
+	if !rep.Partial {
+		return nil
+	}
+	var parts []string
+	if s.ServersNotProbed > 0 {
+		var names []string
+		for _, sr := range rep.Servers {
+			if !sr.Probed {
+				names = append(names, sr.Name)
+			}
+		}
+		parts = append(parts, strings.Join(names, ", ")+" could not be probed")
+	}
+	if n := s.Inconclusive + s.Errors + s.NotMeasured; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d measurement(s) gave no routing evidence (%d inconclusive, %d error, %d not measured)", n, s.Results, s.Inconclusive, s.Errors, s.NotMeasured))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, rep.Interrupted)
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", strings.Join(parts, "; ")))
+}
+
+// trafficReadable refuses a traffic report in which no server's counters could be read: there
+// is nothing to show, and an empty table would read as "nothing was proxied".
+func trafficReadable(rep *proxytraffic.Report) error {
+	for _, s := range rep.Servers {
+		if s.Read {
+			return nil
+		}
+	}
+	first := ""
+	if len(rep.Servers) > 0 {
+		first = fmt.Sprintf(" (%s: %s)", rep.Servers[0].Name, rep.Servers[0].Note)
+	}
+	return fmt.Errorf("no apiserver's counters could be read%s", first)
+}
+
+// trafficResult is `mvpctl traffic`'s result: partial when some server's counters could not
+// be read, or the interval was cut short.
+func trafficResult(rep *proxytraffic.Report) error {
+	var unread []string
+	for _, s := range rep.Servers {
+		if !s.Read {
+			unread = append(unread, s.Name)
+		}
+	}
+	switch {
+	case len(unread) > 0:
+		return withCode(ExitIncomplete, fmt.Errorf("partial result: the counters of %s could not be read", strings.Join(unread, ", ")))
+	case rep.Interrupted != "":
+		return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", rep.Interrupted))
+	}
+	return nil
+}
+
+// preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
+// on assumptions (a version's default configuration, no live server to observe) is not a
+// pass: it exits 2 unless --fail-on=never; nor is one from a snapshot whose server classes
+// were estimated through a load balancer.
+func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, start *snapshot.Snapshot) error {
+	var code int
+	switch rep.Failing(failOn) {
+	case simulate.Blocking:
+		code = ExitFindings
+	case simulate.Warning:
+		code = ExitIncomplete
+	default:
+		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
+		}
+		if lb := start.Cluster.LB; lb != nil && !lb.Complete() && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the start is %s", lbIncompleteReason(lb)))
+		}
+		return nil
+	}
+	return withCode(code, fmt.Errorf("preflight: %d blocking, %d warning finding(s)", rep.Summary.Blocking, rep.Summary.Warning))
+}
+
+// simulateResult is `mvpctl simulate`'s result: incomplete when it rests on assumptions or
+// on a snapshot in which some apiserver could not be read. The at-risk rows are part of the
+// output, not a verdict (preflight is the gate).
+func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) error {
+	var why []string
+	if n := len(rep.Simulation.Assumptions); n > 0 {
+		why = append(why, fmt.Sprintf("it rests on %d assumption(s) (the ASSUMED lines)", n))
+	}
+	var unread []string
+	for _, s := range start.Servers {
+		if !s.Reachable {
+			unread = append(unread, s.Name)
+		}
+	}
+	if len(unread) > 0 {
+		why = append(why, strings.Join(unread, ", ")+" could not be read when the snapshot was taken")
+	}
+	if lb := start.Cluster.LB; lb != nil && !lb.Complete() {
+		why = append(why, lbIncompleteReason(lb))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("incomplete result: %s", strings.Join(why, "; ")))
+}
+
+// watchResult is `mvpctl watch`'s result (and `routes --watch`'s): a 404/503 window is a
+// finding, and wins over a partial watch — some read got nothing (every server counted as
+// down for it), or some server was still down at the end, so its windows could not close.
+// An interrupted watch exits 130/143 whatever this says (signals.go).
+func watchResult(res watch.Result) error {
+	s := res.Summary
+	if n := len(s.Windows); n > 0 {
+		servers := map[string]bool{}
+		var names []string
+		for _, w := range s.Windows {
+			if !servers[w.Server] {
+				servers[w.Server] = true
+				names = append(names, w.Server)
+			}
+		}
+		return withCode(ExitFindings, fmt.Errorf("watch: %d window%s with 404/503 on %s", n, plural(n, "", "s"), strings.Join(names, ", ")))
+	}
+	var why []string
+	if s.ReadsFailed > 0 {
+		why = append(why, fmt.Sprintf("%d of %d reads got nothing", s.ReadsFailed, s.Snapshots))
+	}
+	if len(res.Down) > 0 {
+		why = append(why, strings.Join(res.Down, ", ")+" still down at the end")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("partial result: no 404/503 window seen, but %s", strings.Join(why, "; ")))
+}
+
+// requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
+// would read as "the traffic is safe". It is an input error (the wrong file or format).
+func requireReplayed(t *simulate.TrafficReport) error {
+	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
+		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
+}

@@ -1,0 +1,293 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
+)
+
+// processCase is one row of docs/faults.md: a fault, the command run against it as a whole
+// process, and the bounds the process must keep.
+type processCase struct {
+	fault   string
+	command string // as the doc shows it (the kubeconfig and files the test makes are left out)
+	exit    int
+	within  time.Duration // wall time, from the start or from the signal
+	setup   func(t *testing.T, dir string) processRun
+	// check, when set, looks at the output (the error line, secrets).
+	check func(t *testing.T, r processResult)
+	// alone: the run takes the CPU (decompression), so it runs before the others, not beside.
+	alone bool
+}
+
+// maxRSSMB bounds every row's peak RSS: a decompression bomb included.
+const maxRSSMB = 150
+
+// plantedToken is planted in plugins' output, environment and returned credentials.
+const plantedToken = "planted-plugin-token-5e0c7a91"
+
+// processCases are the fault suites of this package (TestFaults' servers, the credential
+// plugins, signals at each phase of the commands that wait) as whole-process runs.
+func processCases() []processCase {
+	var cases []processCase
+	for _, f := range faults() {
+		cases = append(cases, processCase{
+			fault: "server: " + f.name, command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				kc := filepath.Join(dir, "kubeconfig")
+				content := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: " + f.start(t) + "\n  name: c\nusers:\n- name: u\n  user: {token: " + faultToken + "}\ncontexts:\n- context: {cluster: c, user: u}\n  name: ctx\ncurrent-context: ctx\n"
+				if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "1s"}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, f.want) || strings.Contains(r.stderr, faultToken) {
+					t.Errorf("stderr %q: want %q and never the token", r.stderr, f.want)
+				}
+			},
+		})
+	}
+
+	// A plugin against a server nothing listens on, run by routes with --timeout 3s.
+	plugin := func(fault, body string, sig syscall.Signal, exit int, within time.Duration, want string) processCase {
+		command := "routes --timeout 3s"
+		if sig != 0 {
+			command = fmt.Sprintf("routes --timeout 30s, %s once the plugin runs", signalName(sig))
+		}
+		return processCase{fault: fault, command: command, exit: exit, within: within,
+			setup: func(t *testing.T, dir string) processRun {
+				started := filepath.Join(dir, "started")
+				p := pluginScript(t, dir, "plugin", "touch '"+started+"'\n"+body)
+				kc := pluginKubeconfig(t, dir, "https://127.0.0.1:1", nil, p, "Never", nil)
+				r := processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "3s"}}
+				if sig != 0 {
+					r.args[len(r.args)-1] = "30s"
+					r.sig = &signalAt{sig: sig, ready: fileExists(started)}
+				}
+				return r
+			},
+			check: func(t *testing.T, r processResult) {
+				if n := strings.Count(r.stderr, "error: "); n != 1 || !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr %q: want one error line with %q", r.stderr, want)
+				}
+			},
+		}
+	}
+	const hung = `credential plugin "`
+	cases = append(cases,
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin ignores SIGTERM, sleeps 300 s", "trap '' TERM\nsleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin (a shell wrapper) forks a background child and waits", "sleep 300 &\nwait\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin returns a token, its background child keeps its stdout", "(sleep 300 &)\necho '"+execCredential(plantedToken)+"'\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
+	)
+
+	// SIGINT at each phase of the commands that wait, against two fake servers, through a
+	// plugin that leaves a helper running in the background (re-parented to mvpctl).
+	// hung: the kubeconfig names a server that accepts connections and never answers; slow: one
+	// of the fake servers answers resource requests only after a minute.
+	phase := func(command string, args []string, slowPlugin, hung, slow bool, after time.Duration) processCase {
+		name := "SIGINT while " + command
+		return processCase{fault: name, command: strings.Join(args, " "), exit: ExitInterrupted, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				a := &pt.Server{Name: "kas-a", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)}
+				b := &pt.Server{Name: "kas-b", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(false)}
+				if slow {
+					b.Slow = time.Minute
+				}
+				c := pt.Start(t, a, b)
+				server, ca := a.URL(), c.PKI.CAPEM
+				if hung {
+					server, ca = "https://"+hungServer(t).Addr().String(), nil
+				}
+				ran := filepath.Join(t.TempDir(), "ran") // dir is checked for leftovers
+				body := "sleep 300 </dev/null >/dev/null 2>&1 &\ntouch '" + ran + "'\necho '" + execCredential(pt.Token) + "'\n"
+				if slowPlugin {
+					body = "touch '" + ran + "'\nsleep 300\n"
+				}
+				p := pluginScript(t, t.TempDir(), "plugin", body)
+				kc := pluginKubeconfig(t, t.TempDir(), server, ca, p, "Never", nil)
+				full := append(append([]string{}, args...), "--kubeconfig", kc)
+				ready := fileExists(ran)
+				if after > 0 {
+					var since time.Time
+					ready = func() bool {
+						if since.IsZero() && fileExists(ran)() {
+							since = time.Now()
+						}
+						return !since.IsZero() && time.Since(since) > after
+					}
+				}
+				return processRun{args: full, dir: dir, sig: &signalAt{sig: syscall.SIGINT, ready: ready}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if len(r.files) > 0 {
+					t.Errorf("left files behind: %v", r.files)
+				}
+			},
+		}
+	}
+	cases = append(cases,
+		phase("snapshot runs the credential plugin", []string{"snapshot", "-f", "snap.yaml", "--timeout", "30s"}, true, false, false, 0),
+		phase("snapshot reads a hung server", []string{"snapshot", "-f", "snap.yaml", "--timeout", "30s"}, false, true, false, 1500*time.Millisecond),
+		phase("probe runs the credential plugin", []string{"probe", "--timeout", "30s"}, true, false, false, 0),
+		phase("probe waits on a slow server", []string{"probe", "--timeout", "30s"}, false, false, true, 1500*time.Millisecond),
+		phase("watch runs the credential plugin", []string{"watch", "--interval", "60s"}, true, false, false, 0),
+		phase("watch waits between reads", []string{"watch", "--interval", "60s"}, false, false, false, 1500*time.Millisecond),
+		phase("traffic runs the credential plugin", []string{"traffic", "--interval", "60s"}, true, false, false, 0),
+		phase("traffic waits between the two reads", []string{"traffic", "--interval", "60s"}, false, false, false, 1500*time.Millisecond),
+	)
+
+	cases = append(cases, processCase{
+		fault: "snapshot file: a 2 MB gzip that expands to 2 GiB", command: "routes --snapshot bomb.json.gz", exit: ExitError, within: 10 * time.Second, alone: true,
+		setup: func(t *testing.T, dir string) processRun {
+			return processRun{args: []string{"routes", "--snapshot", gzipBomb(t, dir)}}
+		},
+	})
+	return cases
+}
+
+// gzipBomb writes a gzip file of about 2 MB that expands to 2 GiB: a snapshot's opening,
+// then 2,048 gzip members of 1 MiB of spaces each (valid JSON whitespace, so nothing but the
+// size can refuse it).
+func gzipBomb(t *testing.T, dir string) string {
+	t.Helper()
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zw.Write(bytes.Repeat([]byte(" "), 1<<20))
+	zw.Close()
+	var head bytes.Buffer
+	zw = gzip.NewWriter(&head)
+	zw.Write([]byte(`{"apiVersion":"mvpctl.io/v1alpha2","kind":"Snapshot","servers":[`))
+	zw.Close()
+	path := filepath.Join(dir, "bomb.json.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(head.Bytes())
+	for range 2048 {
+		f.Write(member.Bytes())
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func signalName(s syscall.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
+// TestFaultTable runs every processCase as a whole process and checks its exit code, its
+// wall time and peak RSS against the bounds, that no process it started is left and no file;
+// docs/faults.md shows the last measured values (`go test ./cmd/mvpctl -run TestFaultTable
+// -update` rewrites it) and must agree with the run in every column but the measured ones.
+func TestFaultTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs about 30 processes")
+	}
+	cases := processCases()
+	results := make([]processResult, len(cases))
+	slots := make(chan struct{}, 3) // the machine may have two cores shared with others
+	t.Run("cases", func(t *testing.T) {
+		for i, c := range cases {
+			t.Run(c.fault+"/"+c.command, func(t *testing.T) {
+				if !c.alone {
+					t.Parallel()
+					slots <- struct{}{}
+					defer func() { <-slots }()
+				}
+				dir := t.TempDir()
+				r := runProcess(t, c.setup(t, dir))
+				results[i] = r
+				if r.code != c.exit {
+					t.Errorf("exit %d, want %d; stderr %q", r.code, c.exit, r.stderr)
+				}
+				if r.took > c.within {
+					t.Errorf("took %s, bound %s", r.took.Round(time.Millisecond), c.within)
+				}
+				if r.rssMB > maxRSSMB {
+					t.Errorf("peak RSS %.0f MB, bound %d MB", r.rssMB, maxRSSMB)
+				}
+				if len(r.leftover) > 0 {
+					t.Errorf("processes left after exit: %q", r.leftover)
+				}
+				for _, s := range []string{plantedToken, pt.Token, "hunter2"} {
+					if strings.Contains(r.stdout+r.stderr, s) {
+						t.Errorf("output shows %q: %q", s, r.stderr)
+					}
+				}
+				if c.check != nil {
+					c.check(t, r)
+				}
+			})
+		}
+	})
+	doc := faultTableDoc(cases, results)
+	const path = "../../docs/faults.md"
+	if *update {
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := stableColumns(doc), stableColumns(string(want)); got != w {
+		t.Errorf("docs/faults.md disagrees with the run (go test ./cmd/mvpctl -run TestFaultTable -update rewrites it)\n--- run\n%s\n--- doc\n%s", got, w)
+	}
+}
+
+var measured = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\| [0-9.]+ (s|MB) \(`) })
+
+// stableColumns is the doc with the measured values blanked.
+func stableColumns(doc string) string { return measured().ReplaceAllString(doc, "| … (") }
+
+func faultTableDoc(cases []processCase, results []processResult) string {
+	var b strings.Builder
+	b.WriteString(`# Faults, measured on the whole process
+
+Generated by ` + "`TestFaultTable`" + ` (cmd/mvpctl/faulttable_test.go), which runs the built binary once
+per row: ` + "`go test ./cmd/mvpctl -run TestFaultTable -update`" + ` rewrites this file with the values it
+measured. The test fails when a process exits with another code, takes longer than its bound
+(wall time from the start, or from the signal when one is sent), peaks above the RSS bound,
+leaves a process it started alive (found by a marker in their environment; zombies aside) or
+a file behind, or shows a planted credential. The measured values vary from run to run; the
+other columns must match this file.
+
+A credential plugin runs as client-go runs it, with the kubeconfig's ` + "`exec`" + ` entry; the servers
+are the fake apiservers of the tests. How mvpctl ends its child processes: docs/architecture.md.
+
+| fault | command | exit | wall time (bound) | peak RSS (bound) | processes left |
+|---|---|---|---|---|---|
+`)
+	for i, c := range cases {
+		r := results[i]
+		fmt.Fprintf(&b, "| %s | `mvpctl %s` | %d | %.2f s (≤ %g s) | %.0f MB (≤ %d MB) | %d |\n",
+			c.fault, c.command, c.exit, r.took.Seconds(), c.within.Seconds(), r.rssMB, maxRSSMB, len(r.leftover))
+	}
+	return b.String()
+}

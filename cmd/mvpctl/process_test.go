@@ -1,0 +1,200 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A process run is one run of the built binary, measured as a whole: exit status, wall time,
+// peak RSS, and the processes it started that are still alive after it ended.
+
+// signalAt sends sig to the process once ready reports true (polled), or after wait.
+type signalAt struct {
+	sig   syscall.Signal
+	ready func() bool
+}
+
+type processRun struct {
+	args []string
+	env  []string // added to the test's environment
+	dir  string   // working directory; checked for leftover files
+	sig  *signalAt
+	// stdin, when set, is the process's stdin (a pty's replica, say).
+	stdin *os.File
+}
+
+type processResult struct {
+	code           int
+	took           time.Duration // from the start, or from the signal when one was sent
+	rssMB          float64
+	stdout, stderr string
+	leftover       []string // processes of the run alive after it ended: "pid cmdline"
+	files          []string // files left in dir
+}
+
+var runSerial atomic.Int64
+
+// runProcess runs the binary as r says and measures it. Every process it starts inherits a
+// marker in its environment, by which the ones still alive after it ended are found.
+func runProcess(t *testing.T, r processRun) processResult {
+	t.Helper()
+	marker := fmt.Sprintf("MVPCTL_PROCESS_RUN=%d-%d", os.Getpid(), runSerial.Add(1))
+	cmd := exec.Command(binary(t), r.args...)
+	cmd.Env = append(append(os.Environ(), r.env...), marker)
+	cmd.Dir = r.dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if r.stdin != nil {
+		cmd.Stdin = r.stdin
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var err error
+	if r.sig != nil {
+		err = sendWhenReady(t, cmd.Process, r.sig, exited)
+		if err == nil {
+			start = time.Now()
+			err = <-exited
+		}
+	} else {
+		select {
+		case err = <-exited:
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			err = <-exited
+			t.Errorf("%v still running after a minute", r.args)
+		}
+	}
+	res := processResult{code: cmd.ProcessState.ExitCode(), took: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%v: %v", r.args, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.rssMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	res.leftover = processesWith(marker)
+	if r.dir != "" {
+		entries, _ := os.ReadDir(r.dir)
+		for _, e := range entries {
+			res.files = append(res.files, e.Name())
+		}
+	}
+	for _, l := range res.leftover { // never leave them to the next test
+		if pid, err := strconv.Atoi(strings.Fields(l)[0]); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return res
+}
+
+// sendWhenReady waits (at most 30s) for the signal's moment and sends it; an early exit is
+// an error.
+func sendWhenReady(t *testing.T, p *os.Process, s *signalAt, exited chan error) error {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for s.ready != nil && !s.ready() {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("exited before the moment to send %s", s.sig)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the moment to send %s never came", s.sig)
+		}
+	}
+	return p.Signal(s.sig)
+}
+
+// processesWith lists the live processes (zombies excluded) whose environment holds marker.
+func processesWith(marker string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, []byte(marker+"\x00")) {
+			continue
+		}
+		if state, _ := procStat(pid); state == 0 || state == 'Z' || state == 'X' {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		out = append(out, fmt.Sprintf("%d %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+	}
+	return out
+}
+
+// fileExists is a ready function: the file has been created (a plugin's "I started" mark).
+func fileExists(path string) func() bool {
+	return func() bool { _, err := os.Stat(path); return err == nil }
+}
+
+// pluginScript writes an executable shell script into dir and returns its path.
+func pluginScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// execCredential is what a plugin prints on stdout to hand client-go a token.
+func execCredential(token string) string {
+	return `{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"` + token + `"}}`
+}
+
+// pluginKubeconfig writes a kubeconfig for server (with CA data caPEM, or none) whose user runs
+// plugin with the given environment, in interactiveMode mode.
+func pluginKubeconfig(t *testing.T, dir, server string, caPEM []byte, plugin, mode string, env map[string]string) string {
+	t.Helper()
+	ca := ""
+	if caPEM != nil {
+		ca = ", certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM)
+	}
+	envs := ""
+	for k, v := range env {
+		envs += fmt.Sprintf("{name: %s, value: %q},", k, v)
+	}
+	kc := filepath.Join(dir, "kubeconfig")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: %q%s}
+  name: c
+users:
+- name: u
+  user:
+    exec: {apiVersion: client.authentication.k8s.io/v1, command: %q, interactiveMode: %s, env: [%s]}
+contexts:
+- context: {cluster: c, user: u}
+  name: ctx
+current-context: ctx
+`, server, ca, plugin, mode, strings.TrimSuffix(envs, ","))
+	if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
+}

@@ -1,0 +1,139 @@
+package route
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// serves agrees with the number of servers named before it.
+func serves(n int) string {
+	if n == 1 {
+		return "serves"
+	}
+	return "serve"
+}
+
+func viewNames(vs []*serverView) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.srv.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func candidateList(cs []Candidate) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s (%s): %s", c.Server, c.ID, c.Result)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// keyString prints the routing key as the era's code builds it.
+func keyString(g snapshot.GVR, e mvp.Era) string {
+	group := fmt.Sprintf("%q", g.Group)
+	if g.Group == "" {
+		group = e.CoreKey()
+	}
+	return fmt.Sprintf("{group: %s, version: %q, resource: %q}", group, g.Version, g.Resource)
+}
+
+func assumedNote(assumed bool, what string) string {
+	if !assumed {
+		return ""
+	}
+	return " [assumed: " + what + "]"
+}
+
+// plainAlternative words Decision.Alternatives for people.
+var plainAlternative = strings.NewReplacer(
+	"unavailable/endpoint-resolution", "503 (no peer address resolves)",
+	"unavailable/transport", "503 (the chosen peer does not answer)",
+	"not-found", "404 Not Found",
+	"proxied", "proxied to a peer",
+	"local", "served locally")
+
+// gvOrGVR names what the server lacks: the whole group/version when it serves nothing of it
+// ("batch/v1"), else the resource ("batch/v1/jobs").
+func (r *Router) gvOrGVR(v *serverView, gvr gvrKey) string {
+	if v.servesGroupVersionOf(gvr) {
+		return gvr.String()
+	}
+	return gvr.GroupVersion()
+}
+
+// their agrees with the number of servers named before it.
+func their(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
+}
+
+// does agrees with the number of servers named before it.
+func does(n int) string {
+	if n == 1 {
+		return "does"
+	}
+	return "do"
+}
+
+func candidateNames(cs []Candidate) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.PeerName()
+	}
+	return strings.Join(names, ", ")
+}
+
+func orUnknownAddress(a string) string {
+	if a == "" {
+		return "(address unknown)"
+	}
+	return a
+}
+
+// resolvedNames names the peers a request may be proxied to, as the reason does.
+func resolvedNames(cs []Candidate) string {
+	return proxiedNames(cs, func(c Candidate) string { return c.Server }, "(random)")
+}
+
+// plainResolvedNames is resolvedNames with server names for people.
+func plainResolvedNames(cs []Candidate) string {
+	return proxiedNames(cs, Candidate.PeerName, "(picked at random)")
+}
+
+// proxiedNames is name of each candidate the request is proxied to: the one, or "one of" them
+// followed by random.
+func proxiedNames(cs []Candidate, name func(Candidate) string, random string) string {
+	var names []string
+	for _, c := range cs {
+		if c.outcome == mvp.Proxied {
+			names = append(names, name(c))
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "one of " + strings.Join(names, ", ") + " " + random
+}
+
+// unresolvable says why p's endpoint does not resolve: in the candidate's result (why), for
+// people (plain), and what makes it resolve (fix).
+func unresolvable(p *serverView) (why, plain, fix string) {
+	if gate, _ := mvp.GateOn(p.srv); !gate {
+		return "feature gate off: no endpoint lease",
+			"its UnknownVersionInteroperabilityProxy gate is off, so it publishes no address (peer endpoint lease)",
+			fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true on %s so it publishes its address", p.srv.Name)
+	}
+	if !p.srv.Reachable {
+		return "the peer is down and its 15 s endpoint lease has expired",
+			"it is down and its published address (a peer endpoint lease with a 15 s TTL) has expired",
+			fmt.Sprintf("bring %s back up: it publishes its address again once it runs", p.srv.Name)
+	}
+	return "no peer endpoint lease", "it has no peer endpoint lease",
+		fmt.Sprintf("make %s publish its address: its peer endpoint lease must exist", p.srv.Name)
+}
