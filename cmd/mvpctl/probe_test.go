@@ -388,19 +388,42 @@ func TestTraffic(t *testing.T) {
 	assertNoProbeToken(t, "stdout", out)
 }
 
-// TestVerboseRequests: -v 6 logs every request (method, URL, status) on stderr, never a
-// credential; without it nothing is logged.
+// TestVerboseRequests: -v is klog's verbosity. From 6 client-go logs every request it sends
+// (method, URL, status, time), from 7 the request headers, 8 the response headers too, 9 a
+// curl line; the bearer token of the kubeconfig (an Authorization header on every request) is
+// masked at every level. Below 6 no request is logged; at 4 every routing decision is.
 func TestVerboseRequests(t *testing.T) {
 	_, kc := probeCluster(t, nil)
-	_, quiet, _ := run(t, "routes", "--kubeconfig", kc)
-	out, errOut, code := run(t, "routes", "--kubeconfig", kc, "-v", "6")
-	if code != ExitOK || out == "" {
-		t.Fatalf("exit %d: %s", code, errOut)
+	tests := []struct {
+		v         string
+		want, not []string
+	}{
+		{"0", nil, []string{"GET https://", `verb="GET"`, "round_trippers", "decision:"}},
+		{"4", []string{"decision: GET /apis/"}, []string{`verb="GET"`}},
+		{"6", []string{`"Response" verb="GET" url="https://`, `/version" status="200 OK" milliseconds=`, "decision: "}, []string{"Authorization"}},
+		{"8", []string{"Authorization: Bearer <masked>", "Content-Type: application/json"}, nil},
+		{"9", []string{"curl -v -XGET", `-H "Authorization: Bearer <masked>"`}, nil},
 	}
-	if strings.Contains(quiet, " GET https://") || !strings.Contains(errOut, " GET https://") || !strings.Contains(errOut, "/version 200 in ") {
-		t.Errorf("without -v: %q\nwith -v 6: %q", quiet, errOut)
+	for _, tt := range tests {
+		out, errOut, code := run(t, "routes", "--kubeconfig", kc, "-v", tt.v)
+		if code != ExitOK || out == "" {
+			t.Fatalf("-v %s: exit %d: %s", tt.v, code, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("-v %s: stderr lacks %q:\n%s", tt.v, w, errOut)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(errOut, n) {
+				t.Errorf("-v %s: stderr has %q:\n%s", tt.v, n, errOut)
+			}
+		}
+		if strings.Contains(errOut, "note: ") {
+			t.Errorf("-v %s: something wrote to the process's stderr:\n%s", tt.v, errOut)
+		}
+		assertNoProbeToken(t, "stderr at -v "+tt.v, errOut)
 	}
-	assertNoProbeToken(t, "stderr", errOut)
 	_, decisions, _ := run(t, "explain", "--snapshot", skew, "-v", "4", "GET", "/apis/batch/v1/namespaces/default/jobs")
 	if !strings.Contains(decisions, "decision: GET /apis/batch/v1/namespaces/default/jobs on kas-b: proxied to kas-a") || strings.Contains(decisions, " GET https://") {
 		t.Errorf("-v 4: %q", decisions)

@@ -53,7 +53,7 @@ type globalOptions struct {
 	warnedMu sync.Mutex
 	// ctx ends on the first SIGINT or SIGTERM (signals.go); nil means never.
 	ctx context.Context
-	// verbosity is -v: 6 and up log every request (trace.go).
+	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (trace.go).
 	verbosity int
 }
 
@@ -134,7 +134,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	g.configFlags.AddFlags(root.PersistentFlags())
-	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log level, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time; never headers or bodies)")
+	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
 	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
 
 	name := commandName(args, root.PersistentFlags())

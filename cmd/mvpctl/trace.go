@@ -1,48 +1,72 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"sync"
-	"time"
+	"flag"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"k8s.io/klog/v2"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/route"
 )
 
-// Levels of -v: 4 logs every routing decision, 6 (kubectl's) every request sent too.
-const (
-	traceDecisionsLevel = 4
-	traceRequestsLevel  = 6
-)
+// traceDecisionsLevel is the -v from which every routing decision is logged. From 6 on,
+// client-go logs every request it sends, as for kubectl (transport.DebugWrappers: 6 the
+// method, URL, status and time; 7 the request headers; 8 the response headers too; 9 a curl
+// line and the connection's timings), with the Authorization header masked.
+const traceDecisionsLevel = 4
 
-// startTrace makes route log each decision at -v 4 and above, and apiclient each request at
-// -v 6 and above (kubectl's "round_trippers" level), on stderr. URLs carry no user info; credentials never appear (the request's
-// headers are not logged), and the line passes the control-character escaping of OneLine.
+// startTrace sets klog's verbosity to -v, before any client is built (client-go decides then
+// whether to wrap its transport in its request logger). With -v, klog writes to mvpctl's
+// stderr at once, each line cleaned as others' lines are (cleanForeign: known credentials and
+// secret shapes redacted); without, klog writes to os.Stderr, which the stderr guard cleans
+// and shows (stderrguard.go).
 func (g *globalOptions) startTrace() {
-	apiclient.Trace, route.TraceDecision = nil, nil
-	var mu sync.Mutex
-	if g.verbosity >= traceDecisionsLevel {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	set := func(name, value string) {
+		if err := fs.Set(name, value); err != nil {
+			panic("klog flag " + name + ": " + err.Error()) // the names are klog's own
+		}
+	}
+	set("v", strconv.Itoa(max(g.verbosity, 0)))
+	if g.verbosity > 0 {
+		set("logtostderr", "false")
+		set("one_output", "true")       // each line once, not once per severity at or below its own
+		set("stderrthreshold", "FATAL") // and not a second time to os.Stderr
+		klog.SetOutput(cleanLines{g.streams.ErrOut})
+	} else {
+		set("logtostderr", "true")
+		klog.SetOutput(os.Stderr)
+	}
+	route.TraceDecision = nil
+	if klog.V(traceDecisionsLevel).Enabled() {
 		route.TraceDecision = func(request string, d route.Decision) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(g.streams.ErrOut, "I %s decision: %s on %s: %s\n", time.Now().UTC().Format("15:04:05.000000"), apiclient.OneLine(request), d.Server, apiclient.OneLine(d.Plain.Answer))
+			klog.V(traceDecisionsLevel).Infof("decision: %s on %s: %s", apiclient.OneLine(request), d.Server, apiclient.OneLine(d.Plain.Answer))
 		}
 	}
-	if g.verbosity < traceRequestsLevel {
-		return
-	}
-	apiclient.Trace = func(method, url string, code int, took time.Duration, err error) {
-		status := fmt.Sprint(code)
-		if err != nil {
-			status = "error: " + apiclient.OneLine(err.Error())
-			var e *apiclient.Error
-			if errors.As(err, &e) {
-				status = "error: " + e.Msg // the request line is already written
-			}
+}
+
+// cleanLines writes what klog writes, each line cleaned by cleanForeign (a leading tab, klog's
+// indentation of a multi-line value, kept).
+type cleanLines struct{ out io.Writer }
+
+func (c cleanLines) Write(p []byte) (int, error) {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		body, newline := strings.CutSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(body, "\t"); ok {
+			b.WriteByte('\t')
+			body = rest
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(g.streams.ErrOut, "I %s %s %s %s in %d milliseconds\n", time.Now().UTC().Format("15:04:05.000000"), method, apiclient.OneLine(url), status, took.Milliseconds())
+		b.WriteString(cleanForeign(body))
+		if newline {
+			b.WriteByte('\n')
+		}
 	}
+	_, err := io.WriteString(c.out, b.String())
+	return len(p), err
 }

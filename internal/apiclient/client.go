@@ -21,11 +21,6 @@ import (
 // tried.
 const DefaultServingName = "kubernetes.default.svc"
 
-// Trace, when set, is told of every request a Client sends, after its answer (code 0: none
-// came): `mvpctl -v 6` sets it, as kubectl -v 6 logs each request. URLs carry no user info;
-// headers and bodies are never passed.
-var Trace func(method, url string, code int, took time.Duration, err error)
-
 // Options tune a Client.
 type Options struct {
 	// ServerName, when set, is the TLS server name the serving certificate is verified
@@ -143,10 +138,8 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 	if err != nil {
 		e := c.transportError(ctx, path, err)
 		e.Method = method
-		trace(method, c.base+path, nil, t0, e)
 		return nil, e
 	}
-	trace(method, c.base+path, resp, t0, nil)
 	defer resp.Body.Close()
 	b, readErr := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
 	r := &Response{Code: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"),
@@ -214,14 +207,10 @@ func (c *Client) Open(ctx context.Context, path, accept string) (*http.Response,
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	t0 := time.Now()
 	resp, err := c.roundTrip(ctx, req)
 	if err != nil {
-		e := c.transportError(ctx, path, err)
-		trace(http.MethodGet, c.base+path, nil, t0, e)
-		return nil, e
+		return nil, c.transportError(ctx, path, err)
 	}
-	trace(http.MethodGet, c.base+path, resp, t0, nil)
 	return resp, nil
 }
 
@@ -314,17 +303,4 @@ func TrustWarnings(cfg *rest.Config) []string {
 func isTimeout(err error) bool {
 	var ne interface{ Timeout() bool }
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-// trace tells Trace of a request, if it is set; err is the worded *Error (never the
-// transport's raw error, which a credential plugin's failure could fill).
-func trace(method, url string, resp *http.Response, start time.Time, err error) {
-	if Trace == nil {
-		return
-	}
-	code := 0
-	if resp != nil {
-		code = resp.StatusCode
-	}
-	Trace(method, url, code, time.Since(start), err)
 }

@@ -1,28 +1,22 @@
-// Package apimetrics reads the peer-proxy metric families of a kube-apiserver's /metrics
-// (docs/behaviour.md §9): the one parser of the Prometheus text format that probe (what a
-// server proxied during a run) and discover (why a server has not learned its peers) use.
+// Package apimetrics reads metric families of a kube-apiserver's /metrics (the peer-proxy
+// families of docs/behaviour.md §9, whose names pkg/mvp holds) for probe (what a server
+// proxied during a run), traffic and watch (the counters over time) and discover (why a server
+// has not learned its peers). The Prometheus text format is parsed by
+// github.com/prometheus/common/expfmt.
 package apimetrics
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"maps"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/mvp"
-)
-
-// The peer-proxy metric families.
-const (
-	// Rerouted counts requests a server proxied to a peer, by final status code (and, from
-	// 1.36, group/version/resource; peer-discovery fetches carry empty ones).
-	Rerouted = "apiserver_rerouted_request_total"
-	// PeerProxyErrors (1.36+) counts endpoint-resolution failures (503s that are not in
-	// Rerouted) by type and group/version/resource.
-	PeerProxyErrors = "apiserver_peer_proxy_errors_total"
-	// PeerDiscoverySyncErrors (1.36+) counts failed peer-discovery syncs by type.
-	PeerDiscoverySyncErrors = mvp.PeerDiscoverySyncErrorsMetric
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // MaxLines bounds how much of /metrics is scanned: a server exports tens of thousands of
@@ -37,29 +31,80 @@ type Sample map[string]Series
 
 // Parse reads the Prometheus text format and keeps the samples of families (every family
 // asked for is in the result, empty if absent). Values of one label set are summed.
+//
+// Only the lines of the families asked for (their samples and # TYPE lines) reach the
+// parser: an apiserver exports tens of thousands of series, nearly all histogram buckets,
+// and expfmt would build every one of them.
 func Parse(r io.Reader, families ...string) (Sample, error) {
 	s := Sample{}
 	for _, f := range families {
 		s[f] = Series{}
 	}
+	var kept bytes.Buffer
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 0; n < MaxLines && sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		for _, f := range families {
-			if !strings.HasPrefix(line, f) {
-				continue
-			}
-			if labels, value, ok := ParseSample(line[len(f):]); ok {
-				s[f][LabelKey(labels)] += value
-			}
-			break
+		line := bytes.TrimSpace(sc.Bytes())
+		if ofFamily(line, families) {
+			kept.Write(line)
+			kept.WriteByte('\n')
 		}
 	}
-	return s, sc.Err()
+	if err := sc.Err(); err != nil {
+		return s, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	parsed, err := parser.TextToMetricFamilies(&kept)
+	if err != nil {
+		return s, err
+	}
+	for _, f := range families {
+		mf := parsed[f]
+		if mf == nil {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			v, ok := value(mf.GetType(), m)
+			if !ok {
+				continue
+			}
+			labels := make(map[string]string, len(m.GetLabel()))
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			s[f][LabelKey(labels)] += v
+		}
+	}
+	return s, nil
+}
+
+// ofFamily reports whether a trimmed line is a sample or the # TYPE line of one of families:
+// the name followed by a label set or a blank, so that a longer name sharing the prefix
+// (name_created, name_extra) is not taken.
+func ofFamily(line []byte, families []string) bool {
+	line, typeLine := bytes.CutPrefix(line, []byte("# TYPE "))
+	if !typeLine && len(line) > 0 && line[0] == '#' {
+		return false
+	}
+	for _, f := range families {
+		if rest, ok := bytes.CutPrefix(line, []byte(f)); ok && len(rest) > 0 && (rest[0] == '{' || rest[0] == ' ' || rest[0] == '\t') {
+			return true
+		}
+	}
+	return false
+}
+
+// value is a sample's value for the kinds of family that have one.
+func value(t dto.MetricType, m *dto.Metric) (float64, bool) {
+	switch t {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), true
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), true
+	case dto.MetricType_UNTYPED:
+		return m.GetUntyped().GetValue(), true
+	}
+	return 0, false
 }
 
 // SumBy sums a family's series by the value of one label.
@@ -71,90 +116,38 @@ func (s Series) SumBy(label string) map[string]float64 {
 	return out
 }
 
-// ParseSample parses what follows a metric name: `{a="b",c="d"} 12` or ` 12` (an optional
-// timestamp follows).
-func ParseSample(s string) (map[string]string, float64, bool) {
-	labels := map[string]string{}
-	if strings.HasPrefix(s, "{") {
-		i := 1
-		for {
-			for i < len(s) && (s[i] == ' ' || s[i] == ',') {
-				i++
-			}
-			if i < len(s) && s[i] == '}' {
-				i++
-				break
-			}
-			eq := strings.IndexByte(s[i:], '=')
-			if eq < 0 {
-				return nil, 0, false
-			}
-			name := strings.TrimSpace(s[i : i+eq])
-			i += eq + 1
-			if i >= len(s) || s[i] != '"' {
-				return nil, 0, false
-			}
-			i++
-			var val strings.Builder
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
-					switch s[i] {
-					case 'n':
-						val.WriteByte('\n')
-					default:
-						val.WriteByte(s[i])
-					}
-					continue
-				}
-				val.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, 0, false
-			}
-			i++ // closing quote
-			labels[name] = val.String()
-		}
-		s = s[i:]
-	} else if s != "" && s[0] != ' ' && s[0] != '\t' {
-		return nil, 0, false // another metric whose name starts with ours
-	}
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
-		return nil, 0, false
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return nil, 0, false
-	}
-	return labels, v, true
-}
-
-// LabelKey is a canonical string of a label set: sorted k=v joined by commas.
+// LabelKey is a canonical string of a label set: its pairs sorted by name, written as in
+// the text format's braces (name="value",...; a backslash, a quote and a newline escaped).
 func LabelKey(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
+	names := slices.Sorted(maps.Keys(labels))
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(n)
+		b.WriteString(`="`)
+		b.WriteString(labelValueEscaper.Replace(labels[n]))
+		b.WriteByte('"')
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + strconv.Quote(labels[k])
-	}
-	return strings.Join(parts, ",")
+	return b.String()
 }
 
-// ParseLabelKey reverses LabelKey.
+// labelValueEscaper escapes a label value as the text format does.
+var labelValueEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// ParseLabelKey reverses LabelKey (through expfmt, as a sample of a family named k).
 func ParseLabelKey(k string) map[string]string {
 	out := map[string]string{}
-	if k == "" {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	parsed, err := parser.TextToMetricFamilies(strings.NewReader("k{" + k + "} 0\n"))
+	if err != nil || parsed["k"] == nil || len(parsed["k"].GetMetric()) != 1 {
 		return out
 	}
-	labels, _, ok := ParseSample("{" + k + "} 0")
-	if !ok {
-		return out
+	for _, l := range parsed["k"].GetMetric()[0].GetLabel() {
+		out[l.GetName()] = l.GetValue()
 	}
-	return labels
+	return out
 }
 
 // Delta is one series' increase between two samples.

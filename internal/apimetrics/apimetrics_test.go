@@ -1,33 +1,102 @@
 package apimetrics
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
 
-func TestParseAndDeltas(t *testing.T) {
-	before, err := Parse(strings.NewReader(`# TYPE apiserver_rerouted_request_total counter
-apiserver_rerouted_request_total{code="200",group="batch",resource="jobs",version="v1"} 1
-apiserver_rerouted_request_total_extra{code="200"} 7
-`), Rerouted, PeerProxyErrors)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := Parse(strings.NewReader(`apiserver_rerouted_request_total{code="200",group="batch",resource="jobs",version="v1"} 4
+const (
+	rerouted = "apiserver_rerouted_request_total"
+	errs     = "apiserver_peer_proxy_errors_total"
+)
+
+// TestParse: only the families asked for, by exact name; label values unescaped; timestamps,
+// HELP lines and other families' lines (however malformed) ignored; values of one label set
+// summed; counters, gauges and untyped samples read, histograms not.
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       map[string]map[string]float64 // family → LabelKey of labels → value
+		wantErr    bool
+	}{
+		{"counter with labels", `# HELP apiserver_rerouted_request_total [ALPHA] Total number of requests \n that were proxied
+# TYPE apiserver_rerouted_request_total counter
+apiserver_rerouted_request_total{code="200",group="batch",resource="jobs",version="v1"} 4
 apiserver_rerouted_request_total{code="200",group="",resource="",version=""} 2
-apiserver_peer_proxy_errors_total{type="endpoint_resolution"} 1 1700000000000
-`), Rerouted, PeerProxyErrors)
-	if err != nil {
-		t.Fatal(err)
+`, map[string]map[string]float64{rerouted: {
+			LabelKey(map[string]string{"code": "200", "group": "batch", "resource": "jobs", "version": "v1"}): 4,
+			LabelKey(map[string]string{"code": "200", "group": "", "resource": "", "version": ""}):            2,
+		}, errs: {}}, false},
+		{"a longer name sharing the prefix", `apiserver_rerouted_request_total_extra{code="200"} 7
+apiserver_rerouted_request_total_created{code="200"} 1.7e9
+apiserver_rerouted_request_total_broken{code="200"} not a number
+`, map[string]map[string]float64{rerouted: {}, errs: {}}, false},
+		{"untyped, a timestamp, no labels", `apiserver_peer_proxy_errors_total{type="endpoint_resolution"} 1 1700000000000
+apiserver_rerouted_request_total 3
+`, map[string]map[string]float64{rerouted: {LabelKey(nil): 3}, errs: {LabelKey(map[string]string{"type": "endpoint_resolution"}): 1}}, false},
+		{"escaped label values", `apiserver_rerouted_request_total{code="200",group="a \"quoted\" \\ value",version="x\ny"} 1.5
+`, map[string]map[string]float64{rerouted: {LabelKey(map[string]string{"code": "200", "group": `a "quoted" \ value`, "version": "x\ny"}): 1.5}, errs: {}}, false},
+		{"one label set twice is summed", `apiserver_rerouted_request_total{code="200"} 1
+apiserver_rerouted_request_total{code="200"} 2
+`, map[string]map[string]float64{rerouted: {LabelKey(map[string]string{"code": "200"}): 3}, errs: {}}, false},
+		{"other families are not read", `# TYPE apiserver_request_duration_seconds histogram
+apiserver_request_duration_seconds_bucket{le="0.1"} not a number {{{
+garbage line
+apiserver_rerouted_request_total{code="503"} 2
+`, map[string]map[string]float64{rerouted: {LabelKey(map[string]string{"code": "503"}): 2}, errs: {}}, false},
+		{"gauge", `# TYPE apiserver_peer_proxy_errors_total gauge
+apiserver_peer_proxy_errors_total{type="x"} 5
+`, map[string]map[string]float64{rerouted: {}, errs: {LabelKey(map[string]string{"type": "x"}): 5}}, false},
+		{"a malformed sample of a family asked for", `apiserver_rerouted_request_total{code="200" 1
+`, nil, true},
+		{"empty", ``, map[string]map[string]float64{rerouted: {}, errs: {}}, false},
 	}
-	if len(before[PeerProxyErrors]) != 0 || len(before[Rerouted]) != 1 {
-		t.Fatalf("before: %v (a longer metric name sharing the prefix must not count)", before)
+	for _, tt := range tests {
+		got, err := Parse(strings.NewReader(tt.text), rerouted, errs)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s: error %v, want one: %v", tt.name, err, tt.wantErr)
+			continue
+		}
+		if tt.wantErr {
+			continue
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: families %v, want %v", tt.name, got, tt.want)
+		}
+		for f, w := range tt.want {
+			if !maps.Equal(got[f], Series(w)) {
+				t.Errorf("%s: %s = %v, want %v", tt.name, f, got[f], w)
+			}
+		}
 	}
-	d := Deltas(before[Rerouted], after[Rerouted])
-	if len(d) != 2 || d[0].Labels["resource"] != "" || d[0].Delta != 2 || d[1].Delta != 3 {
-		t.Errorf("deltas %+v", d)
+}
+
+func TestDeltasAndSumBy(t *testing.T) {
+	before := Series{LabelKey(map[string]string{"code": "200", "group": "batch"}): 1}
+	after := Series{
+		LabelKey(map[string]string{"code": "200", "group": "batch"}): 4,
+		LabelKey(map[string]string{"code": "200", "group": ""}):      2,
+		LabelKey(map[string]string{"code": "503", "group": "apps"}):  0,
 	}
-	if got := after[PeerProxyErrors].SumBy("type"); got["endpoint_resolution"] != 1 {
-		t.Errorf("errors by type %v", got)
+	d := Deltas(before, after)
+	if len(d) != 2 || d[0].Labels["group"] != "" || d[0].Delta != 2 || d[1].Labels["group"] != "batch" || d[1].Delta != 3 || d[1].Before != 1 {
+		t.Errorf("deltas %+v (sorted by labels, unchanged series left out)", d)
+	}
+	if got := after.SumBy("code"); got["200"] != 6 || got["503"] != 0 || len(got) != 2 {
+		t.Errorf("by code %v", got)
+	}
+}
+
+func TestLabelKeyRoundTrip(t *testing.T) {
+	for _, labels := range []map[string]string{
+		nil,
+		{"code": "200"},
+		{"label": `a "quoted" \ value`, "b": "x\ny", "c": "日本", "d": `k="v",x`, "e": "tab\there"},
+	} {
+		got := ParseLabelKey(LabelKey(labels))
+		if len(got) != len(labels) || !maps.Equal(got, labels) && len(labels) > 0 {
+			t.Errorf("ParseLabelKey(LabelKey(%q)) = %q", labels, got)
+		}
 	}
 }

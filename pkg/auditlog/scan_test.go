@@ -28,23 +28,9 @@ type ref struct {
 	} `json:"responseStatus"`
 }
 
-// check fails when Scan accepts a line encoding/json rejects or reads differently, with and
-// without lineMasks (where the machine has them), or when the two scans disagree on whether
-// the line is theirs. It reports whether Scan took the line.
+// check fails when Scan accepts a line encoding/json rejects or reads differently. It reports
+// whether Scan took the line.
 func check(t *testing.T, line []byte) bool {
-	t.Helper()
-	fast := checkScan(t, line)
-	if haveMasks() {
-		defer func() { masksOff = false }()
-		masksOff = true
-		if other := checkScan(t, line); other != fast {
-			t.Fatalf("Scan(%q) = %v with lineMasks, %v without", line, fast, other)
-		}
-	}
-	return fast
-}
-
-func checkScan(t *testing.T, line []byte) bool {
 	t.Helper()
 	var f Fields
 	if !Scan(line, &f) {
@@ -115,8 +101,8 @@ var cases = []struct {
 	{`{"ResponseStatus":{"code":200}}`, false},
 	{`{"requestReceivedTimestamp":5}`, false},
 	{`{"responseStatus":{"code":200,}}`, false},
-	// Strings across the 64-byte chunks of lineMasks, escapes next to quotes and at chunk
-	// ends, escapes outside strings.
+	// Long strings, escapes next to quotes and at the ends of 64-byte chunks (the bitmaps of
+	// an earlier scanner), escapes outside strings.
 	{`{"annotations":{"a":"` + strings.Repeat("x", 70) + `\\"},"verb":"get","userAgent":"` + strings.Repeat("\\\"", 30) + `"}`, true},
 	{`{"x":"` + strings.Repeat("y", 57) + `\"","verb":"g\"et"}`, true},
 	{`{"x":"` + strings.Repeat("y", 58) + `\\","verb":"get"}`, true},
@@ -258,12 +244,4 @@ func benchLines(b *testing.B) [][]byte {
 	}
 	b.SetBytes(int64(buf.Len()))
 	return bytes.SplitAfter(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'})
-}
-
-// BenchmarkScanBytewise is BenchmarkScan without lineMasks: every string read byte by byte
-// (eight at a time), as on a machine without AVX2.
-func BenchmarkScanBytewise(b *testing.B) {
-	defer func() { masksOff = false }()
-	masksOff = true
-	BenchmarkScan(b)
 }

@@ -17,7 +17,7 @@ import (
 // discovery sync error counters, and whether the peer address it publishes accepts connections.
 
 // syncErrorsMetric is the counter a 1.36+ server keeps of failed peer-discovery syncs, by type.
-const syncErrorsMetric = apimetrics.PeerDiscoverySyncErrors
+const syncErrorsMetric = mvp.PeerDiscoverySyncErrorsMetric
 
 // fetchSyncErrors reads syncErrorsMetric from /metrics, summed per type. ok is false, with the
 // reason, when the metrics could not be read (no permission is the common case).

@@ -66,7 +66,7 @@ const (
 	SyncErrorHostPort  = "hostport_resolution"
 	SyncErrorLeaseList = "lease_list"
 	// PeerDiscoverySyncErrorsMetric (1.36+) counts those failures by type
-	// (internal/apimetrics reads it by this name).
+	// (internal/apimetrics reads it by this name; the peer-proxy families are in metrics.go).
 	PeerDiscoverySyncErrorsMetric = "apiserver_peer_discovery_sync_errors_total"
 )
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -17,8 +18,8 @@ import (
 
 // The peer-proxy metrics of docs/behaviour.md §9 (internal/apimetrics reads them).
 const (
-	MetricRerouted        = apimetrics.Rerouted
-	MetricPeerProxyErrors = apimetrics.PeerProxyErrors
+	MetricRerouted        = mvp.ReroutedMetric
+	MetricPeerProxyErrors = mvp.PeerProxyErrorsMetric
 )
 
 // MetricsEvidence is what a server's /metrics says it proxied during the run.
@@ -54,20 +55,22 @@ type metricsSample struct {
 func fetchMetrics(ctx context.Context, c *serverClient, timeout time.Duration) (*metricsSample, string) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	m, err := apimetrics.Fetch(rctx, c, apimetrics.Rerouted, apimetrics.PeerProxyErrors)
+	m, err := apimetrics.Fetch(rctx, c, mvp.ReroutedMetric, mvp.PeerProxyErrorsMetric)
 	switch {
 	case errors.Is(err, apimetrics.ErrForbidden):
 		return nil, err.Error() + "; proxying is shown by the observations only"
-	case err != nil:
+	case errors.As(err, new(*apiclient.Error)):
 		return nil, "GET /metrics: " + describeErr(err, timeout)
+	case err != nil:
+		return nil, err.Error() // Fetch's own, naming GET /metrics: a status or a body that does not parse
 	}
-	return &metricsSample{rerouted: m[apimetrics.Rerouted], errors: m[apimetrics.PeerProxyErrors]}, ""
+	return &metricsSample{rerouted: m[mvp.ReroutedMetric], errors: m[mvp.PeerProxyErrorsMetric]}, ""
 }
 
 // parseMetrics reads the two peer-proxy families of /metrics.
 func parseMetrics(r io.Reader) (*metricsSample, error) {
-	m, err := apimetrics.Parse(r, apimetrics.Rerouted, apimetrics.PeerProxyErrors)
-	return &metricsSample{rerouted: m[apimetrics.Rerouted], errors: m[apimetrics.PeerProxyErrors]}, err
+	m, err := apimetrics.Parse(r, mvp.ReroutedMetric, mvp.PeerProxyErrorsMetric)
+	return &metricsSample{rerouted: m[mvp.ReroutedMetric], errors: m[mvp.PeerProxyErrorsMetric]}, err
 }
 
 // evidence compares two samples.

@@ -249,13 +249,6 @@ odd_metric{label="a \"quoted\" \\ value"} 1
 	if ev := evidence(&metricsSample{rerouted: apimetrics.Series{}, errors: apimetrics.Series{}}, old); ev.ReroutedTotal != 4 || ev.CodesText() != "200:3,503:1" {
 		t.Errorf("old evidence %+v", ev)
 	}
-	labels, v, ok := apimetrics.ParseSample(`{label="a \"quoted\" \\ value",b="x\ny"} 1.5`)
-	if !ok || v != 1.5 || labels["label"] != `a "quoted" \ value` || labels["b"] != "x\ny" {
-		t.Errorf("ParseSample: %v %v %v", labels, v, ok)
-	}
-	if got := apimetrics.ParseLabelKey(apimetrics.LabelKey(labels)); got["label"] != labels["label"] || got["b"] != labels["b"] {
-		t.Errorf("label key round trip: %v", got)
-	}
 }
 
 // TestProbetestBodies: the fake servers answer with the bodies captured from real servers.

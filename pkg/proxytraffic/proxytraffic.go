@@ -84,7 +84,7 @@ type Count struct {
 	Count float64 `json:"count"`
 }
 
-var families = []string{apimetrics.Rerouted, apimetrics.PeerProxyErrors, apimetrics.PeerDiscoverySyncErrors}
+var families = []string{mvp.ReroutedMetric, mvp.PeerProxyErrorsMetric, mvp.PeerDiscoverySyncErrorsMetric}
 
 // Observe reads every reachable server of snap, waits Interval (or until ctx ends), and reads
 // them again. A server whose counters cannot be read is in the report with the reason.
@@ -180,7 +180,7 @@ func newServer(srv *snapshot.Server) Server {
 
 // fill sets s's counts from two samples.
 func fill(s *Server, before, after apimetrics.Sample) {
-	for _, d := range apimetrics.Deltas(before[apimetrics.Rerouted], after[apimetrics.Rerouted]) {
+	for _, d := range apimetrics.Deltas(before[mvp.ReroutedMetric], after[mvp.ReroutedMetric]) {
 		gvr := gvrOf(d.Labels)
 		if s.ByGVR && gvr == "" {
 			s.DiscoveryFetches += d.Delta
@@ -189,10 +189,10 @@ func fill(s *Server, before, after apimetrics.Sample) {
 		s.Proxied = append(s.Proxied, Count{GVR: gvr, Code: d.Labels["code"], Count: d.Delta})
 		s.ProxiedTotal += d.Delta
 	}
-	for _, d := range apimetrics.Deltas(before[apimetrics.PeerProxyErrors], after[apimetrics.PeerProxyErrors]) {
+	for _, d := range apimetrics.Deltas(before[mvp.PeerProxyErrorsMetric], after[mvp.PeerProxyErrorsMetric]) {
 		s.EndpointErrors = append(s.EndpointErrors, Count{GVR: gvrOf(d.Labels), Type: d.Labels["type"], Count: d.Delta})
 	}
-	for _, d := range apimetrics.Deltas(before[apimetrics.PeerDiscoverySyncErrors], after[apimetrics.PeerDiscoverySyncErrors]) {
+	for _, d := range apimetrics.Deltas(before[mvp.PeerDiscoverySyncErrorsMetric], after[mvp.PeerDiscoverySyncErrorsMetric]) {
 		if s.SyncErrors == nil {
 			s.SyncErrors = map[string]float64{}
 		}

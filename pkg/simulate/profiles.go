@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/mvpctl/mvpctl/internal/parallel"
+	"golang.org/x/sync/errgroup"
+
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -80,7 +82,15 @@ func loadProfiles() ([]Profile, error) {
 	}
 	out := make([]Profile, len(files))
 	errs := make([]error, len(files))
-	parallel.Each(len(files), func(i int) { out[i], errs[i] = loadProfile(files[i]) })
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			out[i], errs[i] = loadProfile(f)
+			return nil
+		})
+	}
+	g.Wait() // errs keeps each error by file, so that the first in file order is returned
 	for _, err := range errs {
 		if err != nil {
 			return nil, err // the first, in file order
