@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mvpctl/mvpctl/internal/parallel"
-	"github.com/mvpctl/mvpctl/internal/yamljson"
 )
 
 // MaxSize bounds a snapshot's size once decompressed (and a plain snapshot's size): 512 MiB.
@@ -189,15 +188,14 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, errors.New("not a YAML or JSON document: it starts with '<' (an HTML or XML page?)")
 	}
 	var s Snapshot
-	plainText, err := decode(data, trimmed[0] == '{', &s)
-	if err != nil {
+	if err := decode(data, trimmed[0] == '{', &s); err != nil {
 		return nil, err
 	}
 	derived, err := s.convert()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validate(plainText || plainInput(data)); err != nil {
+	if err := s.validate(plainInput(data)); err != nil {
 		return nil, err
 	}
 	if err := s.checkAgreements(derived); err != nil {
@@ -206,59 +204,32 @@ func Decode(data []byte) (*Snapshot, error) {
 	return &s, nil
 }
 
-// decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded directly
-// by the generated decoder, or, for whatever it declines, by goccy/go-json (encoding/json's
-// behaviour and errors; docs/performance.md), far faster than the YAML path, which parses
-// YAML and converts it to JSON first. A JSON syntax error falls back to the YAML path (a YAML flow mapping also
-// starts with '{'), whose messages then say what is wrong, as before.
-//
-// YAML as mvpctl writes it is first converted to JSON by internal/yamljson (a block-style
-// subset, 10–20× faster than the full YAML parser) and decoded on the JSON path. Whatever the
-// subset declines, and whatever the JSON path then rejects, goes through the full YAML path, so
-// that errors read as YAML errors and everything YAML allows still loads.
-//
-// plainText reports that the generated decoder took the input and found every string it decoded
-// printable ASCII, escaped or not (fastDecode): validation then skips its walk over every string.
-func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
+// decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded by
+// goccy/go-json (encoding/json's behaviour and errors, several times faster: docs/performance.md);
+// a JSON syntax error falls back to the YAML path (a YAML flow mapping also starts with '{'),
+// whose messages then say what is wrong. YAML goes through sigs.k8s.io/yaml.
+func decode(data []byte, isJSON bool, s *Snapshot) error {
 	if isJSON {
-		err, syntax, plainText := decodeJSON(data, s)
+		err, syntax := decodeJSON(data, s)
 		if !syntax {
-			return plainText, err
-		}
-		*s = Snapshot{}
-	} else if j, ok := yamljson.Convert(data); ok {
-		if err, _, plainText := decodeJSON(j, s); err == nil {
-			return plainText, nil
+			return err
 		}
 		*s = Snapshot{}
 	}
 	if line, ok := secondDocument(data); ok {
-		return false, fmt.Errorf("more than one document (a second one starts at line %d)", line)
+		return fmt.Errorf("more than one document (a second one starts at line %d)", line)
 	}
 	if err := yaml.UnmarshalStrict(data, s); err != nil {
-		return false, decodeError(err)
+		return decodeError(err)
 	}
-	return false, nil
+	return nil
 }
 
 // decodeJSON decodes one JSON object strictly: unknown fields, duplicate keys and data after
-// the object are errors. syntax reports that data is not JSON at all.
-//
-// The generated decoder (fastdecode.go) goes first: it decodes what mvpctl writes without
-// reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
-// every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
-func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
-	if ok, plainText := fastDecode(data, s); ok {
-		return nil, false, plainText
-	}
-	*s = Snapshot{}
-	err, syntax = decodeJSONReference(data, s)
-	return err, syntax, false
-}
-
-// decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json, on both cores
-// for a large snapshot, and the duplicate-key pass. The generated decoder's tests compare with it.
-func decodeJSONReference(data []byte, s *Snapshot) (err error, syntax bool) {
+// the object are errors. syntax reports that data is not JSON at all. A large snapshot's
+// servers are decoded on every CPU (decodeInParallel); anything unusual there, and every
+// error, is decoded again in one piece, which words the error.
+func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
 	if decodeInParallel(data, s) {
 		return nil, false
 	}
@@ -468,8 +439,7 @@ func decodeError(err error) error {
 func (s *Snapshot) Validate() error { return s.validate(false) }
 
 // validate is Validate; textSafe says every string is known to be safe text (Decode learnt it
-// from the generated decoder or from plainInput), so the walk over every string (checkText)
-// is skipped.
+// from plainInput), so the walk over every string (checkText) is skipped.
 func (s *Snapshot) validate(textSafe bool) error {
 	if s.APIVersion != APIVersion {
 		if s.APIVersion == APIVersionV1Alpha1 {
