@@ -1,0 +1,580 @@
+// Package yamljson converts the YAML that mvpctl writes to JSON quickly, so that a YAML
+// snapshot can be decoded on the JSON path (goccy/go-json) instead of going through a full
+// YAML parser (sigs.k8s.io/yaml: go-yaml builds a node tree and generic maps, then converts them
+// to JSON; 30–40 ms for the README's 200 KB example, most of `routes --snapshot`'s run).
+//
+// It reads only a subset: block mappings and block sequences (including the "indentless"
+// sequences go-yaml writes under a mapping key), one scalar per line, as sigs.k8s.io/yaml.Marshal
+// emits them. Convert declines (ok=false) anything it does not read with certainty: flow
+// collections other than {} and [], block scalars (| and >), anchors, aliases, tags,
+// directives, document markers, tabs, CR, control and non-printable characters, and every
+// plain scalar that YAML 1.1 (go-yaml v2) could resolve to something other than a string, except
+// null, true, false and plain decimal integers. The caller then uses the full YAML path, so a
+// declined document costs a few microseconds and behaves exactly as before. FuzzConvert checks
+// that every accepted document means the same as sigs.k8s.io/yaml.YAMLToJSON says it does.
+package yamljson
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"unicode/utf8"
+)
+
+// line is one non-blank, non-comment line: its indentation and where the text after it is in
+// the input (offsets, not a slice: 16 bytes a line instead of 40; a snapshot has one line per
+// ~22 bytes, and this slice was most of what loading a small YAML snapshot allocated).
+type line struct {
+	indent, start, end int32
+	// afterSkipped: a blank line or a comment line came just before. Inside a multi-line
+	// scalar those are content (a newline, or text), so such a scalar is declined.
+	afterSkipped bool
+}
+
+type parser struct {
+	data  []byte
+	lines []line
+	pos   int
+	out   []byte
+}
+
+// text is the text of the i-th line.
+func (p *parser) text(i int) []byte { return p.data[p.lines[i].start:p.lines[i].end] }
+
+// Convert returns data as JSON, or ok=false when data is not in the subset described above.
+func Convert(data []byte) (out []byte, ok bool) {
+	lines, ok := split(data)
+	if !ok || len(lines) == 0 || lines[0].indent != 0 {
+		return nil, false
+	}
+	p := &parser{data: data, lines: lines, out: make([]byte, 0, len(data))}
+	if !p.node(0) || p.pos != len(p.lines) {
+		return nil, false
+	}
+	return p.out, true
+}
+
+// split cuts data into lines, dropping blank lines and whole-line comments, and declines a
+// byte outside printable ASCII (tabs and CR included), trailing spaces and document markers.
+func split(data []byte) ([]line, bool) {
+	if len(data) > math.MaxInt32 {
+		return nil, false
+	}
+	lines := make([]line, 0, bytes.Count(data, []byte{'\n'})+1)
+	skipped := false
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+		}
+		l := data[start:end]
+		if !printableASCII(l) && !printable(l) {
+			return nil, false
+		}
+		start = end + 1
+		indent := 0
+		for indent < len(l) && l[indent] == ' ' {
+			indent++
+		}
+		text := l[indent:]
+		switch {
+		case len(text) == 0, text[0] == '#':
+			skipped = true
+			continue
+		case text[len(text)-1] == ' ':
+			return nil, false
+		case indent == 0 && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "..."):
+			return nil, false
+		}
+		lines = append(lines, line{indent: int32(indent), start: int32(end - len(text)), end: int32(end), afterSkipped: skipped})
+		skipped = false
+	}
+	return lines, true
+}
+
+// printableASCII reports whether l holds only printable ASCII (0x20–0x7e), eight bytes at a
+// time: a word has a byte below 0x20 when subtracting 0x20 from every byte borrows into a byte
+// whose top bit was clear, a byte of 0x80 or more when a top bit is set, and 0x7f when XOR with
+// 0x7f leaves a zero byte. The tests are exact for "any byte in the word" (what is asked).
+func printableASCII(l []byte) bool {
+	const ones, highs, spaces, dels = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x7f7f7f7f7f7f7f7f
+	for ; len(l) >= 8; l = l[8:] {
+		w := binary.LittleEndian.Uint64(l)
+		d := w ^ dels
+		if ((w-spaces)&^w|w|(d-ones)&^d)&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range l {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// printable reports whether l holds only printable ASCII and the non-ASCII characters go-yaml
+// takes as printable text (printableNonASCII): the slow path for a line printableASCII refused.
+func printable(l []byte) bool {
+	for i := 0; i < len(l); {
+		c := l[i]
+		if c >= 0x80 {
+			r, size := utf8.DecodeRune(l[i:])
+			if !printableNonASCII(r) {
+				return false
+			}
+			i += size
+			continue
+		}
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+// printableNonASCII reports whether r is a character go-yaml takes as printable text that is not
+// a line break (U+0085, U+2028 and U+2029 are breaks in YAML 1.1) or a byte order mark; an
+// invalid UTF-8 sequence decodes as U+FFFD of size 1 and is refused by the caller's check.
+func printableNonASCII(r rune) bool {
+	switch {
+	case r == utf8.RuneError, r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return false
+	case r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
+}
+
+// isEntry reports whether text starts a block sequence entry ("- ...").
+func isEntry(text []byte) bool {
+	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
+}
+
+// node reads the block node whose first line is the current one, at exactly indent.
+func (p *parser) node(indent int) bool {
+	if isEntry(p.text(p.pos)) {
+		return p.sequence(indent)
+	}
+	return p.mapping(indent)
+}
+
+// next is the indentation of the current line, or -1 at the end.
+func (p *parser) next() int {
+	if p.pos == len(p.lines) {
+		return -1
+	}
+	return int(p.lines[p.pos].indent)
+}
+
+func (p *parser) sequence(indent int) bool {
+	p.out = append(p.out, '[')
+	for first := true; p.next() == indent && isEntry(p.text(p.pos)); first = false {
+		t := p.text(p.pos)
+		if len(t) < 3 || t[2] == ' ' || isEntry(t[2:]) {
+			return false
+		}
+		if !first {
+			p.out = append(p.out, ',')
+		}
+		rest := t[2:]
+		if _, _, isKey := splitKey(rest); isKey {
+			// "- key: value": a mapping whose first entry is on this line, the others two
+			// columns further in.
+			l := p.lines[p.pos]
+			p.lines[p.pos] = line{indent: int32(indent + 2), start: l.start + 2, end: l.end}
+			if !p.mapping(indent + 2) {
+				return false
+			}
+			continue
+		}
+		if !p.value(rest, indent) {
+			return false
+		}
+	}
+	if p.next() > indent {
+		return false
+	}
+	p.out = append(p.out, ']')
+	return true
+}
+
+func (p *parser) mapping(indent int) bool {
+	p.out = append(p.out, '{')
+	for first := true; p.next() == indent && !isEntry(p.text(p.pos)); first = false {
+		key, rest, isKey := splitKey(p.text(p.pos))
+		if !isKey {
+			return false
+		}
+		if !first {
+			p.out = append(p.out, ',')
+		}
+		if !p.key(key) {
+			return false
+		}
+		p.out = append(p.out, ':')
+		if len(rest) > 0 {
+			if rest[0] == ' ' || !p.value(rest, indent) {
+				return false
+			}
+			continue
+		}
+		p.pos++
+		switch n := p.next(); {
+		case n > indent:
+			if !p.node(n) {
+				return false
+			}
+		case n == indent && isEntry(p.text(p.pos)):
+			if !p.sequence(indent) {
+				return false
+			}
+		default:
+			p.out = append(p.out, "null"...)
+		}
+	}
+	if p.next() > indent {
+		return false
+	}
+	p.out = append(p.out, '}')
+	return true
+}
+
+// maxSimpleKey is the longest key YAML allows without "? " (an implicit key: 1024 characters).
+const maxSimpleKey = 1000
+
+// splitKey splits "key: value" or "key:" into the key as written and the value text. A quoted
+// key ends at its closing quote; a plain key at the first ':' followed by a space or the end.
+func splitKey(text []byte) (key, rest []byte, ok bool) {
+	end := -1
+	switch text[0] {
+	case '"', '\'':
+		end = quotedEnd(text)
+		if end < 0 || end >= len(text) || text[end] != ':' {
+			return nil, nil, false
+		}
+	default:
+		for i := 0; i < len(text); i++ {
+			if text[i] == ':' && (i+1 == len(text) || text[i+1] == ' ') {
+				end = i
+				break
+			}
+		}
+		if end <= 0 {
+			return nil, nil, false
+		}
+	}
+	if end > maxSimpleKey {
+		return nil, nil, false
+	}
+	if end+1 == len(text) {
+		return text[:end], nil, true
+	}
+	if text[end+1] != ' ' {
+		return nil, nil, false
+	}
+	return text[:end], text[end+2:], true
+}
+
+// quotedEnd returns the index just past the quoted string text starts with, or -1.
+func quotedEnd(text []byte) int {
+	q := text[0]
+	for i := 1; i < len(text); i++ {
+		switch {
+		case q == '"' && text[i] == '\\':
+			i++
+		case text[i] == q && q == '\'' && i+1 < len(text) && text[i+1] == '\'':
+			i++
+		case text[i] == q:
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// key writes a mapping key as a JSON string: quoted, or plain and certainly a string.
+func (p *parser) key(k []byte) bool {
+	switch k[0] {
+	case '"':
+		return p.doubleQuoted(k)
+	case '\'':
+		return p.singleQuoted(k)
+	}
+	if !plainString(k) {
+		return false
+	}
+	p.str(k)
+	return true
+}
+
+// value writes the scalar that starts with first, the rest of the current line, and goes on
+// over the following lines indented more than owner (go-yaml folds long scalars at a space
+// past column 80), then moves past them.
+func (p *parser) value(first []byte, owner int) bool {
+	p.pos++
+	if p.next() <= owner {
+		return p.scalar(first)
+	}
+	v := append([]byte(nil), first...)
+	plain := first[0] != '"' && first[0] != '\''
+	if !plain && quotedEnd(first) != -1 {
+		return false // closed on its first line, yet more lines follow
+	}
+	for p.next() > owner {
+		l := p.lines[p.pos]
+		if l.afterSkipped || (plain && !continuesPlain(p.text(p.pos))) {
+			return false
+		}
+		if first[0] == '"' && escapedBreak(v) {
+			v = v[:len(v)-1] // "\" at the end of a line: the break is not content
+		} else {
+			v = append(v, ' ') // a folded break is one space
+		}
+		v = append(v, p.text(p.pos)...)
+		p.pos++
+	}
+	if !plain && quotedEnd(v) != len(v) {
+		return false
+	}
+	return p.scalar(v)
+}
+
+// escapedBreak reports whether a double-quoted line ends in an unescaped backslash.
+func escapedBreak(v []byte) bool {
+	n := 0
+	for i := len(v) - 1; i >= 0 && v[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// continuesPlain reports whether a line can only be the continuation of a folded plain
+// scalar: it is not a comment and holds no ": " or " #". (go-yaml folds a long plain scalar at
+// any space, so the line may start with any character the scalar holds: a quote, a dash.)
+func continuesPlain(t []byte) bool {
+	if t[0] == '#' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if (t[i] == '#' && t[i-1] == ' ') || (t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ')) {
+			return false
+		}
+	}
+	return true
+}
+
+// scalar writes a value held in v.
+func (p *parser) scalar(v []byte) bool {
+	switch v[0] {
+	case '"':
+		return quotedEnd(v) == len(v) && p.doubleQuoted(v)
+	case '\'':
+		return quotedEnd(v) == len(v) && p.singleQuoted(v)
+	}
+	switch string(v) {
+	case "{}", "[]", "null", "true", "false":
+		p.out = append(p.out, v...)
+		return true
+	case "~", "Null", "NULL":
+		p.out = append(p.out, "null"...)
+		return true
+	}
+	if decimal(v) || decimalFraction(v) {
+		p.out = append(p.out, v...)
+		return true
+	}
+	if !plainString(v) {
+		return false
+	}
+	p.str(v)
+	return true
+}
+
+// decimal reports whether v is an integer go-yaml reads as the same decimal number JSON does:
+// no sign but '-', no leading zero (YAML 1.1 reads 010 as octal), no '_', at most 18 digits.
+func decimal(v []byte) bool {
+	d := v
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || (d[0] == '0' && (len(d) > 1 || len(v) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// decimalFraction reports whether v is a number with a fraction that go-yaml reads as the float
+// JSON reads it as: -?(0|[1-9][0-9]*)\.[0-9]+ with an optional exponent, written the same in both
+// languages (no '+' sign, no leading '.', no '_', no .inf or .nan), at most 32 characters.
+func decimalFraction(v []byte) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	start := i
+	n := digits()
+	if len(v) > 32 || n == 0 || (n > 1 && v[start] == '0') || i == len(v) || v[i] != '.' {
+		return false
+	}
+	i++
+	if digits() == 0 {
+		return false
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(v)
+}
+
+// yaml11Keyword reports whether a plain scalar is one go-yaml v2 resolves to a boolean or null
+// (a switch, not a map: a map literal would be built at every start-up).
+func yaml11Keyword(v []byte) bool {
+	if len(v) > 5 {
+		return false
+	}
+	switch string(v) { // no allocation: the compiler compares the bytes in place
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+		"n", "N", "no", "No", "NO", "false", "False", "FALSE",
+		"on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL":
+		return true
+	}
+	return false
+}
+
+// plainString reports whether an unquoted scalar is certainly the string it spells: it starts
+// with a letter or '/', holds no " #" (a comment), no ": " and no final ':' (a mapping), and is
+// not a YAML 1.1 keyword; or it is an address such as 127.0.0.1:6443 (addressLike). Numbers,
+// timestamps, .inf and the like all start otherwise.
+func plainString(v []byte) bool {
+	c := v[0]
+	if v[len(v)-1] == ' ' {
+		return false // "key :": YAML drops the space
+	}
+	if c >= '0' && c <= '9' {
+		return addressLike(v)
+	}
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '#':
+			if v[i-1] == ' ' {
+				return false
+			}
+		case ':':
+			if i+1 == len(v) || v[i+1] == ' ' {
+				return false
+			}
+		}
+	}
+	return !yaml11Keyword(v)
+}
+
+// str writes s as a JSON string; s is printable ASCII (split checked), so only '"' and '\\'
+// need escaping, and runs without them are copied whole.
+func (p *parser) str(s []byte) {
+	p.out = append(p.out, '"')
+	start := 0
+	for i, c := range s {
+		if c == '"' || c == '\\' {
+			p.out = append(append(p.out, s[start:i]...), '\\', c)
+			start = i + 1
+		}
+	}
+	p.out = append(append(p.out, s[start:]...), '"')
+}
+
+func (p *parser) singleQuoted(v []byte) bool {
+	p.out = append(p.out, '"')
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c == '\'' {
+			i++ // '' is one quote
+		}
+		if c == '"' || c == '\\' {
+			p.out = append(p.out, '\\')
+		}
+		p.out = append(p.out, c)
+	}
+	p.out = append(p.out, '"')
+	return true
+}
+
+// doubleQuoted writes a double-quoted YAML scalar as JSON, translating the escapes both
+// languages share and declining the others (\x, \u beyond ASCII control, \N, \L, …).
+func (p *parser) doubleQuoted(v []byte) bool {
+	p.out = append(p.out, '"')
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c != '\\' {
+			p.out = append(p.out, c)
+			continue
+		}
+		i++
+		switch v[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			p.out = append(p.out, '\\', v[i])
+		case '0':
+			p.out = append(p.out, `\u0000`...)
+		case 'a':
+			p.out = append(p.out, `\u0007`...)
+		case 'v':
+			p.out = append(p.out, `\u000b`...)
+		case 'e':
+			p.out = append(p.out, `\u001b`...)
+		case ' ':
+			p.out = append(p.out, ' ')
+		default:
+			return false
+		}
+	}
+	p.out = append(p.out, '"')
+	return true
+}
+
+// addressLike reports whether a scalar that starts with a digit is a string to go-yaml v2 for
+// certain: made of digits, letters, '.', ':' and '/' only, with no '-' (every timestamp has one)
+// and no '_' (go-yaml drops it before parsing numbers), and with a ':' not followed by a space or
+// two dots, which no integer, float or hexadecimal float go-yaml accepts can hold. IP addresses
+// and host:port pairs are written this way.
+func addressLike(v []byte) bool {
+	colons, dots := 0, 0
+	for i, c := range v {
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
+		case c == '.':
+			dots++
+		case c == ':':
+			if i+1 == len(v) {
+				return false
+			}
+			colons++
+		default:
+			return false
+		}
+	}
+	return colons > 0 || dots > 1
+}
