@@ -15,8 +15,8 @@ import (
 	"github.com/mvpctl/mvpctl/internal/yamljson"
 )
 
-// This file turns a document's bytes into a Snapshot: gzip, JSON (goccy/go-json, strict) or
-// YAML (sigs.k8s.io/yaml, strict), then convert.go's conversion and validate.go's checks.
+// This file turns a document's bytes into a Snapshot: gzip, JSON (the generated decoder or goccy/go-json, strict) or
+// YAML (internal/yamljson or sigs.k8s.io/yaml, strict), then convert.go's conversion and validate.go's checks.
 
 // Decode parses YAML or JSON strictly (unknown fields are errors, so a typo is not silently
 // dropped) and validates the result. gzip-compressed input is recognised by its magic bytes
@@ -47,14 +47,15 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, errors.New("not a YAML or JSON document: it starts with '<' (an HTML or XML page?)")
 	}
 	var s Snapshot
-	if err := decode(data, trimmed[0] == '{', &s); err != nil {
+	plainText, err := decode(data, trimmed[0] == '{', &s)
+	if err != nil {
 		return nil, err
 	}
 	derived, err := s.convert()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validate(plainInput(data)); err != nil {
+	if err := s.validate(plainText || plainInput(data)); err != nil {
 		return nil, err
 	}
 	if err := s.checkAgreements(derived); err != nil {
@@ -63,43 +64,60 @@ func Decode(data []byte) (*Snapshot, error) {
 	return &s, nil
 }
 
-// decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded by
-// goccy/go-json (encoding/json's behaviour and errors, several times faster: docs/performance.md);
-// a JSON syntax error falls back to the YAML path (a YAML flow mapping also starts with '{'),
-// whose messages then say what is wrong.
+// decode fills s from data. JSON (isJSON: the first non-space byte is '{') is decoded directly
+// by the generated decoder, or, for whatever it declines, by goccy/go-json (encoding/json's
+// behaviour and errors); a JSON syntax error falls back to the YAML path (a YAML flow mapping
+// also starts with '{'), whose messages then say what is wrong.
 //
 // YAML as mvpctl writes it is first converted to JSON by internal/yamljson (a block-style
-// subset, 10–20× faster than sigs.k8s.io/yaml: the shipped example's `routes` takes 2.6× the
-// CPU without it, docs/architecture.md) and decoded as JSON. Whatever the subset declines, and
-// whatever the JSON decoder then rejects, goes through sigs.k8s.io/yaml, so that errors read as
-// YAML errors and everything YAML allows still loads.
-func decode(data []byte, isJSON bool, s *Snapshot) error {
+// subset, 10–20× faster than sigs.k8s.io/yaml) and decoded on the JSON path. Whatever the
+// subset declines, and whatever the JSON path then rejects, goes through sigs.k8s.io/yaml, so
+// that errors read as YAML errors and everything YAML allows still loads. docs/architecture.md
+// says why each of these is kept.
+//
+// plainText reports that the generated decoder took the input and found every string it decoded
+// printable ASCII, escaped or not (fastDecode): validation then skips its walk over every string.
+func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 	if isJSON {
-		err, syntax := decodeJSON(data, s)
+		err, syntax, plainText := decodeJSON(data, s)
 		if !syntax {
-			return err
+			return plainText, err
 		}
 		*s = Snapshot{}
 	} else if j, ok := yamljson.Convert(data); ok {
-		if err, _ := decodeJSON(j, s); err == nil {
-			return nil
+		if err, _, plainText := decodeJSON(j, s); err == nil {
+			return plainText, nil
 		}
 		*s = Snapshot{}
 	}
 	if line, ok := secondDocument(data); ok {
-		return fmt.Errorf("more than one document (a second one starts at line %d)", line)
+		return false, fmt.Errorf("more than one document (a second one starts at line %d)", line)
 	}
 	if err := yaml.UnmarshalStrict(data, s); err != nil {
-		return decodeError(err)
+		return false, decodeError(err)
 	}
-	return nil
+	return false, nil
 }
 
 // decodeJSON decodes one JSON object strictly: unknown fields, duplicate keys and data after
-// the object are errors. syntax reports that data is not JSON at all. A large snapshot's
-// servers are decoded on every CPU (decodeInParallel); anything unusual there, and every
-// error, is decoded again in one piece, which words the error.
-func decodeJSON(data []byte, s *Snapshot) (err error, syntax bool) {
+// the object are errors. syntax reports that data is not JSON at all.
+//
+// The generated decoder (fastdecode.go) goes first: it decodes what mvpctl writes without
+// reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
+// every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
+func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
+	if ok, plainText := fastDecode(data, s); ok {
+		return nil, false, plainText
+	}
+	*s = Snapshot{}
+	err, syntax = decodeJSONReference(data, s)
+	return err, syntax, false
+}
+
+// decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json, on every CPU
+// for a large snapshot (decodeInParallel), and the duplicate-key pass. The generated decoder's
+// tests compare with it.
+func decodeJSONReference(data []byte, s *Snapshot) (err error, syntax bool) {
 	if decodeInParallel(data, s) {
 		return nil, false
 	}

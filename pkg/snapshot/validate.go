@@ -16,7 +16,8 @@ import (
 func (s *Snapshot) Validate() error { return s.validate(false) }
 
 // validate is Validate; textSafe says every string is known to be safe text (Decode learnt it
-// from plainInput), so the walk over every string (checkText) is skipped.
+// from the generated decoder or from plainInput), so the walk over every string (checkText)
+// is skipped.
 func (s *Snapshot) validate(textSafe bool) error {
 	if s.APIVersion != APIVersion {
 		if s.APIVersion == APIVersionV1Alpha1 {

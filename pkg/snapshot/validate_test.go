@@ -109,8 +109,8 @@ func TestDecodeRejectsEscapes(t *testing.T) {
 			t.Errorf("Decode(%q) = %v", in, err)
 		}
 	}
-	// JSON whose text is not plain ASCII, written as it is or escaped: plainInput says no, so
-	// the walk over every string runs.
+	// JSON the generated decoder takes, whose text is not plain ASCII, written as it is or
+	// escaped: the walk over every string still runs (fastDecode's plainText is false).
 	for _, text := range []string{"a\x7fb", `a\u007fb`, "a\u202eb", `a\u202eb`, `a\u001b[2J`} {
 		in := `{"apiVersion":"mvpctl.io/v1alpha2","kind":"Snapshot","servers":[{"name":"a","version":"v1.36.3","reachable":true},{"name":"b","reachable":false,"error":"` + text + `"}]}`
 		if _, err := Decode([]byte(in)); err == nil || !strings.Contains(err.Error(), "servers[1].error: ") {
