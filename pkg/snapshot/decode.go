@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,7 +14,8 @@ import (
 	"github.com/mvpctl/mvpctl/internal/yamljson"
 )
 
-// This file turns a document's bytes into a Snapshot: gzip, JSON (the generated decoder or goccy/go-json, strict) or
+// This file turns a document's bytes into a Snapshot: gzip (read.go), JSON (the generated
+// decoder or goccy/go-json, strict) or
 // YAML (internal/yamljson or sigs.k8s.io/yaml, strict), then convert.go's conversion and validate.go's checks.
 
 // Decode parses YAML or JSON strictly (unknown fields are errors, so a typo is not silently
@@ -27,16 +27,9 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, errTooLarge(false)
 	}
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("bad gzip: %w", err)
-		}
-		if data, err = readLimited(zr, true); err != nil {
-			var tooLarge *TooLargeError
-			if errors.As(err, &tooLarge) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("bad gzip (truncated?): %w", err)
+		var err error
+		if data, err = gunzip(data); err != nil {
+			return nil, err
 		}
 	}
 	trimmed := bytes.TrimSpace(data)

@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +20,8 @@ import (
 // indented JSON (86 MB of YAML), where real control planes serve hundreds of GVRs, CRD-heavy
 // ones a few thousand; the limit leaves three times that. It keeps a hostile or mistaken input
 // — a 4 MB gzip that expands to 4 GiB — from taking gigabytes of memory and minutes before it
-// fails: reading stops at MaxSize+1 bytes, about half a second of gunzip. (Decoding takes
+// fails: a gzip stream is counted before it is stored (gunzip), and refused at MaxSize+1 bytes,
+// about half a second of gunzip. (Decoding takes
 // about 6× the input in memory for JSON, 30× for YAML: docs/performance.md.)
 const MaxSize = 512 << 20
 
@@ -42,7 +46,7 @@ func Load(r io.Reader, name string) (*Snapshot, error) {
 }
 
 func load(r io.Reader, name string) (*Snapshot, error) {
-	data, err := readLimited(r, false)
+	data, err := readLimited(r)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, unwrapPathError(err))
 	}
@@ -73,14 +77,14 @@ func errTooLarge(decompressed bool) error {
 
 // readLimited reads all of r but at most maxSize bytes; more is a *TooLargeError. A regular
 // file's size is checked before reading. Otherwise the input is read in chunks, joined once at
-// the end: an input that turns out too large (a decompression bomb) costs at most maxSize bytes
-// of memory, not the 2–3× that growing one buffer by copying would.
-func readLimited(r io.Reader, decompressed bool) ([]byte, error) {
+// the end: an input that turns out too large (an endless stdin) costs at most maxSize bytes of
+// memory, not the 2–3× that growing one buffer by copying would.
+func readLimited(r io.Reader) ([]byte, error) {
 	lr := io.LimitReader(r, maxSize+1)
 	if f, ok := r.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			if fi.Size() > maxSize {
-				return nil, errTooLarge(decompressed)
+				return nil, errTooLarge(false)
 			}
 			// One read into a buffer of the file's size (+1 to see EOF). Should the file grow
 			// meanwhile, the chunks below read the rest, still up to the limit.
@@ -88,17 +92,17 @@ func readLimited(r io.Reader, decompressed bool) ([]byte, error) {
 			if err != nil || eof {
 				return buf, err
 			}
-			return readChunks(lr, [][]byte{buf}, int64(len(buf)), decompressed)
+			return readChunks(lr, [][]byte{buf}, int64(len(buf)))
 		}
 	}
-	return readChunks(lr, nil, 0, decompressed)
+	return readChunks(lr, nil, 0)
 }
 
 // readChunks reads the rest of lr (limited to maxSize+1) after chunks, which hold total bytes.
-func readChunks(lr io.Reader, chunks [][]byte, total int64, decompressed bool) ([]byte, error) {
+func readChunks(lr io.Reader, chunks [][]byte, total int64) ([]byte, error) {
 	for size, eof := 64<<10, false; !eof; size = min(2*size, 8<<20) {
 		if total > maxSize {
-			return nil, errTooLarge(decompressed)
+			return nil, errTooLarge(false)
 		}
 		var chunk []byte
 		var err error
@@ -109,7 +113,7 @@ func readChunks(lr io.Reader, chunks [][]byte, total int64, decompressed bool) (
 		total += int64(len(chunk))
 	}
 	if total > maxSize {
-		return nil, errTooLarge(decompressed)
+		return nil, errTooLarge(false)
 	}
 	if len(chunks) == 1 {
 		return chunks[0], nil
@@ -119,6 +123,58 @@ func readChunks(lr io.Reader, chunks [][]byte, total int64, decompressed bool) (
 		data = append(data, c...)
 	}
 	return data, nil
+}
+
+// gunzipHintMax is the largest decompressed size that gunzip takes from a gzip file's trailer
+// without counting first: the most memory a file that lies about its size can make it fill
+// before it is found out. Snapshots are far smaller (docs/performance.md: 14 MB for 10 servers
+// × 2,000 GVRs); a larger one is counted, then decompressed. Tests lower it.
+var gunzipHintMax int64 = 64 << 20
+
+// gunzip decompresses a gzip file, at most maxSize bytes, into one buffer of the decompressed
+// size; more is a *TooLargeError. A stream longer than maxSize (a decompression bomb) is
+// counted, not stored: refusing it costs the memory of the compressed file and the gzip
+// window, not maxSize.
+//
+// The trailer's last four bytes hold the decompressed size of the last gzip member modulo
+// 4 GiB: for a file gzip wrote, the size. Up to gunzipHintMax it is trusted as far as filling a
+// buffer of that size goes; a stream that turns out longer (several members, a trailer that
+// lies), or a larger hint, is counted first and then decompressed a second time into a buffer
+// of the counted size.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("bad gzip: %w", err)
+	}
+	badGzip := func(err error) error { return fmt.Errorf("bad gzip (truncated?): %w", err) }
+	if hint := int64(binary.LittleEndian.Uint32(data[len(data)-4:])); hint <= min(maxSize, gunzipHintMax) {
+		buf, eof, err := fill(zr, make([]byte, hint+1))
+		if err != nil {
+			return nil, badGzip(err)
+		}
+		if eof {
+			return buf, nil
+		}
+	}
+	restart := func() error { return zr.Reset(bytes.NewReader(data)) }
+	if err := restart(); err != nil {
+		return nil, badGzip(err)
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, maxSize+1))
+	if err != nil {
+		return nil, badGzip(err)
+	}
+	if n > maxSize {
+		return nil, errTooLarge(true)
+	}
+	if err := restart(); err != nil {
+		return nil, badGzip(err)
+	}
+	buf, _, err := fill(zr, make([]byte, n+1))
+	if err != nil {
+		return nil, badGzip(err)
+	}
+	return buf, nil
 }
 
 // fill reads r into buf until buf is full or r ends (eof). Errors other than io.EOF are
