@@ -107,14 +107,9 @@ func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
 	return err, syntax, false
 }
 
-// decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json, on every CPU
-// for a large snapshot (decodeInParallel), and the duplicate-key pass. The generated decoder's
-// tests compare with it.
+// decodeJSONReference is decodeJSON without the generated decoder: goccy/go-json and the
+// duplicate-key pass. The generated decoder's tests compare with it.
 func decodeJSONReference(data []byte, s *Snapshot) (err error, syntax bool) {
-	if decodeInParallel(data, s) {
-		return nil, false
-	}
-	*s = Snapshot{}
 	dec := gojson.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(s)
@@ -136,16 +131,10 @@ func decodeJSONReference(data []byte, s *Snapshot) (err error, syntax bool) {
 // duplicateKey returns an error for the first object of data (valid JSON) that holds one key
 // twice. encoding/json keeps the last value silently; the YAML path, which JSON went through
 // before, rejects it, and so does this. Keys are compared as written (escapes not undone).
-func duplicateKey(data []byte) error { return scanKeys(data, nil) }
-
-// scanKeys is duplicateKey; with spans, it also records where the top-level "servers" array
-// and each of its elements are (for decodeInParallel), in the same pass.
-func scanKeys(data []byte, spans *serverSpans) error {
+func duplicateKey(data []byte) error {
 	var keys [][]byte // the keys of every open object, outermost first
 	var starts []int  // per open object or array: where its keys start in keys; -1 for an array
 	expectKey := false
-	topKeyServers := false // the last key read in the top-level object is "servers"
-	inServers := false     // inside the top-level "servers" array
 	for i := 0; i < len(data); i++ {
 		if !jsonSpecial[data[i]] {
 			// White space, ':', numbers, literals. Indentation is most of an indented file's
@@ -159,24 +148,10 @@ func scanKeys(data []byte, spans *serverSpans) error {
 		case '{':
 			starts = append(starts, len(keys))
 			expectKey = true
-			if inServers && len(starts) == 3 {
-				spans.elems = append(spans.elems, [2]int{i, -1})
-			}
 		case '[':
 			starts = append(starts, -1)
 			expectKey = false
-			if spans != nil && topKeyServers && len(starts) == 2 && spans.array[1] == 0 {
-				spans.array[0], inServers = i, true
-			}
 		case '}', ']':
-			if inServers {
-				switch len(starts) {
-				case 3:
-					spans.elems[len(spans.elems)-1][1] = i + 1
-				case 2:
-					spans.array[1], inServers = i+1, false
-				}
-			}
 			if n := len(starts) - 1; n >= 0 {
 				if starts[n] >= 0 {
 					keys = keys[:starts[n]]
@@ -186,9 +161,6 @@ func scanKeys(data []byte, spans *serverSpans) error {
 			expectKey = false
 		case ',':
 			expectKey = len(starts) > 0 && starts[len(starts)-1] >= 0
-			if inServers && len(starts) == 2 {
-				spans.commas++
-			}
 		case '"':
 			end := stringEnd(data, i+1)
 			if expectKey {
@@ -200,11 +172,6 @@ func scanKeys(data []byte, spans *serverSpans) error {
 				}
 				keys = append(keys, key)
 				expectKey = false
-				if len(starts) == 1 {
-					topKeyServers = string(key) == "servers"
-				}
-			} else if inServers && len(starts) == 2 {
-				spans.commas = -1 << 30 // a string element: not a server; decode in one piece
 			}
 			i = end
 		}

@@ -446,6 +446,10 @@ func (d *fastDecoder) unmarshaler(u json.Unmarshaler) bool {
 	return false
 }
 
+// parallelMin is the size from which a JSON snapshot's servers are decoded side by side: below
+// it, one decode takes a few milliseconds and goroutines would not pay off.
+const parallelMin = 1 << 20
+
 // servers decodes the "servers" array; in a large snapshot (parallelMin), its elements side by
 // side: this goroutine finds where each element ends (a quick pass over brackets and strings)
 // and hands it to workers, one per CPU, which decode the elements found while it looks for the
