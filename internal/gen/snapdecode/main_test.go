@@ -15,7 +15,7 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("../../fastdecode_gen.go")
+	got, err := os.ReadFile("../../../pkg/snapshot/fastdecode_gen.go")
 	if err != nil {
 		t.Fatal(err)
 	}
