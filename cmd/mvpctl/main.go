@@ -9,22 +9,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/gcpolicy"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// firstCollectionAt is the heap size at which the garbage collector first runs: a run on a
-// small input (the README's example snapshot allocates about 5 MB) never collects, a large one
-// collects with Go's usual pacing from there on (internal/gcpolicy).
-const firstCollectionAt = 32 << 20
-
-// lastFirstCollectionAt bounds how far a snapshot's size moves the first collection
-// (expectSnapshot): a 72 MB snapshot of 5 × 20,000 GVRs is decoded, routed and printed
-// without one; a larger one collects from 256 MiB on.
-const lastFirstCollectionAt = 256 << 20
-
 func main() {
-	gcpolicy.DeferFirstCollection(firstCollectionAt)
 	streams := DefaultStreams() // mvpctl's own stderr, before anything else can write there
 	if selfContained(os.Args[0], os.Args[1:]) {
 		os.Exit(Execute(os.Args[1:], streams))

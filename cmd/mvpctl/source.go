@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/internal/gcpolicy"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -41,7 +40,6 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		if set := s.live.setFlags(); len(set) > 0 {
 			return nil, fmt.Errorf("%s cannot be used with --snapshot: the snapshot already records which apiservers were read (drop --snapshot to read the live cluster)", strings.Join(set, ", "))
 		}
-		expectSnapshot(s.file)
 		snap, err := snapshot.LoadFile(s.file)
 		if err != nil {
 			return nil, err
@@ -126,14 +124,4 @@ func (s *snapshotSource) loadWithOutput(cmd *cobra.Command, g *globalOptions, ou
 // verb's object: "explain for", "this").
 func addAPIServerFlag(fs *pflag.FlagSet, p *string, what string) {
 	fs.StringVar(p, "apiserver", "", what+" apiserver only: its name in the snapshot or its identity lease name (--server is kubectl's connection flag)")
-}
-
-// expectSnapshot tells the collector that a snapshot file is about to be decoded: what is
-// decoded stays live until the command ends, and a command allocates about three times the
-// file's size in all (docs/performance.md), so the first collection moves past it
-// (gcpolicy.Expect), up to lastFirstCollectionAt.
-func expectSnapshot(path string) {
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		gcpolicy.Expect(3*fi.Size(), lastFirstCollectionAt)
-	}
 }

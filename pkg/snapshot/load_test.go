@@ -35,24 +35,39 @@ func withMaxSize(t *testing.T, n int64) {
 }
 
 // TestDecompressionBomb: a small gzip that expands to 4 GiB fails fast, with one error naming
-// the limit, having read no more than the limit into memory.
+// the limit, having counted the decompressed bytes rather than stored them: the memory it takes
+// is the file's and gzip's own, whatever the limit.
 func TestDecompressionBomb(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		limit int64
-		want  string
+		// last: a last member of this many MiB, whose trailer (the file's last four bytes)
+		// then asks for a buffer that large.
+		last int
+		want string
 	}{
 		// A lowered limit: cheap enough for every run.
-		{"16 MiB limit", 16 << 20, "larger than 16 MiB once decompressed"},
-		// The real one: reads 512 MiB of zeros, about 1 s and 520 MiB of memory.
-		{"MaxSize", MaxSize, "larger than 512 MiB once decompressed"},
+		{"16 MiB limit", 16 << 20, 0, "larger than 16 MiB once decompressed"},
+		{"trailer asks for 12 MiB", 16 << 20, 12, "larger than 16 MiB once decompressed"},
+		// The real one: decompresses 512 MiB of zeros, about 1 s.
+		{"MaxSize", MaxSize, 0, "larger than 512 MiB once decompressed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.limit == MaxSize && testing.Short() {
 				t.Skip("reads 512 MiB")
 			}
 			withMaxSize(t, tc.limit)
+			old := gunzipHintMax
+			gunzipHintMax = 1 << 20 // the size of the bomb's members: the bound below holds it
+			defer func() { gunzipHintMax = old }()
 			bomb := gzipBomb(t, 4096)
+			if tc.last > 0 {
+				var last bytes.Buffer
+				zw, _ := gzip.NewWriterLevel(&last, gzip.BestCompression)
+				zw.Write(make([]byte, tc.last<<20))
+				zw.Close()
+				bomb = append(bomb, last.Bytes()...)
+			}
 			path := filepath.Join(t.TempDir(), "bomb.yaml.gz")
 			if err := os.WriteFile(path, bomb, 0o644); err != nil {
 				t.Fatal(err)
@@ -74,12 +89,68 @@ func TestDecompressionBomb(t *testing.T) {
 			}
 			allocated := int64(after.TotalAlloc - before.TotalAlloc)
 			t.Logf("%d KiB gzip of 4 GiB: rejected after %v, %d MiB allocated", len(bomb)>>10, elapsed.Round(time.Millisecond), allocated>>20)
-			// The bound: the limit, one read chunk (8 MiB) past it, the file itself, slack.
-			if allocated > tc.limit+tc.limit/8+(16<<20)+int64(len(bomb)) {
+			// The bound: the file itself, the buffer its trailer asks for (up to
+			// gunzipHintMax), gzip's window and slack; storing up to the limit would be 16 MiB
+			// or more, trusting the trailer 12 MiB.
+			if allocated > int64(len(bomb))+(4<<20) {
 				t.Errorf("allocated %d MiB to reject a bomb with a %s limit", allocated>>20, sizeString(tc.limit))
 			}
 			if elapsed > 20*time.Second {
 				t.Errorf("took %v to reject a bomb", elapsed)
+			}
+		})
+	}
+}
+
+// TestGunzip: what gunzip returns is the decompressed file, whether the trailer's size is
+// taken (one member), found short (two members: the trailer gives the last one's size) or not
+// trusted (above gunzipHintMax); a damaged stream is a "bad gzip" error.
+func TestGunzip(t *testing.T) {
+	want, err := valid().Marshal(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := func(parts ...[]byte) []byte {
+		var out bytes.Buffer
+		for _, p := range parts {
+			zw := gzip.NewWriter(&out)
+			zw.Write(p)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out.Bytes()
+	}
+	one := gz(want)
+	lyingTrailer := append([]byte{}, one...)
+	lyingTrailer[len(lyingTrailer)-4]-- // the size one byte short: the stream is longer than it says
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		hintMax int64
+		wantErr string
+	}{
+		{"one member", one, 64 << 20, ""},
+		{"two members", gz(want[:10], want[10:]), 64 << 20, ""},
+		{"size not trusted", one, 0, ""},
+		{"trailer one byte short", lyingTrailer, 64 << 20, "bad gzip (truncated?): gzip: invalid checksum"},
+		{"truncated", one[:len(one)-10], 64 << 20, "bad gzip (truncated?): unexpected EOF"},
+		{"truncated, size not trusted", one[:len(one)-10], 0, "bad gzip (truncated?): unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := gunzipHintMax
+			gunzipHintMax = tc.hintMax
+			defer func() { gunzipHintMax = old }()
+			got, err := gunzip(tc.in)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || err.Error() != tc.wantErr {
+					t.Errorf("error = %v, want %s", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Errorf("error = %v", err)
+			case !bytes.Equal(got, want):
+				t.Errorf("got %d bytes, want the %d of the snapshot", len(got), len(want))
 			}
 		})
 	}
