@@ -105,12 +105,12 @@ func Etcd() (Binary, error) {
 // recipe is how one binary is built: `go <args> -o <tmp>` in modDir, cached as
 // <cache>/<bin>/<key>-<hash of modDir>/<bin>.
 type recipe struct {
-	what    string // "etcd", "kube-apiserver v1.36.3"
+	what    string // "etcd", "metrics-server v0.8.0", "kube-apiserver v1.36.3"
 	modDir  string
 	bin     string
 	key     string
 	args    []string
-	version string // kube-apiserver version; "" for etcd
+	version string // kube-apiserver version; "" for etcd and metrics-server
 }
 
 func kubeAPIServerRecipe(version string) (recipe, error) {
@@ -150,31 +150,31 @@ func (r recipe) cachePath() (string, error) {
 
 // Planned is one binary Prebuild builds or finds in the cache.
 type Planned struct {
-	What    string // "etcd" or "kube-apiserver v1.36.3"
-	Version string // the kube-apiserver version; "" for etcd
+	What    string // "etcd", "metrics-server v0.8.0" or "kube-apiserver v1.36.3"
+	Version string // the kube-apiserver version; "" for etcd and metrics-server
 	ModDir  string // the tools module it is built from
 	Path    string // where it is, or will be, in the cache
 	Cached  bool   // already in the cache: nothing to build
+
+	r recipe
 }
 
 // Build builds p's binary, or finds it in the cache.
-func (p Planned) Build() (Binary, error) {
-	if p.Version == "" {
-		return Etcd()
-	}
-	return KubeAPIServer(p.Version)
-}
+func (p Planned) Build() (Binary, error) { return ensureBinary(p.r) }
 
-// Plan says, for etcd (if withEtcd) and each kube-apiserver version in order, where
-// its binary is in the cache and whether it is already there. It builds nothing.
-func Plan(withEtcd bool, versions ...string) ([]Planned, error) {
+// Plan says, for etcd and metrics-server (if withHelpers) and each kube-apiserver version
+// in order, where its binary is in the cache and whether it is already there. It builds
+// nothing.
+func Plan(withHelpers bool, versions ...string) ([]Planned, error) {
 	var rs []recipe
-	if withEtcd {
-		r, err := etcdRecipe()
-		if err != nil {
-			return nil, err
+	if withHelpers {
+		for _, f := range []func() (recipe, error){etcdRecipe, metricsServerRecipe} {
+			r, err := f()
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, r)
 		}
-		rs = append(rs, r)
 	}
 	for _, v := range versions {
 		r, err := kubeAPIServerRecipe(v)
@@ -189,12 +189,12 @@ func Plan(withEtcd bool, versions ...string) ([]Planned, error) {
 		if err != nil {
 			return nil, err
 		}
-		plan = append(plan, Planned{What: r.what, Version: r.version, ModDir: r.modDir, Path: path, Cached: isExecutable(path)})
+		plan = append(plan, Planned{What: r.what, Version: r.version, ModDir: r.modDir, Path: path, Cached: isExecutable(path), r: r})
 	}
 	return plan, nil
 }
 
-// Prebuild builds etcd and every pinned kube-apiserver version, one after another,
+// Prebuild builds etcd, metrics-server and every pinned kube-apiserver version, one after another,
 // logging a line when each build starts (or is found in the cache) and when it ends,
 // with its duration.
 func Prebuild(logf func(format string, args ...any)) error {

@@ -191,9 +191,11 @@ type ControlPlane struct {
 	etcd    *proc
 	servers []*Server
 	byName  map[string]*Server
-	closed  bool
-	keep    bool
-	closeMu sync.Mutex
+	// backends are aggregated API servers started with StartMetricsServer.
+	backends []*Backend
+	closed   bool
+	keep     bool
+	closeMu  sync.Mutex
 }
 
 // Config configures NewControlPlane.
@@ -619,6 +621,11 @@ func (cp *ControlPlane) Close() {
 		return
 	}
 	cp.closed = true
+	for _, b := range cp.backends {
+		if err := b.Kill(); err != nil {
+			cp.logf("harness: close: %v", err)
+		}
+	}
 	for _, s := range cp.servers {
 		if p := s.currentProc(); p != nil {
 			if err := p.kill(); err != nil {
@@ -646,6 +653,9 @@ func (cp *ControlPlane) DumpLogs(logf func(string, ...any), n int) {
 	logf("harness: --- last %d lines of %s ---\n%s", n, "etcd.log", tailFile(filepath.Join(cp.Dir, "logs", "etcd.log"), n))
 	for _, s := range cp.servers {
 		logf("harness: --- last %d lines of %s (%s) ---\n%s", n, s.LogPath, s.Version, s.LogTail(n))
+	}
+	for _, b := range cp.backends {
+		logf("harness: --- last %d lines of %s ---\n%s", n, b.LogPath, tailFile(b.LogPath, n))
 	}
 }
 

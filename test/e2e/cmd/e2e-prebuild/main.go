@@ -1,5 +1,5 @@
-// Command e2e-prebuild builds (or finds in the cache) etcd and every pinned
-// kube-apiserver version, one after another, so that a later `go test` starts in
+// Command e2e-prebuild builds (or finds in the cache) etcd, metrics-server and every
+// pinned kube-apiserver version, one after another, so that a later `go test` starts in
 // seconds. `make e2e` runs it before the tests, outside their -timeout; CI can run it
 // as a separate, cacheable step:
 //
@@ -8,7 +8,7 @@
 // It prints a line when each build starts (or is found in the cache), a "still
 // building" line every -heartbeat while a build runs, and a line when it ends, with
 // its duration. With -n it only prints what would be built and where. With versions,
-// only those kube-apiservers (no etcd).
+// only those kube-apiservers (no etcd, no metrics-server).
 package main
 
 import (
@@ -25,20 +25,20 @@ func main() {
 	heartbeat := flag.Duration("heartbeat", time.Minute, "while a build runs, print a line this often (0: never)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./cmd/e2e-prebuild [-n] [-heartbeat D] [version ...]\n\n"+
-			"Builds etcd and every pinned kube-apiserver (%v) into the cache, one after\n"+
-			"another, or only the kube-apiserver versions given.\n\n", harness.KubeVersions)
+			"Builds etcd, metrics-server and every pinned kube-apiserver (%v) into the\n"+
+			"cache, one after another, or only the kube-apiserver versions given.\n\n", harness.KubeVersions)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("e2e-prebuild: ")
 
-	withEtcd, versions := true, harness.KubeVersions
+	withHelpers, versions := true, harness.KubeVersions
 	if flag.NArg() > 0 {
-		withEtcd, versions = false, flag.Args()
+		withHelpers, versions = false, flag.Args()
 	}
 	log.Printf("cache: %s (override with %s)", harness.CacheDir(), harness.EnvCache)
-	plan, err := harness.Plan(withEtcd, versions...)
+	plan, err := harness.Plan(withHelpers, versions...)
 	if err != nil {
 		log.Fatal(err)
 	}
