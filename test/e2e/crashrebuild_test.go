@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
 // TestCrashThenRebuild: after a SIGKILL the dead server stays in its peers' peer-discovery
@@ -19,29 +17,16 @@ import (
 // of kas-c (stop, start) turns it into a 404; kas-c is restarted for real, and kas-b's answer
 // and a fresh snapshot's prediction are both that 404.
 func TestCrashThenRebuild(t *testing.T) {
-	harness.SkipIfUnsupported(t)
-	if testing.Short() {
-		t.Skip("-short: skipping the SIGKILL and restart")
-	}
-	cp := harness.Start(t,
-		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36},
-		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		harness.ServerSpec{Name: "kas-c", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-	)
+	cp, killed := killTheBatchServer(t, "kas-c")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	b := cp.Server("kas-b")
-	jobs := mvpRequest{Method: "GET", Path: "/apis/batch/v1/namespaces/default/jobs"}
 	dir := t.TempDir()
-	if err := cp.Kill("kas-a"); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
 	time.Sleep(time.Until(killed.Add(30 * time.Second))) // past the endpoint key's 25 s bound
 
 	predictedFor := func(file string) string {
 		snap, _ := mvpctlSnapshot(t, file, []int{2}, "--kubeconfig", b.Kubeconfig)
-		e, err := mvpctlExplain(t, snap, jobs)
+		e, err := mvpctlExplain(t, snap, batchJobs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +39,7 @@ func TestCrashThenRebuild(t *testing.T) {
 		return ""
 	}
 	afterKill := dir + "/after-kill.json"
-	if p, o := predictedFor(afterKill), observedKey(observeRoute(ctx, b, jobs).obs); p != "unavailable/endpoint-resolution" || o != p {
+	if p, o := predictedFor(afterKill), observedKey(observeRoute(ctx, b, batchJobs).obs); p != "unavailable/endpoint-resolution" || o != p {
 		t.Fatalf("30 s after the kill: predicted %s, observed %s; want endpoint-resolution for both", p, o)
 	}
 
@@ -85,7 +70,7 @@ func TestCrashThenRebuild(t *testing.T) {
 	}
 	var observed string
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(500 * time.Millisecond) {
-		if observed = observedKey(observeRoute(ctx, b, jobs).obs); observed == "not-found" || time.Now().After(deadline) {
+		if observed = observedKey(observeRoute(ctx, b, batchJobs).obs); observed == "not-found" || time.Now().After(deadline) {
 			break
 		}
 	}

@@ -18,33 +18,21 @@ import (
 // what kas-b answers right then: a certain prediction must be exact, an uncertain one must name
 // the observed outcome among its alternatives — never a confident wrong one.
 func TestCrashWindow(t *testing.T) {
-	harness.SkipIfUnsupported(t)
-	if testing.Short() {
-		t.Skip("-short: skipping the SIGKILL")
-	}
-	cp := harness.Start(t,
-		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36},
-		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-	)
+	cp, killed := killTheBatchServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	b := cp.Server("kas-b")
-	jobs := mvpRequest{Method: "GET", Path: "/apis/batch/v1/namespaces/default/jobs"}
 	dir := t.TempDir()
-	if err := cp.Kill("kas-a"); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
 	var table []string
 	certain, uncertain, seen := 0, 0, map[string]bool{}
 	for i, delay := range []time.Duration{0, 4 * time.Second, 8 * time.Second, 12 * time.Second, 16 * time.Second, 20 * time.Second, 24 * time.Second, 30 * time.Second} {
 		time.Sleep(time.Until(killed.Add(delay)))
 		snap, _ := mvpctlSnapshot(t, fmt.Sprintf("%s/%d.json", dir, i), []int{2}, "--kubeconfig", b.Kubeconfig)
-		e, err := mvpctlExplain(t, snap, jobs)
+		e, err := mvpctlExplain(t, snap, batchJobs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := observeRoute(ctx, b, jobs)
+		o := observeRoute(ctx, b, batchJobs)
 		at := o.at.Sub(killed).Round(100 * time.Millisecond)
 		var p *explainDecision
 		for k := range e.Servers {
@@ -81,4 +69,27 @@ func TestCrashWindow(t *testing.T) {
 		t.Errorf("the test did not see both 503s (saw %v): the delays miss a phase", seen)
 	}
 	t.Logf("%d certain and %d uncertain predictions", certain, uncertain)
+}
+
+// batchJobs is the request the crash tests follow: batch/v1, which only kas-a serves.
+var batchJobs = mvpRequest{Method: "GET", Path: "/apis/batch/v1/namespaces/default/jobs"}
+
+// killTheBatchServer starts v1.36.3 servers — kas-a with every API, kas-b (and the others
+// named) with batch/v1 off — and SIGKILLs kas-a, the only server of batch/v1; it returns
+// the control plane and the moment of the kill.
+func killTheBatchServer(t *testing.T, others ...string) (*harness.ControlPlane, time.Time) {
+	t.Helper()
+	harness.SkipIfUnsupported(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the SIGKILL")
+	}
+	specs := []harness.ServerSpec{{Name: "kas-a", Version: harness.V1_36}}
+	for _, name := range append([]string{"kas-b"}, others...) {
+		specs = append(specs, harness.ServerSpec{Name: name, Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=batch/v1=false"}})
+	}
+	cp := harness.Start(t, specs...)
+	if err := cp.Kill("kas-a"); err != nil {
+		t.Fatal(err)
+	}
+	return cp, time.Now()
 }
