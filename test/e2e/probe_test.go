@@ -212,8 +212,20 @@ func TestProbe(t *testing.T) {
 			t.Errorf("kas-b metrics %+v: want 6 rerouted 503s", m)
 		}
 
-		// Past the key's TTL (and the lease-age heuristic's 15 s): endpoint-resolution 503.
-		if d := 20*time.Second - time.Since(killed); d > 0 {
+		// Inside the window in which the snapshot cannot know whether the endpoint key still
+		// lives: whichever 503 the server gives is one the prediction allows — exit 2 (kas-a
+		// cannot be probed), never 3 (a mismatch).
+		for _, at := range []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second} {
+			time.Sleep(time.Until(killed.Add(at)))
+			rep, _ := probeCmdRun(t, kc, ExitPartialForProbe, "--group", "batch")
+			if rep.Summary.Mismatch != 0 || rep.Summary.Match != 6 {
+				t.Errorf("probe %s after the kill: summary %+v, want 6 matches", at, rep.Summary)
+			}
+		}
+
+		// Past the window (the endpoint key is gone 25 s after the lease's last renewal at the
+		// latest): endpoint-resolution 503, certain.
+		if d := 30*time.Second - time.Since(killed); d > 0 {
 			time.Sleep(d)
 		}
 		rep, _ = probeCmdRun(t, kc, ExitPartialForProbe, "--group", "batch")
