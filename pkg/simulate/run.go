@@ -78,8 +78,8 @@ type Risk struct {
 // Run applies steps to start in order and evaluates the routing after each.
 func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
-	cur := start
-	sim.Steps = append(sim.Steps, evaluate(0, "start", cur))
+	sim.Steps = append(sim.Steps, evaluate(0, "start", start))
+	cur := withInferredResources(start, sim.Steps[0].router)
 	unobservedBy := map[string][]string{} // evidence → servers, in first-seen order
 	var unobserved []string
 	for i := range start.Servers {
@@ -154,6 +154,23 @@ func evaluate(n int, name string, snap *snapshot.Snapshot) StepResult {
 	r := route.NewRouter(snap)
 	t := r.Table(false)
 	return StepResult{N: n, Step: name, Servers: t.Servers, Table: t, snap: snap, router: r}
+}
+
+// withInferredResources records, for every server that could not be read and recorded
+// nothing, what the router infers it serves (route.Router.InferredResources): each step
+// recomputes the peer-aggregated views it was inferred from (recomputePeerAggregated), which
+// would otherwise lose what only the dead server served, row and all.
+func withInferredResources(snap *snapshot.Snapshot, r *route.Router) *snapshot.Snapshot {
+	out := snap
+	for i := range snap.Servers {
+		if rs := r.InferredResources(snap.Servers[i].Name); len(rs) > 0 {
+			if out == snap {
+				out = clone(snap)
+			}
+			out.Servers[i].Resources = rs
+		}
+	}
+	return out
 }
 
 // risks lists the not-found and unavailable cells of rows whose GVR some server still serves.

@@ -383,3 +383,42 @@ func TestNewerServerIsAnAssumption(t *testing.T) {
 		t.Errorf("assumptions = %q, want %q", sim.Assumptions, want)
 	}
 }
+
+// TestRunKeepsWhatADeadServerWasInferredToServe: a live snapshot of a crashed server records
+// nothing of it; the router infers what it served from its peers' peer-aggregated /apis. A
+// simulation from there keeps that GVR through the steps, which recompute those views: after
+// another server stops, the peers have dropped the dead one and the row says 404 (it does not
+// vanish), with the dead server named as the one that served it.
+func TestRunKeepsWhatADeadServerWasInferredToServe(t *testing.T) {
+	s := threeServers(t, "1.36")
+	for _, st := range []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}, {Action: ActionCrash, Server: "a"}} {
+		next, err := Apply(s, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = next
+	}
+	s.Find("a").Resources = nil // what a live snapshot of a dead server records
+	sim, err := Run(s, []Step{{Action: ActionStop, Server: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(step int) string {
+		for _, row := range sim.Steps[step].Table.Rows {
+			if row.Name == "new.k8s.io/v1/widgets" {
+				for _, c := range row.Cells {
+					if c.Server == "b" {
+						return string(c.Outcome) + " served by " + strings.Join(row.ServedBy, ",")
+					}
+				}
+			}
+		}
+		return "no row"
+	}
+	if got := cell(0); got != "unavailable served by a" {
+		t.Errorf("start: b %s, want unavailable served by a (inferred, not recorded)", got)
+	}
+	if got := cell(1); got != "not-found served by a" {
+		t.Errorf("after c stops: b %s, want not-found served by a", got)
+	}
+}
