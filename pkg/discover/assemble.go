@@ -19,6 +19,7 @@ func (d *discoverer) assemble(results []*result, src snapshot.Sources, takenAt t
 		servers = append(servers, d.server(r, src, takenAt))
 	}
 	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	droppedByPeersEvidence(servers)
 	used := map[string]int{}
 	for i := range servers {
 		name := servers[i].Name

@@ -101,6 +101,30 @@ func etagsDiffer(a, b *snapshot.DiscoveryDocument) bool {
 	return a != nil && b != nil && a.ETag != "" && b.ETag != "" && a.ETag != b.ETag
 }
 
+// droppedByPeersEvidence marks each server that stopped answering as dropped by its peers when
+// another identity lease was created after it died (mvp.DeadBy): that event made every peer
+// rebuild its peer-discovery cache, which cannot fetch a dead server, so they route to it no
+// more (docs/behaviour.md §11.4). A 1.35+ peer's peer-aggregated /apis may still list what it
+// served: that document is not always rebuilt with the cache (§7, "Invalidation").
+func droppedByPeersEvidence(servers []snapshot.Server) {
+	for i := range servers {
+		dead := &servers[i]
+		if dead.Reachable || dead.IdentityLease == nil || dead.IdentityLease.RenewTime == nil {
+			continue
+		}
+		for j := range servers {
+			other := &servers[j]
+			if j == i || other.IdentityLease == nil || other.IdentityLease.Created == nil || !mvp.DeadBy(*dead.IdentityLease.RenewTime, *other.IdentityLease.Created) {
+				continue
+			}
+			dead.PeerProxy.DroppedByPeers = true
+			dead.PeerProxy.Evidence = append(dead.PeerProxy.Evidence, fmt.Sprintf("%s's identity lease was created at %s, after this server stopped renewing its own (last %s): every peer rebuilt its peer-discovery cache then and dropped this server",
+				other.Name, other.IdentityLease.Created.UTC().Format(time.RFC3339), dead.IdentityLease.RenewTime.UTC().Format(time.RFC3339)))
+			break
+		}
+	}
+}
+
 // endpointEvidence decides EndpointResolvable: whether the server's 15 s peer endpoint key is
 // in etcd, so peers can resolve its address. It is not observable from outside (docs/behaviour.md §4.3).
 func endpointEvidence(pp *snapshot.PeerProxy, r *result, lease *identityLease, reachable bool, takenAt time.Time, note func(string, ...any)) {

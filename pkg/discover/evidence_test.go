@@ -129,3 +129,35 @@ func TestAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedByPeersEvidence: a server that stopped answering is dropped by its peers once
+// another identity lease was created after it died (a server started, or started again after a
+// graceful stop): that event made every peer rebuild its peer-discovery cache.
+func TestDroppedByPeersEvidence(t *testing.T) {
+	renew := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := renew.Add(d); return &t }
+	for _, tc := range []struct {
+		name      string
+		reachable bool
+		created   *time.Time // the other server's lease
+		want      bool
+	}{
+		{"another lease created after the death", false, at(30 * time.Second), true},
+		{"created while it may still have run", false, at(5 * time.Second), false},
+		{"created before", false, at(-time.Hour), false},
+		{"no creation time recorded", false, nil, false},
+		{"the server answers", true, at(30 * time.Second), false},
+	} {
+		servers := []snapshot.Server{
+			{Name: "a", Reachable: tc.reachable, IdentityLease: &snapshot.Lease{Name: "apiserver-a", RenewTime: &renew, Created: at(-time.Hour)}},
+			{Name: "c", Reachable: true, IdentityLease: &snapshot.Lease{Name: "apiserver-c", RenewTime: at(40 * time.Second), Created: tc.created}},
+		}
+		droppedByPeersEvidence(servers)
+		if got := servers[0].PeerProxy.DroppedByPeers; got != tc.want || servers[1].PeerProxy.DroppedByPeers {
+			t.Errorf("%s: a dropped %v, want %v (c dropped %v)", tc.name, got, tc.want, servers[1].PeerProxy.DroppedByPeers)
+		}
+		if tc.want && !strings.Contains(strings.Join(servers[0].PeerProxy.Evidence, "\n"), "c's identity lease was created at 2026-11-25T12:00:30Z") {
+			t.Errorf("%s: evidence %q", tc.name, servers[0].PeerProxy.Evidence)
+		}
+	}
+}

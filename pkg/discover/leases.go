@@ -28,10 +28,11 @@ type identityLease struct {
 	address  string // kubernetes.io/peer-advertise-address (ip:port), "" when the gate is off
 	holder   string
 	renew    *time.Time
+	created  *time.Time
 }
 
 func (l *identityLease) snapshotLease() *snapshot.Lease {
-	return &snapshot.Lease{Name: l.name, HolderIdentity: l.holder, RenewTime: l.renew}
+	return &snapshot.Lease{Name: l.name, HolderIdentity: l.holder, RenewTime: l.renew, Created: l.created}
 }
 
 // leasesPath lists only kube-apiserver identity leases: other components' leases in
@@ -64,6 +65,10 @@ func listIdentityLeases(ctx context.Context, c *serverClient) ([]identityLease, 
 		if l.Spec.RenewTime != nil {
 			t := l.Spec.RenewTime.UTC()
 			il.renew = &t
+		}
+		if !l.CreationTimestamp.IsZero() {
+			t := l.CreationTimestamp.UTC()
+			il.created = &t
 		}
 		out = append(out, il)
 	}

@@ -77,6 +77,13 @@ func Stop(srv *snapshot.Server, why string) {
 	}
 }
 
+// DeadBy reports whether a server whose identity lease was last renewed at lastRenew had
+// certainly stopped by t: a live server renews every RenewInterval (plus a jitter under half a
+// second).
+func DeadBy(lastRenew, t time.Time) bool {
+	return t.After(lastRenew.Add(RenewInterval + 500*time.Millisecond))
+}
+
 // RebuildsPeerCaches reports whether a change of one identity lease (nil: none) makes every
 // server rebuild its peer-discovery cache: the apiserver's lease informer queues a rebuild when
 // a lease is added or deleted, or changes holder (a new process); a renewal does not

@@ -699,6 +699,11 @@ func (d *fastDecoder) decodeLease(v *Lease) bool {
 				return false
 			}
 			seen |= 1 << 2
+		case "created":
+			if seen&(1<<3) != 0 || !d.decodePtrToTimeTime(&v.Created) {
+				return false
+			}
+			seen |= 1 << 3
 		default:
 			return false
 		}

@@ -168,6 +168,9 @@ type Lease struct {
 	Name           string     `json:"name"`
 	HolderIdentity string     `json:"holderIdentity,omitempty"`
 	RenewTime      *time.Time `json:"renewTime,omitempty"`
+	// Created is the lease's creationTimestamp: when its server started, or started again
+	// after a 1.35+ graceful stop deleted it.
+	Created *time.Time `json:"created,omitempty"`
 }
 
 // PeerProxy records what is known of the server's Mixed Version Proxy configuration. A nil
@@ -189,7 +192,8 @@ type PeerProxy struct {
 	// DroppedByPeers: the server stopped answering and its peers have rebuilt their
 	// peer-discovery caches since (an identity lease was created, deleted or changed holder):
 	// a rebuild drops a server whose discovery cannot be fetched, so peers no longer route to
-	// it. Set by simulations; a live snapshot shows it in its peers' peer-aggregated /apis.
+	// it. Set by simulations, and by discovery when another identity lease was created after
+	// this server stopped renewing its own (mvp.DeadBy).
 	DroppedByPeers bool `json:"droppedByPeers,omitempty"`
 	// AdvertiseAddressReachable: the server's peer-advertise address accepts connections
 	// (dialled by mvpctl, or set by a simulation). False: peers can neither fetch its discovery
