@@ -46,7 +46,6 @@ var docsLiveExit = map[string][]int{
 	// through the proxy at every step. Warnings only (2) when the servers' peer-discovery
 	// error counters still hold the errors of their simultaneous start (MVP031:
 	// hostport_resolution, seen in every run so far), else a pass (0).
-	"mvpctl preflight --to 1.37 --audit-log audit/last-24h.log.gz -o junit > preflight.xml": {0, 2},
 }
 
 // TestDocsCommands runs every live mvpctl command of README.md and docs/*.md (the ones
