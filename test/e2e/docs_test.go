@@ -42,10 +42,6 @@ var docsLiveExit = map[string][]int{
 	"mvpctl routes -w --context prod-a":                                                    {130},
 	"mvpctl probe --group batch --write-dry-run -o json":                                   {0},
 	"mvpctl probe --snapshot cluster.yaml --apiserver kas-b --qps 2 --probe-concurrency 1": {0},
-	// docs/ci.md's GitHub job. No blocking finding: batch/v1, off on kas-b, stays reachable
-	// through the proxy at every step. Warnings only (2) when the servers' peer-discovery
-	// error counters still hold the errors of their simultaneous start (MVP031:
-	// hostport_resolution, seen in every run so far), else a pass (0).
 }
 
 // TestDocsCommands runs every live mvpctl command of README.md and docs/*.md (the ones
