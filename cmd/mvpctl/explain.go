@@ -216,6 +216,9 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		for i, s := range d.Plain.Steps {
 			fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
 		}
+		for _, h := range d.Hazards {
+			fmt.Fprintf(&b, "  Warning: %s\n", h)
+		}
 		for _, a := range d.Plain.Alternatives {
 			fmt.Fprintf(&b, "  Also possible: %s\n", a)
 		}

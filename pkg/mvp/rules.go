@@ -42,6 +42,8 @@ const (
 	RuleRandomPeer Rule = "random-peer"
 	// RuleTransport503: a peer whose address resolves but does not answer is a 503.
 	RuleTransport503 Rule = "transport-503"
+	// RuleRebuildExit: a failed peer-discovery fetch at a rebuild makes the server exit.
+	RuleRebuildExit Rule = "rebuild-exit"
 )
 
 // ruleMinors is, per rule, the first and last minor it holds for (0: no upper bound).
@@ -61,6 +63,7 @@ var ruleMinors = map[Rule][2]int{
 	RuleNoneResolves503:         {firstSV2Minor, 0},
 	RuleRandomPeer:              {firstProxyMinor, 0},
 	RuleTransport503:            {firstProxyMinor, 0},
+	RuleRebuildExit:             {firstDiscoveryMinor, firstAggregationMinor - 1},
 }
 
 // Versions is the Kubernetes versions a rule holds for: "1.28+", "1.28–1.31", "before 1.28".

@@ -65,6 +65,10 @@ type Decision struct {
 	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
 	// with how to confirm each; set when that is why the answer is 404.
 	Causes []mvp.Cause `json:"causes,omitempty"`
+	// Hazards are what threatens the server itself, whatever the request: a 1.33/1.34 server
+	// that exits at its next peer-discovery rebuild (docs/behaviour.md §11.2). Explanations
+	// only; routing tables leave them out.
+	Hazards []string `json:"hazards,omitempty"`
 
 	// Plain is the decision in operator language, for explain's text and table output. It is
 	// not part of the Explanation contract.

@@ -103,6 +103,9 @@ func (r *Router) decideWith(v *serverView, req Request, gvr gvrKey, quiet bool) 
 	for _, a := range d.Alternatives {
 		d.Plain.Alternatives = append(d.Plain.Alternatives, plainAlternative.Replace(a))
 	}
+	if !quiet {
+		d.Hazards = r.hazards(v)
+	}
 	if TraceDecision != nil {
 		TraceDecision(req.Method+" "+req.URL(), d)
 	}

@@ -84,6 +84,7 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 		rep.Checks = withoutCheck(rep.Checks, CheckDiscovery)
 	}
 	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
+	rep.Findings = append(rep.Findings, rebuildExitFindings(in.Start, len(in.Steps), evidence)...)
 	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if len(in.Traffic) > 0 {

@@ -30,12 +30,14 @@ var (
 	CheckDiscovery       = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
 	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
 	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
-	CheckConfigLoss         = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
+	// CheckRebuildExit: the 1.33/1.34 defect that makes a server exit at a failed peer fetch.
+	CheckRebuildExit = Check{"MVP032", "peer-discovery-rebuild-exit", "no 1.33/1.34 apiserver exits at a peer-discovery rebuild (docs/behaviour.md §11.2)"}
+	CheckConfigLoss  = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss}
 
 // Finding is one problem a check found.
 type Finding struct {

@@ -117,6 +117,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 			mvp.Crash(window.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
 			res := evaluate(i+1, st.String(), window)
 			res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
+			res.Notes = append(res.Notes, rebuildExitNotes(window)...)
 			sim.Steps = append(sim.Steps, res)
 		}
 		cur = next
