@@ -30,33 +30,13 @@ func TestDiscEraSkew(t *testing.T) {
 		t.Skip("-short: skipping the v1.34/v1.36 control plane")
 	}
 	t0 := time.Now()
-	cp, err := harness.NewControlPlane(harness.Config{Logf: t.Logf, Servers: []harness.ServerSpec{
-		{Name: "kas-a", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=api/all=true"}},
-		{Name: "kas-b", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=api/all=true,batch/v1=false"}},
-		{Name: "kas-c", Version: harness.V1_34, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-	}})
-	if cp != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				cp.DumpLogs(t.Logf, 40)
-			}
-			cp.Close()
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := startWith134(t, "kas-c",
+		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=api/all=true"}},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=api/all=true,batch/v1=false"}},
+		harness.ServerSpec{Name: "kas-c", Version: harness.V1_34, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+	)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// 1.34 drops a peer whose endpoint lease is not there yet after 5 quick retries and does
-	// not look again until the next lease event (docs/behaviour.md §11.3). Restarting kas-c once its peers
-	// are ready and have written their endpoint leases sidesteps that race.
-	if err := cp.Restart(ctx, "kas-c"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.WaitPeers(ctx); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("control plane v1.36.3 ×2 + v1.34.4 ready in %s", time.Since(t0).Round(time.Millisecond))
 
 	snapPath := t.TempDir() + "/disc.json"
@@ -110,6 +90,37 @@ func TestDiscEraSkew(t *testing.T) {
 	if after-before != float64(codes[404]) {
 		t.Errorf("rerouted 404s grew by %v, want %d: the 404s must be proxied ones", after-before, codes[404])
 	}
+}
+
+// startWith134 starts a control plane like harness.Start, for one in which server old runs
+// 1.33/1.34: such a server drops a peer whose endpoint lease is not there yet after 5 quick
+// retries and does not look again until the next lease event (docs/behaviour.md §11.3), so it
+// is restarted once its peers are ready and have written their endpoint leases; then every
+// server must see its peers.
+func startWith134(t *testing.T, old string, specs ...harness.ServerSpec) *harness.ControlPlane {
+	t.Helper()
+	harness.SkipIfUnsupported(t)
+	cp, err := harness.NewControlPlane(harness.Config{Logf: t.Logf, Servers: specs})
+	if cp != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				cp.DumpLogs(t.Logf, 40)
+			}
+			cp.Close()
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := cp.Restart(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.WaitPeers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }
 
 var rerouted404Line = regexp.MustCompile(`(?m)^apiserver_rerouted_request_total\{code="404"\} ([0-9.e+]+)$`)

@@ -16,7 +16,8 @@ import (
 
 // TestRebuildExit134: the 1.33/1.34 defect of docs/behaviour.md §11.2 on real servers. kas-a
 // (v1.34.4, gate on, --peer-ca-file) runs the peer-discovery rebuild that dereferences nil when
-// a peer's discovery fetch gets an answer other than 200; kas-b and kas-c are v1.36.3, kas-b the
+// a peer's discovery fetch gets an answer other than 200; kas-b and kas-c are v1.35.4 (the skew
+// policy allows one minor), kas-b the
 // only server of batch/v1. Before anything happens, preflight warns (MVP032) for kas-a only.
 // kas-b is SIGKILLed; a live snapshot is taken at once; then an identity lease is created — what
 // an apiserver joining the control plane does first — which makes every server rebuild. Just
@@ -32,26 +33,19 @@ func TestRebuildExit134(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the v1.34 SIGKILL")
 	}
-	cp := harness.Start(t,
+	cp := startWith134(t, "kas-a",
 		harness.ServerSpec{Name: "kas-a", Version: harness.V1_34, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
-		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36},
-		harness.ServerSpec{Name: "kas-c", Version: harness.V1_36, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_35},
+		harness.ServerSpec{Name: "kas-c", Version: harness.V1_35, ExtraFlags: []string{"--runtime-config=batch/v1=false"}},
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// 1.34 may never learn a peer that started after it (§11.3): restart it once its peers run.
-	if err := cp.Restart(ctx, "kas-a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.WaitPeers(ctx); err != nil {
-		t.Fatal(err)
-	}
 	a, c := cp.Server("kas-a"), cp.Server("kas-c")
 	dir := t.TempDir()
 
 	before, _ := mvpctlSnapshot(t, dir+"/before.json", []int{0}, "--kubeconfig", c.Kubeconfig)
 	if got := rebuildExitFindings(t, before.Path); strings.Join(got, ",") != "kas-a/warning" {
-		t.Fatalf("preflight --to 1.36 before the kill: MVP032 %v, want kas-a/warning only", got)
+		t.Fatalf("preflight --to 1.35 before the kill: MVP032 %v, want kas-a/warning only", got)
 	}
 
 	// The rehearsal: a simulated SIGKILL of kas-b names kas-a in its first phase.
@@ -120,7 +114,7 @@ func TestRebuildExit134(t *testing.T) {
 		t.Errorf("prediction after the kill: hazards %v, MVP032 %v; want kas-a only, blocking", hazard, findings)
 	}
 	if !c.Running() {
-		t.Error("kas-c (v1.36.3) exited: 1.35+ is not supposed to have the defect")
+		t.Error("kas-c (v1.35.4) exited: 1.35+ is not supposed to have the defect")
 	}
 	switch {
 	case keyAlive && !(exited && panicked):
@@ -135,11 +129,11 @@ func TestRebuildExit134(t *testing.T) {
 	}
 }
 
-// rebuildExitFindings runs preflight --to 1.36 on a snapshot and returns its MVP032 findings
+// rebuildExitFindings runs preflight --to 1.35 on a snapshot and returns its MVP032 findings
 // as subject/severity.
 func rebuildExitFindings(t *testing.T, snapPath string) []string {
 	t.Helper()
-	r := runMvpctl(t, "preflight", "--snapshot", snapPath, "--to", "1.36", "-o", "json")
+	r := runMvpctl(t, "preflight", "--snapshot", snapPath, "--to", "1.35", "-o", "json")
 	var rep struct {
 		Findings []struct{ Check, Subject, Severity string }
 	}
