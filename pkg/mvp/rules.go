@@ -42,6 +42,9 @@ const (
 	RuleRandomPeer Rule = "random-peer"
 	// RuleTransport503: a peer whose address resolves but does not answer is a 503.
 	RuleTransport503 Rule = "transport-503"
+	// RuleAggregator: an aggregated APIService's group/version is answered by the server's own
+	// kube-aggregator (docs/behaviour.md §16). It predates the proxy, so it has no versions.
+	RuleAggregator Rule = "apiservice-aggregator"
 )
 
 // ruleMinors is, per rule, the first and last minor it holds for (0: no upper bound).

@@ -65,6 +65,9 @@ type Decision struct {
 	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
 	// with how to confirm each; set when that is why the answer is 404.
 	Causes []mvp.Cause `json:"causes,omitempty"`
+	// APIService is set when the request is for an aggregated APIService's group/version: the
+	// server's own kube-aggregator answers it (docs/behaviour.md §16).
+	APIService *APIServiceRef `json:"apiService,omitempty"`
 
 	// Plain is the decision in operator language, for explain's text and table output. It is
 	// not part of the Explanation contract.
@@ -126,7 +129,8 @@ func (c Candidate) PeerName() string {
 	return c.ID
 }
 
-// Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.
+// Cell is the short form used in routing tables: local, proxy→NAME, 404, 503, or the
+// aggregator's own 503s (unavailableCell).
 func (d Decision) Cell() string {
 	switch d.Outcome {
 	case mvp.Local:
@@ -142,7 +146,7 @@ func (d Decision) Cell() string {
 	case mvp.NotFound:
 		return "404"
 	case mvp.Unavailable:
-		return "503"
+		return unavailableCell(d.Unavailable)
 	}
 	return string(d.Outcome)
 }
