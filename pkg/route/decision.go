@@ -130,7 +130,7 @@ func (c Candidate) PeerName() string {
 }
 
 // Cell is the short form used in routing tables: local, proxy→NAME, 404, 503, or the
-// aggregator's own 503s (unavailableCell).
+// aggregator's own 503s (UnavailableCell).
 func (d Decision) Cell() string {
 	switch d.Outcome {
 	case mvp.Local:
@@ -146,7 +146,7 @@ func (d Decision) Cell() string {
 	case mvp.NotFound:
 		return "404"
 	case mvp.Unavailable:
-		return unavailableCell(d.Unavailable)
+		return UnavailableCell(d.Unavailable)
 	}
 	return string(d.Outcome)
 }

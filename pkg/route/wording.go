@@ -140,9 +140,9 @@ func unresolvable(p *serverView) (why, plain, fix string) {
 		fmt.Sprintf("make %s publish its address: its peer endpoint lease must exist", p.srv.Name)
 }
 
-// unavailableCell is the table form of a 503: the aggregator's own two say so, since no peer is
+// UnavailableCell is the table form of a 503: the aggregator's own two say so, since no peer is
 // involved in them.
-func unavailableCell(kind string) string {
+func UnavailableCell(kind string) string {
 	switch kind {
 	case mvp.APIServiceUnavailable:
 		return "local 503 (APIService unavailable)"
