@@ -55,12 +55,14 @@ func findVersion(items []apidiscoveryv2.APIGroupDiscovery, group, version string
 	return nil
 }
 
-// warnUnavailableAPIServices says which aggregated APIServices the aggregator takes for
-// unavailable: every apiserver answers their requests with its own 503.
-func (d *discoverer) warnUnavailableAPIServices(as []snapshot.APIService) {
+// noteUnavailableAPIServices says, as progress, which aggregated APIServices the aggregator
+// takes for unavailable: every apiserver answers their requests with its own 503. It is a
+// fact of the cluster the snapshot records, not a problem of the snapshot: routes, explain,
+// probe and preflight (MVP050) report it where it matters.
+func (d *discoverer) noteUnavailableAPIServices(as []snapshot.APIService) {
 	for _, a := range as {
 		if a.Aggregated() && !a.IsAvailable() {
-			d.warn("APIService %s is not available (%s): %s", a.Name, mvp.APIServiceConditionText(a), mvp.AggregatorUnavailableConsequence)
+			d.progress("APIService %s is not available (%s): %s", a.Name, mvp.APIServiceConditionText(a), mvp.AggregatorUnavailableConsequence)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout
 		cluster.APIServices, cluster.ListsRead.APIServices = as, true
 		cluster.AggregatedGroupVersions = aggregatedGroupVersions(as)
 		recordAPIServiceDiscovery(cluster.APIServices, results)
-		d.warnUnavailableAPIServices(cluster.APIServices)
+		d.noteUnavailableAPIServices(cluster.APIServices)
 	}
 	cluster.StorageVersions = d.readStorageVersions(ctx, results, timeout)
 	return cluster

@@ -192,8 +192,8 @@ func TestDiscoverFromLeases(t *testing.T) {
 		!slices.Equal(ms.Resources, []string{"pods"}) || !slices.Equal(ms.Stale, []string{"cp-a", "cp-b"}) || len(ms.Unlisted) != 0 {
 		t.Errorf("metrics APIService %+v (available %+v)", ms, ms.Available)
 	}
-	if !strings.Contains(rec.all(), "APIService v1beta1.metrics.k8s.io is not available (Available=False MissingEndpoints") {
-		t.Errorf("no warning about the unavailable APIService: %q", rec.warnings)
+	if !strings.Contains(strings.Join(rec.progress, "\n"), "APIService v1beta1.metrics.k8s.io is not available (Available=False MissingEndpoints") {
+		t.Errorf("no progress line about the unavailable APIService: %q", rec.progress)
 	}
 	if want := []string{"stable.example.com/v1", "stable.example.com/v1beta1"}; !slices.Equal(snap.Cluster.CustomResourceGroupVersions, want) {
 		t.Errorf("CRD GVs %v, want %v (every spec.versions[].name, served or not)", snap.Cluster.CustomResourceGroupVersions, want)

@@ -31,11 +31,13 @@ var (
 	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
 	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
 	CheckConfigLoss         = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
+	// CheckAPIServices runs when the start snapshot recorded the cluster's APIServices.
+	CheckAPIServices = Check{"MVP050", "apiservice-available", "every aggregated APIService is Available (live snapshots)"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss, CheckAPIServices}
 
 // Finding is one problem a check found.
 type Finding struct {
