@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -69,7 +70,11 @@ func (r *Router) aggregatorOutcome(v *serverView, a *snapshot.APIService, d *Dec
 		return
 	}
 	st.add("APIService %s is not Available: 503 %q from the aggregator, nothing dialled", a.Name, mvp.AggregatorUnavailableMessage)
-	st.say(mvp.RuleAggregator, "APIService %s is not available (%s): %s's own aggregator answers 503 %q without asking the backend", a.Name, cond, v.srv.Name, mvp.AggregatorUnavailableMessage)
+	reason := "no Available condition yet"
+	if a.Available != nil {
+		reason = "Available=" + a.Available.Status + " " + a.Available.Reason
+	}
+	st.say(mvp.RuleAggregator, "APIService %s is not available (%s): %s's own aggregator answers 503 %q without asking the backend", a.Name, strings.TrimSpace(reason), v.srv.Name, mvp.AggregatorUnavailableMessage)
 	d.Reason = fmt.Sprintf("503 (APIService unavailable): APIService %s is %s", a.Name, cond)
 	d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — APIService %s is not available (%s), so %s's own aggregator answers %q", a.Name, cond, v.srv.Name, mvp.AggregatorUnavailableMessage)
 	d.Plain.WhyNot = append(d.Plain.WhyNot, mvp.APIServiceChecks(*a)...)
