@@ -309,7 +309,7 @@ func TestSelectAggregated(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := skewSnapshot()
 			snap.Cluster.APIServices = []snapshot.APIService{{Name: "v1beta1.metrics.k8s.io", Group: "metrics.k8s.io", Version: "v1beta1",
-				Service: &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
+				Service:   &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
 				Available: &snapshot.APIServiceCondition{Status: "False", Reason: "FailedDiscoveryCheck"}, Resources: tc.resources}}
 			targets, err := Select(snap, tc.sel)
 			if err != nil {
