@@ -23,7 +23,7 @@ func TestAPIServiceEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := snapshot.APIService{Name: "v1beta1.metrics.k8s.io", Group: "metrics.k8s.io", Version: "v1beta1", Resources: []string{"pods"},
-			Service: &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
+			Service:   &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
 			Available: &snapshot.APIServiceCondition{Status: status, Reason: reason}}
 		for i := range s.Servers {
 			if status == "True" { // Current in discovery: served by each server's aggregator
