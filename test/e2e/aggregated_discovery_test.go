@@ -71,4 +71,3 @@ func closedPort() (int, error) {
 	port := l.Addr().(*net.TCPAddr).Port
 	return port, l.Close()
 }
-

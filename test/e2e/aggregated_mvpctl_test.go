@@ -34,7 +34,7 @@ var (
 	// Right after the backend's SIGKILL the APIService is still Available: the prediction is
 	// local with the aggregator's two 503s as alternatives, and probe sees the dial error —
 	// or, if the availability check ran meanwhile, "service unavailable" everywhere.
-	aggWantDialWindow = aggWant{cells: []string{"local", aggCellUnavailable}, observed: []string{"local 503 (backend unreachable)", aggCellUnavailable}}
+	aggWantDialWindow  = aggWant{cells: []string{"local", aggCellUnavailable}, observed: []string{"local 503 (backend unreachable)", aggCellUnavailable}}
 	aggWantUnavailable = aggWant{cells: []string{aggCellUnavailable}, observed: []string{aggCellUnavailable}}
 )
 
