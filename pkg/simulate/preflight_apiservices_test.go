@@ -42,6 +42,12 @@ func TestPreflightAPIServices(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := loadCaptured(t, "steady")
 			start.Cluster.ListsRead, start.Cluster.APIServices = tc.lists, tc.services
+			// Every server's discovery still lists the group/version as current (the aggregator
+			// has not resynced it yet): its 503 is the APIService's, MVP050's, not an MVP010 risk.
+			for i := range start.Servers {
+				start.Servers[i].Resources = append(start.Servers[i].Resources, snapshot.Resource{Group: "metrics.k8s.io", Version: "v1beta1",
+					Resource: "pods", Namespaced: true, Verbs: []string{"get", "list"}, Source: snapshot.SourceAggregated})
+			}
 			rep, err := Preflight(PreflightInput{Start: start})
 			if err != nil {
 				t.Fatal(err)
@@ -51,6 +57,9 @@ func TestPreflightAPIServices(t *testing.T) {
 			}
 			var subjects []string
 			for _, f := range rep.Findings {
+				if f.Check == CheckServedEveryStep.ID && strings.Contains(f.Subject, "metrics.k8s.io") {
+					t.Errorf("MVP010 for the APIService's 503: %+v", f)
+				}
 				if f.Check != CheckAPIServices.ID {
 					continue
 				}
