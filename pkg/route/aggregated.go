@@ -87,11 +87,12 @@ func (r *Router) unavailableAggregated(g snapshot.GVR) bool {
 	return a != nil && !a.IsAvailable()
 }
 
-// aggregatedRows are the rows of aggregated APIServices' group/versions that no server's own
-// discovery lists (Stale, or never listed), which listed (allGVRs) lacks: one per resource
-// discovery last listed for it, or, when the backend never listed any, one for
-// /apis/<group>/<version>, which goes to the same proxy handler. Available ones are left out
-// unless all is set, like every other row that all servers answer alike.
+// aggregatedRows are the rows of aggregated APIServices that the listed GVRs (allGVRs) lack:
+// one for each APIService's /apis/<group>/<version>, which goes to the same proxy handler as
+// its resources — the row that stays when discovery no longer lists any resource of it (a
+// Stale entry lists none: seen on v1.36.3 and v1.37.1) — and one per resource its discovery
+// lists that no server's own discovery counts as served. Available ones are left out unless
+// all is set, like every other row that all servers answer alike.
 func (r *Router) aggregatedRows(listed []namedGVR, all bool) []Row {
 	have := map[snapshot.GVR]bool{}
 	for _, g := range listed {
@@ -103,25 +104,18 @@ func (r *Router) aggregatedRows(listed []namedGVR, all bool) []Row {
 		if !a.Aggregated() || (a.IsAvailable() && !all) {
 			continue
 		}
+		if req, err := ParseRequest(http.MethodGet, "/apis/"+a.Group+"/"+a.Version); err == nil {
+			g := snapshot.GVR{Group: a.Group, Version: a.Version}
+			rows = append(rows, r.cells(Row{GVR: g, Name: a.GroupVersion(), ServedBy: []string{}}, req, gvrKey{GVR: g, id: -1}))
+		}
 		for _, res := range a.Resources {
 			g := snapshot.GVR{Group: a.Group, Version: a.Version, Resource: res}
 			if have[g] {
 				continue
 			}
-			req, err := listRequest(g)
-			if err != nil {
-				continue
+			if req, err := listRequest(g); err == nil {
+				rows = append(rows, r.cells(Row{GVR: g, Name: g.String(), ServedBy: []string{}}, req, r.gvrs.key(g)))
 			}
-			rows = append(rows, r.cells(Row{GVR: g, Name: g.String(), ServedBy: []string{}}, req, r.gvrs.key(g)))
-		}
-		if len(a.Resources) == 0 {
-			path := "/apis/" + a.Group + "/" + a.Version
-			req, err := ParseRequest(http.MethodGet, path)
-			if err != nil {
-				continue
-			}
-			g := snapshot.GVR{Group: a.Group, Version: a.Version}
-			rows = append(rows, r.cells(Row{GVR: g, Name: a.GroupVersion(), ServedBy: []string{}}, req, gvrKey{GVR: g, id: -1}))
 		}
 	}
 	return rows

@@ -105,9 +105,9 @@ func TestAggregatedDecisions(t *testing.T) {
 	}
 }
 
-// TestAggregatedRows: routes shows an unavailable APIService's group/version (one row per
-// resource discovery last listed, or its discovery path when it never listed any) even though
-// every server answers alike; an available one only with --all.
+// TestAggregatedRows: routes shows an unavailable APIService's group/version (its
+// /apis/<group>/<version> row, and one per resource discovery lists) even though every server
+// answers alike; an available one only with --all.
 func TestAggregatedRows(t *testing.T) {
 	cells := func(tab RoutingTable, name string) []string {
 		for _, row := range tab.Rows {
@@ -129,10 +129,13 @@ func TestAggregatedRows(t *testing.T) {
 		row  string
 		want []string
 	}{
-		{"stale, last listed pods", metricsAPIService("False", "FailedDiscoveryCheck", "x", "pods"), false, "metrics.k8s.io/v1beta1/pods", unavailable},
-		{"never listed anything", metricsAPIService("False", "ServiceNotFound", `service/metrics-server in "kube-system" is not present`), false, "metrics.k8s.io/v1beta1", unavailable},
+		{"stale, discovery lists pods", metricsAPIService("False", "FailedDiscoveryCheck", "x", "pods"), false, "metrics.k8s.io/v1beta1/pods", unavailable},
+		{"stale: the group/version's own row", metricsAPIService("False", "FailedDiscoveryCheck", "x", "pods"), false, "metrics.k8s.io/v1beta1", unavailable},
+		{"stale, no resource listed", metricsAPIService("False", "ServiceNotFound", `service/metrics-server in "kube-system" is not present`), false, "metrics.k8s.io/v1beta1", unavailable},
 		{"available: left out", metricsAPIService("True", "Passed", "all checks passed", "pods"), false, "metrics.k8s.io/v1beta1/pods", nil},
+		{"available: the group/version's row left out", metricsAPIService("True", "Passed", "all checks passed", "pods"), false, "metrics.k8s.io/v1beta1", nil},
 		{"available with --all", metricsAPIService("True", "Passed", "all checks passed", "pods"), true, "metrics.k8s.io/v1beta1/pods", []string{"local", "local"}},
+		{"available with --all: the group/version's row", metricsAPIService("True", "Passed", "all checks passed", "pods"), true, "metrics.k8s.io/v1beta1", []string{"local", "local"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := NewRouter(aggregatedSnap("v1.36.3", tc.a)).Table(tc.all)

@@ -251,7 +251,7 @@ func aggWatchCells(t *testing.T, w *aggWatch, gv string, servers []string, from,
 	t.Helper()
 	for _, s := range servers {
 		_, ok := w.waitFor(20*time.Second, func(l watchLine) bool {
-			return l.Type == "outcome-changed" && l.Server == s && strings.HasPrefix(l.GVR, gv+"/") && l.From == from && l.To == to
+			return l.Type == "outcome-changed" && l.Server == s && (l.GVR == gv || strings.HasPrefix(l.GVR, gv+"/")) && l.From == from && l.To == to
 		})
 		if !ok {
 			t.Errorf("watch: no outcome-changed %q → %q of %s on %s", from, to, gv, s)
