@@ -153,7 +153,13 @@ func checkAggMvpctl(t *testing.T, cp *harness.ControlPlane, tb *aggTable, state,
 		measured++
 		for i := range tb.rows {
 			row := &tb.rows[i]
-			if row.state == state && row.server == res.Server && row.probe == "" && strings.Contains(row.request, strings.TrimPrefix(res.Name, gv+"/")) {
+			// A result of the group/version itself (discovery lists no resource of it) is its
+			// /apis/<group>/<version> row; a resource's, the first free row of its resource.
+			same := row.request == "GET /apis/"+res.Name
+			if res.Name != gv {
+				same = strings.HasSuffix(row.request, "/"+res.GVR.Resource)
+			}
+			if row.state == state && row.server == res.Server && row.probe == "" && same {
 				row.probe, row.verdict = res.Observed.Text, string(res.Verdict)
 				break
 			}

@@ -94,7 +94,7 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "1. backend up", "metrics.k8s.io", "v1beta1", "")
-	checkAggMvpctl(t, cp, tb, "1. backend up", metricsAPIService, metricsGV, "", metricsPaths, aggWantBackend)
+	checkAggMvpctl(t, cp, tb, "1. backend up", metricsAPIService, metricsGV, "", append(metricsPaths, "/apis/"+metricsGV), aggWantBackend)
 
 	// 2. Backend killed: at once, then until every server answers "service unavailable".
 	if err := ms.Kill(); err != nil {
@@ -102,7 +102,7 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 	}
 	killed := time.Now()
 	right := observeAgg(ctx, t, cp, metricsPaths, killed)
-	checkAggMvpctl(t, cp, tb, "2a. right after SIGKILL", metricsAPIService, metricsGV, "FailedDiscoveryCheck", metricsPaths, aggWantDialWindow)
+	checkAggMvpctl(t, cp, tb, "2a. right after SIGKILL", metricsAPIService, metricsGV, "FailedDiscoveryCheck", append(metricsPaths, "/apis/"+metricsGV), aggWantDialWindow)
 	t.Logf("2a: mvpctl checked by kill + %s", time.Since(killed).Round(100*time.Millisecond))
 	logAggObs(t, "2a. right after SIGKILL", right)
 	for _, o := range right {
@@ -127,7 +127,7 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "2b. Available=False", "metrics.k8s.io", "v1beta1", "Stale")
-	checkAggMvpctl(t, cp, tb, "2b. Available=False", metricsAPIService, metricsGV, "FailedDiscoveryCheck", metricsPaths, aggWantUnavailable)
+	checkAggMvpctl(t, cp, tb, "2b. Available=False", metricsAPIService, metricsGV, "FailedDiscoveryCheck", append(metricsPaths, "/apis/"+metricsGV), aggWantUnavailable)
 	aggWatchAPIService(t, watch, "apiservice-unavailable", metricsAPIService)
 	aggWatchCells(t, watch, metricsGV, servers, "local", aggCellUnavailable)
 
@@ -150,7 +150,7 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "3. backend back", "metrics.k8s.io", "v1beta1", "")
-	checkAggMvpctl(t, cp, tb, "3. backend back", metricsAPIService, metricsGV, "", metricsPaths, aggWantBackend)
+	checkAggMvpctl(t, cp, tb, "3. backend back", metricsAPIService, metricsGV, "", append(metricsPaths, "/apis/"+metricsGV), aggWantBackend)
 	aggWatchAPIService(t, watch, "apiservice-available", metricsAPIService)
 	aggWatchCells(t, watch, metricsGV, servers, aggCellUnavailable, "local")
 
