@@ -53,7 +53,10 @@ func goldenFile(t *testing.T, path, got string) {
 	}
 }
 
-const skew = "testdata/snapshots/skew.yaml"
+const (
+	skew       = "testdata/snapshots/skew.yaml"
+	aggregated = "testdata/snapshots/aggregated.yaml"
+)
 
 func TestGolden(t *testing.T) {
 	tests := []struct {
@@ -111,6 +114,11 @@ func TestGolden(t *testing.T) {
 		{"preflight-crash.md", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
 		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37", "-o", "json"}, ExitOK},
+		// An aggregated APIService whose backend died, and one whose Service is missing
+		// (docs/behaviour.md §16): every server's own aggregator answers 503, never a 404.
+		{"routes-aggregated.txt", []string{"routes", "--snapshot", aggregated}, ExitOK},
+		{"explain-aggregated.txt", []string{"explain", "--snapshot", aggregated, "--why-not", "GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods"}, ExitOK},
+		{"preflight-aggregated.txt", []string{"preflight", "--snapshot", aggregated, "--to", "1.37"}, ExitIncomplete},
 		{"profiles-list.txt", []string{"profiles", "list"}, ExitOK},
 		// --no-headers drops the header row of every table, and nothing else.
 		{"explain-table-no-headers.txt", []string{"explain", "--snapshot", skew, "-o", "table", "--no-headers", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},

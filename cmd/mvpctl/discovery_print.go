@@ -182,6 +182,9 @@ func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool
 			notes = append(notes, fmt.Sprintf("%s: %s", d.Name, n))
 		}
 	}
+	for _, a := range rep.APIServices {
+		notes = append(notes, fmt.Sprintf("APIService %s (%s): %s (%s)", a.Name, a.GroupVersion, a.Detail, a.Condition))
+	}
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {

@@ -71,7 +71,8 @@ const watchLong = `Follow a live control plane, during a rolling upgrade for ins
 (as routes does without --snapshot), then again every --interval, and print each change as
 one line with the time: a server added, down, up or on another version; a GVR's outcome on
 a server (local, proxy→PEER, 404, 503); a window opened or closed — a time during which a
-GVR that some server serves answered 404 or 503 on some server.
+GVR that some server serves answered 404 or 503 on some server; an aggregated APIService
+becoming unavailable (every apiserver's aggregator answers 503) or available again.
 
 Besides every --interval, it reads again as soon as an identity lease in kube-system is
 added, deleted or taken over by a new process: it watches them (list and watch on leases;

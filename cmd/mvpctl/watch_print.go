@@ -9,6 +9,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
@@ -37,6 +38,9 @@ func (l eventLine) text() string {
 		label = "version unknown"
 	}
 	head := fmt.Sprintf("%s %s %s: ", e.Time.In(l.loc).Format("15:04:05"), e.Server, label)
+	if e.APIService != "" { // a cluster's object, not a server's
+		head = fmt.Sprintf("%s APIService %s: ", e.Time.In(l.loc).Format("15:04:05"), e.APIService)
+	}
 	var what string
 	switch e.Type {
 	case watch.ServerAdded:
@@ -76,6 +80,13 @@ func (l eventLine) text() string {
 		}
 	case watch.Proxied, watch.ProxyErrors, watch.DiscoverySyncErrors:
 		what = trafficText(e)
+	case watch.APIServiceUnavailable:
+		what = "unavailable (" + e.To + "): every apiserver's aggregator answers 503 \"service unavailable\""
+		if e.From != "" {
+			what = "unavailable (" + e.From + " ⇒ " + e.To + "): every apiserver's aggregator answers 503 \"service unavailable\""
+		}
+	case watch.APIServiceAvailable:
+		what = "available again (" + e.From + " ⇒ " + e.To + ")"
 	default:
 		what = string(e.Type)
 	}
@@ -90,6 +101,9 @@ func windowOutcome(w *watch.WindowDoc) string {
 	case mvp.NotFound:
 		return "404"
 	case mvp.Unavailable:
+		if w.Unavailable == mvp.APIServiceUnavailable || w.Unavailable == mvp.BackendUnreachable {
+			return route.UnavailableCell(w.Unavailable)
+		}
 		if w.Unavailable != "" {
 			return "503 (" + w.Unavailable + ")"
 		}

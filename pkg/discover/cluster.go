@@ -35,10 +35,13 @@ func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout
 	}
 	actx, acancel := context.WithTimeout(ctx, timeout)
 	defer acancel()
-	if gvs, err := listAggregatedGroupVersions(actx, c); err != nil {
-		d.warn("cannot list APIServices (%s): group sources are left empty where unknown, and 1.35+ routing exclusions are incomplete", err)
+	if as, err := listAPIServices(actx, c); err != nil {
+		d.warn("cannot list APIServices (%s): group sources are left empty where unknown, 1.35+ routing exclusions are incomplete, and aggregated APIs are predicted as if absent", err)
 	} else {
-		cluster.AggregatedGroupVersions, cluster.ListsRead.APIServices = gvs, true
+		cluster.APIServices, cluster.ListsRead.APIServices = as, true
+		cluster.AggregatedGroupVersions = aggregatedGroupVersions(as)
+		recordAPIServiceDiscovery(cluster.APIServices, results)
+		d.noteUnavailableAPIServices(cluster.APIServices)
 	}
 	cluster.StorageVersions = d.readStorageVersions(ctx, results, timeout)
 	return cluster

@@ -177,6 +177,24 @@ func TestDiscoverFromLeases(t *testing.T) {
 	if want := []string{"metrics.k8s.io/v1beta1"}; !slices.Equal(snap.Cluster.AggregatedGroupVersions, want) {
 		t.Errorf("aggregated GVs %v, want %v", snap.Cluster.AggregatedGroupVersions, want)
 	}
+	// Every APIService is recorded; the aggregated one with its service, its condition and
+	// what each reachable server's own discovery says of it (Stale on both, pods last listed).
+	if got := len(snap.Cluster.APIServices); got != 3 {
+		t.Fatalf("%d APIServices recorded, want 3: %+v", got, snap.Cluster.APIServices)
+	}
+	if local := snap.Cluster.APIServices[0]; local.Name != "v1.apps" || local.Service != nil || !local.IsAvailable() {
+		t.Errorf("local APIService %+v", local)
+	}
+	ms := snap.Cluster.AggregatedAPIService("metrics.k8s.io/v1beta1")
+	if ms == nil || ms.Name != "v1beta1.metrics.k8s.io" || ms.Service.String() != "kube-system/metrics-server:443" ||
+		ms.Available == nil || ms.Available.Status != "False" || ms.Available.Reason != "MissingEndpoints" || ms.Available.LastTransitionTime == nil ||
+		!strings.Contains(ms.Available.Message, `have no addresses with port name "https"`) ||
+		!slices.Equal(ms.Resources, []string{"pods"}) || !slices.Equal(ms.Stale, []string{"cp-a", "cp-b"}) || len(ms.Unlisted) != 0 {
+		t.Errorf("metrics APIService %+v (available %+v)", ms, ms.Available)
+	}
+	if !strings.Contains(strings.Join(rec.progress, "\n"), "APIService v1beta1.metrics.k8s.io is not available (Available=False MissingEndpoints") {
+		t.Errorf("no progress line about the unavailable APIService: %q", rec.progress)
+	}
 	if want := []string{"stable.example.com/v1", "stable.example.com/v1beta1"}; !slices.Equal(snap.Cluster.CustomResourceGroupVersions, want) {
 		t.Errorf("CRD GVs %v, want %v (every spec.versions[].name, served or not)", snap.Cluster.CustomResourceGroupVersions, want)
 	}
@@ -187,7 +205,7 @@ func TestDiscoverFromLeases(t *testing.T) {
 	if !slices.Contains(rec.progress, "found 3 apiservers via identity leases") || !slices.Contains(rec.progress, "fetched 3/3") {
 		t.Errorf("progress %q", rec.progress)
 	}
-	if !strings.Contains(rec.all(), "left out group version metrics.k8s.io/v1beta1") {
+	if !strings.Contains(rec.all(), "group version metrics.k8s.io/v1beta1 is Stale") {
 		t.Errorf("no warning about the stale group version: %q", rec.warnings)
 	}
 	// The first discovery request asks for the non-peer document first.

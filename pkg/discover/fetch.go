@@ -118,7 +118,7 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration, red *red
 		r.warnings = append(r.warnings, doc.invalidDoc)
 	}
 	for _, gv := range doc.stale {
-		r.warnings = append(r.warnings, fmt.Sprintf("left out group version %s: the server marks it stale (its aggregated API server is unavailable)", gv))
+		r.warnings = append(r.warnings, fmt.Sprintf("group version %s is Stale in the server's own discovery (its aggregated API server did not answer): not counted as a resource it serves; its APIService is recorded", gv))
 	}
 
 	if r.minor >= 0 && mvp.CanAggregateDiscovery(r.binaryVersion()) && doc.format == "v2" {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	apiserverinternalv1alpha1 "k8s.io/api/apiserverinternal/v1alpha1"
 
@@ -43,13 +44,29 @@ type crdList struct {
 type apiServiceList struct {
 	listHeader
 	Items []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
 		Spec struct {
 			Group   string `json:"group"`
 			Version string `json:"version"`
 			// Service is set for aggregated APIs, nil for the built-in and CRD ones the
 			// aggregator serves locally.
-			Service *struct{} `json:"service"`
+			Service *struct {
+				Namespace string `json:"namespace"`
+				Name      string `json:"name"`
+				Port      *int32 `json:"port"`
+			} `json:"service"`
 		} `json:"spec"`
+		Status struct {
+			Conditions []struct {
+				Type               string     `json:"type"`
+				Status             string     `json:"status"`
+				Reason             string     `json:"reason"`
+				Message            string     `json:"message"`
+				LastTransitionTime *time.Time `json:"lastTransitionTime"`
+			} `json:"conditions"`
+		} `json:"status"`
 	} `json:"items"`
 }
 
@@ -96,21 +113,45 @@ func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error
 	return slices.Sorted(maps.Keys(set)), err
 }
 
-// listAggregatedGroupVersions returns "group/version" of every APIService with spec.service.
-func listAggregatedGroupVersions(ctx context.Context, c *serverClient) ([]string, error) {
-	set := map[string]bool{}
+// listAPIServices returns every APIService with its service reference and Available
+// condition, sorted by name (docs/behaviour.md §16).
+func listAPIServices(ctx context.Context, c *serverClient) ([]snapshot.APIService, error) {
+	var out []snapshot.APIService
 	err := listPages(ctx, c, apiServicePath, func() (any, func() string) {
 		var l apiServiceList
 		return &l, func() string {
 			for _, it := range l.Items {
-				if it.Spec.Service != nil {
-					set[snapshot.GroupVersionString(it.Spec.Group, it.Spec.Version)] = true
+				a := snapshot.APIService{Name: it.Metadata.Name, Group: it.Spec.Group, Version: it.Spec.Version}
+				if svc := it.Spec.Service; svc != nil {
+					// The API server defaults an omitted port to 443.
+					a.Service = &snapshot.ServiceReference{Namespace: svc.Namespace, Name: svc.Name, Port: 443}
+					if svc.Port != nil {
+						a.Service.Port = *svc.Port
+					}
 				}
+				for _, cond := range it.Status.Conditions {
+					if cond.Type == "Available" {
+						a.Available = &snapshot.APIServiceCondition{Status: cond.Status, Reason: cond.Reason, Message: cond.Message, LastTransitionTime: cond.LastTransitionTime}
+					}
+				}
+				out = append(out, a)
 			}
 			return l.Metadata.Continue
 		}
 	})
-	return slices.Sorted(maps.Keys(set)), err
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, err
+}
+
+// aggregatedGroupVersions is "group/version" of every APIService with spec.service.
+func aggregatedGroupVersions(as []snapshot.APIService) []string {
+	set := map[string]bool{}
+	for _, a := range as {
+		if a.Aggregated() {
+			set[a.GroupVersion()] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // listStorageVersions reads what 1.28–1.32 servers route on (docs/behaviour.md §4.1).

@@ -37,6 +37,11 @@ func ClusterExcludedGroupVersions(snap *snapshot.Snapshot) map[string]string {
 	for _, gv := range snap.Cluster.AggregatedGroupVersions {
 		ex[gv] = ExcludedAPIService
 	}
+	for _, a := range snap.Cluster.APIServices {
+		if a.Aggregated() {
+			ex[a.GroupVersion()] = ExcludedAPIService
+		}
+	}
 	return ex
 }
 

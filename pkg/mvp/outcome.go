@@ -12,14 +12,16 @@ const (
 	// NotFound: the server's own chain answers 404 for a GVR it does not serve — for lack of a
 	// peer, because the loop-prevention header was present, or because there is no filter.
 	NotFound Outcome = "not-found"
-	// Unavailable: the filter answers 503 (see Unavailable503 for which one).
+	// Unavailable: the filter answers 503, or the server's own kube-aggregator does for an
+	// aggregated APIService (see Unavailable503 for which one).
 	Unavailable Outcome = "unavailable"
 	// Unknown is for observations only: what was seen contradicts itself or is an error that
 	// is not the apiserver's (a timeout, a 500). The apiserver never decides it.
 	Unknown Outcome = "unknown"
 )
 
-// Unavailable503 says which of the two 503s the filter answers (docs/behaviour.md §5.1).
+// Unavailable503 says which 503: the filter's two (docs/behaviour.md §5.1), or the
+// aggregator's two (aggregated.go, §16).
 type Unavailable503 = string
 
 const (

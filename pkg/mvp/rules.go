@@ -44,6 +44,9 @@ const (
 	RuleTransport503 Rule = "transport-503"
 	// RuleRebuildExit: a failed peer-discovery fetch at a rebuild makes the server exit.
 	RuleRebuildExit Rule = "rebuild-exit"
+	// RuleAggregator: an aggregated APIService's group/version is answered by the server's own
+	// kube-aggregator (docs/behaviour.md §16). It predates the proxy, so it has no versions.
+	RuleAggregator Rule = "apiservice-aggregator"
 )
 
 // ruleMinors is, per rule, the first and last minor it holds for (0: no upper bound).

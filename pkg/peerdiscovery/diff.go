@@ -130,7 +130,11 @@ type Report struct {
 	// expectation is uncertain.
 	Partial bool         `json:"partial"`
 	Servers []ServerDiff `json:"servers"`
-	Summary Summary      `json:"summary"`
+	// APIServices are the aggregated APIServices that are not Available, or Stale in some
+	// server's discovery (apiServiceStates): not a difference of the documents, but why their
+	// group/version is Stale in them.
+	APIServices []APIServiceState `json:"apiServices,omitempty"`
+	Summary     Summary           `json:"summary"`
 }
 
 // Diff compares each selected server's recorded default /apis with its expectation (every
@@ -178,6 +182,7 @@ func Diff(snap *snapshot.Snapshot, names ...string) *Report {
 			}
 		}
 	}
+	rep.APIServices = apiServiceStates(snap)
 	switch s := rep.Summary; {
 	case s.Stale+s.Missing > 0:
 		rep.Summary.Result = ResultBlocking

@@ -44,6 +44,11 @@ const (
 	// ClassUnavailableTransport: a proxy transport error (503 text/plain "error trying
 	// to reach service: ..."), e.g. connection refused by a dead peer.
 	ClassUnavailableTransport Class = "unavailable-transport"
+	// ClassAggregatorUnavailable: kube-aggregator's own answer for an aggregated APIService
+	// that is not Available (503 text/plain "service unavailable", docs/behaviour.md §16).
+	// Its dial error when the APIService is Available but the backend does not answer is
+	// word for word ClassUnavailableTransport: only the path tells them apart (observe).
+	ClassAggregatorUnavailable Class = "aggregator-unavailable"
 	// ClassDenied: 401 or 403.
 	ClassDenied Class = "denied"
 	// ClassError: anything else (429, 500, an unexpected 503 or 404, ...).
@@ -145,6 +150,8 @@ func Classify(o Observation) Classification {
 		switch {
 		case st != nil && st.Reason == metav1.StatusReasonServiceUnavailable && strings.Contains(st.Message, MsgEndpointResolution):
 			c.Class, c.Why = ClassUnavailableEndpoint, "Status ServiceUnavailable: no peer address could be resolved"
+		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.AggregatorUnavailableMessage:
+			c.Class, c.Why = ClassAggregatorUnavailable, `text/plain "service unavailable": the aggregator's answer for an APIService that is not available`
 		case st == nil && strings.HasPrefix(text, PrefixTransportError):
 			c.Class, c.Why = ClassUnavailableTransport, "text/plain proxy transport error: "+clip(text)
 			c.Message = text
@@ -207,6 +214,7 @@ type Observed struct {
 //
 //	normal                 forced local        outcome
 //	unavailable-endpoint   any                 unavailable (endpoint)
+//	aggregator-unavailable same                unavailable (apiservice-unavailable)
 //	unavailable-transport  unknown-resource    unavailable (transport)
 //	unavailable-transport  same                local (not the peer proxy: e.g. an aggregated API's backend is down)
 //	unknown-resource       unknown-resource    not-found
@@ -219,6 +227,9 @@ func Combine(normal, local Classification) Observed {
 	case normal.Class == ClassUnavailableEndpoint:
 		o.Outcome, o.Unavailable = mvp.Unavailable, mvp.EndpointResolution
 		o.Why = "peers serve it but none of their addresses resolved"
+	case normal.Class == ClassAggregatorUnavailable && local.Class == ClassAggregatorUnavailable:
+		o.Outcome, o.Unavailable = mvp.Unavailable, mvp.APIServiceUnavailable
+		o.Why = "the server's own aggregator answers that the APIService is not available"
 	case normal.Class == ClassUnavailableTransport && local.Class == ClassUnknownResource:
 		o.Outcome, o.Unavailable = mvp.Unavailable, mvp.Transport
 		o.Why = "the server does not serve it and could not reach the peer it chose"

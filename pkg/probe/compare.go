@@ -31,8 +31,8 @@ func transient(code int) bool {
 
 // loopViolation reports whether the forced-local answer came from a handler the server does
 // not have: the server forwarded a request that carried the loop-prevention header.
-func loopViolation(srv *snapshot.Server, g snapshot.GVR, local Classification) bool {
-	if srv.Serves(g) {
+func loopViolation(srv *snapshot.Server, g snapshot.GVR, aggregated bool, local Classification) bool {
+	if srv.Serves(g) || aggregated { // an aggregated APIService's: the server's own aggregator answers
 		return false
 	}
 	switch local.Class {
@@ -43,7 +43,9 @@ func loopViolation(srv *snapshot.Server, g snapshot.GVR, local Classification) b
 }
 
 // observe turns the two classified answers into the observed outcome and the verdict.
-func observe(res *Result, srv *snapshot.Server, header string, normal, local Classification) {
+// aggregated says the request is for an aggregated APIService's group/version: its answers
+// are the server's own aggregator's (observeAggregated).
+func observe(res *Result, srv *snapshot.Server, header string, aggregated bool, normal, local Classification) {
 	obs := &res.Observed
 	if ok, why := inconclusive(normal, local); ok {
 		obs.Outcome, obs.Why = mvp.Unknown, why
@@ -51,7 +53,7 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 		res.Verdict, res.Note = VerdictInconclusive, why
 		return
 	}
-	if loopViolation(srv, res.GVR, local) {
+	if loopViolation(srv, res.GVR, aggregated, local) {
 		// What the normal request did is still observable: the forced-local answer shows the
 		// server forwards whatever it gets.
 		obs.Outcome, obs.Why = mvp.Proxied, fmt.Sprintf("the request carrying %s: %s got %d (%s) although %s does not serve %s itself: it was forwarded", header, ForcedLocalValue, local.StatusCode, local.Class, srv.Name, res.Name)
@@ -69,6 +71,9 @@ func observe(res *Result, srv *snapshot.Server, header string, normal, local Cla
 		return
 	}
 	c := Combine(normal, local)
+	if aggregated {
+		c = observeAggregated(c)
+	}
 	obs.Outcome, obs.Unavailable, obs.Why = c.Outcome, c.Unavailable, c.Why
 	obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
 	key := outcomeKey(obs.Outcome, obs.Unavailable)
@@ -213,4 +218,26 @@ func intersects(a, b []string) bool {
 		}
 	}
 	return false
+}
+
+// observeAggregated reads a combined observation of an aggregated APIService's group/version,
+// which the peer proxy never handles (docs/behaviour.md §16): a transport-shaped 503 is the
+// aggregator's dial error (its backend does not answer), and when the APIService turned
+// unavailable between the two requests (one dial error, one "service unavailable") the normal
+// request's answer is the observation.
+func observeAggregated(c Observed) Observed {
+	aggregator503 := func(cl Class) bool { return cl == ClassUnavailableTransport || cl == ClassAggregatorUnavailable }
+	if !aggregator503(c.Normal.Class) || !aggregator503(c.Local.Class) {
+		return c
+	}
+	c.Outcome, c.Unavailable = mvp.Unavailable, mvp.APIServiceUnavailable
+	c.Why = "the server's own aggregator answers that the APIService is not available"
+	if c.Normal.Class == ClassUnavailableTransport {
+		c.Unavailable = mvp.BackendUnreachable
+		c.Why = "the server's own aggregator could not reach the APIService's backend (" + clip(c.Normal.Message) + ")"
+	}
+	if c.Normal.Class != c.Local.Class {
+		c.Why += fmt.Sprintf("; the request with the loop-prevention header got %s: the APIService's state changed between the two", c.Local.Class)
+	}
+	return c
 }

@@ -25,6 +25,9 @@ type request struct {
 // verbsFor returns the verbs to probe a GVR with: those of list, get, watch (and create with
 // dryRun) that its discovery lists. Discovery without verbs (rare) gets the three reads.
 func verbsFor(t Target, writeDryRun bool) []string {
+	if t.GVR.Resource == "" { // /apis/<group>/<version>: a GET is all there is
+		return []string{VerbList}
+	}
 	has := map[string]bool{}
 	for _, v := range t.Verbs {
 		has[v] = true
@@ -61,6 +64,9 @@ func collectionPath(t Target, ns string) string {
 	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
 		prefix = "/api/" + g.Version
+	}
+	if g.Resource == "" { // an aggregated APIService whose backend never listed a resource
+		return prefix
 	}
 	if t.Namespaced {
 		return prefix + "/namespaces/" + url.PathEscape(ns) + "/" + g.Resource
@@ -168,6 +174,9 @@ func outcomeText(o mvp.Outcome, unavailable string) string {
 	case mvp.NotFound:
 		return "404"
 	case mvp.Unavailable:
+		if unavailable == mvp.APIServiceUnavailable || unavailable == mvp.BackendUnreachable {
+			return route.UnavailableCell(unavailable)
+		}
 		if unavailable != "" {
 			return "503 (" + unavailable + ")"
 		}

@@ -154,7 +154,8 @@ func (p *prober) run(ctx context.Context) *Report {
 
 	for _, m := range ms {
 		if m.normal != nil && m.local != nil {
-			observe(&m.res, m.ps.srv, o.ProxiedHeader, *m.normal, *m.local)
+			aggregated := p.snap.Cluster.AggregatedAPIService(m.target.GVR.GroupVersion()) != nil
+			observe(&m.res, m.ps.srv, o.ProxiedHeader, aggregated, *m.normal, *m.local)
 		}
 		rep.Results = append(rep.Results, m.res)
 	}

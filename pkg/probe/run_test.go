@@ -122,6 +122,15 @@ func TestHealthyPair(t *testing.T) {
 		names = append(names, g.Name+"("+g.Why+")")
 	}
 	t.Logf("selected: %s", strings.Join(names, " "))
+	// The fixture's APIService v1beta1.metrics.k8s.io is Available=False and no server's
+	// discovery lists it: measured anyway, at its group/version's path, as each server's own
+	// aggregator's 503 (docs/behaviour.md §16).
+	for _, server := range []string{"kas-a", "kas-b"} {
+		rs := results(rep, server, "metrics.k8s.io/v1beta1")
+		if len(rs) != 1 || rs[0].Verdict != probe.VerdictMatch || rs[0].Observed.Text != "local 503 (APIService unavailable)" || rs[0].Predicted.Text != "local 503 (APIService unavailable)" {
+			t.Errorf("%s metrics.k8s.io/v1beta1: %+v", server, rs)
+		}
+	}
 	for _, name := range []string{"batch/v1/jobs", "batch/v1/cronjobs", "apps/v1/deployments"} {
 		rs := results(rep, "kas-b", name)
 		if len(rs) != 3 {

@@ -14,6 +14,7 @@ const (
 	WhySharedOfGroup = "served by every server: one per group, to check local handling"
 	WhyAll           = "--all"
 	WhyFilter        = "matches the filter"
+	WhyAggregated    = "an aggregated APIService's that no server's discovery lists as served (Stale, or never listed): each server's own aggregator answers it"
 )
 
 // Select returns the GVRs to probe, sorted by name. The universe is what the reachable servers
@@ -63,6 +64,30 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 			add(r, "")
 		}
 	}
+	// Aggregated APIServices' group/versions that discovery marks Stale are measured too: every
+	// server's aggregator answers them (docs/behaviour.md §16). One that never listed a
+	// resource is measured at /apis/<group>/<version>, which the same handler answers.
+	aggregatedOnly := map[snapshot.GVR]bool{}
+	for _, a := range snap.Cluster.APIServices {
+		if !a.Aggregated() {
+			continue
+		}
+		names := a.Resources
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, name := range names {
+			r := snapshot.Resource{Group: a.Group, Version: a.Version, Resource: name, Source: snapshot.SourceAggregated}
+			if _, listed := all[r.GVR()]; listed {
+				continue
+			}
+			add(r, "")
+			aggregatedOnly[r.GVR()] = true
+			if name == "" {
+				all[r.GVR()].t.Name = a.GroupVersion()
+			}
+		}
+	}
 	var gvrs []snapshot.GVR
 	for g, e := range all {
 		gvrs = append(gvrs, g)
@@ -105,6 +130,8 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 		switch {
 		case sel.All:
 			e.t.Why = WhyAll
+		case aggregatedOnly[g]:
+			e.t.Why = WhyAggregated
 		case len(e.t.ServedBy) < reachable:
 			e.t.Why = WhyNotEverywhere
 		case shared[g.Group] == g:

@@ -197,20 +197,29 @@ func TestObserve(t *testing.T) {
 		normal, local Classification
 		verdict       Verdict
 		text          string
+		aggregated    bool
 	}{
-		{"proxied", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassUnknownResource, 404), VerdictMatch, "proxied"},
-		{"not proxied", jobsGVR, proxied, cl(ClassUnknownResource, 404), cl(ClassUnknownResource, 404), VerdictMismatch, "404"},
-		{"transport instead", jobsGVR, proxied, cl(ClassUnavailableTransport, 503), cl(ClassUnknownResource, 404), VerdictMismatch, "503 (transport)"},
-		{"loop", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassServed, 200), VerdictLoopViolation, "proxied"},
-		{"loop 503", jobsGVR, proxied, cl(ClassUnavailableEndpoint, 503), cl(ClassUnavailableEndpoint, 503), VerdictLoopViolation, "503 (endpoint-resolution)"},
-		{"denied", jobsGVR, proxied, cl(ClassDenied, 403), cl(ClassDenied, 403), VerdictInconclusive, "denied (403)"},
-		{"throttled", jobsGVR, proxied, cl(ClassError, 429), cl(ClassError, 429), VerdictInconclusive, "error (429)"},
-		{"local served", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local"},
+		{"proxied", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassUnknownResource, 404), VerdictMatch, "proxied", false},
+		{"not proxied", jobsGVR, proxied, cl(ClassUnknownResource, 404), cl(ClassUnknownResource, 404), VerdictMismatch, "404", false},
+		{"transport instead", jobsGVR, proxied, cl(ClassUnavailableTransport, 503), cl(ClassUnknownResource, 404), VerdictMismatch, "503 (transport)", false},
+		{"loop", jobsGVR, proxied, cl(ClassServed, 200), cl(ClassServed, 200), VerdictLoopViolation, "proxied", false},
+		{"loop 503", jobsGVR, proxied, cl(ClassUnavailableEndpoint, 503), cl(ClassUnavailableEndpoint, 503), VerdictLoopViolation, "503 (endpoint-resolution)", false},
+		{"denied", jobsGVR, proxied, cl(ClassDenied, 403), cl(ClassDenied, 403), VerdictInconclusive, "denied (403)", false},
+		{"throttled", jobsGVR, proxied, cl(ClassError, 429), cl(ClassError, 429), VerdictInconclusive, "error (429)", false},
+		{"local served", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local", false},
 		// An aggregated API whose backend is down: the same 503 both ways, served locally.
-		{"local 503", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local"},
+		{"local 503", snapshot.GVR{Version: "v1", Resource: "configmaps"}, Prediction{Outcome: mvp.Local, Text: "local", Expect: []string{"local"}}, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local", false},
+		// An aggregated APIService's group/version (docs/behaviour.md §16): the server's own
+		// aggregator answers, whatever b's discovery says; never a loop violation.
+		{"aggregator unavailable as predicted", metricsPods, aggUnavailable, cl(ClassAggregatorUnavailable, 503), cl(ClassAggregatorUnavailable, 503), VerdictMatch, "local 503 (APIService unavailable)", true},
+		{"aggregator dial error, predicted available", metricsPods, aggAvailable, cl(ClassUnavailableTransport, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local 503 (backend unreachable)", true},
+		{"aggregator turned unavailable between the two", metricsPods, aggAvailable, cl(ClassAggregatorUnavailable, 503), cl(ClassUnavailableTransport, 503), VerdictMatch, "local 503 (APIService unavailable)", true},
+		{"backend up, predicted available", metricsPods, aggAvailable, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local", true},
+		{"backend answers though predicted unavailable", metricsPods, aggUnavailable, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMismatch, "local", true},
+		{"a 404 is a mismatch", metricsPods, aggUnavailable, cl(ClassUnknownResource, 404), cl(ClassUnknownResource, 404), VerdictMismatch, "404", true},
 	} {
 		r := Result{Server: "b", GVR: tc.gvr, Name: tc.gvr.String(), Predicted: tc.pred}
-		observe(&r, b, ForcedLocalHeader, tc.normal, tc.local)
+		observe(&r, b, ForcedLocalHeader, tc.aggregated, tc.normal, tc.local)
 		if r.Verdict != tc.verdict || r.Observed.Text != tc.text {
 			t.Errorf("%s: %s %q (%s; %s), want %s %q", tc.name, r.Verdict, r.Observed.Text, r.Observed.Why, r.Note, tc.verdict, tc.text)
 		}
@@ -218,6 +227,14 @@ func TestObserve(t *testing.T) {
 }
 
 var jobsGVR = snapshot.GVR{Group: "batch", Version: "v1", Resource: "jobs"}
+
+// metricsPods and the two predictions route makes for an aggregated APIService's resource.
+var (
+	metricsPods    = snapshot.GVR{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}
+	aggUnavailable = Prediction{Outcome: mvp.Unavailable, Unavailable: mvp.APIServiceUnavailable, Text: "local 503 (APIService unavailable)",
+		Expect: []string{"unavailable/apiservice-unavailable"}}
+	aggAvailable = Prediction{Outcome: mvp.Local, Text: "local*", Expect: []string{"local", "unavailable/apiservice-unavailable", "unavailable/backend-unreachable"}}
+)
 
 func TestParseMetrics(t *testing.T) {
 	text := `# HELP apiserver_rerouted_request_total [ALPHA] Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it
@@ -272,5 +289,47 @@ func TestProbetestBodies(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("testdata", "README.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSelectAggregated: probe never omits an aggregated APIService's group/version because
+// discovery marks it Stale: the resources discovery last listed are selected, or the
+// group/version's own path when the backend never listed any; with --group too.
+func TestSelectAggregated(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		resources []string
+		sel       Selection
+		want      []string
+	}{
+		{"stale, last listed pods and nodes", []string{"nodes", "pods"}, Selection{}, []string{"metrics.k8s.io/v1beta1/nodes", "metrics.k8s.io/v1beta1/pods"}},
+		{"never listed anything", nil, Selection{}, []string{"metrics.k8s.io/v1beta1"}},
+		{"--group", []string{"pods"}, Selection{Groups: []string{"metrics.k8s.io"}}, []string{"metrics.k8s.io/v1beta1/pods"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := skewSnapshot()
+			snap.Cluster.APIServices = []snapshot.APIService{{Name: "v1beta1.metrics.k8s.io", Group: "metrics.k8s.io", Version: "v1beta1",
+				Service:   &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
+				Available: &snapshot.APIServiceCondition{Status: "False", Reason: "FailedDiscoveryCheck"}, Resources: tc.resources}}
+			targets, err := Select(snap, tc.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tg := range targets {
+				if tg.GVR.Group == "metrics.k8s.io" {
+					got = append(got, tg.Name)
+					if len(tc.sel.Groups) == 0 && tg.Why != WhyAggregated {
+						t.Errorf("%s selected because %q", tg.Name, tg.Why)
+					}
+					if p := collectionPath(tg, "default"); !strings.HasPrefix(p, "/apis/metrics.k8s.io/v1beta1") || strings.HasSuffix(p, "/") {
+						t.Errorf("%s: path %q", tg.Name, p)
+					}
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("selected %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -32,7 +32,9 @@ func (r *Router) decideDiscovery(v *serverView, req Request, gvr gvrKey, d *Deci
 		}
 		st.add("%s belongs to %s: excluded from peers' discovery (%s), never proxied", gvr.GroupVersion(), why, mvp.RuleExclusion.Versions())
 		st.say(mvp.RuleExclusion, "%s belongs to %s: such group/versions are never proxied", gvr.GroupVersion(), why)
-		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("%s must serve %s itself: %s's group/versions are never proxied", v.srv.Name, gvr, why))
+		if r.aggregatedFor(req) == nil { // the aggregator's answer says what to check instead
+			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("%s must serve %s itself: %s's group/versions are never proxied", v.srv.Name, gvr, why))
+		}
 		r.localOutcome(v, req, gvr, d, st, fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why),
 			fmt.Sprintf("%s is %s's group/version, which is never proxied", gvr.GroupVersion(), why))
 		return

@@ -69,6 +69,9 @@ type Decision struct {
 	// that exits at its next peer-discovery rebuild (docs/behaviour.md §11.2). Explanations
 	// only; routing tables leave them out.
 	Hazards []string `json:"hazards,omitempty"`
+	// APIService is set when the request is for an aggregated APIService's group/version: the
+	// server's own kube-aggregator answers it (docs/behaviour.md §16).
+	APIService *APIServiceRef `json:"apiService,omitempty"`
 
 	// Plain is the decision in operator language, for explain's text and table output. It is
 	// not part of the Explanation contract.
@@ -130,7 +133,8 @@ func (c Candidate) PeerName() string {
 	return c.ID
 }
 
-// Cell is the short form used in routing tables: local, proxy→NAME, 404, 503.
+// Cell is the short form used in routing tables: local, proxy→NAME, 404, 503, or the
+// aggregator's own 503s (UnavailableCell).
 func (d Decision) Cell() string {
 	switch d.Outcome {
 	case mvp.Local:
@@ -146,7 +150,7 @@ func (d Decision) Cell() string {
 	case mvp.NotFound:
 		return "404"
 	case mvp.Unavailable:
-		return "503"
+		return UnavailableCell(d.Unavailable)
 	}
 	return string(d.Outcome)
 }

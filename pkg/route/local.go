@@ -7,9 +7,16 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404.
+// localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404,
+// or its kube-aggregator answers for an aggregated APIService.
 // plainWhy is why a GVR the server does not serve is a 404, in plain words.
 func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps, why, plainWhy string) {
+	if a := r.aggregatedFor(req); a != nil {
+		// The local handler for an aggregated APIService's group/version is kube-aggregator's
+		// proxy, whether or not the server's discovery lists it (docs/behaviour.md §16).
+		r.aggregatorOutcome(v, a, d, st)
+		return
+	}
 	info := req.Info
 	if !info.IsResourceRequest {
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(parseGroupVersion(gv)) {

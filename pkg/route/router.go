@@ -17,6 +17,8 @@ type Router struct {
 	byName   map[string]*serverView
 	excluded exclusions
 	sv       storageVersionIndex
+	// aggregated are the aggregated APIServices by group/version (indexAggregated).
+	aggregated map[groupVersion]*snapshot.APIService
 	// capable reports whether a binary version can serve a GVR at some --runtime-config, and
 	// whether that is known; nil when unknown (WithCapabilities).
 	capable func(version string, gvr snapshot.GVR) (can, known bool)
@@ -33,7 +35,7 @@ func (r *Router) WithCapabilities(f func(version string, gvr snapshot.GVR) (can,
 // NewRouter indexes snap. snap must have been validated (snapshot.Decode does).
 func NewRouter(snap *snapshot.Snapshot) *Router {
 	views, gvrs, excluded := buildViews(snap)
-	r := &Router{snap: snap, views: views, gvrs: gvrs, byName: map[string]*serverView{}, excluded: excluded}
+	r := &Router{snap: snap, views: views, gvrs: gvrs, byName: map[string]*serverView{}, excluded: excluded, aggregated: indexAggregated(snap)}
 	for _, v := range r.views {
 		r.byName[v.srv.Name] = v
 	}

@@ -77,7 +77,9 @@ type Cell struct {
 const Unreachable = "<unreachable>"
 
 // Table builds the routing table. With all false, GVRs that every reachable server serves by
-// itself are left out: they are local everywhere and not what an upgrade makes interesting.
+// itself are left out: they are local everywhere and not what an upgrade makes interesting —
+// except those of an aggregated APIService that is not available, which every server answers
+// with its aggregator's 503 (aggregatedRows also adds the ones no server's discovery lists).
 func (r *Router) Table(all bool) RoutingTable {
 	t := RoutingTable{APIVersion: report.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
 		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}}
@@ -98,6 +100,10 @@ func (r *Router) Table(all bool) RoutingTable {
 			t.Rows = append(t.Rows, rows[i])
 		}
 	}
+	if extra := r.aggregatedRows(gvrs, all); len(extra) > 0 {
+		t.Rows = append(t.Rows, extra...)
+		slices.SortFunc(t.Rows, func(a, b Row) int { return strings.Compare(a.Name, b.Name) })
+	}
 	return t
 }
 
@@ -113,13 +119,18 @@ func (r *Router) row(gvr namedGVR, all bool) (row Row, keep bool) {
 			everywhere = false
 		}
 	}
-	if everywhere && !all {
+	if everywhere && !all && !r.unavailableAggregated(gvr.GVR) {
 		return Row{}, false
 	}
 	req, err := listRequest(gvr.GVR)
 	if err != nil { // every GVR from discovery has a valid list path
 		return Row{}, false
 	}
+	return r.cells(row, req, gvr.gvrKey), true
+}
+
+// cells fills row's cells with each server's decision for req.
+func (r *Router) cells(row Row, req Request, key gvrKey) Row {
 	row.Request = "GET " + req.Path
 	row.Cells = make([]Cell, 0, len(r.views))
 	for _, v := range r.views {
@@ -128,12 +139,12 @@ func (r *Router) row(gvr namedGVR, all bool) (row Row, keep bool) {
 			continue
 		}
 		// Quiet: a cell needs the outcome, not the steps and words (but `-v 4` traces them).
-		d := r.decideWith(v, req, gvr.gvrKey, TraceDecision == nil)
+		d := r.decideWith(v, req, key, TraceDecision == nil)
 		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 	}
 	row.ThroughLB = lbShare(r.snap, row.Cells)
-	return row, true
+	return row
 }
 
 // minRowsPerGoroutine: fewer rows than this are decided on one goroutine.

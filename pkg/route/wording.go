@@ -50,6 +50,8 @@ func assumedNote(assumed bool, what string) string {
 
 // plainAlternative words Decision.Alternatives for people.
 var plainAlternative = strings.NewReplacer(
+	"unavailable/backend-unreachable", "503 from the aggregator (its backend does not answer)",
+	"unavailable/apiservice-unavailable", "503 from the aggregator (APIService unavailable)",
 	"unavailable/endpoint-resolution", "503 (no peer address resolves)",
 	"unavailable/transport", "503 (the chosen peer does not answer)",
 	"not-found", "404 Not Found",
@@ -136,4 +138,16 @@ func unresolvable(p *serverView) (why, plain, fix string) {
 	}
 	return "no peer endpoint lease", "it has no peer endpoint lease",
 		fmt.Sprintf("make %s publish its address: its peer endpoint lease must exist", p.srv.Name)
+}
+
+// UnavailableCell is the table form of a 503: the aggregator's own two say so, since no peer is
+// involved in them.
+func UnavailableCell(kind string) string {
+	switch kind {
+	case mvp.APIServiceUnavailable:
+		return "local 503 (APIService unavailable)"
+	case mvp.BackendUnreachable:
+		return "local 503 (backend unreachable)"
+	}
+	return "503"
 }

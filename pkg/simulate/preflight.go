@@ -86,6 +86,11 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
 	rep.Findings = append(rep.Findings, rebuildExitFindings(in.Start, len(in.Steps), evidence)...)
 	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
+	if found, ran := apiServiceFindings(in.Start); ran {
+		rep.Findings = append(rep.Findings, found...)
+	} else {
+		rep.Checks = withoutCheck(rep.Checks, CheckAPIServices)
+	}
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)

@@ -33,11 +33,13 @@ var (
 	// CheckRebuildExit: the 1.33/1.34 defect that makes a server exit at a failed peer fetch.
 	CheckRebuildExit = Check{"MVP032", "peer-discovery-rebuild-exit", "no 1.33/1.34 apiserver exits at a peer-discovery rebuild (docs/behaviour.md §11.2)"}
 	CheckConfigLoss  = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
+	// CheckAPIServices runs when the start snapshot recorded the cluster's APIServices.
+	CheckAPIServices = Check{"MVP050", "apiservice-available", "every aggregated APIService is Available (live snapshots)"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss, CheckAPIServices}
 
 // Finding is one problem a check found.
 type Finding struct {

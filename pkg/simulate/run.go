@@ -174,7 +174,8 @@ func withInferredResources(snap *snapshot.Snapshot, r *route.Router) *snapshot.S
 	return out
 }
 
-// risks lists the not-found and unavailable cells of rows whose GVR some server still serves.
+// risks lists the not-found and unavailable cells of rows whose GVR some server still serves,
+// but for an aggregated APIService that is not available, which every step answers alike.
 func risks(s StepResult) []Risk {
 	var out []Risk
 	for _, row := range s.Table.Rows {
@@ -184,6 +185,9 @@ func risks(s StepResult) []Risk {
 		for _, c := range row.Cells {
 			if c.Outcome != mvp.NotFound && c.Outcome != mvp.Unavailable {
 				continue
+			}
+			if c.Unavailable == mvp.APIServiceUnavailable {
+				continue // an unavailable APIService, not the upgrade's doing: preflight MVP050
 			}
 			d, err := s.router.Decide(c.Server, mustList(row.GVR))
 			reason := ""

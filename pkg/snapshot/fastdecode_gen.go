@@ -14,6 +14,7 @@ import (
 type decodeScratch struct {
 	scratchSliceOfServer                                []Server
 	scratchSliceOfString                                []string
+	scratchSliceOfAPIService                            []APIService
 	scratchSliceOfStorageVersion                        []StorageVersion
 	scratchSliceOfResource                              []Resource
 	scratchSliceOfStorageVersionServer                  []StorageVersionServer
@@ -138,21 +139,26 @@ func (d *fastDecoder) decodeCluster(v *Cluster) bool {
 				return false
 			}
 			seen |= 1 << 1
-		case "storageVersions":
-			if seen&(1<<2) != 0 || !d.decodeSliceOfStorageVersion(&v.StorageVersions) {
+		case "apiServices":
+			if seen&(1<<2) != 0 || !d.decodeSliceOfAPIService(&v.APIServices) {
 				return false
 			}
 			seen |= 1 << 2
-		case "listsRead":
-			if seen&(1<<3) != 0 || !d.decodePtrToListsRead(&v.ListsRead) {
+		case "storageVersions":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfStorageVersion(&v.StorageVersions) {
 				return false
 			}
 			seen |= 1 << 3
-		case "lb":
-			if seen&(1<<4) != 0 || !d.decodePtrToLBSampling(&v.LB) {
+		case "listsRead":
+			if seen&(1<<4) != 0 || !d.decodePtrToListsRead(&v.ListsRead) {
 				return false
 			}
 			seen |= 1 << 4
+		case "lb":
+			if seen&(1<<5) != 0 || !d.decodePtrToLBSampling(&v.LB) {
+				return false
+			}
+			seen |= 1 << 5
 		default:
 			return false
 		}
@@ -324,6 +330,36 @@ func (d *fastDecoder) decodeSliceOfString(v *[]string) bool {
 	*v = d.shareStrings(s)
 	d.rememberStrings(from, *v)
 	d.scratchSliceOfString = d.scratchSliceOfString[:start]
+	return true
+}
+
+func (d *fastDecoder) decodeSliceOfAPIService(v *[]APIService) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []APIService{}
+		return true
+	}
+	start := len(d.scratchSliceOfAPIService)
+	for {
+		var e APIService
+		if !d.decodeAPIService(&e) {
+			return false
+		}
+		d.scratchSliceOfAPIService = append(d.scratchSliceOfAPIService, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfAPIService[start:]
+	*v = make([]APIService, len(s))
+	copy(*v, s)
+	d.scratchSliceOfAPIService = d.scratchSliceOfAPIService[:start]
 	return true
 }
 
@@ -507,6 +543,73 @@ func (d *fastDecoder) decodePtrToServerLB(v **ServerLB) bool {
 	}
 	*v = p
 	return true
+}
+
+func (d *fastDecoder) decodeAPIService(v *APIService) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 || !d.str(&v.Name) {
+				return false
+			}
+			seen |= 1 << 0
+		case "group":
+			if seen&(1<<1) != 0 || !d.str(&v.Group) {
+				return false
+			}
+			seen |= 1 << 1
+		case "version":
+			if seen&(1<<2) != 0 || !d.str(&v.Version) {
+				return false
+			}
+			seen |= 1 << 2
+		case "service":
+			if seen&(1<<3) != 0 || !d.decodePtrToServiceReference(&v.Service) {
+				return false
+			}
+			seen |= 1 << 3
+		case "available":
+			if seen&(1<<4) != 0 || !d.decodePtrToAPIServiceCondition(&v.Available) {
+				return false
+			}
+			seen |= 1 << 4
+		case "resources":
+			if seen&(1<<5) != 0 || !d.decodeSliceOfString(&v.Resources) {
+				return false
+			}
+			seen |= 1 << 5
+		case "stale":
+			if seen&(1<<6) != 0 || !d.decodeSliceOfString(&v.Stale) {
+				return false
+			}
+			seen |= 1 << 6
+		case "unlisted":
+			if seen&(1<<7) != 0 || !d.decodeSliceOfString(&v.Unlisted) {
+				return false
+			}
+			seen |= 1 << 7
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 func (d *fastDecoder) decodeStorageVersion(v *StorageVersion) bool {
@@ -929,6 +1032,24 @@ func (d *fastDecoder) decodeServerLB(v *ServerLB) bool {
 	}
 }
 
+func (d *fastDecoder) decodePtrToServiceReference(v **ServiceReference) bool {
+	p := new(ServiceReference)
+	if !d.decodeServiceReference(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
+func (d *fastDecoder) decodePtrToAPIServiceCondition(v **APIServiceCondition) bool {
+	p := new(APIServiceCondition)
+	if !d.decodeAPIServiceCondition(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
 func (d *fastDecoder) decodeSliceOfStorageVersionServer(v *[]StorageVersionServer) bool {
 	if !d.arrayStart() {
 		return false
@@ -1072,6 +1193,95 @@ func (d *fastDecoder) decodeSliceOfApidiscoveryv2APIGroupDiscovery(v *[]apidisco
 	copy(*v, s)
 	d.scratchSliceOfApidiscoveryv2APIGroupDiscovery = d.scratchSliceOfApidiscoveryv2APIGroupDiscovery[:start]
 	return true
+}
+
+func (d *fastDecoder) decodeServiceReference(v *ServiceReference) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "namespace":
+			if seen&(1<<0) != 0 || !d.str(&v.Namespace) {
+				return false
+			}
+			seen |= 1 << 0
+		case "name":
+			if seen&(1<<1) != 0 || !d.str(&v.Name) {
+				return false
+			}
+			seen |= 1 << 1
+		case "port":
+			if seen&(1<<2) != 0 || !d.int32(&v.Port) {
+				return false
+			}
+			seen |= 1 << 2
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeAPIServiceCondition(v *APIServiceCondition) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "status":
+			if seen&(1<<0) != 0 || !d.str(&v.Status) {
+				return false
+			}
+			seen |= 1 << 0
+		case "reason":
+			if seen&(1<<1) != 0 || !d.str(&v.Reason) {
+				return false
+			}
+			seen |= 1 << 1
+		case "message":
+			if seen&(1<<2) != 0 || !d.str(&v.Message) {
+				return false
+			}
+			seen |= 1 << 2
+		case "lastTransitionTime":
+			if seen&(1<<3) != 0 || !d.decodePtrToTimeTime(&v.LastTransitionTime) {
+				return false
+			}
+			seen |= 1 << 3
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 func (d *fastDecoder) decodeStorageVersionServer(v *StorageVersionServer) bool {

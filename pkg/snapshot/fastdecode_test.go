@@ -169,6 +169,8 @@ func TestFastDecodeCases(t *testing.T) {
 		{"discovery document", head + `"servers":[{"name":"a","apis":{"etag":"\"X\"","items":[{"kind":"APIGroupDiscovery","apiVersion":"apidiscovery.k8s.io/v2","metadata":{"name":"apps","labels":{"a":"b"},"creationTimestamp":"2026-01-01T00:00:00Z"},"versions":[{"version":"v1","freshness":"Current","resources":[{"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["get"],"subresources":[{"subresource":"status","verbs":["get"],"acceptedTypes":[{"group":"","version":"v1","kind":"Status"}]}]}]}]}]}}]}`, true},
 		{"discovery metadata null time", head + `"servers":[{"name":"a","apis":{"items":[{"metadata":{"creationTimestamp":null}}]}}]}`, false},
 		{"empty arrays", head + `"servers":[{"name":"a","resources":[],"apis":{"items":[]}}]}`, true},
+		{"apiServices", head + `"cluster":{"apiServices":[{"name":"v1.apps","group":"apps","version":"v1","available":{"status":"True","reason":"Local"}},{"name":"v1beta1.metrics.k8s.io","group":"metrics.k8s.io","version":"v1beta1","service":{"namespace":"kube-system","name":"metrics-server","port":443},"available":{"status":"False","reason":"FailedDiscoveryCheck","message":"m","lastTransitionTime":"2026-11-23T12:00:00Z"},"resources":["nodes","pods"],"stale":["a"],"unlisted":["b"]}]},"servers":[]}`, true},
+		{"apiService port as string", head + `"cluster":{"apiServices":[{"name":"x","group":"g","version":"v1","service":{"namespace":"n","name":"s","port":"443"}}]},"servers":[]}`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

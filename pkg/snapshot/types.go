@@ -43,6 +43,10 @@ type Cluster struct {
 	// AggregatedGroupVersions lists "group/version" of every APIService with spec.service set.
 	// From 1.35 these GVs are never proxied.
 	AggregatedGroupVersions []string `json:"aggregatedGroupVersions,omitempty"`
+	// APIServices is every APIService with its service reference and Available condition
+	// (docs/behaviour.md §16), sorted by name. Nil when not recorded (older files, profiles,
+	// scenarios, or the list could not be read).
+	APIServices []APIService `json:"apiServices,omitempty"`
 	// StorageVersions is what 1.28–1.32 servers route on (internal.apiserver.k8s.io/v1alpha1).
 	// Nil when not recorded; the router then derives it from each server's resources.
 	StorageVersions []StorageVersion `json:"storageVersions,omitempty"`

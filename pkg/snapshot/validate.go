@@ -81,6 +81,14 @@ func (s *Snapshot) validate(textSafe bool) error {
 			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
 		}
 	}
+	for i, a := range s.Cluster.APIServices {
+		switch {
+		case a.Name == "" || a.Version == "":
+			return fmt.Errorf("cluster.apiServices[%d]: name and version must be set", i)
+		case a.Service != nil && (a.Service.Name == "" || a.Service.Namespace == ""):
+			return fmt.Errorf("cluster.apiServices[%d] (%s).service: namespace and name must be set", i, a.Name)
+		}
+	}
 	if err := s.validateLB(); err != nil {
 		return err
 	}

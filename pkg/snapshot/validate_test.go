@@ -16,6 +16,15 @@ func TestValidateVersions(t *testing.T) {
 	}{
 		{"1.x", func(*Snapshot) {}, ""},
 		{"newer minor than mvpctl knows", func(s *Snapshot) { s.Servers[0].Version = "v1.99.0" }, ""},
+		{"APIServices", func(s *Snapshot) {
+			s.Cluster.APIServices = []APIService{{Name: "v1.apps", Group: "apps", Version: "v1"},
+				{Name: "v1beta1.metrics.k8s.io", Group: "metrics.k8s.io", Version: "v1beta1", Service: &ServiceReference{Namespace: "kube-system", Name: "metrics-server"}}}
+		}, ""},
+		{"APIService without version", func(s *Snapshot) { s.Cluster.APIServices = []APIService{{Name: "x", Group: "g"}} },
+			"cluster.apiServices[0]: name and version must be set"},
+		{"APIService service without name", func(s *Snapshot) {
+			s.Cluster.APIServices = []APIService{{Name: "v1.g", Group: "g", Version: "v1", Service: &ServiceReference{Namespace: "ns"}}}
+		}, "cluster.apiServices[0] (v1.g).service: namespace and name must be set"},
 		{"build suffix", func(s *Snapshot) { s.Servers[0].Version = "v1.36.3-gke.100" }, ""},
 		{"emulated version", func(s *Snapshot) { s.Servers[0].EmulatedVersion = "1.35" }, ""},
 		{"unreachable, version unknown", func(s *Snapshot) { s.Servers[1].Version = "" }, ""},

@@ -39,6 +39,9 @@ type EventDoc struct {
 	// Traffic is what a proxied, proxy-errors or discovery-sync-errors event counted since
 	// the last sample of the server's counters.
 	Traffic *Traffic `json:"traffic,omitempty"`
+	// APIService names the aggregated APIService of an apiservice-unavailable or
+	// apiservice-available event; From and To are its Available condition.
+	APIService string `json:"apiService,omitempty"`
 
 	// Label is how text lines name the server's version: from→to when it changed in the
 	// read that saw the event ("" otherwise). Not part of the document.
@@ -64,7 +67,7 @@ type WindowDoc struct {
 func NewEventDoc(e Event, version, errText string) EventDoc {
 	d := EventDoc{APIVersion: report.APIVersion, Kind: EventDocKind, Time: e.Time, Type: e.Type, Server: e.Server,
 		Version: version, GVR: e.GVR, From: e.From, To: e.To, Error: errText, Lease: e.Lease,
-		LeaseSeconds: e.LeaseDuration.Seconds(), Traffic: e.Traffic}
+		LeaseSeconds: e.LeaseDuration.Seconds(), Traffic: e.Traffic, APIService: e.APIService}
 	if !e.Since.IsZero() {
 		since := e.Since
 		d.Since = &since

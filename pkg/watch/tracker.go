@@ -45,9 +45,14 @@ type Event struct {
 
 	// Traffic is what a traffic event counted.
 	Traffic *Traffic `json:"traffic,omitempty"`
+
+	// APIService names the aggregated APIService of an apiservice event (From and To are its
+	// Available condition before and after).
+	APIService string `json:"apiService,omitempty"`
 }
 
-// Window is a time during which a server answered 404 or 503 for a GVR some server served.
+// Window is a time during which a server answered 404 or 503 for a GVR some server served, or
+// its aggregator's 503 for an aggregated APIService that was not available.
 type Window struct {
 	Server string `json:"server"`
 	GVR    string `json:"gvr"`
@@ -70,6 +75,9 @@ type Tracker struct {
 	open    map[cellKey]*Window
 	closed  []Window
 	started time.Time
+	// apiServices are the aggregated APIServices last seen, by name; nil until a snapshot
+	// recorded them.
+	apiServices map[string]apiServiceState
 }
 
 type serverState struct {
@@ -120,6 +128,8 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 		}
 	}
 
+	events = append(events, t.observeAPIServices(snap, at)...)
+
 	table := route.NewRouter(snap).Table(true)
 	cells := map[cellKey]route.Cell{}
 	servedBy := map[string][]string{}
@@ -146,11 +156,18 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 	})
 	for _, k := range keys {
 		before, had := t.cells[k]
+		if had && t.unknownAggregated(snap, k.gvr) {
+			cells[k] = before
+			continue
+		}
 		now, has := cells[k]
 		if had && has && before.Text != now.Text && now.Text != route.Unreachable && before.Text != route.Unreachable {
 			events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text})
 		}
-		failing := has && (now.Outcome == mvp.NotFound || now.Outcome == mvp.Unavailable) && len(servedBy[k.gvr]) > 0
+		// An aggregated APIService's 503 is a window too, though discovery then lists its
+		// group/version nowhere (docs/behaviour.md §16).
+		failing := has && (now.Outcome == mvp.NotFound || now.Outcome == mvp.Unavailable) &&
+			(len(servedBy[k.gvr]) > 0 || now.Unavailable == mvp.APIServiceUnavailable)
 		w := t.open[k]
 		switch {
 		case failing && w == nil:

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,8 +28,9 @@ import (
 //  4. APIServices whose Service is missing, has no endpoints, or names a port where nothing
 //     listens: Available=False with a reason per case, and the same 503 "service unavailable".
 //
-// These are facts of the real apiservers, asserted without mvpctl (it does not model
-// APIServices yet).
+// In each state `mvpctl routes` and `mvpctl explain` (from a live snapshot) must predict what
+// the servers answer, `mvpctl probe --group` must measure it as a match (never exit 3), and a
+// `mvpctl watch` running throughout must report the changes (aggregated_mvpctl_test.go).
 func TestAggregatedAPI(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -73,6 +73,14 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		t.Fatal(err)
 	}
 	t.Logf("registered → %v after %s", cond, time.Since(t0).Round(100*time.Millisecond))
+	servers := []string{}
+	for _, s := range cp.Servers() {
+		servers = append(servers, s.Name)
+	}
+	tb := &aggTable{}
+	defer func() { t.Logf("predicted (routes, explain) vs observed (probe), per state:\n%s", tb) }()
+	watch := startAggWatch(t, cp.Kubeconfig)
+	const metricsGV = "metrics.k8s.io/v1beta1"
 
 	// 1. Backend available. Every server's aggregator must have seen Available=True before
 	// its answers are the backend's; wait for that, then observe.
@@ -86,6 +94,7 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "1. backend up", "metrics.k8s.io", "v1beta1", "")
+	checkAggMvpctl(t, cp, tb, "1. backend up", metricsAPIService, metricsGV, "", append(metricsPaths, "/apis/"+metricsGV), aggWantBackend)
 
 	// 2. Backend killed: at once, then until every server answers "service unavailable".
 	if err := ms.Kill(); err != nil {
@@ -93,6 +102,8 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 	}
 	killed := time.Now()
 	right := observeAgg(ctx, t, cp, metricsPaths, killed)
+	checkAggMvpctl(t, cp, tb, "2a. right after SIGKILL", metricsAPIService, metricsGV, "FailedDiscoveryCheck", append(metricsPaths, "/apis/"+metricsGV), aggWantDialWindow)
+	t.Logf("2a: mvpctl checked by kill + %s", time.Since(killed).Round(100*time.Millisecond))
 	logAggObs(t, "2a. right after SIGKILL", right)
 	for _, o := range right {
 		if c := o.class(); c != "dial-error" && c != "unavailable" {
@@ -116,6 +127,9 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "2b. Available=False", "metrics.k8s.io", "v1beta1", "Stale")
+	checkAggMvpctl(t, cp, tb, "2b. Available=False", metricsAPIService, metricsGV, "FailedDiscoveryCheck", append(metricsPaths, "/apis/"+metricsGV), aggWantUnavailable)
+	aggWatchAPIService(t, watch, "apiservice-unavailable", metricsAPIService)
+	aggWatchCells(t, watch, metricsGV, servers, "local", aggCellUnavailable)
 
 	// 3. Backend back on the same port.
 	if err := ms.Start(ctx); err != nil {
@@ -136,6 +150,9 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 		}
 	}
 	checkDiscovery(t, ctx, cp, "3. backend back", "metrics.k8s.io", "v1beta1", "")
+	checkAggMvpctl(t, cp, tb, "3. backend back", metricsAPIService, metricsGV, "", append(metricsPaths, "/apis/"+metricsGV), aggWantBackend)
+	aggWatchAPIService(t, watch, "apiservice-available", metricsAPIService)
+	aggWatchCells(t, watch, metricsGV, servers, aggCellUnavailable, "local")
 
 	// 4. APIServices whose backend cannot be reached at all, one per way the availability
 	// controller tells them apart (kube-aggregator pkg/controllers/status/remote
@@ -175,7 +192,10 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 			}
 		}
 		checkDiscovery(t, ctx, cp, "4. "+c.reason, c.group, "v1", "Stale")
+		checkAggMvpctl(t, cp, tb, "4. "+c.reason, name, c.group+"/v1", c.reason, append(paths, "/apis/"+c.group+"/v1"), aggWantUnavailable)
+		aggWatchAPIService(t, watch, "apiservice-unavailable", name)
 	}
+	watch.stop(t)
 }
 
 // aggObs is one answer of one server to one request, normal or with the loop-prevention header.
@@ -315,67 +335,4 @@ func logAggObs(t *testing.T, title string, obs []aggObs) {
 		fmt.Fprintf(&b, "%-70s %-8s %-12s %s\n", o.key(), o.at.Round(10*time.Millisecond), o.class(), o)
 	}
 	t.Log(b.String())
-}
-
-// checkDiscovery logs and checks what every server's discovery says of group/version:
-// the unaggregated /apis (APIGroupList, from the APIService objects) must list it; the
-// aggregated v2 /apis, local (profile=nopeer) and peer-aggregated, must list it with
-// freshness want ("" = Current; "absent" = not listed).
-func checkDiscovery(t *testing.T, ctx context.Context, cp *harness.ControlPlane, title, group, version, want string) {
-	t.Helper()
-	for _, s := range cp.Servers() {
-		if !s.Running() {
-			continue
-		}
-		var list struct {
-			Groups []struct {
-				Name     string
-				Versions []struct{ Version string }
-			}
-		}
-		r, err := s.Get(ctx, "/apis", "Accept", "application/json")
-		if err != nil || r.StatusCode != 200 || json.Unmarshal(r.Body, &list) != nil {
-			t.Fatalf("%s GET /apis: %v %v", s.Name, r, err)
-		}
-		listed := false
-		for _, g := range list.Groups {
-			for _, v := range g.Versions {
-				listed = listed || (g.Name == group && v.Version == version)
-			}
-		}
-		if !listed {
-			t.Errorf("%s: %s: unaggregated /apis does not list %s/%s", title, s.Name, group, version)
-		}
-		for _, nopeer := range []bool{true, false} {
-			d, err := s.Discovery(ctx, "/apis", nopeer)
-			if err != nil {
-				t.Fatalf("%s: %v", s.Name, err)
-			}
-			got := "absent"
-			for _, g := range d.Items {
-				for _, v := range g.Versions {
-					if g.Name == group && v.Version == version {
-						got = string(v.Freshness)
-						if got == "Current" {
-							got = ""
-						}
-					}
-				}
-			}
-			t.Logf("%s: %s: aggregated /apis (nopeer=%v): %s/%s freshness %q", title, s.Name, nopeer, group, version, got)
-			if got != want {
-				t.Errorf("%s: %s: aggregated /apis (nopeer=%v) lists %s/%s with freshness %q, want %q", title, s.Name, nopeer, group, version, got, want)
-			}
-		}
-	}
-}
-
-// closedPort returns a loopback port on which nothing listens (a moment ago).
-func closedPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
 }

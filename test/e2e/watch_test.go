@@ -31,6 +31,8 @@ type watchLine struct {
 	To      string    `json:"to"`
 	Error   string    `json:"error"`
 	Lease   string    `json:"lease"`
+	// APIService names an aggregated APIService's event (apiservice-unavailable/-available).
+	APIService string `json:"apiService"`
 	// Traffic is an event's counts (code or type, count), or the summary's totals.
 	Traffic *watchTraffic `json:"traffic"`
 	// WatchSummary (its from and to are times, in From and To)

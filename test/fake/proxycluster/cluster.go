@@ -25,6 +25,7 @@ type Cluster struct {
 	Servers []*Server
 	t       testing.TB
 	shared  *dt.Cluster
+	aggregatorState
 }
 
 // Start serves every server until the test ends.

@@ -30,6 +30,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		dt.WriteAggregated(w, "v2", s.c.peerAggregated(s))
 		return
 	}
+	if s.aggregatorAnswers(w, r) {
+		return
+	}
 	req, err := route.ParseRequest(r.Method, r.URL.RequestURI())
 	if err != nil || !req.Info.IsResourceRequest || (isListPathOfFixture(r.URL.Path) && s.resource(req.Info.GVR()) != nil) {
 		s.fallback.ServeHTTP(w, r)

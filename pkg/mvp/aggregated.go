@@ -1,0 +1,98 @@
+package mvp
+
+import (
+	"fmt"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// The two 503s of kube-aggregator, which answers for an aggregated APIService's group/version
+// inside every kube-apiserver (docs/behaviour.md §16). They are Unavailable outcomes like the
+// peer proxy's, but the server's own: no peer is involved.
+const (
+	// APIServiceUnavailable: the APIService is not Available in the server's informer (or its
+	// Service cannot be resolved): text/plain "service unavailable", nothing dialled.
+	APIServiceUnavailable Unavailable503 = "apiservice-unavailable"
+	// BackendUnreachable: the APIService is still Available but its backend does not answer:
+	// text/plain "error trying to reach service: dial tcp …", word for word the peer proxy's
+	// transport 503; only the path (an APIService group/version) tells them apart.
+	BackendUnreachable Unavailable503 = "backend-unreachable"
+)
+
+// AggregatorUnavailableMessage is the whole body of the aggregator's APIServiceUnavailable.
+const AggregatorUnavailableMessage = "service unavailable"
+
+// AggregatorUnavailableConsequence is what an unavailable APIService means for clients.
+const AggregatorUnavailableConsequence = "every apiserver answers its requests with its own 503 \"service unavailable\" (never a peer's), and kubectl api-resources fails for every client until it is available"
+
+// AvailabilityRecheck is how long an Available=True APIService whose backend died can keep
+// that condition: the availability controller's 30 s resync plus its 6 s check guard.
+const AvailabilityRecheck = "36 s"
+
+// AggregatorAnswer is what a server's own kube-aggregator answers for a request to an aggregated
+// APIService's group/version (resources and /apis/<group>/<version> alike).
+type AggregatorAnswer struct {
+	Outcome     Outcome
+	Unavailable Unavailable503
+	// AlsoPossible are the outcome keys ("unavailable/backend-unreachable") the aggregator can
+	// also give until its next availability check (docs/behaviour.md §16, the crash window).
+	AlsoPossible []string
+}
+
+// AnswerOf is the aggregator's rule (kube-aggregator handler_proxy.go, every version mvpctl
+// models): Available=True → the backend's answer (local: the server's own handler chain), or
+// its dial-error 503 when the backend stopped answering since the last check and then, from
+// that check on, "service unavailable"; not Available (False, Unknown, or no condition yet) →
+// "service unavailable" at once, whatever the reason.
+func AnswerOf(a snapshot.APIService) AggregatorAnswer {
+	if a.IsAvailable() {
+		return AggregatorAnswer{Outcome: Local, AlsoPossible: []string{
+			string(Unavailable) + "/" + BackendUnreachable, string(Unavailable) + "/" + APIServiceUnavailable}}
+	}
+	return AggregatorAnswer{Outcome: Unavailable, Unavailable: APIServiceUnavailable}
+}
+
+// APIServiceConditionText is the Available condition in one phrase:
+// "Available=False FailedDiscoveryCheck: failing or missing response from …".
+func APIServiceConditionText(a snapshot.APIService) string {
+	c := a.Available
+	if c == nil {
+		return "no Available condition yet"
+	}
+	s := "Available=" + c.Status
+	if c.Reason != "" {
+		s += " " + c.Reason
+	}
+	if c.Message != "" {
+		s += ": " + c.Message
+	}
+	return s
+}
+
+// APIServiceChecks is what an operator checks when an aggregated APIService is not available,
+// per its condition's reason (kube-aggregator AvailableConditionController).
+func APIServiceChecks(a snapshot.APIService) []string {
+	svc := a.Service.String()
+	get := fmt.Sprintf("kubectl get apiservice %s -o yaml (status.conditions)", a.Name)
+	var ns, name string
+	if a.Service != nil {
+		ns, name = a.Service.Namespace, a.Service.Name
+	}
+	reason := ""
+	if a.Available != nil {
+		reason = a.Available.Reason
+	}
+	switch reason {
+	case "ServiceNotFound":
+		return []string{fmt.Sprintf("create the Service %s/%s the APIService names (kubectl -n %s get service %s)", ns, name, ns, name), get}
+	case "ServicePortError":
+		return []string{fmt.Sprintf("make the Service %s/%s expose port %d the APIService names (kubectl -n %s get service %s -o yaml)", ns, name, a.Service.Port, ns, name), get}
+	case "EndpointsNotFound", "MissingEndpoints":
+		return []string{fmt.Sprintf("make the Service %s/%s have ready endpoints: kubectl -n %s get endpointslices -l kubernetes.io/service-name=%s, and the backend pods behind it", ns, name, ns, name), get}
+	}
+	return []string{
+		fmt.Sprintf("check that the backend behind %s answers (its pods: kubectl -n %s get pods, their logs), and that every apiserver can reach the Service", svc, ns),
+		fmt.Sprintf("check the Service and its endpoints: kubectl -n %s get service,endpointslices -l kubernetes.io/service-name=%s", ns, name),
+		get,
+	}
+}
