@@ -41,6 +41,7 @@ func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout
 		cluster.AggregatedGroupVersions, cluster.ListsRead.APIServices = gvs, true
 	}
 	cluster.StorageVersions = d.readStorageVersions(ctx, results, timeout)
+	cluster.Installer = d.readKubeadmConfig(ctx, c, timeout)
 	return cluster
 }
 

@@ -17,7 +17,7 @@ const (
 	KubeadmConfigNamespace = "kube-system"
 	KubeadmConfigName      = "kubeadm-config"
 	// KubeadmConfigObject names the ConfigMap in messages.
-	KubeadmConfigObject = "ConfigMap " + KubeadmConfigNamespace + "/" + KubeadmConfigName
+	KubeadmConfigObject     = "ConfigMap " + KubeadmConfigNamespace + "/" + KubeadmConfigName
 	clusterConfigurationKey = "ClusterConfiguration"
 	kubeadmGroup            = "kubeadm.k8s.io"
 )

@@ -2,6 +2,7 @@ package mvp
 
 import (
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,4 +217,19 @@ func (s StatedProxy) Words(v snapshot.Version) string {
 		rc = "--" + FlagRuntimeConfig + "=" + s.RuntimeConfig.String()
 	}
 	return fmt.Sprintf("gate %s %s, %s, so %s; %s", GateName, gate, ca, filter, rc)
+}
+
+// firstPublishedAddressReadMinor is the first minor whose published peer address was read in
+// the source (docs/behaviour.md §4.3: v1.34.4–v1.37.1).
+const firstPublishedAddressReadMinor = 34
+
+// PublishedPeerAddress is the address a server started with these flags publishes for its
+// peers (identity lease annotation, endpoint key): --advertise-address:--secure-port, as the
+// --peer-advertise-* flags never reach it (docs/behaviour.md §4.3). known is false when either
+// flag is not stated, or the version predates the source read.
+func (s StatedProxy) PublishedPeerAddress(v snapshot.Version) (addr string, known bool) {
+	if s.AdvertiseAddress == "" || s.SecurePort == "" || v.Major != 1 || v.Minor < firstPublishedAddressReadMinor {
+		return "", false
+	}
+	return net.JoinHostPort(s.AdvertiseAddress, s.SecurePort), true
 }

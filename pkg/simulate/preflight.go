@@ -85,6 +85,11 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	}
 	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
 	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
+	if len(sim.StatedConfigs) > 0 {
+		rep.Findings = append(rep.Findings, statedFindings(in.Start, in.Steps, sim, evidence)...)
+	} else { // nothing stated: nothing checked
+		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
+	}
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)

@@ -31,11 +31,15 @@ var (
 	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
 	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
 	CheckConfigLoss         = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
+	// The installer's configuration (kubeadm-config, static pod manifests: snapshot.Server.Stated).
+	CheckStatedDisagrees = Check{"MVP060", "stated-config-disagrees", "what the installer's configuration states agrees with what each apiserver does"}
+	CheckUpgradeNoPeerCA = Check{"MVP061", "upgrade-without-peer-ca", "no upgraded apiserver starts, with its stated flags, with the gate on and no --peer-ca-file"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckConfigLoss,
+	CheckStatedDisagrees, CheckUpgradeNoPeerCA}
 
 // Finding is one problem a check found.
 type Finding struct {
