@@ -95,11 +95,19 @@ func runtimeConfigDisagreement(srv *snapshot.Server, stated mvp.RuntimeConfig) s
 	if len(diff) == 0 {
 		return ""
 	}
-	seen := "fits no --runtime-config"
-	if len(obs.Misfits) == 0 {
-		seen = "fits " + orDefaults(obs.RuntimeConfig)
+	seen := "fits no --runtime-config at all"
+	switch {
+	case len(obs.Misfits) > 0:
+	case obs.RuntimeConfig == "":
+		seen = "is the defaults (no --runtime-config)"
+	default:
+		seen = "fits --runtime-config=" + obs.RuntimeConfig
 	}
-	return fmt.Sprintf("stated %s, but what it serves %s (%d GVRs differ, e.g. %s)", orDefaults(stated.String()), seen, len(diff), strings.Join(diff[:min(3, len(diff))], "; "))
+	gvrs := "GVRs differ"
+	if len(diff) == 1 {
+		gvrs = "GVR differs"
+	}
+	return fmt.Sprintf("stated %s, but what it serves %s (%d %s, e.g. %s)", orDefaults(stated.String()), seen, len(diff), gvrs, strings.Join(diff[:min(3, len(diff))], "; "))
 }
 
 func orDefaults(rc string) string {
