@@ -15,6 +15,14 @@ import (
 type simulationDoc struct {
 	Kind           string   `json:"kind"`
 	Profiles       []string `json:"profiles"`
+	Stated         []string `json:"stated"`
+	Assumptions    []string `json:"assumptions"`
+	StatedConfigs  []struct {
+		Server        string   `json:"server"`
+		Source        string   `json:"source"`
+		RuntimeConfig string   `json:"runtimeConfig"`
+		Disagreements []string `json:"disagreements"`
+	} `json:"statedConfigs"`
 	RuntimeConfigs []struct {
 		Server        string   `json:"server"`
 		RuntimeConfig string   `json:"runtimeConfig"`
@@ -96,11 +104,11 @@ func TestUpgradeKeepsRuntimeConfig(t *testing.T) {
 // simulatedThenReal snapshots the live plane, simulates upgrading server to 1.37 with `mvpctl
 // simulate run --step`, upgrades it for real (same flags, v1.37.1 binary), and checks every
 // simulated cell, and the whole routing table, against the servers.
-func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPlane, server, stepSuffix string) simulationDoc {
+func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPlane, server, stepSuffix string, snapshotArgs ...string) simulationDoc {
 	t.Helper()
 	t0 := time.Now()
 	snapPath := t.TempDir() + "/start.json"
-	mvpctlSnapshot(t, snapPath, []int{0}, "--kubeconfig", cp.Kubeconfig)
+	mvpctlSnapshot(t, snapPath, []int{0}, append([]string{"--kubeconfig", cp.Kubeconfig}, snapshotArgs...)...)
 
 	r := runMvpctl(t, "simulate", "run", "--snapshot", snapPath, "--step", "upgrade:"+server+"="+harness.V1_37+stepSuffix, "-o", "json")
 	if r.Exit != 0 {
