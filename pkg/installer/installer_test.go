@@ -31,6 +31,22 @@ func readTestdata(t *testing.T, name string) string {
 	return string(b)
 }
 
+// wantError checks err against want: one line containing want, or no error when want is "".
+// It returns whether the result is to be checked (no error was wanted).
+func wantError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v, want one line containing %q", err, want)
+	}
+	return false
+}
+
 func TestParseKubeadmConfigMap(t *testing.T) {
 	v1beta3, v1beta4 := readTestdata(t, "clusterconfiguration-v1beta3.yaml"), readTestdata(t, "clusterconfiguration-v1beta4.yaml")
 	for _, tc := range []struct {
@@ -65,14 +81,8 @@ func TestParseKubeadmConfigMap(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseKubeadmConfigMap(tc.body)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error %v, want one line containing %q", err, tc.wantErr)
-				}
+			if !wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.APIVersion != tc.wantVersion || got.KubernetesVersion != tc.wantK8s || !reflect.DeepEqual(got.Stated.Flags, tc.wantFlags) {
 				t.Errorf("got %s %s %v, want %s %s %v", got.APIVersion, got.KubernetesVersion, got.Stated.Flags, tc.wantVersion, tc.wantK8s, tc.wantFlags)
@@ -106,14 +116,8 @@ func TestParseManifest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseManifest("/etc/kubernetes/manifests/kube-apiserver.yaml", []byte(tc.doc))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error %v, want one line containing %q", err, tc.wantErr)
-				}
+			if !wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Flags, tc.wantFlags) || got.Source != "manifest /etc/kubernetes/manifests/kube-apiserver.yaml" {
 				t.Errorf("got %q %v, want %v", got.Source, got.Flags, tc.wantFlags)

@@ -13,11 +13,11 @@ import (
 
 // simulationDoc is the part of `mvpctl simulate -o json` compared here.
 type simulationDoc struct {
-	Kind           string   `json:"kind"`
-	Profiles       []string `json:"profiles"`
-	Stated         []string `json:"stated"`
-	Assumptions    []string `json:"assumptions"`
-	StatedConfigs  []struct {
+	Kind          string   `json:"kind"`
+	Profiles      []string `json:"profiles"`
+	Stated        []string `json:"stated"`
+	Assumptions   []string `json:"assumptions"`
+	StatedConfigs []struct {
 		Server        string   `json:"server"`
 		Source        string   `json:"source"`
 		RuntimeConfig string   `json:"runtimeConfig"`
