@@ -232,3 +232,89 @@ func TestKubeadmShapedUpgrade(t *testing.T) {
 		t.Errorf("the inferred rehearsal predicts certificates.k8s.io/v1beta1 too: the stated flags made no difference here")
 	}
 }
+
+// TestKubeadmUpgradeTurnsTheGateOn: kubeadm states no --feature-gates, so a kubeadm 1.35
+// control plane runs with the gate off (1.35's default) and one upgraded to 1.36 comes up with
+// it on (1.36's default) and still no proxy filter. Read from kube-system/kubeadm-config
+// alone, preflight says so before the upgrade (MVP061), the rehearsal matches the real upgrade
+// cell for cell, and a snapshot after it observes the gate the statement predicted.
+func TestKubeadmUpgradeTurnsTheGateOn(t *testing.T) {
+	harness.SkipIfUnsupported(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the simulated-then-real upgrade")
+	}
+	cp := harness.Start(t,
+		harness.ServerSpec{Name: "kas-a", Version: harness.V1_35, DefaultProxyConfig: true},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_35, DefaultProxyConfig: true},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	doc := strings.NewReplacer("kubernetesVersion: v1.36.3", "kubernetesVersion: v1.35.4",
+		"apiServer:\n  extraArgs:\n  - name: runtime-config\n    value: "+kubeadmRuntimeConfig+"\n", "apiServer: {}\n").Replace(kubeadmClusterConfiguration)
+	cm, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "kubeadm-config", "namespace": "kube-system"}, "data": map[string]string{"ClusterConfiguration": doc}})
+	if r, err := cp.Server("kas-a").Do(ctx, http.MethodPost, "/api/v1/namespaces/kube-system/configmaps", http.Header{"Content-Type": {"application/json"}}, strings.NewReader(string(cm))); err != nil || r.StatusCode != http.StatusCreated {
+		t.Fatalf("creating kubeadm-config: %v %v", err, r)
+	}
+	// The gate is off: the identity leases publish no address, so each server is named.
+	endpoints := []string{"--kubeconfig", cp.Kubeconfig, "--endpoint", cp.Server("kas-a").URL, "--endpoint", cp.Server("kas-b").URL}
+	dir := t.TempDir()
+	before, _ := mvpctlSnapshot(t, dir+"/before.json", []int{0}, endpoints...)
+	serverOf := func(name string) *harness.Server { // a snapshot's server name to the harness's
+		for _, s := range cp.Servers() {
+			if snapName(before, s) == name {
+				return s
+			}
+		}
+		return nil
+	}
+	for _, s := range before.Servers {
+		if s.Stated == nil || len(s.Stated.Flags) != 0 || s.PeerProxy.GateEnabled == nil || *s.PeerProxy.GateEnabled {
+			t.Errorf("%s: stated %+v, gate %v: want nothing stated, gate observed off", s.Name, s.Stated, s.PeerProxy.GateEnabled)
+		}
+	}
+	nameA, nameB := snapName(before, cp.Server("kas-a")), snapName(before, cp.Server("kas-b"))
+	pf := runMvpctl(t, "preflight", "--snapshot", dir+"/before.json", "--to", "1.36", "-o", "json")
+	var rep struct {
+		Findings []struct{ Check, Subject, Message string }
+	}
+	if err := json.Unmarshal(pf.Stdout, &rep); err != nil {
+		t.Fatalf("%s: %v", pf, err)
+	}
+	predicted := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Check == "MVP061" {
+			predicted[f.Subject] = f.Message
+		}
+		if f.Check == "MVP060" {
+			t.Errorf("the stated flags disagree with the servers: %s", f.Message)
+		}
+	}
+	for _, name := range []string{nameA, nameB} {
+		if !strings.Contains(predicted[name], "gate UnknownVersionInteroperabilityProxy on (no --feature-gates entry: the 1.36 default), no --peer-ca-file, so no proxy filter") {
+			t.Errorf("MVP061 for %s: %q", name, predicted[name])
+		}
+	}
+	t.Logf("predicted (MVP061): %s", predicted[nameA])
+
+	r := runMvpctl(t, "simulate", "run", "--snapshot", dir+"/before.json", "--step", "upgrade:"+nameA+"="+harness.V1_36, "-o", "json")
+	var sim simulationDoc
+	if err := json.Unmarshal(r.Stdout, &sim); err != nil || len(sim.Steps) != 2 || len(sim.Steps[1].Routes.Rows) == 0 {
+		t.Fatalf("%s (%v)", r, err)
+	}
+	if err := cp.Upgrade(ctx, "kas-a", harness.V1_36); err != nil {
+		t.Fatal(err)
+	}
+	checkSimulatedCells(t, ctx, sim, 1, serverOf)
+	after, _ := mvpctlSnapshot(t, dir+"/after.json", []int{0}, endpoints...)
+	var a *snapshot.Server
+	for i := range after.Servers {
+		if strings.TrimSuffix(after.Servers[i].Endpoint, "/") == cp.Server("kas-a").URL {
+			a = &after.Servers[i]
+		}
+	}
+	if a == nil || a.PeerProxy.GateEnabled == nil || !*a.PeerProxy.GateEnabled || a.PeerProxy.FilterInstalled == nil || *a.PeerProxy.FilterInstalled {
+		t.Fatalf("kas-a after the upgrade: %+v, want the gate on and no filter as stated", a)
+	}
+	t.Logf("observed after the upgrade: kas-a %s gate %t filter %t (%s)", a.Version, *a.PeerProxy.GateEnabled, *a.PeerProxy.FilterInstalled, strings.Join(a.PeerProxy.Evidence, "; "))
+}
