@@ -78,25 +78,7 @@ func TestKubeadmConfigRBAC(t *testing.T) {
 	grant("mvpctl-reader")
 	grant("mvpctl-leases")
 
-	certPath, keyPath, err := cp.PKI.ClientCert(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.LoadFromFile(admin.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg.AuthInfos {
-		a.ClientCertificate, a.ClientKey = certPath, keyPath
-	}
-	kubeconfig := t.TempDir() + "/kubeconfig-ci"
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
-	c, err := cp.HTTPClientFor(user)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, c := userKubeconfig(t, cp, admin, user)
 	// RBAC is enforced from an informer cache: wait until path answers code to the user.
 	waitFor := func(path string, code int) {
 		t.Helper()
@@ -138,4 +120,30 @@ func TestKubeadmConfigRBAC(t *testing.T) {
 		snap.Servers[0].Stated == nil || !strings.HasPrefix(snap.Servers[0].Stated.Source, "ConfigMap kube-system/kubeadm-config") {
 		t.Errorf("with the Role: installer %+v, stated %+v, stderr %s", snap.Cluster.Installer, snap.Servers[0].Stated, r.Stderr)
 	}
+}
+
+// userKubeconfig is admin's kubeconfig with a client certificate of user instead, and an HTTP
+// client of that user.
+func userKubeconfig(t *testing.T, cp *harness.ControlPlane, admin *harness.Server, user string) (string, *http.Client) {
+	t.Helper()
+	certPath, keyPath, err := cp.PKI.ClientCert(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.LoadFromFile(admin.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		a.ClientCertificate, a.ClientKey = certPath, keyPath
+	}
+	kubeconfig := t.TempDir() + "/kubeconfig-" + user
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cp.HTTPClientFor(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, c
 }
