@@ -88,7 +88,7 @@ func TestSnapshotInstallerConfiguration(t *testing.T) {
 				"[discovery] kas-b v1.37.1: runtime-config as stated (manifest " + kubeadmManifest + "): resource.k8s.io/v1beta2=true"}},
 		{name: "forbidden", answer: forbidden, wantCode: ExitOK, wantStderr: []string{"warning: cannot read ConfigMap kube-system/kubeadm-config (403 Forbidden): the installer's configuration is not used; to use it, grant get on configmaps/kubeadm-config in kube-system"}},
 		{name: "malformed", answer: configMap("kind: ClusterConfiguration\napiVersion: kubeadm.k8s.io/v1beta3\napiServer:\n  extraArgs: [a, b]\n"), wantCode: ExitIncomplete,
-			wantStderr: []string{"warning: ConfigMap kube-system/kubeadm-config is malformed: data.ClusterConfiguration: kubeadm.k8s.io/v1beta3: ", "(apiServer.extraArgs is a map of flag name to value in kubeadm.k8s.io/v1beta3)", "warning: partial result: kube-system/kubeadm-config could not be read"}},
+			wantStderr: []string{"warning: ConfigMap kube-system/kubeadm-config is malformed: data.ClusterConfiguration: kubeadm.k8s.io/v1beta3: ", "apiServer.extraArgs is not a map of flag name to value (as kubeadm.k8s.io/v1beta3 writes it)", "warning: partial result: kube-system/kubeadm-config could not be read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newSnapshotFixture(t)

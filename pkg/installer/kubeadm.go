@@ -54,22 +54,13 @@ type typeMeta struct {
 	Kind       string `json:"kind"`
 }
 
-// clusterConfigurationV1Beta3 and V1Beta4 hold the fields read, with kubeadm's JSON names and
-// types (the top-level featureGates are kubeadm's own gates, never passed to kube-apiserver).
-type clusterConfigurationV1Beta3 struct {
+// clusterConfiguration holds the fields read of a kubeadm ClusterConfiguration, with kubeadm's
+// JSON names (the top-level featureGates are kubeadm's own gates, never passed to
+// kube-apiserver). extraArgs is decoded by its version's shape (argsShape).
+type clusterConfiguration struct {
 	KubernetesVersion string `json:"kubernetesVersion"`
 	APIServer         struct {
-		ExtraArgs map[string]string `json:"extraArgs"`
-	} `json:"apiServer"`
-}
-
-type clusterConfigurationV1Beta4 struct {
-	KubernetesVersion string `json:"kubernetesVersion"`
-	APIServer         struct {
-		ExtraArgs []struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"extraArgs"`
+		ExtraArgs json.RawMessage `json:"extraArgs"`
 	} `json:"apiServer"`
 }
 
@@ -96,48 +87,88 @@ func ParseKubeadmConfigMap(body []byte) (*KubeadmConfig, error) {
 
 // ParseClusterConfiguration reads a kubeadm ClusterConfiguration document (YAML).
 func ParseClusterConfiguration(doc []byte) (*KubeadmConfig, error) {
-	var tm typeMeta
-	if err := yaml.Unmarshal(doc, &tm); err != nil {
+	j, err := yaml.YAMLToJSON(doc)
+	if err != nil {
 		return nil, fmt.Errorf("not YAML: %s", cleanErr(err))
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(j, &tm); err != nil {
+		return nil, fmt.Errorf("not a kubeadm configuration: %s", cleanErr(err))
 	}
 	if tm.Kind != "ClusterConfiguration" {
 		return nil, fmt.Errorf("kind %q, want ClusterConfiguration", tm.Kind)
 	}
-	out := &KubeadmConfig{APIVersion: tm.APIVersion}
-	var args []string
-	switch tm.APIVersion {
-	case KubeadmV1Beta3:
-		var c clusterConfigurationV1Beta3
-		if err := yaml.Unmarshal(doc, &c); err != nil {
-			return nil, fmt.Errorf("%s: %s (apiServer.extraArgs is a map of flag name to value in %s)", tm.APIVersion, cleanErr(err), tm.APIVersion)
-		}
-		out.KubernetesVersion = c.KubernetesVersion
-		// A map: one value per flag; the command line has them after kubeadm's own, in any
-		// order (no flag read here is repeated).
-		for name, value := range c.APIServer.ExtraArgs {
-			args = append(args, "--"+name+"="+value)
-		}
-	case KubeadmV1Beta4:
-		var c clusterConfigurationV1Beta4
-		if err := yaml.Unmarshal(doc, &c); err != nil {
-			return nil, fmt.Errorf("%s: %s (apiServer.extraArgs is a list of {name, value} in %s)", tm.APIVersion, cleanErr(err), tm.APIVersion)
-		}
-		out.KubernetesVersion = c.KubernetesVersion
-		for i, a := range c.APIServer.ExtraArgs {
-			if a.Name == "" {
-				return nil, fmt.Errorf("%s: apiServer.extraArgs[%d] has no name", tm.APIVersion, i)
-			}
-			args = append(args, "--"+a.Name+"="+a.Value) // kubeadm's ArgumentsToCommand, in order
-		}
-	default:
+	shape, known := map[string]argsShape{KubeadmV1Beta3: argsMap, KubeadmV1Beta4: argsList}[tm.APIVersion]
+	if !known {
 		return nil, fmt.Errorf("apiVersion %q: mvpctl reads ClusterConfiguration %s and %s", tm.APIVersion, KubeadmV1Beta3, KubeadmV1Beta4)
+	}
+	var c clusterConfiguration
+	if err := json.Unmarshal(j, &c); err != nil {
+		return nil, fmt.Errorf("%s: %s", tm.APIVersion, cleanErr(err))
+	}
+	stated, err := statedExtraArgs(c.APIServer.ExtraArgs, shape, tm.APIVersion, "apiServer.extraArgs")
+	if err != nil {
+		return nil, err
+	}
+	stated.Source = fmt.Sprintf("%s (%s ClusterConfiguration, apiServer.extraArgs)", KubeadmConfigObject, tm.APIVersion)
+	return &KubeadmConfig{APIVersion: tm.APIVersion, KubernetesVersion: c.KubernetesVersion, Stated: stated}, nil
+}
+
+// argsShape is how a configuration version writes extraArgs.
+type argsShape string
+
+const (
+	// argsMap: flag name to value (kubeadm.k8s.io/v1beta3; Cluster API v1beta1).
+	argsMap argsShape = "a map of flag name to value"
+	// argsList: a list of {name, value}, in command-line order, in which kubeadm allows a name
+	// to repeat (kubeadm.k8s.io/v1beta4; Cluster API v1beta2, where value may be left out).
+	argsList argsShape = "a list of {name, value}"
+)
+
+// statedExtraArgs reads an extraArgs field (raw JSON, absent allowed) of the given shape into
+// the flags it puts on the kube-apiserver command line, after kubeadm's own
+// (ArgumentsToCommand). version and field name the document and field in errors.
+func statedExtraArgs(raw json.RawMessage, shape argsShape, version, field string) (snapshot.StatedFlags, error) {
+	wrongType := func() error {
+		return fmt.Errorf("%s: %s is not %s (as %s writes it)", version, field, shape, version)
+	}
+	var args []string
+	if len(raw) > 0 && string(raw) != "null" {
+		switch shape {
+		case argsMap:
+			var m map[string]string
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return snapshot.StatedFlags{}, wrongType()
+			}
+			// One value per flag; the order among them does not matter (none read here repeats).
+			for name, value := range m {
+				args = append(args, "--"+name+"="+value)
+			}
+		case argsList:
+			var l []struct {
+				Name  string  `json:"name"`
+				Value *string `json:"value"`
+			}
+			if err := json.Unmarshal(raw, &l); err != nil {
+				return snapshot.StatedFlags{}, wrongType()
+			}
+			for i, a := range l {
+				if a.Name == "" {
+					return snapshot.StatedFlags{}, fmt.Errorf("%s: %s[%d] has no name", version, field, i)
+				}
+				value := ""
+				if a.Value != nil {
+					value = *a.Value
+				}
+				args = append(args, "--"+a.Name+"="+value)
+			}
+		}
 	}
 	flags, err := mvp.CommandLineFlags(args)
 	if err != nil {
-		return nil, fmt.Errorf("apiServer.extraArgs: %w", err)
+		return snapshot.StatedFlags{}, fmt.Errorf("%s: %w", field, err)
 	}
-	out.Stated = snapshot.StatedFlags{Source: fmt.Sprintf("%s (%s ClusterConfiguration, apiServer.extraArgs)", KubeadmConfigObject, tm.APIVersion), Flags: flags}
-	return out, nil
+	return snapshot.StatedFlags{Flags: flags}, nil
 }
 
 // cleanErr is a decoding error on one line, without the decoders' layered prefixes.
