@@ -27,6 +27,7 @@ type discoverFlags struct {
 	viaLB       bool
 	lbSamples   int
 	manifests   []string
+	kcp         string
 	fs          *pflag.FlagSet // to tell which of these flags the user set
 	// requireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
@@ -34,7 +35,7 @@ type discoverFlags struct {
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
-var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples", "manifest"}
+var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples", "manifest", "kubeadm-control-plane"}
 
 // setFlags lists the discoverFlags the user set on the command line.
 func (d *discoverFlags) setFlags() []string {
@@ -56,6 +57,7 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.viaLB, "via-lb", false, "sample the apiservers through the kubeconfig's server (a load balancer) instead of dialling each: --lb-samples fresh connections, grouped into server classes (docs/snapshot.md)")
 	fs.IntVar(&d.lbSamples, "lb-samples", snapshot.LBDefaultSamples, fmt.Sprintf("with --via-lb (or when no identity lease address can be dialled): how many connections to sample, %d to %d, each bounded by --timeout", snapshot.LBMinSamples, snapshot.LBMaxSamples))
 	fs.StringArrayVar(&d.manifests, "manifest", nil, "SERVER=FILE: the static pod manifest (/etc/kubernetes/manifests/kube-apiserver.yaml) stating the flags of the apiserver named SERVER in the snapshot, over kube-system/kubeadm-config's (repeatable; docs/snapshot.md)")
+	fs.StringVar(&d.kcp, "kubeadm-control-plane", "", "FILE: a Cluster API KubeadmControlPlane (kubectl get kcp NAME -o yaml, from the management cluster) stating every apiserver's flags, over kube-system/kubeadm-config's (docs/snapshot.md)")
 	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
 
@@ -98,6 +100,10 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if err != nil {
 		return nil, err
 	}
+	kcp, err := readControlPlane(d.kcp)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireKubeconfig(g); err != nil {
 		return nil, err
 	}
@@ -123,6 +129,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		LBSamples:        d.lbSamples,
 		RequireLeases:    d.requireLeases,
 		Manifests:        manifests,
+		ControlPlane:     kcp,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
 		Warn: func(s string) {

@@ -49,6 +49,18 @@ func TestManifestBadInput(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ file, want string }{
+		{kubeadmManifest, "--kubeadm-control-plane " + kubeadmManifest + `: kind "Pod", want KubeadmControlPlane`},
+		{filepath.Join(dir, "missing.yaml"), "--kubeadm-control-plane " + filepath.Join(dir, "missing.yaml") + ": cannot read it: no such file or directory"},
+		{huge, "--kubeadm-control-plane " + huge + ": larger than 1024 KiB"},
+		{write("kcp.yaml", "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: KubeadmControlPlane\nspec:\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        extraArgs: {runtime-config: api/all=true}\n"),
+			"spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs is not a list of {name, value} (as controlplane.cluster.x-k8s.io/v1beta2 writes it)"},
+	} {
+		stdout, stderr, code := run(t, "snapshot", "--server", "https://127.0.0.1:1", "--kubeadm-control-plane", tc.file)
+		if code != ExitError || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("--kubeadm-control-plane %s: exit %d, stderr %q; want one line containing %q", tc.file, code, stderr, tc.want)
+		}
+	}
 	stdout, stderr, code := run(t, "snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a="+kubeadmManifest, "--manifest", "kas-a="+etcd)
 	if code != ExitError || stdout != "" || !strings.Contains(stderr, "kas-a already has --manifest "+kubeadmManifest) {
 		t.Errorf("a server given twice: exit %d, stderr %q", code, stderr)

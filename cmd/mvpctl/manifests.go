@@ -37,6 +37,23 @@ func readManifests(specs []string) ([]discover.Manifest, error) {
 	return out, nil
 }
 
+// readControlPlane reads --kubeadm-control-plane FILE, a Cluster API KubeadmControlPlane; ""
+// is none. Any problem is one line naming the file.
+func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
+	if file == "" {
+		return nil, nil
+	}
+	doc, err := readBounded(file, installer.MaxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
+	}
+	cfg, err := installer.ParseKubeadmControlPlane(doc)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
+	}
+	return &discover.ControlPlaneConfig{Path: file, Flags: cfg.Stated}, nil
+}
+
 // readBounded reads at most limit bytes of file; a longer file is an error, not cut short.
 func readBounded(file string, limit int64) ([]byte, error) {
 	f, err := os.Open(file)

@@ -21,6 +21,13 @@ type Manifest struct {
 	Flags snapshot.StatedFlags
 }
 
+// ControlPlaneConfig is a Cluster API KubeadmControlPlane read from a file
+// (--kubeadm-control-plane): the flags every control-plane machine it creates starts with.
+type ControlPlaneConfig struct {
+	Path  string
+	Flags snapshot.StatedFlags
+}
+
 // KubeadmConfigRBAC is the permission reading kube-system/kubeadm-config takes.
 const KubeadmConfigRBAC = "get on configmaps/kubeadm-config in kube-system (the Role and RoleBinding mvpctl-kubeadm-config in deploy/rbac/mvpctl-clusterrole.yaml)"
 
@@ -64,8 +71,10 @@ func (d *discoverer) readKubeadmConfig(ctx context.Context, c *serverClient, tim
 }
 
 // stateInstaller gives each server the flags the installer states for it: its --manifest if
-// one was given, else the kubeadm-config ClusterConfiguration's (every control-plane node
-// gets its extraArgs). A --manifest naming no server of the snapshot is an error.
+// one was given (the node's own command line), else the KubeadmControlPlane's (what Cluster
+// API starts every new machine with, the upgraded ones among them), else the kubeadm-config
+// ClusterConfiguration's (every control-plane node gets its extraArgs). A --manifest naming
+// no server of the snapshot is an error.
 func (d *discoverer) stateInstaller(snap *snapshot.Snapshot) error {
 	byServer := map[string]Manifest{}
 	for _, m := range d.opts.Manifests {
@@ -74,8 +83,15 @@ func (d *discoverer) stateInstaller(snap *snapshot.Snapshot) error {
 		}
 		byServer[m.Server] = m
 	}
-	if len(byServer) > 0 && snap.Cluster.Installer == nil {
+	clusterWide := d.kubeadmStated
+	if kcp := d.opts.ControlPlane; kcp != nil {
+		clusterWide = &kcp.Flags
+	}
+	if (len(byServer) > 0 || d.opts.ControlPlane != nil) && snap.Cluster.Installer == nil {
 		snap.Cluster.Installer = &snapshot.Installer{}
+	}
+	if kcp := d.opts.ControlPlane; kcp != nil {
+		snap.Cluster.Installer.KubeadmControlPlane = kcp.Path
 	}
 	for i := range snap.Servers {
 		srv := &snap.Servers[i]
@@ -85,8 +101,8 @@ func (d *discoverer) stateInstaller(snap *snapshot.Snapshot) error {
 			snap.Cluster.Installer.Manifests = append(snap.Cluster.Installer.Manifests, m.Server+"="+m.Path)
 			continue
 		}
-		if d.kubeadmStated != nil {
-			flags := *d.kubeadmStated
+		if clusterWide != nil {
+			flags := *clusterWide
 			flags.Flags = append([]snapshot.Flag(nil), flags.Flags...)
 			srv.Stated = &flags
 		}

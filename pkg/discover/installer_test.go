@@ -37,6 +37,7 @@ func TestKubeadmConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromConfigMap := []snapshot.Flag{{Name: "feature-gates", Value: "SomeOtherGate=false,UnknownVersionInteroperabilityProxy=true"}, {Name: "runtime-config", Value: "resource.k8s.io/v1beta2=true"}}
+	kcpFlags := snapshot.StatedFlags{Source: "KubeadmControlPlane default/cp (controlplane.cluster.x-k8s.io/v1beta2, …)", Flags: []snapshot.Flag{{Name: "runtime-config", Value: "api/all=true"}}}
 	manifestFlags := snapshot.StatedFlags{Source: "manifest /m.yaml", Flags: []snapshot.Flag{{Name: "peer-ca-file", Value: "/ca.crt"}}}
 	notFoundStatus := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"kubeadm-config\" not found","reason":"NotFound","details":{"name":"kubeadm-config","kind":"configmaps"},"code":404}`
 	forbiddenStatus := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"kubeadm-config\" is forbidden: User \"ci\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"kube-system\"","reason":"Forbidden","details":{"name":"kubeadm-config","kind":"configmaps"},"code":403}`
@@ -44,6 +45,7 @@ func TestKubeadmConfig(t *testing.T) {
 		name        string
 		answer      http.HandlerFunc // nil: the fake's own 404
 		manifest    bool
+		kcp         bool
 		wantState   string
 		wantWarning []string
 		wantStated  *snapshot.StatedFlags
@@ -59,6 +61,8 @@ func TestKubeadmConfig(t *testing.T) {
 		{name: "read", answer: kubeadmConfigMap(t, string(v1beta4)), wantState: snapshot.KubeadmConfigRead,
 			wantStated: &snapshot.StatedFlags{Source: "ConfigMap kube-system/kubeadm-config (kubeadm.k8s.io/v1beta4 ClusterConfiguration, apiServer.extraArgs)", Flags: fromConfigMap}},
 		{name: "a manifest over the ConfigMap", answer: kubeadmConfigMap(t, string(v1beta4)), manifest: true, wantState: snapshot.KubeadmConfigRead, wantStated: &manifestFlags},
+		{name: "a KubeadmControlPlane over the ConfigMap", answer: kubeadmConfigMap(t, string(v1beta4)), kcp: true, wantState: snapshot.KubeadmConfigRead, wantStated: &kcpFlags},
+		{name: "a manifest over a KubeadmControlPlane", manifest: true, kcp: true, wantState: snapshot.KubeadmConfigNotPresent, wantStated: &manifestFlags},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &dt.Server{GitVersion: "v1.36.3", Mode: dt.ModeNoPeer, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true)}
@@ -70,6 +74,9 @@ func TestKubeadmConfig(t *testing.T) {
 			opts := Options{Config: dt.ClientConfig(p, f.URL(), ""), Warn: func(s string) { warnings = append(warnings, s) }}
 			if tc.manifest {
 				opts.Manifests = []Manifest{{Server: f.Addr(), Path: "/m.yaml", Flags: manifestFlags}}
+			}
+			if tc.kcp {
+				opts.ControlPlane = &ControlPlaneConfig{Path: "/kcp.yaml", Flags: kcpFlags}
 			}
 			snap, err := discoverRT(t, context.Background(), opts)
 			if err != nil {
@@ -95,6 +102,9 @@ func TestKubeadmConfig(t *testing.T) {
 			}
 			if got := snap.Servers[0].Stated; !reflect.DeepEqual(got, tc.wantStated) {
 				t.Errorf("stated %+v, want %+v", got, tc.wantStated)
+			}
+			if tc.kcp != (in.KubeadmControlPlane == "/kcp.yaml") {
+				t.Errorf("installer %+v: the KubeadmControlPlane file recorded: %t, want %t", in, in.KubeadmControlPlane != "", tc.kcp)
 			}
 			if tc.wantState == snapshot.KubeadmConfigRead && in.KubernetesVersion != "v1.36.3" {
 				t.Errorf("kubernetesVersion %q", in.KubernetesVersion)

@@ -125,3 +125,39 @@ func TestParseManifest(t *testing.T) {
 		})
 	}
 }
+
+func TestParseKubeadmControlPlane(t *testing.T) {
+	v1beta1, v1beta2 := readTestdata(t, "kubeadmcontrolplane-v1beta1.yaml"), readTestdata(t, "kubeadmcontrolplane-v1beta2.yaml")
+	for _, tc := range []struct {
+		name, doc, wantVersion, wantK8s string
+		wantFlags                       []snapshot.Flag
+		wantErr                         string
+	}{
+		{name: "v1beta1 extraArgs map", doc: v1beta1, wantVersion: KCPV1Beta1, wantK8s: "v1.35.4",
+			wantFlags: []snapshot.Flag{{Name: "feature-gates", Value: "UnknownVersionInteroperabilityProxy=true"}, {Name: "peer-ca-file", Value: "/etc/kubernetes/pki/ca.crt"}}},
+		{name: "v1beta2 extraArgs list, a value left out", doc: v1beta2, wantVersion: KCPV1Beta2, wantK8s: "v1.36.3",
+			wantFlags: []snapshot.Flag{{Name: "runtime-config", Value: "certificates.k8s.io/v1beta1=true"}}},
+		{name: "no clusterConfiguration", doc: "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: KubeadmControlPlane\nmetadata: {name: cp, namespace: ns}\nspec: {version: v1.36.3}\n", wantVersion: KCPV1Beta2, wantK8s: "v1.36.3"},
+		{name: "v1beta2 shape under v1beta1", doc: strings.Replace(v1beta2, KCPV1Beta2, KCPV1Beta1, 1),
+			wantErr: "controlplane.cluster.x-k8s.io/v1beta1: spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs is not a map of flag name to value"},
+		{name: "v1beta1 shape under v1beta2", doc: strings.Replace(v1beta1, KCPV1Beta1, KCPV1Beta2, 1),
+			wantErr: "controlplane.cluster.x-k8s.io/v1beta2: spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs is not a list of {name, value}"},
+		{name: "an older apiVersion", doc: strings.Replace(v1beta1, KCPV1Beta1, "controlplane.cluster.x-k8s.io/v1alpha4", 1), wantErr: `apiVersion "controlplane.cluster.x-k8s.io/v1alpha4": mvpctl reads KubeadmControlPlane`},
+		{name: "a kubeadm ClusterConfiguration", doc: readTestdata(t, "clusterconfiguration-v1beta4.yaml"), wantErr: `kind "ClusterConfiguration", want KubeadmControlPlane`},
+		{name: "spec of the wrong type", doc: "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: KubeadmControlPlane\nspec: [1]\n", wantErr: "controlplane.cluster.x-k8s.io/v1beta2: json: cannot unmarshal array"},
+		{name: "not YAML", doc: "spec: [", wantErr: "not YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseKubeadmControlPlane([]byte(tc.doc))
+			if !wantError(t, err, tc.wantErr) {
+				return
+			}
+			if got.APIVersion != tc.wantVersion || got.KubernetesVersion != tc.wantK8s || !reflect.DeepEqual(got.Stated.Flags, tc.wantFlags) {
+				t.Errorf("got %s %s %v, want %s %s %v", got.APIVersion, got.KubernetesVersion, got.Stated.Flags, tc.wantVersion, tc.wantK8s, tc.wantFlags)
+			}
+			if !strings.HasPrefix(got.Stated.Source, "KubeadmControlPlane ") || !strings.Contains(got.Stated.Source, tc.wantVersion) {
+				t.Errorf("source %q", got.Stated.Source)
+			}
+		})
+	}
+}

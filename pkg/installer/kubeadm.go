@@ -30,7 +30,8 @@ const (
 	KubeadmV1Beta4 = kubeadmGroup + "/v1beta4"
 )
 
-// KubeadmConfig is what the ClusterConfiguration of kubeadm-config states.
+// KubeadmConfig is what a kubeadm ClusterConfiguration states: kubeadm-config's, or a Cluster
+// API KubeadmControlPlane's.
 type KubeadmConfig struct {
 	// APIVersion is the ClusterConfiguration's apiVersion.
 	APIVersion        string

@@ -733,6 +733,11 @@ func (d *fastDecoder) decodeInstaller(v *Installer) bool {
 				return false
 			}
 			seen |= 1 << 3
+		case "kubeadmControlPlane":
+			if seen&(1<<4) != 0 || !d.str(&v.KubeadmControlPlane) {
+				return false
+			}
+			seen |= 1 << 4
 		default:
 			return false
 		}

@@ -1,7 +1,8 @@
 package snapshot
 
 // Installer is what mvpctl read of the control plane's installer configuration: the
-// kube-system/kubeadm-config ConfigMap, and the static pod manifests given with --manifest.
+// kube-system/kubeadm-config ConfigMap, the static pod manifests given with --manifest, and a
+// Cluster API KubeadmControlPlane given with --kubeadm-control-plane.
 // What each states about a server's flags is on the server (Server.Stated). Nil when the
 // snapshot predates the field, or was not taken from a live cluster.
 type Installer struct {
@@ -15,6 +16,9 @@ type Installer struct {
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 	// Manifests are the static pod manifests read, as SERVER=PATH.
 	Manifests []string `json:"manifests,omitempty"`
+	// KubeadmControlPlane is the Cluster API KubeadmControlPlane file read, when one was
+	// given: its ClusterConfiguration states the flags of every server without a manifest.
+	KubeadmControlPlane string `json:"kubeadmControlPlane,omitempty"`
 }
 
 // What became of kube-system/kubeadm-config.

@@ -54,6 +54,39 @@ proxy: {}
 scheduler: {}
 `
 
+// kubeadmControlPlaneV1Beta2 is a Cluster API KubeadmControlPlane (controlplane.cluster.x-k8s.io
+// v1beta2, Cluster API 1.11+) for the same plane, as `kubectl get kcp -o yaml` prints it.
+const kubeadmControlPlaneV1Beta2 = `apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: KubeadmControlPlane
+metadata:
+  name: kubeadm-shaped-control-plane
+  namespace: default
+spec:
+  kubeadmConfigSpec:
+    clusterConfiguration:
+      apiServer:
+        certSANs:
+        - localhost
+        - 127.0.0.1
+        extraArgs:
+        - name: runtime-config
+          value: ` + kubeadmRuntimeConfig + `
+    initConfiguration:
+      nodeRegistration:
+        imagePullPolicy: IfNotPresent
+    joinConfiguration:
+      nodeRegistration:
+        imagePullPolicy: IfNotPresent
+  machineTemplate:
+    spec:
+      infrastructureRef:
+        apiGroup: infrastructure.cluster.x-k8s.io
+        kind: DockerMachineTemplate
+        name: kubeadm-shaped-control-plane
+  replicas: 3
+  version: v1.36.3
+`
+
 // kubeadmManifest is the static pod manifest kubeadm writes for s
 // (/etc/kubernetes/manifests/kube-apiserver.yaml: staticpod.ComponentPod with the
 // kube-apiserver container, marshalled as a v1 Pod), with the command line s runs.
@@ -145,6 +178,22 @@ func TestKubeadmShapedUpgrade(t *testing.T) {
 	for _, s := range fromCM.Servers {
 		if s.Stated == nil || !strings.HasPrefix(s.Stated.Source, "ConfigMap kube-system/kubeadm-config (kubeadm.k8s.io/v1beta4") || !slices.Equal(s.Stated.Flags, wantCM) {
 			t.Errorf("%s: stated %+v, want %v from the ConfigMap", s.Name, s.Stated, wantCM)
+		}
+	}
+
+	// With Cluster API's KubeadmControlPlane (v1beta2, as the management cluster serves it):
+	// what every machine it creates starts with, over the ConfigMap.
+	kcp := dir + "/kcp.yaml"
+	if err := os.WriteFile(kcp, []byte(kubeadmControlPlaneV1Beta2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromKCP, _ := mvpctlSnapshot(t, dir+"/kcp.json", []int{0}, "--kubeconfig", cp.Kubeconfig, "--kubeadm-control-plane", kcp)
+	if in := fromKCP.Cluster.Installer; in == nil || in.KubeadmControlPlane != kcp || in.KubeadmConfig != snapshot.KubeadmConfigRead {
+		t.Errorf("installer %+v", fromKCP.Cluster.Installer)
+	}
+	for _, s := range fromKCP.Servers {
+		if s.Stated == nil || !strings.HasPrefix(s.Stated.Source, "KubeadmControlPlane default/kubeadm-shaped-control-plane (controlplane.cluster.x-k8s.io/v1beta2") || !slices.Equal(s.Stated.Flags, wantCM) {
+			t.Errorf("%s: stated %+v, want %v from the KubeadmControlPlane", s.Name, s.Stated, wantCM)
 		}
 	}
 
