@@ -136,3 +136,43 @@ func TestStatedFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestStatedConfigurationFindings: with readyz unread, a configuration the installer states is
+// checked as an observed one would be (MVP002 gate off, MVP003 no filter), its source in the
+// evidence; without a statement nothing is claimed.
+func TestStatedConfigurationFindings(t *testing.T) {
+	for _, tc := range []struct {
+		version, name string
+		unstated      bool
+		want          map[string]int
+	}{
+		{name: "1.36 as kubeadm starts it: no --peer-ca-file", version: "1.36", want: map[string]int{"MVP002": 0, "MVP003": 3}},
+		{name: "1.35 as kubeadm starts it: the gate off by default", version: "1.35", want: map[string]int{"MVP002": 3, "MVP003": 0}},
+		{name: "1.36, nothing stated: assumed, not claimed", version: "1.36", unstated: true, want: map[string]int{"MVP002": 0, "MVP003": 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := kubeadmPlane(t, tc.version)
+			for i := range s.Servers {
+				s.Servers[i].PeerProxy = snapshot.PeerProxy{Evidence: []string{"readyz not read (403 Forbidden): proxy filter unknown"}}
+				if tc.unstated {
+					s.Servers[i].Stated = nil
+				}
+			}
+			rep, err := Preflight(PreflightInput{Start: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := checkIDs(rep)
+			for id, n := range tc.want {
+				if ids[id] != n {
+					t.Errorf("%s: %d findings, want %d", id, ids[id], n)
+				}
+			}
+			for _, f := range rep.Findings {
+				if (f.Check == "MVP002" || f.Check == "MVP003") && !slices.ContainsFunc(f.Evidence, func(e string) bool { return strings.HasPrefix(e, "stated: ConfigMap kube-system/kubeadm-config") }) {
+					t.Errorf("%s without its stated source: %q", f.Check, f.Evidence)
+				}
+			}
+		})
+	}
+}
