@@ -152,7 +152,7 @@ func aggregates(s *snapshot.Server) (bool, string) {
 	on, assumed := mvp.AggregatesDiscovery(s)
 	how, noCA := "assumed: ", "without --peer-ca-file (kube-apiserver's default)"
 	if src := mvp.StatedSource(s); !assumed && src != "" {
-		how, noCA = "stated ("+src+"): ", "without --peer-ca-file"
+		how, noCA = "stated ("+src+"): ", "without the proxy filter (gate off or no --peer-ca-file)"
 	}
 	if on {
 		return true, fmt.Sprintf("%s%s with the peer proxy built: /apis merges its peers' discovery", how, v.MinorString())
