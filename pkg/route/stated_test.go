@@ -1,6 +1,7 @@
 package route
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,7 +41,11 @@ func TestStatedConfigurationInSteps(t *testing.T) {
 			texts = append(texts, st.Text)
 		}
 		steps := strings.Join(texts, "\n")
-		if !strings.Contains(steps, tc.want) || d.Inferred != tc.wantInferred {
+		var plain []string
+		for _, st := range d.Plain.Steps {
+			plain = append(plain, fmt.Sprint(st))
+		}
+		if !strings.Contains(steps, tc.want) || d.Inferred != tc.wantInferred || !tc.wantInferred && !strings.Contains(strings.Join(plain, "\n"), "[stated: ") {
 			t.Errorf("stated %+v: inferred %t, steps:\n%s\nwant %q", tc.stated, d.Inferred, steps, tc.want)
 		}
 	}
