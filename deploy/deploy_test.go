@@ -22,13 +22,18 @@ var subject = rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "mvpctl", Na
 // a verb on a resource, in a namespace ("" for cluster scope).
 type request struct {
 	verb, url, group, resource, namespace string
+	name                                  string // the object named ("" for a list or watch)
 }
 
 func (r request) String() string {
 	if r.url != "" {
 		return r.verb + " " + r.url
 	}
-	return r.verb + " " + r.resource + "." + r.group + " in namespace " + r.namespace
+	s := r.verb + " " + r.resource + "." + r.group
+	if r.name != "" {
+		s += "/" + r.name
+	}
+	return s + " in namespace " + r.namespace
 }
 
 // rbacObjects is the RBAC file, document by document.
@@ -139,7 +144,7 @@ func rulesAllow(rules []rbacv1.PolicyRule, r request) bool {
 			}
 			continue
 		}
-		if matches(rule.APIGroups, r.group) && matches(rule.Resources, r.resource) && len(rule.ResourceNames) == 0 {
+		if matches(rule.APIGroups, r.group) && matches(rule.Resources, r.resource) && (len(rule.ResourceNames) == 0 || r.name != "" && matches(rule.ResourceNames, r.name)) {
 			return true
 		}
 	}
@@ -170,6 +175,7 @@ func TestRBACGrantsWhatMvpctlReads(t *testing.T) {
 		{verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
 		{verb: "list", group: "apiregistration.k8s.io", resource: "apiservices"},
 		{verb: "list", group: "internal.apiserver.k8s.io", resource: "storageversions"},
+		{verb: "get", resource: "configmaps", namespace: "kube-system", name: "kubeadm-config"},
 	} {
 		if !o.allows(t, r) {
 			t.Errorf("%s is not granted to %s/%s by %s", r, subject.Namespace, subject.Name, rbacFile)
@@ -180,6 +186,9 @@ func TestRBACGrantsWhatMvpctlReads(t *testing.T) {
 		{verb: "get", resource: "secrets", namespace: "kube-system"},
 		{verb: "list", resource: "pods", namespace: "default"}, // mvpctl-prober's: not bound here
 		{verb: "get", url: "/debug/pprof/profile"},
+		{verb: "get", resource: "configmaps", namespace: "kube-system", name: "kube-proxy"},
+		{verb: "list", resource: "configmaps", namespace: "kube-system"},
+		{verb: "get", resource: "configmaps", namespace: "default", name: "kubeadm-config"},
 	} {
 		if o.allows(t, r) {
 			t.Errorf("%s is granted by %s: more than mvpctl reads", r, rbacFile)

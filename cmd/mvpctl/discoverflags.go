@@ -26,6 +26,8 @@ type discoverFlags struct {
 	leases      bool
 	viaLB       bool
 	lbSamples   int
+	manifests   []string
+	kcp         string
 	fs          *pflag.FlagSet // to tell which of these flags the user set
 	// requireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
@@ -33,7 +35,7 @@ type discoverFlags struct {
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
-var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples"}
+var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples", "manifest", "kubeadm-control-plane"}
 
 // setFlags lists the discoverFlags the user set on the command line.
 func (d *discoverFlags) setFlags() []string {
@@ -54,6 +56,8 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&d.concurrency, "concurrency", discover.DefaultConcurrency, "how many apiservers to read at once")
 	fs.BoolVar(&d.viaLB, "via-lb", false, "sample the apiservers through the kubeconfig's server (a load balancer) instead of dialling each: --lb-samples fresh connections, grouped into server classes (docs/snapshot.md)")
 	fs.IntVar(&d.lbSamples, "lb-samples", snapshot.LBDefaultSamples, fmt.Sprintf("with --via-lb (or when no identity lease address can be dialled): how many connections to sample, %d to %d, each bounded by --timeout", snapshot.LBMinSamples, snapshot.LBMaxSamples))
+	fs.StringArrayVar(&d.manifests, "manifest", nil, "SERVER=FILE: the static pod manifest (/etc/kubernetes/manifests/kube-apiserver.yaml) stating the flags of the apiserver named SERVER in the snapshot, over kube-system/kubeadm-config's (repeatable; docs/snapshot.md)")
+	fs.StringVar(&d.kcp, "kubeadm-control-plane", "", "FILE: a Cluster API KubeadmControlPlane (kubectl get kcp NAME -o yaml, from the management cluster) stating every apiserver's flags, over kube-system/kubeadm-config's (docs/snapshot.md)")
 	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
 
@@ -92,6 +96,14 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0) {
 		return nil, fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
 	}
+	manifests, err := readManifests(d.manifests)
+	if err != nil {
+		return nil, err
+	}
+	kcp, err := readControlPlane(d.kcp)
+	if err != nil {
+		return nil, err
+	}
 	if err := requireKubeconfig(g); err != nil {
 		return nil, err
 	}
@@ -116,6 +128,8 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		ViaLB:            d.viaLB,
 		LBSamples:        d.lbSamples,
 		RequireLeases:    d.requireLeases,
+		Manifests:        manifests,
+		ControlPlane:     kcp,
 		Timeout:          d.timeout,
 		Concurrency:      d.concurrency,
 		Warn: func(s string) {

@@ -18,7 +18,7 @@ type exitCodeRow struct {
 // usage error (bad flag, -o format it does not support, unknown subcommand).
 var exitCodeTable = []exitCodeRow{
 	{"snapshot", "every apiserver was read", "usage or input error, no kubeconfig, or no apiserver could be read (nothing is written)",
-		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
+		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server; or kube-system/kubeadm-config exists but is malformed or unreadable (written without it; a 403 is a warning only); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"routes", "every apiserver of the snapshot was read", "usage or input error (malformed or truncated snapshot, --snapshot with a discovery flag), or no apiserver could be read",
 		"partial: some apiserver could not be read; the table marks it; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"explain", "every apiserver asked about was evaluated", "usage or input error: unparsable request, unknown server, the server asked about unreachable, or none reachable",

@@ -15,6 +15,9 @@ import (
 // snapshotResult is `mvpctl snapshot`'s result: partial when some apiserver could not be read.
 func snapshotResult(snap *snapshot.Snapshot) error {
 	if !snap.Partial() {
+		if in := snap.Cluster.Installer; in != nil && in.KubeadmConfig == snapshot.KubeadmConfigUnreadable {
+			return withCode(ExitIncomplete, fmt.Errorf("partial result: kube-system/kubeadm-config could not be read (%s); the snapshot is written without it", in.Detail))
+		}
 		return lbResult(snap)
 	}
 	unread := 0

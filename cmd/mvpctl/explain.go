@@ -85,7 +85,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 // explanationWriter prints an explanation: step by step (text), or one row per server.
 type explanationWriter struct {
 	e       route.Explanation
-	configs map[string]string // each server's --runtime-config as observed
+	configs map[string]string // each server's --runtime-config, as stated or observed
 	verbose bool
 	whyNot  bool
 }
@@ -161,24 +161,37 @@ func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
 	}
 }
 
-// observedConfigs is each reachable server's --runtime-config as inferred from what it serves,
-// in words.
+// observedConfigs is each reachable server's --runtime-config in words, after
+// "--runtime-config ": as its installer states it when it does (and where what it serves
+// disagrees), else as inferred from what it serves.
 func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 	out := map[string]string{}
 	for i := range snap.Servers {
-		if srv := &snap.Servers[i]; srv.Reachable {
-			c := simulate.InferRuntimeConfig(srv)
-			switch {
-			case c.Unknown != "":
-				out[srv.Name] = "unknown (" + c.Unknown + ")"
-			case len(c.Misfits) > 0:
-				some := c.Misfits[:min(3, len(c.Misfits))]
-				out[srv.Name] = fmt.Sprintf("fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
-			case c.RuntimeConfig == "":
-				out[srv.Name] = "the defaults"
-			default:
-				out[srv.Name] = c.RuntimeConfig
+		srv := &snap.Servers[i]
+		if !srv.Reachable {
+			continue
+		}
+		if sc, ok := simulate.CompareStated(srv); ok && sc.Error == "" {
+			words := fmt.Sprintf("as stated (%s): %s", sc.Source, orNone(sc.RuntimeConfig))
+			for _, d := range sc.Disagreements {
+				if strings.HasPrefix(d, "stated --runtime-config") || strings.HasPrefix(d, "stated no --runtime-config") {
+					words += " — " + d + "; the server wins"
+				}
 			}
+			out[srv.Name] = words
+			continue
+		}
+		c := simulate.InferRuntimeConfig(srv)
+		switch {
+		case c.Unknown != "":
+			out[srv.Name] = "as observed: unknown (" + c.Unknown + ")"
+		case len(c.Misfits) > 0:
+			some := c.Misfits[:min(3, len(c.Misfits))]
+			out[srv.Name] = fmt.Sprintf("as observed: fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
+		case c.RuntimeConfig == "":
+			out[srv.Name] = "as observed: the defaults"
+		default:
+			out[srv.Name] = "as observed: " + c.RuntimeConfig
 		}
 	}
 	return out
@@ -207,10 +220,10 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, d.Plain.Answer)
 		fmt.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c := configs[d.Server]; c != "" {
-			if strings.HasPrefix(c, "fits no runtime-config") && !verbose {
-				c = "unclear (what it serves fits no --runtime-config; --verbose says why)"
+			if strings.HasPrefix(c, "as observed: fits no runtime-config") && !verbose {
+				c = "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"
 			}
-			fmt.Fprintf(&b, ", --runtime-config as observed: %s", c)
+			fmt.Fprintf(&b, ", --runtime-config %s", c)
 		}
 		b.WriteString("\n")
 		for i, s := range d.Plain.Steps {

@@ -171,7 +171,11 @@ func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool)
 		}
 	}
 	if len(sim.RuntimeConfigs) > 0 {
-		fmt.Fprintln(w, "\nRUNTIME-CONFIG AS OBSERVED (kept by every upgrade):")
+		title := "RUNTIME-CONFIG AS OBSERVED (kept by every upgrade):"
+		if len(sim.StatedConfigs) > 0 {
+			title = "RUNTIME-CONFIG AS OBSERVED (an upgrade keeps the STATED one instead, where there is one):"
+		}
+		fmt.Fprintln(w, "\n"+title)
 		var rows [][]string
 		for _, c := range sim.RuntimeConfigs {
 			cfg, note := c.RuntimeConfig, ""

@@ -77,12 +77,13 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 		return nil
 	}
 	fmt.Fprintf(g.streams.ErrOut, "[discovery] wrote %s (%d apiservers)\n", o.file, len(snap.Servers))
-	// What an upgrade would keep: each server's --runtime-config as inferred from what it
-	// serves (not stored: it is derived from the snapshot; `simulate` and `explain` show it too).
+	// What an upgrade would keep: each server's --runtime-config as stated by its installer,
+	// or inferred from what it serves (not stored: it is derived from the snapshot; `simulate`
+	// and `explain` show it too).
 	configs := observedConfigs(snap)
 	for _, s := range snap.Servers {
 		if c, ok := configs[s.Name]; ok {
-			fmt.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config as observed: %s\n", s.Name, s.Version, c)
+			fmt.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
 		}
 	}
 	return nil

@@ -44,6 +44,7 @@ func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout
 		d.noteUnavailableAPIServices(cluster.APIServices)
 	}
 	cluster.StorageVersions = d.readStorageVersions(ctx, results, timeout)
+	cluster.Installer = d.readKubeadmConfig(ctx, c, timeout)
 	return cluster
 }
 

@@ -22,6 +22,9 @@ import (
 func Discover(ctx context.Context, opts Options) (*snapshot.Snapshot, error) {
 	d := &discoverer{opts: opts}
 	snap, err := d.run(ctx)
+	if err == nil {
+		err = d.stateInstaller(snap)
+	}
 	if err != nil {
 		clean := errors.New(d.red.Clean(err.Error()))
 		if errors.Is(err, ErrLeasesNotListed) {
@@ -43,6 +46,8 @@ type discoverer struct {
 	mu   sync.Mutex // serialises the callbacks
 	// leaseErr is why the identity leases could not be listed.
 	leaseErr string
+	// kubeadmStated are the flags kube-system/kubeadm-config states (nil when not read).
+	kubeadmStated *snapshot.StatedFlags
 }
 
 func (d *discoverer) progress(format string, args ...any) {

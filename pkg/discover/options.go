@@ -65,6 +65,13 @@ type Options struct {
 	// make every server vanish for one read.
 	RequireLeases bool
 
+	// Manifests are static pod manifests, each stating one server's flags (over what
+	// kube-system/kubeadm-config states for every server).
+	Manifests []Manifest
+	// ControlPlane is a Cluster API KubeadmControlPlane, stating the flags of every server
+	// without a manifest, over kube-system/kubeadm-config's.
+	ControlPlane *ControlPlaneConfig
+
 	// Timeout bounds all requests to one server together (DefaultTimeout when zero).
 	Timeout time.Duration
 	// Concurrency bounds how many servers are read at once (DefaultConcurrency when zero).

@@ -6,8 +6,9 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// How a server's peer-proxy configuration is decided. A field the snapshot records wins; a
-// field it does not record is the kube-apiserver default for the binary's version, and the
+// How a server's peer-proxy configuration is decided. A field the snapshot records (observed)
+// wins; then the flags the installer's configuration states (Server.Stated, StatedProxyOf);
+// a field neither gives is the kube-apiserver default for the binary's version, and the
 // answer says it was assumed. The defaults are those of a plain kube-apiserver (and of the
 // common installers, kubeadm among them): the gate per version, and no --peer-ca-file, so no
 // proxy filter. Never the optimistic "configured" — that is a choice the user states
@@ -18,6 +19,9 @@ import (
 func GateOn(srv *snapshot.Server) (on, assumed bool) {
 	if g := srv.PeerProxy.GateEnabled; g != nil {
 		return *g, false
+	}
+	if sp, ok := statedProxy(srv); ok {
+		return sp.Gate, false
 	}
 	return GateDefault(versionOf(srv)), true
 }
@@ -31,6 +35,9 @@ func FilterInstalled(srv *snapshot.Server) (on, assumed bool) {
 	}
 	if !EraOf(versionOf(srv)).HasProxy() {
 		return false, false
+	}
+	if sp, ok := statedProxy(srv); ok {
+		return sp.Filter(), false
 	}
 	if gate, gateAssumed := GateOn(srv); !gate && !gateAssumed {
 		return false, false // the gate is known off: nothing to assume
@@ -131,4 +138,16 @@ func (p ProxySetup) PeerProxy(v snapshot.Version) snapshot.PeerProxy {
 	}
 	return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false),
 		Evidence: []string{fmt.Sprintf(AssumedEvidence+" (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state)}}
+}
+
+// StatedSource names the installer configuration GateOn and FilterInstalled took what the
+// snapshot did not observe from; "" when they took nothing from it (all observed, or assumed).
+func StatedSource(srv *snapshot.Server) string {
+	if pp := srv.PeerProxy; pp.GateEnabled != nil && pp.FilterInstalled != nil {
+		return ""
+	}
+	if sp, ok := statedProxy(srv); ok {
+		return sp.Source
+	}
+	return ""
 }

@@ -147,11 +147,17 @@ func aggregates(s *snapshot.Server) (bool, string) {
 	case pp.GateEnabled != nil && !*pp.GateEnabled:
 		return false, fmt.Sprintf("%s with the gate off: /apis is its own document", v.MinorString())
 	}
-	// Nothing recorded: the binary's default configuration (mvp.AggregatesDiscovery).
-	if on, _ := mvp.AggregatesDiscovery(s); on {
-		return true, fmt.Sprintf("assumed: %s with the peer proxy built: /apis merges its peers' discovery", v.MinorString())
+	// Nothing observed: the installer's stated flags, else the binary's default configuration
+	// (mvp.AggregatesDiscovery).
+	on, assumed := mvp.AggregatesDiscovery(s)
+	how, noCA := "assumed: ", "without --peer-ca-file (kube-apiserver's default)"
+	if src := mvp.StatedSource(s); !assumed && src != "" {
+		how, noCA = "stated ("+src+"): ", "without the proxy filter (gate off or no --peer-ca-file)"
 	}
-	return false, fmt.Sprintf("assumed: %s without --peer-ca-file (kube-apiserver's default), so no peer proxy: /apis is its own document", v.MinorString())
+	if on {
+		return true, fmt.Sprintf("%s%s with the peer proxy built: /apis merges its peers' discovery", how, v.MinorString())
+	}
+	return false, fmt.Sprintf("%s%s %s, so no peer proxy: /apis is its own document", how, v.MinorString(), noCA)
 }
 
 // learned decides whether server s holds peer p's document in its peer cache: p is s's peer by

@@ -139,33 +139,34 @@ func (r *Router) decideSteps(v *serverView, req Request, gvr gvrKey, d *Decision
 	}
 	gate, gateAssumed := mvp.GateOn(v.srv)
 	filter, filterAssumed := mvp.FilterInstalled(v.srv)
+	stated := statedNote(v.srv)
 	switch {
 	case !gate:
-		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s: no proxy filter", assumedNote(gateAssumed, "the version's default"))
+		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s%s: no proxy filter", assumedNote(gateAssumed, "the version's default"), stated)
 		d.Inferred = d.Inferred || gateAssumed
 		gateWhy := "the UnknownVersionInteroperabilityProxy gate is off"
 		if gateAssumed {
 			gateWhy += fmt.Sprintf(" (assumed: it is off by default in %s)", mvp.RuleGateDefaultOff.Versions())
 		}
-		st.say(mvp.RuleFilter, "the proxy filter is not installed: %s", gateWhy)
+		st.say(mvp.RuleFilter, "the proxy filter is not installed: %s%s", gateWhy, stated)
 		r.notFoundFix(v, req, gvr, fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true and set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
 		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (feature gate off)", fmt.Sprintf("%s's proxy filter is not installed (feature gate off)", v.srv.Name))
 		return
 	case !filter:
-		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s", assumedNote(gateAssumed, "the version's default"),
-			assumedNote(filterAssumed, "not observed; kube-apiserver has no --peer-ca-file unless it is set"))
+		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s%s", assumedNote(gateAssumed, "the version's default"),
+			assumedNote(filterAssumed, "not observed; kube-apiserver has no --peer-ca-file unless it is set"), stated)
 		d.Inferred = d.Inferred || gateAssumed || filterAssumed
 		caWhy := "--peer-ca-file is not set"
 		if filterAssumed {
 			caWhy += " (assumed: it has no default)"
 		}
-		st.say(mvp.RuleFilter, "the proxy filter is not installed: the UnknownVersionInteroperabilityProxy gate is on, but %s", caWhy)
+		st.say(mvp.RuleFilter, "the proxy filter is not installed: the UnknownVersionInteroperabilityProxy gate is on, but %s%s", caWhy, stated)
 		r.notFoundFix(v, req, gvr, fmt.Sprintf("set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
 		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (no --peer-ca-file)", fmt.Sprintf("%s's proxy filter is not installed (no --peer-ca-file)", v.srv.Name))
 		return
 	default:
-		st.add("proxy filter installed (gate on, --peer-ca-file set)")
-		st.say(mvp.RuleFilter, "the proxy filter is installed: the UnknownVersionInteroperabilityProxy gate is on and --peer-ca-file is set")
+		st.add("proxy filter installed (gate on, --peer-ca-file set)%s", stated)
+		st.say(mvp.RuleFilter, "the proxy filter is installed: the UnknownVersionInteroperabilityProxy gate is on and --peer-ca-file is set%s", stated)
 		d.Plain.FilterInstalled = true
 	}
 

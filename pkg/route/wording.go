@@ -41,6 +41,15 @@ func keyString(g snapshot.GVR, e mvp.Era) string {
 	return fmt.Sprintf("{group: %s, version: %q, resource: %q}", group, g.Version, g.Resource)
 }
 
+// statedNote names the installer configuration the server's gate and filter were read from,
+// when they were not observed.
+func statedNote(srv *snapshot.Server) string {
+	if src := mvp.StatedSource(srv); src != "" {
+		return " [stated: " + src + "]"
+	}
+	return ""
+}
+
 func assumedNote(assumed bool, what string) string {
 	if !assumed {
 		return ""

@@ -105,6 +105,11 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 			}
 		}
 		srv.Version = versionRun(step.To, p)
+		if sp, ok := statedUpgrade(srv, p.Version); ok {
+			// The new binary starts with the stated flags, and its own defaults for the rest.
+			srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
+			srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
+		}
 		srv.Resources = append(served, kept...)
 		srv.DiscoveryFormat = snapshot.DiscoveryProfiled
 		start(srv)
@@ -170,11 +175,13 @@ const defaultRuntimeConfig = "default"
 
 // upgradedResources is what srv serves after its upgrade to profile p: p's default set with
 // srv's --runtime-config applied, the same flags on a new binary. The configuration is the
-// step's, else the one inferred from what srv serves now. A configuration that names a
+// step's, else the one its installer states (snapshot.Server.Stated), else the one inferred
+// from what srv serves now. A configuration that names a
 // group/version p's binary does not have is reported in the notes.
 func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.Resource, []string, []ConfigLoss, error) {
 	var cfg mvp.RuntimeConfig
 	var notes []string
+	source := "" // where cfg comes from, when stated
 	switch {
 	case step.RuntimeConfig != nil && *step.RuntimeConfig == defaultRuntimeConfig:
 	case step.RuntimeConfig != nil:
@@ -183,6 +190,12 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 			return nil, nil, nil, err
 		}
 		cfg = c
+	case srv.Stated != nil:
+		sp, ok := statedUpgrade(srv, p.Version)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
+		}
+		cfg, source = sp.RuntimeConfig, " (stated: "+sp.Source+")"
 	default:
 		obs := InferRuntimeConfig(srv)
 		switch {
@@ -200,7 +213,7 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 		return nil, nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
 	}
 	served, unknown := cfg.Apply(p.Resources, p.Full)
-	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s", srv.Name, cfg))
+	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s%s", srv.Name, cfg, source))
 	var losses []ConfigLoss
 	for _, gv := range unknown {
 		notes = append(notes, fmt.Sprintf("%s: --runtime-config names %s, which %s does not have: %s", srv.Name, gv, p.Version, mvp.UnknownGroupVersionAtStartup))

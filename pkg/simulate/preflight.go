@@ -91,6 +91,11 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	} else {
 		rep.Checks = withoutCheck(rep.Checks, CheckAPIServices)
 	}
+	if len(sim.StatedConfigs) > 0 {
+		rep.Findings = append(rep.Findings, statedFindings(in.Start, in.Steps, sim, evidence)...)
+	} else { // nothing stated: nothing checked
+		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
+	}
 	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)

@@ -35,11 +35,15 @@ var (
 	CheckConfigLoss  = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
 	// CheckAPIServices runs when the start snapshot recorded the cluster's APIServices.
 	CheckAPIServices = Check{"MVP050", "apiservice-available", "every aggregated APIService is Available (live snapshots)"}
+	// The installer's configuration (kubeadm-config, static pod manifests: snapshot.Server.Stated).
+	CheckStatedDisagrees = Check{"MVP060", "stated-config-disagrees", "what the installer's configuration states agrees with what each apiserver does"}
+	CheckUpgradeNoPeerCA = Check{"MVP061", "upgrade-without-peer-ca", "no upgraded apiserver starts, with its stated flags, with the gate on and no --peer-ca-file"}
 )
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss, CheckAPIServices}
+	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss,
+	CheckAPIServices, CheckStatedDisagrees, CheckUpgradeNoPeerCA}
 
 // Finding is one problem a check found.
 type Finding struct {

@@ -26,8 +26,16 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 		pp := srv.PeerProxy
 		v, _ := snapshot.ParseVersion(srv.Version)
 		ev := pp.Evidence
+		// What was not observed may be stated by the installer (mvp.StatedSource): a gate or
+		// filter stated off is as much a finding as one observed off.
+		gate, gateAssumed := mvp.GateOn(srv)
+		filter, filterAssumed := mvp.FilterInstalled(srv)
+		stated := mvp.StatedSource(srv)
+		if stated != "" {
+			ev = append(append([]string(nil), ev...), "stated: "+stated)
+		}
 		switch {
-		case pp.GateEnabled != nil && !*pp.GateEnabled:
+		case pp.GateEnabled != nil && !*pp.GateEnabled, pp.GateEnabled == nil && stated != "" && !gate && !gateAssumed:
 			add(CheckGate, Warning, srv, "the Mixed Version Proxy feature gate is off: requests for APIs this server lacks get 404 during the upgrade",
 				"start kube-apiserver with --feature-gates=UnknownVersionInteroperabilityProxy=true (on by default from 1.36)", ev...)
 			continue
@@ -35,7 +43,7 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 			add(CheckGate, Warning, srv, fmt.Sprintf("gate state unknown; it is off by default on %s", v.MinorString()),
 				"check /readyz?verbose for the peer-endpoint-reconciler-controller hook, or set --feature-gates=UnknownVersionInteroperabilityProxy=true", ev...)
 		}
-		if pp.FilterInstalled != nil && !*pp.FilterInstalled {
+		if pp.FilterInstalled != nil && !*pp.FilterInstalled || pp.FilterInstalled == nil && stated != "" && !filter && !filterAssumed {
 			add(CheckFilter, Warning, srv, "the peer proxy filter is not installed (no --peer-ca-file): this server never proxies",
 				"set --peer-ca-file to the CA that signed every apiserver's serving certificate (which must name kubernetes.default.svc), plus --proxy-client-cert-file/--proxy-client-key-file", ev...)
 		}

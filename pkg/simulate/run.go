@@ -38,6 +38,9 @@ type Simulation struct {
 	// RuntimeConfigs is each observed server's --runtime-config as inferred from what it
 	// serves at the start: what an upgrade keeps.
 	RuntimeConfigs []ObservedConfig `json:"runtimeConfigs,omitempty"`
+	// StatedConfigs is each server's configuration as its installer states it (kubeadm-config,
+	// a static pod manifest), with where the server disagrees: what an upgrade starts with.
+	StatedConfigs []StatedConfig `json:"statedConfigs,omitempty"`
 }
 
 // StepResult is the control plane and its routing after one step. Step 0 is the start.
@@ -87,7 +90,12 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		if srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
 			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
 		}
-		for _, ev := range srv.PeerProxy.Evidence {
+		evidence := srv.PeerProxy.Evidence
+		if sc, ok := CompareStated(srv); ok {
+			sim.StatedConfigs = append(sim.StatedConfigs, sc)
+			evidence = append(append([]string(nil), evidence...), sc.line())
+		}
+		for _, ev := range evidence {
 			if strings.HasPrefix(ev, mvp.AssumedEvidence) || strings.HasPrefix(ev, mvp.StatedEvidence) {
 				if unobservedBy[ev] == nil {
 					unobserved = append(unobserved, ev)

@@ -19,6 +19,7 @@ type decodeScratch struct {
 	scratchSliceOfResource                              []Resource
 	scratchSliceOfStorageVersionServer                  []StorageVersionServer
 	scratchSliceOfLBFailure                             []LBFailure
+	scratchSliceOfFlag                                  []Flag
 	scratchSliceOfApidiscoveryv2APIGroupDiscovery       []apidiscoveryv2.APIGroupDiscovery
 	scratchSliceOfApidiscoveryv2APIVersionDiscovery     []apidiscoveryv2.APIVersionDiscovery
 	scratchSliceOfMetav1OwnerReference                  []metav1.OwnerReference
@@ -159,6 +160,11 @@ func (d *fastDecoder) decodeCluster(v *Cluster) bool {
 				return false
 			}
 			seen |= 1 << 5
+		case "installer":
+			if seen&(1<<6) != 0 || !d.decodePtrToInstaller(&v.Installer) {
+				return false
+			}
+			seen |= 1 << 6
 		default:
 			return false
 		}
@@ -241,51 +247,56 @@ func (d *fastDecoder) decodeServer(v *Server) bool {
 				return false
 			}
 			seen |= 1 << 10
-		case "reachable":
-			if seen&(1<<11) != 0 || !d.boolean(&v.Reachable) {
+		case "stated":
+			if seen&(1<<11) != 0 || !d.decodePtrToStatedFlags(&v.Stated) {
 				return false
 			}
 			seen |= 1 << 11
-		case "error":
-			if seen&(1<<12) != 0 || !d.str(&v.Error) {
+		case "reachable":
+			if seen&(1<<12) != 0 || !d.boolean(&v.Reachable) {
 				return false
 			}
 			seen |= 1 << 12
-		case "discoveryFormat":
-			if seen&(1<<13) != 0 || !d.str(&v.DiscoveryFormat) {
+		case "error":
+			if seen&(1<<13) != 0 || !d.str(&v.Error) {
 				return false
 			}
 			seen |= 1 << 13
-		case "resources":
-			if seen&(1<<14) != 0 || !d.decodeSliceOfResource(&v.Resources) {
+		case "discoveryFormat":
+			if seen&(1<<14) != 0 || !d.str(&v.DiscoveryFormat) {
 				return false
 			}
 			seen |= 1 << 14
-		case "peerAggregated":
-			if seen&(1<<15) != 0 || !d.decodeSliceOfResource(&v.PeerAggregated) {
+		case "resources":
+			if seen&(1<<15) != 0 || !d.decodeSliceOfResource(&v.Resources) {
 				return false
 			}
 			seen |= 1 << 15
-		case "coreAPI":
-			if seen&(1<<16) != 0 || !d.decodePtrToDiscoveryDocument(&v.CoreAPI) {
+		case "peerAggregated":
+			if seen&(1<<16) != 0 || !d.decodeSliceOfResource(&v.PeerAggregated) {
 				return false
 			}
 			seen |= 1 << 16
-		case "apis":
-			if seen&(1<<17) != 0 || !d.decodePtrToDiscoveryDocument(&v.APIs) {
+		case "coreAPI":
+			if seen&(1<<17) != 0 || !d.decodePtrToDiscoveryDocument(&v.CoreAPI) {
 				return false
 			}
 			seen |= 1 << 17
-		case "defaultAPIs":
-			if seen&(1<<18) != 0 || !d.decodePtrToDiscoveryDocument(&v.DefaultAPIs) {
+		case "apis":
+			if seen&(1<<18) != 0 || !d.decodePtrToDiscoveryDocument(&v.APIs) {
 				return false
 			}
 			seen |= 1 << 18
-		case "lb":
-			if seen&(1<<19) != 0 || !d.decodePtrToServerLB(&v.LB) {
+		case "defaultAPIs":
+			if seen&(1<<19) != 0 || !d.decodePtrToDiscoveryDocument(&v.DefaultAPIs) {
 				return false
 			}
 			seen |= 1 << 19
+		case "lb":
+			if seen&(1<<20) != 0 || !d.decodePtrToServerLB(&v.LB) {
+				return false
+			}
+			seen |= 1 << 20
 		default:
 			return false
 		}
@@ -411,6 +422,15 @@ func (d *fastDecoder) decodePtrToLBSampling(v **LBSampling) bool {
 	return true
 }
 
+func (d *fastDecoder) decodePtrToInstaller(v **Installer) bool {
+	p := new(Installer)
+	if !d.decodeInstaller(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
 func (d *fastDecoder) decodePtrToLease(v **Lease) bool {
 	p := new(Lease)
 	if !d.decodeLease(p) {
@@ -495,6 +515,15 @@ func (d *fastDecoder) decodePeerProxy(v *PeerProxy) bool {
 			return true
 		}
 	}
+}
+
+func (d *fastDecoder) decodePtrToStatedFlags(v **StatedFlags) bool {
+	p := new(StatedFlags)
+	if !d.decodeStatedFlags(p) {
+		return false
+	}
+	*v = p
+	return true
 }
 
 func (d *fastDecoder) decodeSliceOfResource(v *[]Resource) bool {
@@ -773,6 +802,58 @@ func (d *fastDecoder) decodeLBSampling(v *LBSampling) bool {
 	}
 }
 
+func (d *fastDecoder) decodeInstaller(v *Installer) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "kubeadmConfig":
+			if seen&(1<<0) != 0 || !d.str(&v.KubeadmConfig) {
+				return false
+			}
+			seen |= 1 << 0
+		case "detail":
+			if seen&(1<<1) != 0 || !d.str(&v.Detail) {
+				return false
+			}
+			seen |= 1 << 1
+		case "kubernetesVersion":
+			if seen&(1<<2) != 0 || !d.str(&v.KubernetesVersion) {
+				return false
+			}
+			seen |= 1 << 2
+		case "manifests":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfString(&v.Manifests) {
+				return false
+			}
+			seen |= 1 << 3
+		case "kubeadmControlPlane":
+			if seen&(1<<4) != 0 || !d.str(&v.KubeadmControlPlane) {
+				return false
+			}
+			seen |= 1 << 4
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
 func (d *fastDecoder) decodeLease(v *Lease) bool {
 	if !d.objectStart() {
 		return false
@@ -869,6 +950,43 @@ func (d *fastDecoder) decodeMapOfStringToFloat64(v *map[string]float64) bool {
 	}
 	*v = m
 	return true
+}
+
+func (d *fastDecoder) decodeStatedFlags(v *StatedFlags) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "source":
+			if seen&(1<<0) != 0 || !d.str(&v.Source) {
+				return false
+			}
+			seen |= 1 << 0
+		case "flags":
+			if seen&(1<<1) != 0 || !d.decodeSliceOfFlag(&v.Flags) {
+				return false
+			}
+			seen |= 1 << 1
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 func (d *fastDecoder) decodeResource(v *Resource) bool {
@@ -1165,6 +1283,36 @@ func (d *fastDecoder) decodeEndpointWindow(v *EndpointWindow) bool {
 	}
 }
 
+func (d *fastDecoder) decodeSliceOfFlag(v *[]Flag) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []Flag{}
+		return true
+	}
+	start := len(d.scratchSliceOfFlag)
+	for {
+		var e Flag
+		if !d.decodeFlag(&e) {
+			return false
+		}
+		d.scratchSliceOfFlag = append(d.scratchSliceOfFlag, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfFlag[start:]
+	*v = make([]Flag, len(s))
+	copy(*v, s)
+	d.scratchSliceOfFlag = d.scratchSliceOfFlag[:start]
+	return true
+}
+
 func (d *fastDecoder) decodeSliceOfApidiscoveryv2APIGroupDiscovery(v *[]apidiscoveryv2.APIGroupDiscovery) bool {
 	if !d.arrayStart() {
 		return false
@@ -1342,6 +1490,43 @@ func (d *fastDecoder) decodeLBFailure(v *LBFailure) bool {
 			seen |= 1 << 0
 		case "count":
 			if seen&(1<<1) != 0 || !d.integer(&v.Count) {
+				return false
+			}
+			seen |= 1 << 1
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeFlag(v *Flag) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 || !d.str(&v.Name) {
+				return false
+			}
+			seen |= 1 << 0
+		case "value":
+			if seen&(1<<1) != 0 || !d.str(&v.Value) {
 				return false
 			}
 			seen |= 1 << 1

@@ -58,6 +58,9 @@ type Cluster struct {
 	// dialling each apiserver: the servers are then server classes, each expanded to its
 	// members (Server.LB). Nil for a snapshot that read each apiserver by itself.
 	LB *LBSampling `json:"lb,omitempty"`
+	// Installer records what was read of the installer's configuration (kubeadm-config,
+	// static pod manifests). Nil when nothing was looked for.
+	Installer *Installer `json:"installer,omitempty"`
 }
 
 // ListsRead records whether the cluster-wide lists were read.
@@ -112,6 +115,10 @@ type Server struct {
 	EmulatedVersion string `json:"emulatedVersion,omitempty"`
 
 	PeerProxy PeerProxy `json:"peerProxy"`
+	// Stated are the flags the installer's configuration states the server runs with (a
+	// kubeadm-config ConfigMap, a static pod manifest). Nil when none was read. What the server
+	// does (PeerProxy) wins where the two disagree; an upgrade starts it with these.
+	Stated *StatedFlags `json:"stated,omitempty"`
 
 	// Reachable is false when mvpctl could not read the server; Error says why.
 	Reachable bool   `json:"reachable"`

@@ -13,8 +13,16 @@ import (
 
 // simulationDoc is the part of `mvpctl simulate -o json` compared here.
 type simulationDoc struct {
-	Kind           string   `json:"kind"`
-	Profiles       []string `json:"profiles"`
+	Kind          string   `json:"kind"`
+	Profiles      []string `json:"profiles"`
+	Stated        []string `json:"stated"`
+	Assumptions   []string `json:"assumptions"`
+	StatedConfigs []struct {
+		Server        string   `json:"server"`
+		Source        string   `json:"source"`
+		RuntimeConfig string   `json:"runtimeConfig"`
+		Disagreements []string `json:"disagreements"`
+	} `json:"statedConfigs"`
 	RuntimeConfigs []struct {
 		Server        string   `json:"server"`
 		RuntimeConfig string   `json:"runtimeConfig"`
@@ -93,14 +101,43 @@ func TestUpgradeKeepsRuntimeConfig(t *testing.T) {
 	simulatedThenReal(t, ctx, cp, "kas-c", "")
 }
 
+// checkSimulatedCells observes every cell of the simulation's step n on the server the cell
+// names (serverOf maps a snapshot's server name to the harness's) and fails on each that the
+// servers do not answer as simulated; the table is logged.
+func checkSimulatedCells(t *testing.T, ctx context.Context, sim simulationDoc, n int, serverOf func(string) *harness.Server) {
+	t.Helper()
+	step := sim.Steps[n]
+	var table, bad []string
+	for _, row := range step.Routes.Rows {
+		method, path, _ := strings.Cut(row.Request, " ")
+		for _, cell := range row.Cells {
+			o := observeRoute(ctx, serverOf(cell.Server), mvpRequest{Method: method, Path: path + "?limit=1"})
+			want := cell.Outcome
+			if cell.Unavailable != "" {
+				want += "/" + cell.Unavailable
+			}
+			got := observedKey(o.obs)
+			line := fmt.Sprintf("%-60s %-6s simulated %-12s observed %-12s %s", row.Name, cell.Server, cell.Text, got, httpCodes(o))
+			table = append(table, line)
+			if got != want {
+				bad = append(bad, line+"  "+bodyExcerpt(o.normal))
+			}
+		}
+	}
+	t.Logf("simulated vs real after %q:\n%s", step.Step, strings.Join(table, "\n"))
+	if len(bad) > 0 {
+		t.Errorf("the simulation disagrees with the real upgrade on %d cell(s):\n%s", len(bad), strings.Join(bad, "\n"))
+	}
+}
+
 // simulatedThenReal snapshots the live plane, simulates upgrading server to 1.37 with `mvpctl
 // simulate run --step`, upgrades it for real (same flags, v1.37.1 binary), and checks every
 // simulated cell, and the whole routing table, against the servers.
-func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPlane, server, stepSuffix string) simulationDoc {
+func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPlane, server, stepSuffix string, snapshotArgs ...string) simulationDoc {
 	t.Helper()
 	t0 := time.Now()
 	snapPath := t.TempDir() + "/start.json"
-	mvpctlSnapshot(t, snapPath, []int{0}, "--kubeconfig", cp.Kubeconfig)
+	mvpctlSnapshot(t, snapPath, []int{0}, append([]string{"--kubeconfig", cp.Kubeconfig}, snapshotArgs...)...)
 
 	r := runMvpctl(t, "simulate", "run", "--snapshot", snapPath, "--step", "upgrade:"+server+"="+harness.V1_37+stepSuffix, "-o", "json")
 	if r.Exit != 0 {
@@ -125,27 +162,7 @@ func simulatedThenReal(t *testing.T, ctx context.Context, cp *harness.ControlPla
 	}
 	t.Logf("%s upgraded for real in %s", server, time.Since(t1).Round(time.Millisecond))
 
-	var table, bad []string
-	for _, row := range step.Routes.Rows {
-		method, path, _ := strings.Cut(row.Request, " ")
-		for _, cell := range row.Cells {
-			o := observeRoute(ctx, cp.Server(cell.Server), mvpRequest{Method: method, Path: path + "?limit=1"})
-			want := cell.Outcome
-			if cell.Unavailable != "" {
-				want += "/" + cell.Unavailable
-			}
-			got := observedKey(o.obs)
-			line := fmt.Sprintf("%-60s %-6s simulated %-12s observed %-12s %s", row.Name, cell.Server, cell.Text, got, httpCodes(o))
-			table = append(table, line)
-			if got != want {
-				bad = append(bad, line+"  "+bodyExcerpt(o.normal))
-			}
-		}
-	}
-	t.Logf("simulated vs real after %q:\n%s", step.Step, strings.Join(table, "\n"))
-	if len(bad) > 0 {
-		t.Errorf("the simulation disagrees with the real upgrade on %d cell(s):\n%s", len(bad), strings.Join(bad, "\n"))
-	}
+	checkSimulatedCells(t, ctx, sim, 1, cp.Server)
 
 	// Nothing else differs either: the routing table of a fresh snapshot of the upgraded
 	// plane has exactly the simulated rows and cells.

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -49,26 +47,8 @@ func TestWatchWithoutWatchRBAC(t *testing.T) {
 			t.Fatalf("POST %s: %v %v", o.path, err, r)
 		}
 	}
-	certPath, keyPath, err := cp.PKI.ClientCert(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.LoadFromFile(admin.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg.AuthInfos {
-		a.ClientCertificate, a.ClientKey = certPath, keyPath
-	}
-	kubeconfig := t.TempDir() + "/kubeconfig-watcher"
-	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, c := userKubeconfig(t, cp, admin, user)
 	// RBAC is enforced from an informer cache: wait until the user can list the leases.
-	c, err := cp.HTTPClientFor(user)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for {
 		r, err := admin.DoWith(ctx, c, http.MethodGet, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", nil, nil)
 		if err == nil && r.StatusCode == http.StatusOK {
@@ -83,7 +63,7 @@ func TestWatchWithoutWatchRBAC(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(mvpctlBinary(t), "watch", "--interval", "500ms", "--timeout-total", "8s", "-o", "json", "--kubeconfig", kubeconfig)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("mvpctl watch: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/installer"
+)
+
+// readManifests reads each --manifest SERVER=FILE: a static pod manifest stating the flags of
+// the apiserver named SERVER in the snapshot. Any problem is one line naming the file.
+func readManifests(specs []string) ([]discover.Manifest, error) {
+	var out []discover.Manifest
+	seen := map[string]string{}
+	for _, spec := range specs {
+		server, file, ok := strings.Cut(spec, "=")
+		if !ok || server == "" || file == "" {
+			return nil, fmt.Errorf("--manifest %q: want SERVER=FILE (a server name as in the snapshot, and its kube-apiserver static pod manifest)", spec)
+		}
+		if prev, dup := seen[server]; dup {
+			return nil, fmt.Errorf("--manifest %s=%s: %s already has --manifest %s", server, file, server, prev)
+		}
+		seen[server] = file
+		doc, err := readBounded(file, installer.MaxManifestBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
+		}
+		flags, err := installer.ParseManifest(file, doc)
+		if err != nil {
+			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
+		}
+		out = append(out, discover.Manifest{Server: server, Path: file, Flags: flags})
+	}
+	return out, nil
+}
+
+// readControlPlane reads --kubeadm-control-plane FILE, a Cluster API KubeadmControlPlane; ""
+// is none. Any problem is one line naming the file.
+func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
+	if file == "" {
+		return nil, nil
+	}
+	doc, err := readBounded(file, installer.MaxManifestBytes)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
+	}
+	cfg, err := installer.ParseKubeadmControlPlane(doc)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
+	}
+	return &discover.ControlPlaneConfig{Path: file, Flags: cfg.Stated}, nil
+}
+
+// readBounded reads at most limit bytes of file; a longer file is an error, not cut short.
+func readBounded(file string, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %d KiB: not a static pod manifest", limit>>10)
+	}
+	return b, nil
+}
+
+// unwrapPathError drops the path an *os.PathError repeats (the caller names the file).
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,165 @@
+package simulate
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// StatedConfig is a server's peer-proxy configuration as its installer states it (a
+// kubeadm-config ConfigMap, a static pod manifest: snapshot.Server.Stated), and where what the
+// server does disagrees with it. The server wins for its routing now; an upgrade starts the
+// new binary with the stated flags.
+type StatedConfig struct {
+	Server string `json:"server"`
+	Source string `json:"source"`
+	// Config says in words what the flags set up on the server's version.
+	Config string `json:"config"`
+	// RuntimeConfig is the stated --runtime-config ("" for none).
+	RuntimeConfig string `json:"runtimeConfig"`
+	// Disagreements say where what the server does differs from the statement.
+	Disagreements []string `json:"disagreements,omitempty"`
+	// Error says why the stated flags could not be read (a hand-edited snapshot); the server
+	// is then treated as stating nothing.
+	Error string `json:"error,omitempty"`
+}
+
+// CompareStated reads srv's stated flags and compares them with what the snapshot observed of
+// it: the gate and the filter (readyz hooks, identity lease), what it serves (its
+// --runtime-config), and the peer address it publishes. ok is false when nothing is stated.
+func CompareStated(srv *snapshot.Server) (out StatedConfig, ok bool) {
+	if srv.Stated == nil {
+		return out, false
+	}
+	out = StatedConfig{Server: srv.Name, Source: srv.Stated.Source}
+	v, _ := snapshot.ParseVersion(srv.Version)
+	sp, _, err := mvp.StatedProxyOf(srv.Stated, v)
+	if err != nil {
+		out.Error = err.Error()
+		return out, true
+	}
+	out.Config, out.RuntimeConfig = sp.Words(v), sp.RuntimeConfig.String()
+	if !srv.Reachable {
+		return out, true // nothing observed to compare with
+	}
+	pp := srv.PeerProxy
+	disagree := func(what, evidenceWord string, stated, observed bool) {
+		var ev []string
+		for _, e := range pp.Evidence {
+			if strings.Contains(e, evidenceWord) {
+				ev = append(ev, e)
+			}
+		}
+		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated %s %s, but the server shows it %s (%s)", what, onOff(stated), onOff(observed), strings.Join(ev, "; ")))
+	}
+	if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
+		disagree("gate "+mvp.GateName, "gate", sp.Gate, *pp.GateEnabled)
+	}
+	if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
+		disagree("proxy filter", "filter", sp.Filter(), *pp.FilterInstalled)
+	}
+	if d := runtimeConfigDisagreement(srv, sp.RuntimeConfig); d != "" {
+		out.Disagreements = append(out.Disagreements, d)
+	}
+	if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
+		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress))
+	}
+	return out, true
+}
+
+// runtimeConfigDisagreement compares what srv serves by itself with what its version's
+// profile serves under the stated --runtime-config; "" when they agree or cannot be compared.
+func runtimeConfigDisagreement(srv *snapshot.Server, stated mvp.RuntimeConfig) string {
+	obs := InferRuntimeConfig(srv)
+	if obs.Unknown != "" {
+		return ""
+	}
+	p, err := LookupProfile(obs.Profile)
+	if err != nil || (p.Full == nil && !stated.IsDefault()) {
+		return ""
+	}
+	predicted := p.Resources
+	if !stated.IsDefault() {
+		predicted, _ = stated.Apply(p.Resources, p.Full)
+	}
+	var served []snapshot.Resource
+	for _, r := range srv.Resources {
+		if !mvp.ClusterScoped(r) {
+			served = append(served, r)
+		}
+	}
+	diff := misfits(served, predicted)
+	if len(diff) == 0 {
+		return ""
+	}
+	seen := "fits no --runtime-config at all"
+	switch {
+	case len(obs.Misfits) > 0:
+	case obs.RuntimeConfig == "":
+		seen = "is the defaults (no --runtime-config)"
+	default:
+		seen = "fits --runtime-config=" + obs.RuntimeConfig
+	}
+	gvrs := "GVRs differ"
+	if len(diff) == 1 {
+		gvrs = "GVR differs"
+	}
+	return fmt.Sprintf("stated %s, but what it serves %s (%d %s, e.g. %s)", orDefaults(stated.String()), seen, len(diff), gvrs, strings.Join(diff[:min(3, len(diff))], "; "))
+}
+
+func orDefaults(rc string) string {
+	if rc == "" {
+		return "no --runtime-config"
+	}
+	return "--runtime-config=" + rc
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// sameAddress compares two host:port addresses, IPs by value.
+func sameAddress(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	if ia, ib := net.ParseIP(ha), net.ParseIP(hb); ia != nil && ib != nil {
+		return ia.Equal(ib) && pa == pb
+	}
+	return strings.EqualFold(ha, hb) && pa == pb
+}
+
+// statedUpgrade is how a server upgraded to version v starts with its stated flags; ok is
+// false when it states nothing usable.
+func statedUpgrade(srv *snapshot.Server, v snapshot.Version) (mvp.StatedProxy, bool) {
+	sp, ok, err := mvp.StatedProxyOf(srv.Stated, v)
+	return sp, ok && err == nil
+}
+
+// statedError is why srv's stated flags cannot be read ("" when they can).
+func statedError(srv *snapshot.Server) string {
+	v, _ := snapshot.ParseVersion(srv.Version)
+	if _, _, err := mvp.StatedProxyOf(srv.Stated, v); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// line is the configuration as a STATED line; servers that state the same share it.
+func (c StatedConfig) line() string {
+	switch {
+	case c.Error != "":
+		return fmt.Sprintf("%s (%s): cannot be read (%s): not used", mvp.StatedEvidence, c.Source, c.Error)
+	case len(c.Disagreements) > 0:
+		return fmt.Sprintf("%s (%s): %s — the server disagrees, and wins: %s", mvp.StatedEvidence, c.Source, c.Config, strings.Join(c.Disagreements, "; "))
+	}
+	return fmt.Sprintf("%s (%s): %s", mvp.StatedEvidence, c.Source, c.Config)
+}
