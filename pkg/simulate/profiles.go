@@ -51,10 +51,12 @@ type Profile struct {
 // FromEmbedded is Profile.From for a profile built into mvpctl.
 const FromEmbedded = "embedded"
 
-// Names of the servers of a profile file (test/e2e/cmd/mkprofiles).
+// Names of the servers of a profile file (pkg/profilerecord writes them).
 const (
-	profileDefault = "default"
-	profileAll     = "api-all"
+	// ProfileServerDefault is the server started with the binary's defaults.
+	ProfileServerDefault = "default"
+	// ProfileServerAllAPIs is the server started with --runtime-config=api/all=true.
+	ProfileServerAllAPIs = "api-all"
 )
 
 // Profiles returns every profile in use, oldest first: the embedded ones, or what UseProfiles
@@ -123,7 +125,7 @@ func loadProfile(f string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	p, err := decodeProfile(data)
+	p, err := DecodeProfile(data)
 	if err != nil {
 		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
 	}
@@ -131,22 +133,23 @@ func loadProfile(f string) (Profile, error) {
 	return p, nil
 }
 
-// decodeProfile reads a profile from a file's bytes: a snapshot whose server "default" (or,
-// recorded before profiles held two servers, whose one server) is a kube-apiserver with its
-// defaults, and whose server "api-all", when there is one, is the same version with
-// --runtime-config=api/all=true. Only what the binary serves belongs in a profile: a CRD or an
-// aggregated API in it says the file is a cluster's snapshot, not a profile.
-func decodeProfile(data []byte) (Profile, error) {
+// DecodeProfile reads a profile from a profile file's bytes; an error says what makes them no
+// profile. A profile is a snapshot whose server "default" (or, recorded before profiles held
+// two servers, whose one server) is a kube-apiserver with its defaults, and whose server
+// "api-all", when there is one, is the same version with --runtime-config=api/all=true. Only
+// what the binary serves belongs in a profile: a CRD or an aggregated API in it says the file
+// is a cluster's snapshot, not a profile.
+func DecodeProfile(data []byte) (Profile, error) {
 	snap, err := snapshot.Decode(data)
 	if err != nil {
 		return Profile{}, err
 	}
-	srv := snap.Find(profileDefault)
+	srv := snap.Find(ProfileServerDefault)
 	if srv == nil && len(snap.Servers) == 1 {
 		srv = &snap.Servers[0] // recorded before profiles held two servers
 	}
 	if srv == nil {
-		return Profile{}, fmt.Errorf("no server %q among %d servers (%s): not a version profile; `mvpctl profiles record` writes one", profileDefault, len(snap.Servers), strings.Join(snap.ServerNames(), ", "))
+		return Profile{}, fmt.Errorf("no server %q among %d servers (%s): not a version profile; `mvpctl profiles record` writes one", ProfileServerDefault, len(snap.Servers), strings.Join(snap.ServerNames(), ", "))
 	}
 	v, err := snapshot.ParseVersion(srv.Version)
 	if err != nil {
@@ -155,9 +158,9 @@ func decodeProfile(data []byte) (Profile, error) {
 	p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
 		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
 	servers := []*snapshot.Server{srv}
-	if all := snap.Find(profileAll); all != nil {
+	if all := snap.Find(ProfileServerAllAPIs); all != nil {
 		if all.Version != srv.Version {
-			return Profile{}, fmt.Errorf("server %q is %s, server %q %s: a profile is one version", profileAll, all.Version, srv.Name, srv.Version)
+			return Profile{}, fmt.Errorf("server %q is %s, server %q %s: a profile is one version", ProfileServerAllAPIs, all.Version, srv.Name, srv.Version)
 		}
 		p.Full = all.Resources
 		servers = append(servers, all)

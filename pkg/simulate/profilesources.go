@@ -153,12 +153,17 @@ func profileDirFiles(src ProfileSources) ([]string, error) {
 func loadProfileFiles(paths []string, layer profileLayer) ([]Profile, error) {
 	var out []Profile
 	byVersion := map[string]string{}
+	loaded := map[string]bool{}
 	for _, path := range paths {
+		if loaded[filepath.Clean(path)] {
+			continue // one file named twice is no clash
+		}
+		loaded[filepath.Clean(path)] = true
 		data, err := snapshot.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", path, err)
 		}
-		p, err := decodeProfile(data)
+		p, err := DecodeProfile(data)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", path, err)
 		}

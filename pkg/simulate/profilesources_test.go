@@ -1,10 +1,14 @@
 package simulate
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // useProfiles calls UseProfiles and puts the embedded profiles back when the test ends.
@@ -145,5 +149,39 @@ func TestLookupProfileHint(t *testing.T) {
 		"`mvpctl profiles record --context CONTEXT -f ~/.config/mvpctl/profiles/v1.38.0.json`, or give a profile file with --profile FILE"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// mvp.PrereleaseAPIVersion's claim, which `profiles record` warns by: no default server of the
+// embedded profiles (real apiservers) serves an alpha or beta API; every api-all server does.
+func TestEmbeddedDefaultsServeNoPrerelease(t *testing.T) {
+	files, err := fs.Glob(embeddedProfiles, "profiles/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, f := range files {
+		data, err := fs.ReadFile(embeddedProfiles, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := DecodeProfile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prerelease := func(rs []snapshot.Resource) int {
+			n := 0
+			for _, r := range rs {
+				if mvp.PrereleaseAPIVersion(r.Version) {
+					n++
+				}
+			}
+			return n
+		}
+		if n := prerelease(p.Resources); n != 0 {
+			t.Errorf("%s: the default server serves %d alpha or beta resources", f, n)
+		}
+		if n := prerelease(p.Full); n == 0 {
+			t.Errorf("%s: the api-all server serves no alpha or beta resource: the check would prove nothing", f)
+		}
 	}
 }
