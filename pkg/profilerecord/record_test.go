@@ -56,7 +56,9 @@ func TestBuild(t *testing.T) {
 		{"the gate not established", func(o *Observation) {
 			o.PeerProxy = snapshot.PeerProxy{Evidence: []string{"readyz: not read: GET /readyz?verbose: HTTP 403"}}
 		}, &full, []string{"the default of UnknownVersionInteroperabilityProxy: readyz: not read: GET /readyz?verbose: HTTP 403"}, nil, nil},
-		{"no /metrics", func(o *Observation) { o.Gates, o.GatesErr = nil, "GET /metrics: HTTP 403: not allowed to read /metrics" }, &full,
+		{"no /metrics", func(o *Observation) {
+			o.Gates, o.GatesErr = nil, "GET /metrics: HTTP 403: not allowed to read /metrics"
+		}, &full,
 			[]string{"whether feature gates are set (--feature-gates): GET /metrics: HTTP 403: not allowed to read /metrics"}, nil, nil},
 		{"behind a load balancer", func(o *Observation) { o.Others = 2 }, &full,
 			[]string{"whether https://10.0.0.1:6443 is one apiserver: the control plane has 2 more (identity leases)"}, nil, nil},
