@@ -28,8 +28,9 @@ type Observation struct {
 	// read, and GatesErr says why.
 	Gates    []discover.FeatureGate
 	GatesErr string
-	// Others are the apiservers of the control plane that were not read (their identity leases):
-	// through a load balancer, a request may reach any of them.
+	// Others are the apiservers of the control plane that were not read (their identity leases),
+	// when the server read is the kubeconfig's, not one named by its address: through a load
+	// balancer, a request may reach any of them.
 	Others int
 }
 
@@ -69,7 +70,11 @@ func Observe(ctx context.Context, opts discover.Options) (Observation, error) {
 	if !srv.Reachable {
 		return Observation{}, errors.New(discover.FailureLine(srv))
 	}
-	return Observation{Server: *srv, TakenAt: snap.TakenAt, Gates: gates, GatesErr: gatesErr, Others: len(snap.Servers) - 1}, nil
+	obs := Observation{Server: *srv, TakenAt: snap.TakenAt, Gates: gates, GatesErr: gatesErr}
+	if len(opts.Endpoints) == 0 {
+		obs.Others = len(snap.Servers) - 1 // the kubeconfig's server: maybe a load balancer
+	}
+	return obs, nil
 }
 
 // Report is a recorded profile and what the recording could not vouch for.
@@ -153,7 +158,7 @@ func (rep *Report) check(o Observation, prefix string) {
 			}
 		}
 		if o.Others > 0 {
-			rep.NotCaptured = append(rep.NotCaptured, fmt.Sprintf("whether %s is one apiserver: the control plane has %d more (identity leases); if it is a load balancer, name one apiserver's address", o.Endpoint, o.Others))
+			rep.NotCaptured = append(rep.NotCaptured, fmt.Sprintf("whether %s is one apiserver: the control plane has %d more (identity leases); if it is a load balancer, name one apiserver's address (--endpoint)", o.Endpoint, o.Others))
 		}
 	}
 	if o.Gates == nil {
