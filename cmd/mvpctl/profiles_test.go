@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 // v138 is the embedded v1.37.2 profile with its version rewritten to v1.38.0: a version
@@ -19,6 +21,7 @@ const noProfile138 = "error: no profile for Kubernetes 1.38: mvpctl has profiles
 
 // Profiles from --profile: printed output in golden files, errors as the exact line.
 func TestProfileFlag(t *testing.T) {
+	resetProfiles(t)
 	dir := t.TempDir()
 	clash := filepath.Join(dir, "mine.json")
 	copyFile(t, "../../pkg/simulate/profiles/v1.37.2.json", clash)
@@ -72,6 +75,7 @@ func TestProfileFlag(t *testing.T) {
 // A version newer than every embedded one, from --profile or the profile directory: simulate
 // upgrade and preflight run with it.
 func TestUpgradeToRecordedVersion(t *testing.T) {
+	resetProfiles(t)
 	xdg := t.TempDir()
 	copyFile(t, v138, filepath.Join(xdg, "mvpctl", "profiles", "v1.38.0.json"))
 	for _, fromDir := range []bool{false, true} {
@@ -96,10 +100,22 @@ func TestUpgradeToRecordedVersion(t *testing.T) {
 
 // The completion of --to offers the profiles the command would load.
 func TestCompletionWithProfile(t *testing.T) {
+	resetProfiles(t)
 	out, _, code := run(t, "__complete", "simulate", "upgrade", "--profile", v138, "--to", "1.3")
 	if code != ExitOK || !strings.Contains(out, "1.38.0\tKubernetes 1.38 profile, 72 resources\n") || !strings.Contains(out, "1.37.2\t") {
 		t.Errorf("completion:\n%s", out)
 	}
+}
+
+// resetProfiles puts the embedded profiles alone back in use when the test ends: the profiles a
+// command loads stay in use in the process (one command per process outside tests), and other
+// tests read profiles without loading any.
+func resetProfiles(t *testing.T) {
+	t.Cleanup(func() {
+		if _, err := simulate.UseProfiles(simulate.ProfileSources{}); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 func copyFile(t *testing.T, from, to string) {

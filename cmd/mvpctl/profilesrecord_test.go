@@ -13,6 +13,7 @@ import (
 // captured (here: /metrics, which the fakes do not serve; the full set) is said on stderr, with
 // exit 2.
 func TestProfilesRecord(t *testing.T) {
+	resetProfiles(t)
 	f := newSnapshotFixture(t)
 	xdg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", xdg)
