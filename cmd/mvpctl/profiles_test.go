@@ -72,6 +72,21 @@ func TestProfileFlag(t *testing.T) {
 	}
 }
 
+// explain loads the profiles too (what a server's version can serve at some --runtime-config).
+func TestExplainLoadsProfiles(t *testing.T) {
+	resetProfiles(t)
+	clash := filepath.Join(t.TempDir(), "mine.json")
+	copyFile(t, "../../pkg/simulate/profiles/v1.36.3.json", clash)
+	out, errOut, code := run(t, "explain", "--snapshot", skew, "--profile", clash, "GET", "/api/v1/pods")
+	if code != ExitIncomplete || out == "" || !strings.HasPrefix(errOut, "warning: profiles of 1.36: using v1.36.3 from "+clash+" (--profile), not the embedded v1.36.3\n") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "explain", "--snapshot", skew, "--profile", skew, "GET", "/api/v1/pods")
+	if code != ExitError || !strings.HasPrefix(errOut, "error: profile "+skew+`: no server "default"`) {
+		t.Errorf("a bad --profile: exit %d, stderr %q", code, errOut)
+	}
+}
+
 // A version newer than every embedded one, from --profile or the profile directory: simulate
 // upgrade and preflight run with it.
 func TestUpgradeToRecordedVersion(t *testing.T) {

@@ -62,7 +62,7 @@ const (
 // Profiles returns every profile in use, oldest first: the embedded ones, or what UseProfiles
 // made of them and the user's profile files. The embedded ones are decoded once per process.
 func Profiles() ([]Profile, error) {
-	if set := activeSet(); set != nil {
+	if set := activeSet(); set != nil && set.profiles != nil {
 		return set.profiles, nil
 	}
 	return embeddedProfileList()

@@ -53,6 +53,9 @@ func (p Profile) describe() string {
 
 // profileSet is the profiles in use after UseProfiles.
 type profileSet struct {
+	// profiles are those in use; nil when the sources hold none: the embedded profiles are
+	// then decoded when first needed, as without UseProfiles (a command that may need none,
+	// explain, does not pay for them).
 	profiles []Profile
 	sources  ProfileSources
 }
@@ -79,17 +82,19 @@ func UseProfiles(src ProfileSources) (notes []string, err error) {
 	active = set
 	if err != nil {
 		active = &profileSet{sources: src}
-		active.profiles, _ = embeddedProfileList()
 	}
 	return notes, err
 }
 
 func loadProfileSet(src ProfileSources) (*profileSet, []string, error) {
-	embedded, err := embeddedProfileList()
+	dirFiles, err := profileDirFiles(src)
 	if err != nil {
 		return nil, nil, err
 	}
-	dirFiles, err := profileDirFiles(src)
+	if len(dirFiles) == 0 && len(src.Files) == 0 {
+		return &profileSet{sources: src}, nil, nil
+	}
+	embedded, err := embeddedProfileList()
 	if err != nil {
 		return nil, nil, err
 	}
