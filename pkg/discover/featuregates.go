@@ -33,6 +33,10 @@ func readFeatureGates(ctx context.Context, r *result, timeout time.Duration, rep
 		l := apimetrics.ParseLabelKey(k)
 		gates = append(gates, FeatureGate{Name: l["name"], Stage: l["stage"], Enabled: v != 0})
 	}
+	if len(gates) == 0 {
+		report(r.t.base, nil, "GET /metrics: no "+mvp.FeatureEnabledMetric+" series (a kube-apiserver older than 1.26?)")
+		return
+	}
 	sort.Slice(gates, func(i, j int) bool { return gates[i].Name < gates[j].Name })
 	report(r.t.base, gates, "")
 }

@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
@@ -58,6 +62,57 @@ func TestProfilesRecord(t *testing.T) {
 	}
 
 	// A release mvpctl does not embed: the recorded profile with its version rewritten.
+	checkRecordedVersion(t, dir, recorded, version)
+
+	// Feature gates off their default, as /metrics shows them: a real alpha gate of this binary
+	// switched on, and the peer-proxy gate (beta, on by default in 1.36+) switched off.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	alpha := firstAlphaGate(ctx, t, def)
+	if err := cp.Reconfigure(ctx, def.Name, func(s *harness.ServerSpec) {
+		s.ExtraFlags = append(s.ExtraFlags, "--feature-gates="+alpha+"=true,UnknownVersionInteroperabilityProxy=false")
+	}); err != nil {
+		t.Fatalf("restarting %s with --feature-gates=%s=true,UnknownVersionInteroperabilityProxy=false: %v\n%s", def.Name, alpha, err, def.LogTail(20))
+	}
+	r = runMvpctl(t, "--kubeconfig", cp.Kubeconfig, "profiles", "record", "--endpoint", def.URL, "--api-all-endpoint", all.URL, "-f", filepath.Join(dir, "gates.json"))
+	t.Logf("%s", r)
+	for _, want := range []string{
+		"warning: not the defaults: feature gates not at their defaults (--feature-gates?): " + alpha + "=true (ALPHA)\n",
+		"warning: not the defaults: UnknownVersionInteroperabilityProxy is off, but on by default in 1.36+ (--feature-gates?)\n",
+	} {
+		if r.Exit != 2 || !strings.Contains(string(r.Stderr), want) {
+			t.Errorf("want exit 2 and %q", want)
+		}
+	}
+}
+
+// firstAlphaGate is the first alpha feature gate (by name) the server's /metrics reports off.
+func firstAlphaGate(ctx context.Context, t *testing.T, s *harness.Server) string {
+	t.Helper()
+	resp, err := s.Get(ctx, "/metrics")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %v %v", resp, err)
+	}
+	line := regexp.MustCompile(`(?m)^kubernetes_feature_enabled\{name="([A-Za-z0-9]+)",stage="ALPHA"\} 0$`)
+	var names []string
+	for _, m := range line.FindAllStringSubmatch(string(resp.Body), -1) {
+		if m[1] != "AllAlpha" {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("/metrics lists no alpha gate that is off")
+	}
+	sort.Strings(names)
+	t.Logf("%d alpha gates off by default; switching on %s", len(names), names[0])
+	return names[0]
+}
+
+// checkRecordedVersion rewrites the recorded profile's version to v1.38.0, a release mvpctl
+// does not embed: with it simulate upgrade and preflight --to 1.38 work; without it they fail
+// with the how-to line.
+func checkRecordedVersion(t *testing.T, dir, recorded, version string) {
+	t.Helper()
 	data, err := os.ReadFile(recorded)
 	if err != nil {
 		t.Fatal(err)
