@@ -29,7 +29,8 @@ func completionRequest(args []string) bool {
 //
 //   - --apiserver: the server names of the --snapshot file. Without --snapshot, nothing: a
 //     completion never dials the cluster.
-//   - --to and `profiles show VERSION`: the versions of the embedded profiles.
+//   - --to and `profiles show VERSION`: the versions of the profiles loaded (embedded, the
+//     profile directory's, --profile's).
 //   - -o/--output: the formats of the command (output.FormatsAnnotation).
 //   - --fail-on: its thresholds.
 //   - --context, --contexts, --cluster, --user: the kubeconfig's names, read from the files
@@ -137,9 +138,14 @@ func completeServers(cmd *cobra.Command, _ []string, toComplete string) ([]cobra
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeProfileVersions completes the versions of the embedded profiles, as `profiles list`
-// prints them (v1.36.3), or without the v when the word typed so far starts with a digit.
-func completeProfileVersions(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+// completeProfileVersions completes the versions of the profiles the command would load (the
+// embedded ones, the profile directory's, --profile's), as `profiles list` prints them
+// (v1.36.3), or without the v when the word typed so far starts with a digit.
+func completeProfileVersions(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	files, _ := cmd.Flags().GetStringArray("profile")
+	if _, err := simulate.UseProfiles(profileSources(files)); err != nil {
+		cobra.CompDebugln(err.Error(), false)
+	}
 	ps, err := simulate.Profiles()
 	if err != nil {
 		cobra.CompDebugln(err.Error(), false)

@@ -32,14 +32,16 @@ var exitCodeTable = []exitCodeRow{
 	{"traffic", "every apiserver's counters were read twice", "usage or input error, or no apiserver's counters could be read",
 		"partial: some apiserver's counters could not be read (no RBAC for /metrics, unreachable), or the interval was cut short", ""},
 	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
-		"usage or input error: bad scenario or step, no profile for a version, no apiserver could be read, traffic with no request to replay",
+		"usage or input error: bad scenario or step, no profile for a version, a bad profile file, no apiserver could be read, traffic with no request to replay",
 		"incomplete: the simulation rests on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"preflight", "pass, or nothing at or above --fail-on", "usage or input error, no apiserver could be read, traffic with no request to replay",
 		"warnings only, with --fail-on=warning (the default); or no finding but the result rests on assumptions or on server classes estimated through a load balancer (unless --fail-on=never)", "blocking findings, unless --fail-on=never"},
 	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
 		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
-	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
+	{"profiles list, profiles show", "printed", "usage or input error: a profile file (--profile, the profile directory) that cannot be read or is not a profile, or no profile for the version", "", ""},
+	{"profiles record", "recorded: everything captured, and nothing shows the apiserver is not at its defaults", "usage or input error: no kubeconfig, the apiserver could not be read (or more than one was), the profile could not be written",
+		"recorded with a caveat, said on stderr: something not captured (the full set without --api-all-endpoint, feature gates without get on /metrics, the peer-proxy gate's default) or signs of a non-default configuration (alpha or beta APIs served, feature gates off their default)", ""},
 	{"version", "printed", "usage error", "", ""},
 }
 

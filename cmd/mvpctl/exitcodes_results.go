@@ -6,6 +6,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/probe"
+	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -258,4 +259,13 @@ func requireReplayed(t *simulate.TrafficReport) error {
 	}
 	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
 		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
+}
+
+// profileRecordResult is `mvpctl profiles record`'s result: incomplete when something was not
+// captured or the apiserver shows it is not at its defaults (each said on stderr before).
+func profileRecordResult(rep profilerecord.Report) error {
+	if len(rep.NotCaptured) == 0 && len(rep.NotDefault) == 0 {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("profile recorded with caveats: %d not captured, %d signs of a configuration other than the defaults (above)", len(rep.NotCaptured), len(rep.NotDefault)))
 }

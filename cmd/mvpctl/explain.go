@@ -22,6 +22,7 @@ type explainOptions struct {
 	verbose       bool
 	whyNot        bool
 	output        *output.Flags
+	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -47,6 +48,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	o.source.addFlags(cmd.Flags())
+	o.profiles.addFlags(cmd.Flags())
 	addAPIServerFlag(cmd.Flags(), &o.server, "explain for this")
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
@@ -65,6 +67,9 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 		return err
 	}
 	req.HeaderProxied = o.headerProxied
+	if err := o.profiles.use(g); err != nil {
+		return err
+	}
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
 		return err
@@ -139,7 +144,7 @@ func peerNames(d route.Decision) []string {
 	return names
 }
 
-// profileCapabilities says, from the embedded version profiles, whether a binary version can
+// profileCapabilities says, from the version profiles, whether a binary version can
 // serve a GVR at some --runtime-config; unknown when there is no profile or it has no full set.
 func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
 	cache := map[string]map[snapshot.GVR]bool{}

@@ -26,10 +26,12 @@ type planFlags struct {
 	auditLogs []string
 	proxy     string
 	allowSkew bool
+	profiles  profileFlags
 }
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
+	p.profiles.addFlags(fs)
 	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
 	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
 	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
@@ -44,6 +46,9 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 // plan returns the starting snapshot, the steps, and the target version ("" when not an
 // upgrade).
 func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, []simulate.Step, error) {
+	if err := p.profiles.use(g); err != nil {
+		return nil, nil, err
+	}
 	modes := 0
 	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
 		if set {

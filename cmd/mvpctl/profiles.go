@@ -15,16 +15,25 @@ import (
 func newProfilesCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profiles",
-		Short: "List and show the embedded version profiles simulations start from",
+		Short: "List, show and record the version profiles simulations start from",
 		Long: `A profile is what a default kube-apiserver of one version serves by itself (its non-peer
-discovery), recorded from a real apiserver by ` + "`make profiles`" + ` and embedded in mvpctl.`,
+discovery). mvpctl embeds profiles recorded from real apiservers by ` + "`make profiles`" + `; a newer
+version needs no new binary: ` + "`mvpctl profiles record`" + ` captures a profile from a running
+apiserver, into the profile directory (every *.json of $XDG_CONFIG_HOME/mvpctl/profiles,
+default ~/.config/mvpctl/profiles, is loaded by every command) or a file given with
+--profile FILE. A profile replaces those of its minor version from an earlier source:
+--profile over the profile directory, the directory over the embedded profiles.`,
 	}
+	var listProfiles, showProfiles profileFlags
 	listOutput := output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)
 	list := &cobra.Command{
-		Use: "list", Short: "List the versions mvpctl has profiles for", Args: cobra.NoArgs,
+		Use: "list", Short: "List the versions mvpctl has profiles for, and where each is loaded from", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := listOutput.Options(cmd.CommandPath())
 			if err != nil {
+				return err
+			}
+			if err := listProfiles.use(g); err != nil {
 				return err
 			}
 			ps, err := simulate.Profiles()
@@ -35,6 +44,7 @@ discovery), recorded from a real apiserver by ` + "`make profiles`" + ` and embe
 		},
 	}
 	listOutput.AddFlags(list.Flags())
+	listProfiles.addFlags(list.Flags())
 	showOutput := output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)
 	show := &cobra.Command{
 		Use: "show VERSION", Short: "Show what a default kube-apiserver of VERSION serves", Args: cobra.ExactArgs(1),
@@ -43,22 +53,26 @@ discovery), recorded from a real apiserver by ` + "`make profiles`" + ` and embe
 			if err != nil {
 				return err
 			}
+			if err := showProfiles.use(g); err != nil {
+				return err
+			}
 			p, err := simulate.LookupProfile(args[0])
 			if err != nil {
 				return err
 			}
 			if !opts.Format.Structured() {
-				fmt.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s)\n", p.Version, p.TakenAt, p.Source)
+				fmt.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
 			}
 			return output.Write(g.streams.Out, profileWriter{p}, opts)
 		},
 	}
 	showOutput.AddFlags(show.Flags())
-	cmd.AddCommand(list, show)
+	showProfiles.addFlags(show.Flags())
+	cmd.AddCommand(list, show, newProfilesRecordCmd(g))
 	return commandGroup(cmd)
 }
 
-// profileListWriter prints the list of embedded profiles.
+// profileListWriter prints the list of profiles in use.
 type profileListWriter struct{ list simulate.ProfileList }
 
 func (w profileListWriter) Object() any { return w.list }
@@ -66,9 +80,9 @@ func (w profileListWriter) Object() any { return w.list }
 func (w profileListWriter) WriteText(out io.Writer, o output.Options) error {
 	var rows [][]string
 	for _, p := range w.list.Items {
-		rows = append(rows, []string{p.Version, fmt.Sprint(p.Resources), p.TakenAt, p.Source})
+		rows = append(rows, []string{p.Version, fmt.Sprint(p.Resources), p.TakenAt, p.From, p.Source})
 	}
-	return output.Table(out, []string{"VERSION", "RESOURCES", "TAKEN", "SOURCE"}, rows, o.NoHeaders)
+	return output.Table(out, []string{"VERSION", "RESOURCES", "TAKEN", "FROM", "SOURCE"}, rows, o.NoHeaders)
 }
 
 // profileWriter prints one profile: its resources, or, structured, a snapshot of its one

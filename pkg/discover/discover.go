@@ -265,6 +265,9 @@ func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout ti
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			results[i] = fetchServer(ctx, t, timeout, &d.red)
+			if r := results[i]; d.opts.FeatureGates != nil && r.client != nil && r.err == nil {
+				readFeatureGates(ctx, r, timeout, d.opts.FeatureGates)
+			}
 			doneMu.Lock()
 			done++
 			n := done

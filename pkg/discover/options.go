@@ -77,6 +77,10 @@ type Options struct {
 	// Concurrency bounds how many servers are read at once (DefaultConcurrency when zero).
 	Concurrency int
 
+	// FeatureGates, when set, receives the feature gates of each server read, as its /metrics
+	// reports them, or why they could not be read (from the goroutines that read the servers).
+	FeatureGates func(endpoint string, gates []FeatureGate, err string)
+
 	// Progress receives short progress lines ("found 3 apiservers via identity leases").
 	Progress func(string)
 	// Warn receives problems that do not stop the snapshot (a list that could not be read, a

@@ -5,7 +5,7 @@ import "github.com/mvpctl/mvpctl/pkg/report"
 // ProfileListKind is the kind of ProfileList.
 const ProfileListKind = "ProfileList"
 
-// ProfileList describes the embedded version profiles (`mvpctl profiles list -o json|yaml`).
+// ProfileList describes the version profiles in use (`mvpctl profiles list -o json|yaml`).
 type ProfileList struct {
 	APIVersion string           `json:"apiVersion"`
 	Kind       string           `json:"kind"`
@@ -19,13 +19,15 @@ type ProfileSummary struct {
 	Resources int    `json:"resources"`
 	TakenAt   string `json:"takenAt"`
 	Source    string `json:"source"`
+	// From is where the profile was loaded from: "embedded", or the path of its file.
+	From string `json:"from"`
 }
 
 // NewProfileList describes ps.
 func NewProfileList(ps []Profile) ProfileList {
 	list := ProfileList{APIVersion: report.APIVersion, Kind: ProfileListKind, Items: []ProfileSummary{}}
 	for _, p := range ps {
-		list.Items = append(list.Items, ProfileSummary{Version: p.Version.String(), Resources: len(p.Resources), TakenAt: p.TakenAt, Source: p.Source})
+		list.Items = append(list.Items, ProfileSummary{Version: p.Version.String(), Resources: len(p.Resources), TakenAt: p.TakenAt, Source: p.Source, From: p.From})
 	}
 	return list
 }

@@ -41,16 +41,35 @@ type Profile struct {
 	// GateDefault is the recorded default of UnknownVersionInteroperabilityProxy; nil when not
 	// recorded.
 	GateDefault *bool
+	// From is where the profile was loaded from: FromEmbedded, or the path of a profile file
+	// (--profile, or the profile directory).
+	From string
+	// layer is From's precedence (profilesources.go).
+	layer profileLayer
 }
 
-// Names of the servers of a profile file (test/e2e/cmd/mkprofiles).
+// FromEmbedded is Profile.From for a profile built into mvpctl.
+const FromEmbedded = "embedded"
+
+// Names of the servers of a profile file (pkg/profilerecord writes them).
 const (
-	profileDefault = "default"
-	profileAll     = "api-all"
+	// ProfileServerDefault is the server started with the binary's defaults.
+	ProfileServerDefault = "default"
+	// ProfileServerAllAPIs is the server started with --runtime-config=api/all=true.
+	ProfileServerAllAPIs = "api-all"
 )
 
-// Profiles returns every embedded profile, oldest first. They are decoded once per process.
+// Profiles returns every profile in use, oldest first: the embedded ones, or what UseProfiles
+// made of them and the user's profile files. The embedded ones are decoded once per process.
 func Profiles() ([]Profile, error) {
+	if set := activeSet(); set != nil && set.profiles != nil {
+		return set.profiles, nil
+	}
+	return embeddedProfileList()
+}
+
+// embeddedProfileList returns the embedded profiles, oldest first, decoded once per process.
+func embeddedProfileList() ([]Profile, error) {
 	profilesOnce.Do(func() { loadedProfiles, loadErr = loadProfiles() })
 	return loadedProfiles, loadErr
 }
@@ -100,31 +119,58 @@ func loadProfiles() ([]Profile, error) {
 	return out, nil
 }
 
-// loadProfile decodes one profile file (they are independent: loaded side by side).
+// loadProfile decodes one embedded profile file (they are independent: loaded side by side).
 func loadProfile(f string) (Profile, error) {
 	data, err := fs.ReadFile(profileSource, f)
 	if err != nil {
 		return Profile{}, err
 	}
-	snap, err := snapshot.Decode(data)
+	p, err := DecodeProfile(data)
 	if err != nil {
 		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
 	}
-	srv := snap.Find(profileDefault)
+	p.From = FromEmbedded
+	return p, nil
+}
+
+// DecodeProfile reads a profile from a profile file's bytes; an error says what makes them no
+// profile. A profile is a snapshot whose server "default" (or, recorded before profiles held
+// two servers, whose one server) is a kube-apiserver with its defaults, and whose server
+// "api-all", when there is one, is the same version with --runtime-config=api/all=true. Only
+// what the binary serves belongs in a profile: a CRD or an aggregated API in it says the file
+// is a cluster's snapshot, not a profile.
+func DecodeProfile(data []byte) (Profile, error) {
+	snap, err := snapshot.Decode(data)
+	if err != nil {
+		return Profile{}, err
+	}
+	srv := snap.Find(ProfileServerDefault)
 	if srv == nil && len(snap.Servers) == 1 {
 		srv = &snap.Servers[0] // recorded before profiles held two servers
 	}
 	if srv == nil {
-		return Profile{}, fmt.Errorf("embedded profile %s: no server %q", path.Base(f), profileDefault)
+		return Profile{}, fmt.Errorf("no server %q among %d servers (%s): not a version profile; `mvpctl profiles record` writes one", ProfileServerDefault, len(snap.Servers), strings.Join(snap.ServerNames(), ", "))
 	}
 	v, err := snapshot.ParseVersion(srv.Version)
 	if err != nil {
-		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
+		return Profile{}, fmt.Errorf("server %q: %w", srv.Name, err)
 	}
 	p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
 		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
-	if all := snap.Find(profileAll); all != nil {
+	servers := []*snapshot.Server{srv}
+	if all := snap.Find(ProfileServerAllAPIs); all != nil {
+		if all.Version != srv.Version {
+			return Profile{}, fmt.Errorf("server %q is %s, server %q %s: a profile is one version", ProfileServerAllAPIs, all.Version, srv.Name, srv.Version)
+		}
 		p.Full = all.Resources
+		servers = append(servers, all)
+	}
+	for _, s := range servers {
+		for _, r := range s.Resources {
+			if r.Source != snapshot.SourceBuiltin && r.Source != "" {
+				return Profile{}, fmt.Errorf("server %q: %s has source %q: a profile holds only what the binary serves (source %q), not a cluster's snapshot; `mvpctl profiles record` writes one", s.Name, r.GVR(), r.Source, snapshot.SourceBuiltin)
+			}
+		}
 	}
 	return p, nil
 }
@@ -177,7 +223,7 @@ func LookupProfile(version string) (Profile, error) {
 		for _, p := range all {
 			have = append(have, p.Version.String())
 		}
-		return Profile{}, fmt.Errorf("no profile for Kubernetes %s: mvpctl has profiles for %s (generate more with `make profiles`)", version, strings.Join(have, ", "))
+		return Profile{}, fmt.Errorf("no profile for Kubernetes %s: mvpctl has profiles for %s; %s", version, strings.Join(have, ", "), recordHint(want))
 	}
 	return *found, nil
 }

@@ -39,6 +39,22 @@ func LoadFile(path string) (*Snapshot, error) {
 	return load(f, path)
 }
 
+// ReadFile reads a file's bytes, at most MaxSize (gzip stays compressed: Decode expands it,
+// also within MaxSize). Errors do not name the file: the caller names it as what it reads
+// (a snapshot, a version profile).
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	defer f.Close()
+	data, err := readLimited(f)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	return data, nil
+}
+
 // Load reads and validates a snapshot from r; name is used in errors ("-" for stdin). At most
 // MaxSize bytes are read.
 func Load(r io.Reader, name string) (*Snapshot, error) {

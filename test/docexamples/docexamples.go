@@ -44,6 +44,8 @@ var FileSubstitutions = []Substitution{
 	{From: "snapshots/prod.yaml", To: "examples/skew.yaml"},
 	// docs/watch.md: the reader's kubeconfig context; the live test's first context.
 	{From: "prod-a", To: "cp-1"},
+	// docs/simulate.md: the context of the reader's cluster running a new release.
+	{From: "new-release", To: "cp-1"},
 }
 
 // Placeholders are the addresses in the docs that stand for the reader's apiservers. The
@@ -278,6 +280,9 @@ func classify(c *Command, produced map[string]bool) error {
 	live, known := commands[c.Args[0]]
 	if !known {
 		return fmt.Errorf("unknown command %q", c.Args[0])
+	}
+	if len(c.Args) > 1 && c.Args[0] == "profiles" && c.Args[1] == "record" {
+		live = true // reads an apiserver; the other profiles commands read files
 	}
 	for _, a := range c.Args {
 		if strings.Contains(a, "://") || looksLikeIP(a) {

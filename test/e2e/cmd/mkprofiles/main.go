@@ -1,9 +1,10 @@
 // Command mkprofiles records the version profiles mvpctl's simulations start from: for each
 // profile version it starts a real kube-apiserver with the binary's defaults (no
 // --runtime-config, no --feature-gates, no --peer-* flags) and one with
-// --runtime-config=api/all=true, snapshots each with pkg/discover — the same code `mvpctl
-// snapshot` runs — and writes what each serves by itself, and the feature gate's default, to
-// pkg/simulate/profiles/<version>.json. Profiles are never typed by hand.
+// --runtime-config=api/all=true, reads each with pkg/profilerecord — the code `mvpctl profiles
+// record` runs, on pkg/discover like `mvpctl snapshot` — and writes what each serves by itself,
+// and the feature gate's default, to pkg/simulate/profiles/<version>.json. Profiles are never
+// typed by hand.
 //
 //	cd test/e2e && go run ./cmd/mkprofiles [-out DIR] [version ...]
 package main
@@ -19,7 +20,8 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/profilerecord"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -42,71 +44,37 @@ func main() {
 	}
 }
 
-// The two servers a profile records: the binary's defaults, and everything it has.
-const (
-	profileDefault = "default"
-	profileAll     = "api-all"
-)
-
 func record(version, dir string) error {
-	def, err := observe(version, profileDefault, nil)
+	def, err := observe(version, simulate.ProfileServerDefault, nil)
 	if err != nil {
 		return err
 	}
-	all, err := observe(version, profileAll, []string{"--runtime-config=api/all=true"})
+	all, err := observe(version, simulate.ProfileServerAllAPIs, []string{"--runtime-config=api/all=true"})
 	if err != nil {
 		return err
 	}
-	if def.GateEnabled == nil {
-		return fmt.Errorf("the default server's feature gate could not be established: %v", def.Evidence)
-	}
-	profile := snapshot.New()
-	profile.TakenAt = def.TakenAt.UTC().Truncate(24 * time.Hour)
-	profile.Source = fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, recorded by make profiles: %q with no --runtime-config, --feature-gates or --peer-* flag; %q with --runtime-config=api/all=true", version, profileDefault, profileAll)
-	profile.Servers = []snapshot.Server{def.server(profileDefault), all.server(profileAll)}
-	profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: def.GateEnabled,
-		Evidence: []string{fmt.Sprintf("recorded: UnknownVersionInteroperabilityProxy is %s by default (readyz of a server started without --feature-gates)", onOff(*def.GateEnabled))}}
-	if err := profile.Validate(); err != nil {
+	source := fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, recorded by make profiles: %q with no --runtime-config, --feature-gates or --peer-* flag; %q with --runtime-config=api/all=true", version, simulate.ProfileServerDefault, simulate.ProfileServerAllAPIs)
+	rep, err := profilerecord.Build(def, &all, source)
+	if err != nil {
 		return err
+	}
+	// These servers were started here, with the binary's defaults: anything the recording
+	// could not establish, or that looks otherwise, is a fault of the recording.
+	if problems := append(rep.NotCaptured, rep.NotDefault...); len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	for _, n := range rep.Notes {
+		log.Printf("note: %s", n)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return profile.WriteFile(filepath.Join(dir, version+".json"), true)
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// observation is one profile server as pkg/discover read it.
-type observation struct {
-	snapshot.Server
-	TakenAt     time.Time
-	GateEnabled *bool
-	Evidence    []string
-}
-
-// server keeps what the binary serves; what belongs to this one run (addresses, identity,
-// leases, configuration evidence) is dropped, so regenerating a profile only changes it when
-// the version serves something else.
-func (o observation) server(name string) snapshot.Server {
-	var resources []snapshot.Resource
-	for _, r := range o.Resources {
-		if r.Source == snapshot.SourceBuiltin || r.Source == "" {
-			resources = append(resources, r)
-		}
-	}
-	return snapshot.Server{Name: name, Version: o.Version, EmulatedVersion: o.EmulatedVersion,
-		Reachable: true, DiscoveryFormat: o.DiscoveryFormat, Resources: resources}
+	return rep.Profile.WriteFile(filepath.Join(dir, version+".json"), true)
 }
 
 // observe starts one kube-apiserver of version with the binary's proxy defaults and extra
-// flags, and snapshots it with pkg/discover, the code `mvpctl snapshot` runs.
-func observe(version, role string, flags []string) (observation, error) {
+// flags, and reads it with pkg/profilerecord, the code `mvpctl profiles record` runs.
+func observe(version, role string, flags []string) (profilerecord.Observation, error) {
 	name := "profile-" + role + "-" + strings.ReplaceAll(strings.TrimPrefix(version, "v"), ".", "-")
 	cp, err := harness.NewControlPlane(harness.Config{Servers: []harness.ServerSpec{{Name: name, Version: version,
 		DefaultProxyConfig: true, ExtraFlags: flags}}, Logf: log.Printf})
@@ -114,22 +82,18 @@ func observe(version, role string, flags []string) (observation, error) {
 		defer cp.Close()
 	}
 	if err != nil {
-		return observation{}, err
+		return profilerecord.Observation{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := cp.Server(name)
-	snap, err := discover.Discover(ctx, discover.Options{Config: srv.RestConfig(), Endpoints: []string{srv.URL}, NoLeaseServers: true,
+	obs, err := profilerecord.Observe(ctx, discover.Options{Config: srv.RestConfig(), Endpoints: []string{srv.URL},
 		Warn: func(s string) { log.Printf("warning: %s", s) }})
 	if err != nil {
-		return observation{}, err
+		return obs, err
 	}
-	if len(snap.Servers) != 1 || !snap.Servers[0].Reachable {
-		return observation{}, fmt.Errorf("snapshot of the profile server is not one reachable server: %+v", snap.Servers)
+	if obs.Version != version {
+		return obs, fmt.Errorf("server reports %s, want %s", obs.Version, version)
 	}
-	got := snap.Servers[0]
-	if got.Version != version {
-		return observation{}, fmt.Errorf("server reports %s, want %s", got.Version, version)
-	}
-	return observation{Server: got, TakenAt: snap.TakenAt, GateEnabled: got.PeerProxy.GateEnabled, Evidence: got.PeerProxy.Evidence}, nil
+	return obs, nil
 }
