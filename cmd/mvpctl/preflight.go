@@ -91,7 +91,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	if o.accept.write != "" {
-		return o.accept.writeBaseline(g.streams.ErrOut, rep)
+		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
 	return preflightResult(rep, failOn, pl.start)
 }

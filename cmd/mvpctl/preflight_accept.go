@@ -29,8 +29,6 @@ type acceptFlags struct {
 	noBaseline bool
 	write      string
 	reason     string
-	// today dates the entries --write-baseline adds (tests set it).
-	today func() time.Time
 }
 
 func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
@@ -93,14 +91,11 @@ func readAcceptFile(name string) ([]simulate.AcceptRule, error) {
 	return simulate.ParseAcceptFile(bytes.NewReader(data), name)
 }
 
-// writeBaseline writes the baseline atomically and says so on stderr.
-func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightReport) error {
-	today := time.Now
-	if a.today != nil {
-		today = a.today
-	}
+// writeBaseline writes the baseline atomically, its new entries dated today, and says so on
+// stderr.
+func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightReport, today time.Time) error {
 	var b bytes.Buffer
-	if err := simulate.WriteBaseline(&b, rep, today().UTC(), a.reason); err != nil {
+	if err := simulate.WriteBaseline(&b, rep, today.UTC(), a.reason); err != nil {
 		return err
 	}
 	if err := snapshot.WriteAtomic(a.write, b.Bytes(), ".mvpctl-baseline-*"); err != nil {
