@@ -132,3 +132,47 @@ func TestPreflightFailing(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightWindows: a window the peer proxy would close stays blocking (MVP010) with a hint
+// that says so; a window no order avoids is one warning per GVR (MVP011), not blocking.
+func TestPreflightWindows(t *testing.T) {
+	// 1.36 defaults (no --peer-ca-file, no proxy): once a runs 1.37, b answers 404 for
+	// new.k8s.io/v1/widgets while a serves it — the proxy would reach it.
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := UpgradePlan(start, "1.37", nil)
+	rep, err := Preflight(PreflightInput{Start: start, Steps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := checkIDs(rep)
+	subjects := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Check != CheckServedEveryStep.ID {
+			continue
+		}
+		subjects[f.Subject] = true
+		server := f.Subject[strings.Index(f.Subject, "@")+1:]
+		if f.Severity != Blocking || !strings.Contains(f.Hint, "turn the peer proxy on on "+server) {
+			t.Errorf("MVP010 %+v", f)
+		}
+	}
+	if !subjects["new.k8s.io/v1/widgets@b"] || !subjects["old.k8s.io/v1beta1/gadgets@a"] {
+		t.Errorf("MVP010 subjects %v", subjects)
+	}
+	// old.k8s.io/v1beta1/gadgets, which 1.37 removes: unserved while b, the last to serve it,
+	// restarts — whatever the order.
+	if ids["MVP010"] == 0 || ids["MVP011"] != 1 {
+		t.Errorf("findings by check %v", ids)
+	}
+
+	// The same with the proxy configured: only the window no order avoids is left, a warning.
+	start, _ = FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
+	steps, _ = UpgradePlan(start, "1.37", nil)
+	rep, _ = Preflight(PreflightInput{Start: start, Steps: steps})
+	if ids := checkIDs(rep); ids["MVP010"] != 0 || ids["MVP011"] != 1 || rep.Summary.Result != "warning" {
+		t.Errorf("proxy configured: %v %+v", ids, rep.Summary)
+	}
+}
