@@ -112,12 +112,8 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 		}
 	}
 	if len(rep.StaleAccepts) > 0 {
-		var rows [][]string
-		for _, r := range rep.StaleAccepts {
-			rows = append(rows, []string{r.Key(), r.Source, acceptedWhy(r)})
-		}
 		fmt.Fprintf(w, "\nSTALE: %d accept rule(s) match no finding: remove them\n", len(rep.StaleAccepts))
-		if err := output.Table(w, []string{"RULE", "SOURCE", "REASON"}, rows, noHeaders); err != nil {
+		if err := output.Table(w, []string{"RULE", "SOURCE", "REASON"}, staleRows(rep), noHeaders); err != nil {
 			return err
 		}
 	}
@@ -128,6 +124,15 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 		}
 	}
 	return nil
+}
+
+// staleRows are the rows of the stale accept rules: rule, source, date and reason.
+func staleRows(rep *simulate.PreflightReport) [][]string {
+	var rows [][]string
+	for _, r := range rep.StaleAccepts {
+		rows = append(rows, []string{r.Key(), r.Source, acceptedWhy(r)})
+	}
+	return rows
 }
 
 // acceptedWhy is a rule's date and reason, as printed.
@@ -174,12 +179,8 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 		}
 	}
 	if len(rep.StaleAccepts) > 0 {
-		var rows [][]string
-		for _, r := range rep.StaleAccepts {
-			rows = append(rows, []string{r.Key(), r.Source, acceptedWhy(r)})
-		}
 		fmt.Fprintf(w, "\n#### Stale: %d accept rule(s) match no finding: remove them\n\n", len(rep.StaleAccepts))
-		return output.MarkdownTable(w, []string{"Rule", "Source", "Reason"}, rows)
+		return output.MarkdownTable(w, []string{"Rule", "Source", "Reason"}, staleRows(rep))
 	}
 	return nil
 }

@@ -82,22 +82,6 @@ type GVRTraffic struct {
 	agents map[string]*UserAgentTraffic
 }
 
-// maxAgentsPerGVR bounds each GVR's user agents; further agents are counted as "<other>".
-const maxAgentsPerGVR = 100
-
-// Agents returns the user agents of the GVR's requests, most requests at risk first.
-func (g GVRTraffic) Agents() []UserAgentTraffic {
-	out := make([]UserAgentTraffic, 0, len(g.agents))
-	for _, a := range g.agents {
-		out = append(out, *a)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
-	})
-	return out
-}
-
 // UserAgentTraffic is the traffic of one user agent.
 type UserAgentTraffic struct {
 	UserAgent string `json:"userAgent"`
@@ -344,43 +328,8 @@ func (r *replayer) report() *TrafficReport {
 		a, b := rep.GVRs[i], rep.GVRs[j]
 		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.GVR, b.GVR)
 	})
-	for _, a := range r.agents {
-		rep.UserAgents = append(rep.UserAgents, *a)
-	}
-	sort.Slice(rep.UserAgents, func(i, j int) bool {
-		a, b := rep.UserAgents[i], rep.UserAgents[j]
-		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
-	})
+	rep.UserAgents = sortedAgents(r.agents)
 	return rep
-}
-
-// riskFirst orders report rows: most requests at risk first, then most requests, then by name.
-func riskFirst(riskA, riskB, reqA, reqB int64, nameA, nameB string) bool {
-	if riskA != riskB {
-		return riskA > riskB
-	}
-	if reqA != reqB {
-		return reqA > reqB
-	}
-	return nameA < nameB
-}
-
-func agentEntry(agents map[string]*UserAgentTraffic, ua string, limit int) *UserAgentTraffic {
-	if ua == "" {
-		ua = "<none>"
-	}
-	if a, ok := agents[ua]; ok {
-		return a
-	}
-	if len(agents) >= limit {
-		ua = "<other>"
-		if a, ok := agents[ua]; ok {
-			return a
-		}
-	}
-	a := &UserAgentTraffic{UserAgent: ua}
-	agents[ua] = a
-	return a
 }
 
 func appendStep(steps []int, n int) []int {

@@ -33,6 +33,19 @@ func runPreflight(t *testing.T, wantExit int, args ...string) preflightJSON {
 	return rep
 }
 
+// auditFlags writes the harness's audit policy into dir and returns the kube-apiserver flags
+// that log to a file with it.
+func auditFlags(t *testing.T, dir string) func(path string) []string {
+	t.Helper()
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(harness.AuditPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func(path string) []string {
+		return []string{"--audit-policy-file=" + policy, "--audit-log-path=" + path, "--audit-log-format=json"}
+	}
+}
+
 func findingsOf(rep preflightJSON, check string) map[string]string {
 	out := map[string]string{}
 	for _, f := range rep.Findings {
@@ -52,14 +65,8 @@ func findingsOf(rep preflightJSON, check string) map[string]string {
 func TestPreflightGate(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	dir := t.TempDir()
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(harness.AuditPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	audit := auditFlags(t, dir)
 	logA, logB := filepath.Join(dir, "mvc-a-audit.log"), filepath.Join(dir, "mvc-b-audit.log")
-	audit := func(path string) []string {
-		return []string{"--audit-policy-file=" + policy, "--audit-log-path=" + path, "--audit-log-format=json"}
-	}
 	cp := harness.Start(t,
 		harness.ServerSpec{Name: "mvc-a", Version: harness.V1_36, ExtraFlags: append([]string{"--runtime-config=batch/v1=false"}, audit(logA)...)},
 		harness.ServerSpec{Name: "mvc-b", Version: harness.V1_36, ExtraFlags: audit(logB)},
