@@ -47,7 +47,8 @@ Checks:
 --fail-on=blocking exits 0 on warnings; --fail-on=never always exits 0 (unless mvpctl fails).`,
 		Example: `  mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
-  mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context`,
+  mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context
+  mvpctl preflight --snapshot cluster.yaml --to 1.37 --write-baseline .mvpctl-ignore --reason "reviewed in #42"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}

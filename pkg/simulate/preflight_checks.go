@@ -32,7 +32,7 @@ var (
 	CheckTrafficInput      = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
 	CheckDiscovery         = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
 	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
-	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
+	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver fetches its peers' discovery (what its peer-aggregated /apis learned, sync errors, published addresses)"}
 	CheckConfigLoss         = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
 )
 
