@@ -23,7 +23,10 @@ import (
 //   - sync errors, and the learned view lists everything its peers add: no finding — it
 //     fetched them after those errors;
 //   - sync errors, and the learned view cannot show it (its peers add nothing it lacks, or
-//     the document is not recorded): info — the count alone cannot tell old from current.
+//     the document is not recorded): nothing when they are hostport_resolution errors only —
+//     every start-up counts them, and their lasting causes (a peer with the gate off writes no
+//     endpoint lease; a dead peer) are MVP002 and MVP001 — otherwise info: the count alone
+//     cannot tell old from current.
 
 // peerDiscoveryFindings reports servers whose peer discovery fails, from the evidence the
 // start records (diff is MVP030's comparison, nil when no /apis document was recorded).
@@ -55,7 +58,7 @@ func peerDiscoveryFindings(s *snapshot.Snapshot, evidence map[string]string, dif
 			if len(refused) > 0 {
 				msg = append(msg, fmt.Sprintf("the published peer address of %s did not accept a connection", strings.Join(refused, ", ")))
 			}
-		case counted > 0 && !shows:
+		case counted > 0 && !shows && counted > errs[mvp.SyncErrorHostPort]:
 			out = append(out, Finding{Check: CheckPeerDiscoveryFails.ID, Name: CheckPeerDiscoveryFails.Name, Severity: Info, Subject: srv.Name,
 				Message:  fmt.Sprintf("%s since it started; whether it still fails cannot be told: %s", counters, blindSpot(srv, diff)),
 				Evidence: []string{evidence[srv.Name]},
@@ -70,7 +73,7 @@ func peerDiscoveryFindings(s *snapshot.Snapshot, evidence map[string]string, dif
 			names = append(names, c.Name)
 		}
 		out = append(out, Finding{Check: CheckPeerDiscoveryFails.ID, Name: CheckPeerDiscoveryFails.Name, Severity: Warning, Subject: srv.Name,
-			Message:  strings.Join(msg, "; ") + ": it answers 404 for what only they serve (causes, most likely first: " + strings.Join(names, ", ") + ")",
+			Message:  fmt.Sprintf("%s: it answers 404 for what only %s serve(s) (causes, most likely first: %s)", strings.Join(msg, "; "), strings.Join(union(refused, unlearned), ", "), strings.Join(names, ", ")),
 			Evidence: []string{evidence[srv.Name], counters},
 			Hint:     fmt.Sprintf("most likely %s — to confirm: %s", causes[0].Text, causes[0].Confirm)})
 	}
@@ -127,6 +130,20 @@ func blindSpot(srv *snapshot.Server, diff *peerdiscovery.Report) string {
 		}
 	}
 	return "its peer-aggregated /apis, which would show what it learned, is not recorded or not comparable (see MVP030)"
+}
+
+// union is a and b without repeats, sorted.
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string{}, a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func contains(list []string, s string) bool {

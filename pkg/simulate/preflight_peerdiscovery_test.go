@@ -48,10 +48,15 @@ func TestPreflightPeerDiscoveryRate(t *testing.T) {
 			},
 			severity: map[string]Severity{"kas-a": Warning, "kas-b": Warning},
 			message:  "the published peer address of kas-c did not accept a connection"},
-		{name: "errors, and its peers serve nothing it lacks: info, the count cannot tell",
+		{name: "start-up hostport errors, and its peers serve nothing it lacks: nothing",
 			change: func(s *snapshot.Snapshot) {
 				s.Servers = []snapshot.Server{*s.Find("kas-a"), *s.Find("kas-b")}
 				s.Find("kas-a").PeerProxy.PeerDiscoverySyncErrors = errs(0, 8)
+			}},
+		{name: "fetch errors, and its peers serve nothing it lacks: info, the count cannot tell",
+			change: func(s *snapshot.Snapshot) {
+				s.Servers = []snapshot.Server{*s.Find("kas-a"), *s.Find("kas-b")}
+				s.Find("kas-a").PeerProxy.PeerDiscoverySyncErrors = errs(3, 8)
 			},
 			severity: map[string]Severity{"kas-a": Info}},
 	} {
@@ -105,12 +110,12 @@ func TestPreflightPeerDiscoveryRate(t *testing.T) {
 		}
 	}
 
-	// No document recorded (profiles): the counter alone is info.
+	// No document recorded (profiles): fetch errors alone are info.
 	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	start.Find("a").PeerProxy.PeerDiscoverySyncErrors = errs(0, 8)
+	start.Find("a").PeerProxy.PeerDiscoverySyncErrors = errs(1, 8)
 	rep, _ = Preflight(PreflightInput{Start: start})
 	if ids := checkIDs(rep); ids["MVP031"] != 1 || rep.Summary.Info != 1 || rep.Summary.Result != "pass" {
 		t.Errorf("profiles: %v %+v", ids, rep.Summary)
