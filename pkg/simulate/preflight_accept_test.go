@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/route"
 )
 
 func TestParseAcceptRule(t *testing.T) {
@@ -150,5 +152,15 @@ func TestUnavoidable(t *testing.T) {
 		if got := unavoidable(tc.first, tc.last); got != tc.want {
 			t.Errorf("%s: unavoidable(%v, %v) = %v, want %v", tc.name, tc.first, tc.last, got, tc.want)
 		}
+	}
+}
+
+// TestOrderHint: for a window some order avoids, the fix names one: first a server that serves
+// the GVR after its upgrade, while one that serves it before is still up.
+func TestOrderHint(t *testing.T) {
+	sim := &Simulation{Steps: []StepResult{{Servers: []route.ServerSummary{{Name: "a"}, {Name: "b"}, {Name: "c"}}}}}
+	got := orderHint(sim, "x.k8s.io/v1/things", []string{"a"}, []string{"c"})
+	if !strings.Contains(got, "upgrade c (it serves x.k8s.io/v1/things after its upgrade) while a still serves it: --order c,a,b") {
+		t.Errorf("hint %q", got)
 	}
 }
