@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/test/docexamples"
 )
 
@@ -36,8 +37,25 @@ var docsOfflineExit = map[string]int{
 	"mvpctl simulate run --servers a=1.37,b=1.36 --proxy=configured --step peer-ca-wrong:b":                                   ExitOK,
 	// docs/ci.md's GitLab job on the shipped skew snapshot (for snapshots/prod.yaml): kas-b
 	// (--runtime-config=api/all=true) serves alpha/beta GVRs the default kas-a lacks, which kas-a
-	// answers 404 while kas-b is down for its upgrade: blocking findings (MVP010).
-	"mvpctl preflight --snapshot snapshots/prod.yaml --to 1.37 -o junit > preflight.xml": ExitFindings,
+	// answers 404 while kas-b is down for its upgrade, whatever the order: warnings (MVP011).
+	"mvpctl preflight --snapshot snapshots/prod.yaml --to 1.37 -o junit > preflight.xml": ExitIncomplete,
+	// docs/ci.md's accepted risks: the same warnings, written to a baseline, then accepted.
+	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37":                                                                              ExitIncomplete,
+	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --write-baseline accepted.txt --reason \"alpha/beta APIs only kas-b serves\"": ExitOK,
+	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --baseline accepted.txt":                                                      ExitOK,
+}
+
+// TestDocsChecks: docs/ci.md gives the severity rule of every preflight check, by ID and name.
+func TestDocsChecks(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range simulate.Checks {
+		if row := "| " + c.ID + " | " + c.Name + " | "; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/ci.md has no row %q: give the check's subject and severity rule", row)
+		}
+	}
 }
 
 // TestDocsCommands runs every offline mvpctl command of README.md and docs/*.md in-process,

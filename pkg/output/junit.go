@@ -13,6 +13,8 @@ type JUnitCase struct {
 	FailureType string
 	Message     string
 	Detail      string
+	// Skipped, when set, marks a case that was not judged (e.g. an accepted risk), and why.
+	Skipped string
 }
 
 type junitSuites struct {
@@ -20,6 +22,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -27,6 +30,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -34,6 +38,11 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -50,10 +59,13 @@ func JUnit(w io.Writer, suite string, cases []JUnitCase) error {
 		if c.FailureType != "" {
 			jc.Failure = &junitFailure{Type: c.FailureType, Message: c.Message, Text: c.Detail}
 			s.Failures++
+		} else if c.Skipped != "" {
+			jc.Skipped = &junitSkipped{Message: c.Skipped}
+			s.Skipped++
 		}
 		s.Cases = append(s.Cases, jc)
 	}
-	doc := junitSuites{Name: suite, Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	doc := junitSuites{Name: suite, Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/report"
@@ -23,7 +24,13 @@ type PreflightReport struct {
 	Scenario ScenarioEcho `json:"scenario"`
 	Checks   []Check      `json:"checks"`
 	Findings []Finding    `json:"findings"`
-	Summary  Summary      `json:"summary"`
+	// Accepted are the findings an accept rule (--ignore, --baseline, .mvpctl-ignore)
+	// accepted: listed, not counted towards the result.
+	Accepted []AcceptedFinding `json:"accepted,omitempty"`
+	// StaleAccepts are accept rules that matched no finding: the risk is gone, or the rule is
+	// wrong; remove them.
+	StaleAccepts []AcceptRule `json:"staleAccepts,omitempty"`
+	Summary      Summary      `json:"summary"`
 	// Simulation and Traffic hold the underlying results.
 	Simulation *Simulation    `json:"simulation,omitempty"`
 	Traffic    *TrafficReport `json:"traffic,omitempty"`
@@ -40,11 +47,15 @@ type ScenarioEcho struct {
 	Partial  bool            `json:"partial"`
 }
 
-// Summary counts findings by severity; Result is pass, warning or blocking.
+// Summary counts findings by severity (accepted ones apart); Result is pass, warning or
+// blocking, from the findings not accepted.
 type Summary struct {
-	Blocking int    `json:"blocking"`
-	Warning  int    `json:"warning"`
-	Info     int    `json:"info"`
+	Blocking int `json:"blocking"`
+	Warning  int `json:"warning"`
+	Info     int `json:"info"`
+	// Accepted counts the accepted findings; Stale the accept rules that matched none.
+	Accepted int    `json:"accepted"`
+	Stale    int    `json:"stale,omitempty"`
 	Result   string `json:"result"`
 }
 
@@ -58,6 +69,9 @@ type PreflightInput struct {
 	Traffic       []*TrafficReader
 	TrafficSource string
 	TrafficFormat string
+	// Accept are the rules of accepted risks, in precedence order (the first that matches a
+	// finding is the one reported).
+	Accept []AcceptRule
 }
 
 // Preflight runs the scenario and every check.
@@ -78,12 +92,13 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	}
 	evidence := startEvidence(in.Start)
 	rep.Findings = append(rep.Findings, configurationFindings(in.Start, evidence)...)
-	if found, ran := discoveryFindings(in.Start, evidence); ran {
+	found, diff := discoveryFindings(in.Start, evidence)
+	if diff != nil {
 		rep.Findings = append(rep.Findings, found...)
 	} else {
 		rep.Checks = withoutCheck(rep.Checks, CheckDiscovery)
 	}
-	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence)...)
+	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence, diff)...)
 	rep.Findings = append(rep.Findings, rebuildExitFindings(in.Start, len(in.Steps), evidence)...)
 	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
 	if found, ran := apiServiceFindings(in.Start); ran {
@@ -96,33 +111,60 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	} else { // nothing stated: nothing checked
 		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
 	}
-	rep.Findings = append(rep.Findings, routingFindings(sim)...)
 	if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
 		if err != nil {
 			return nil, err
 		}
 		rep.Traffic = tr
-		rep.Findings = append(rep.Findings, trafficFindings(tr, sim)...)
 	}
-	for _, f := range rep.Findings {
+	routing, onlyUnavoidable := routingFindings(sim, rep.Traffic)
+	rep.Findings = append(rep.Findings, routing...)
+	if rep.Traffic != nil {
+		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim, onlyUnavoidable)...)
+	}
+	rep.accept(in.Accept)
+	rep.summarize()
+	return rep, nil
+}
+
+// summarize counts the findings and decides the result.
+func (r *PreflightReport) summarize() {
+	r.Summary = Summary{Accepted: len(r.Accepted), Stale: len(r.StaleAccepts)}
+	for _, f := range r.Findings {
 		switch f.Severity {
 		case Blocking:
-			rep.Summary.Blocking++
+			r.Summary.Blocking++
 		case Warning:
-			rep.Summary.Warning++
+			r.Summary.Warning++
 		default:
-			rep.Summary.Info++
+			r.Summary.Info++
 		}
 	}
-	rep.Summary.Result = "pass"
-	if rep.Summary.Warning > 0 {
-		rep.Summary.Result = "warning"
+	r.Summary.Result = "pass"
+	if r.Summary.Warning > 0 {
+		r.Summary.Result = "warning"
 	}
-	if rep.Summary.Blocking > 0 {
-		rep.Summary.Result = "blocking"
+	if r.Summary.Blocking > 0 {
+		r.Summary.Result = "blocking"
 	}
-	return rep, nil
+}
+
+// CheckedLine says what was checked: the servers, the target, the steps and the start.
+func (r *PreflightReport) CheckedLine() string {
+	var servers []string
+	for _, s := range r.Scenario.Servers {
+		servers = append(servers, s.Name+"="+s.Version)
+	}
+	s := "Checked: " + strings.Join(servers, ", ")
+	if r.Scenario.Target != "" {
+		s += " → " + r.Scenario.Target
+	}
+	s += fmt.Sprintf(" (%d step(s); start: %s", len(r.Scenario.Steps), r.Scenario.Start)
+	if len(r.Scenario.Profiles) > 0 {
+		s += "; profiles " + strings.Join(r.Scenario.Profiles, ", ")
+	}
+	return s + ")"
 }
 
 // startEvidence describes where each server's data came from.

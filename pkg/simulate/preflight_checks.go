@@ -24,12 +24,15 @@ var (
 	CheckAdvertise       = Check{"MVP004", "peer-advertise-address", "the identity lease advertises a peer address"}
 	CheckPeerDiscovery   = Check{"MVP005", "peer-aggregated-discovery", "peer-aggregated discovery is on (1.35+)"}
 	CheckServedEveryStep = Check{"MVP010", "gvr-reachable-every-step", "every GVR served somewhere is reachable from every apiserver at every step"}
-	CheckTrafficFails    = Check{"MVP020", "traffic-would-fail", "no replayed request would get 404 or 503"}
-	CheckTrafficRemoved  = Check{"MVP021", "traffic-uses-removed-api", "no replayed request uses an API the target removes"}
-	CheckTrafficInput    = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
-	CheckDiscovery       = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
+	// CheckUnavoidableWindow is MVP010's window that no order avoids: every apiserver that
+	// serves the GVR is down, and no other serves it before or after its upgrade.
+	CheckUnavoidableWindow = Check{"MVP011", "gvr-window-unavoidable", "no GVR is unserved while the only apiserver that serves it restarts (no order avoids it)"}
+	CheckTrafficFails      = Check{"MVP020", "traffic-would-fail", "no replayed request would get 404 or 503"}
+	CheckTrafficRemoved    = Check{"MVP021", "traffic-uses-removed-api", "no replayed request uses an API the target removes"}
+	CheckTrafficInput      = Check{"MVP022", "traffic-readable", "every traffic line is readable"}
+	CheckDiscovery         = Check{"MVP030", "discovery-stale-or-missing", "peer-aggregated /apis lists what is served, and all of it (recorded snapshots)"}
 	// CheckPeerDiscoveryFails is MVP030's cause: peer discovery failing now (live snapshots).
-	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver can fetch its peers' discovery (sync error counters, published addresses)"}
+	CheckPeerDiscoveryFails = Check{"MVP031", "peer-discovery-fails", "every apiserver fetches its peers' discovery (what its peer-aggregated /apis learned, sync errors, published addresses)"}
 	// CheckRebuildExit: the 1.33/1.34 defect that makes a server exit at a failed peer fetch.
 	CheckRebuildExit = Check{"MVP032", "peer-discovery-rebuild-exit", "no 1.33/1.34 apiserver exits at a peer-discovery rebuild (docs/behaviour.md §11.2)"}
 	CheckConfigLoss  = Check{"MVP040", "runtime-config-kept", "no upgraded apiserver keeps a --runtime-config entry its new version does not have"}
@@ -42,8 +45,8 @@ var (
 
 // Checks lists every check.
 var Checks = []Check{CheckReachable, CheckGate, CheckFilter, CheckAdvertise, CheckPeerDiscovery,
-	CheckServedEveryStep, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit, CheckConfigLoss,
-	CheckAPIServices, CheckStatedDisagrees, CheckUpgradeNoPeerCA}
+	CheckServedEveryStep, CheckUnavoidableWindow, CheckTrafficFails, CheckTrafficRemoved, CheckTrafficInput, CheckDiscovery, CheckPeerDiscoveryFails, CheckRebuildExit,
+	CheckConfigLoss, CheckAPIServices, CheckStatedDisagrees, CheckUpgradeNoPeerCA}
 
 // Finding is one problem a check found.
 type Finding struct {

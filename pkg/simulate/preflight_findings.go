@@ -66,14 +66,16 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 // document it should serve (pkg/peerdiscovery). It runs only when the start snapshot records
 // served documents (a live or recorded snapshot; simulated steps have none). One blocking
 // finding per server with stale or missing entries.
-func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []Finding, ran bool) {
+// The diff is returned for MVP031 (nil when it did not run).
+func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []Finding, rep *peerdiscovery.Report) {
+	ran := false
 	for i := range s.Servers {
 		ran = ran || s.Servers[i].DefaultAPIs != nil
 	}
 	if !ran {
-		return nil, false
+		return nil, nil
 	}
-	rep := peerdiscovery.Diff(s)
+	rep = peerdiscovery.Diff(s)
 	for _, d := range rep.Servers {
 		var stale, missing []string
 		for _, e := range d.Entries {
@@ -104,31 +106,13 @@ func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []
 			Message:  "peer-aggregated /apis " + strings.Join(msg, "; and "),
 			Evidence: ev, Hint: strings.Join(hints, "; ") + " — `mvpctl discovery diff` lists every entry"})
 	}
-	return out, true
+	return out, rep
 }
 
-// routingFindings turns the simulation's at-risk cells into blocking findings.
-func routingFindings(sim *Simulation) []Finding {
-	var out []Finding
-	for _, r := range sim.AtRisk {
-		status := fmt.Sprint(r.Status)
-		if r.Unavailable != "" {
-			status += " (" + r.Unavailable + ")"
-		}
-		hint := "upgrade so that some reachable server serves it at every step (change --order), or keep its clients off until the upgrade completes"
-		if r.Outcome == mvp.Unavailable {
-			hint = "a crashed peer still holds its identity lease: restart it, or delete its lease (kube-system/" + "apiserver-…) once it is gone for good"
-		}
-		out = append(out, Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: Blocking,
-			Subject: r.Server + " " + r.GVR, Step: fmt.Sprintf("%d: %s", r.StepN, r.Step),
-			Message:  fmt.Sprintf("at step %d (%s) %s answers %s for %s; served by %s", r.StepN, r.Step, r.Server, status, r.GVR, strings.Join(r.ServedBy, ", ")),
-			Evidence: []string{r.Reason, "simulated from " + sim.Start},
-			Hint:     hint})
-	}
-	return out
-}
-
-func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
+// trafficFindings: replayed requests that use a removed API (MVP021), or that would fail in a
+// window an order or the peer proxy could close (MVP020); those that only meet windows no
+// order avoids are named in MVP011 (onlyUnavoidable) instead.
+func trafficFindings(tr *TrafficReport, sim *Simulation, onlyUnavoidable map[string]bool) []Finding {
 	var out []Finding
 	ev := fmt.Sprintf("traffic %s (%s): %d requests", tr.Source, tr.Format, tr.Requests)
 	for _, g := range tr.GVRs {
@@ -139,7 +123,7 @@ func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 				Hint:     "migrate these clients to a served version of the API before upgrading (see the user agents below)"})
 			continue
 		}
-		if g.AtRisk > 0 {
+		if g.AtRisk > 0 && !onlyUnavoidable[g.GVR] {
 			steps := make([]string, len(g.AtRiskSteps))
 			for i, s := range g.AtRiskSteps {
 				steps[i] = fmt.Sprintf("%d (%s)", s, sim.Steps[s].Step)
@@ -147,7 +131,7 @@ func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 			out = append(out, Finding{Check: CheckTrafficFails.ID, Name: CheckTrafficFails.Name, Severity: Blocking, Subject: g.GVR,
 				Message:  fmt.Sprintf("%d of %d request(s) for %s would get 404 or 503 on some apiserver at step(s) %s", g.AtRisk, g.Requests, g.GVR, strings.Join(steps, ", ")),
 				Evidence: []string{ev},
-				Hint:     "see MVP010 for the servers and steps; change the upgrade order or enable the peer proxy on every server"})
+				Hint:     "see MVP010 for the servers, steps and fix (an upgrade order, or the peer proxy on every server)"})
 		}
 	}
 	var agents []string
@@ -178,49 +162,6 @@ func peersOf(s *snapshot.Snapshot, srv *snapshot.Server) []*snapshot.Server {
 		if p := &s.Servers[i]; p != srv && mvp.PeerOf(srv, p) == "" {
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-// peerDiscoveryFindings reports servers whose peer discovery fails, from the evidence a live
-// snapshot records: their own apiserver_peer_discovery_sync_errors_total (1.36+), or a peer
-// whose published address did not accept mvpctl's connection. Each names the likely causes.
-func peerDiscoveryFindings(s *snapshot.Snapshot, evidence map[string]string) []Finding {
-	var out []Finding
-	for i := range s.Servers {
-		srv := &s.Servers[i]
-		if !srv.Reachable {
-			continue
-		}
-		peers := peersOf(s, srv)
-		errs := srv.PeerProxy.PeerDiscoverySyncErrors
-		failing := errs[mvp.SyncErrorFetch]+errs[mvp.SyncErrorHostPort]+errs[mvp.SyncErrorLeaseList] > 0
-		var unreachable []string
-		for _, p := range peers {
-			if a := p.PeerProxy.AdvertiseAddressReachable; a != nil && !*a {
-				unreachable = append(unreachable, p.Name)
-			}
-		}
-		if !failing && len(unreachable) == 0 {
-			continue
-		}
-		causes := mvp.UnlearnedCauses(srv, peers)
-		var msg []string
-		if failing {
-			msg = append(msg, fmt.Sprintf("its peer discovery fails (apiserver_peer_discovery_sync_errors_total: fetch_discovery %g, hostport_resolution %g, lease_list %g)",
-				errs[mvp.SyncErrorFetch], errs[mvp.SyncErrorHostPort], errs[mvp.SyncErrorLeaseList]))
-		}
-		if len(unreachable) > 0 {
-			msg = append(msg, fmt.Sprintf("the published peer address of %s did not accept a connection", strings.Join(unreachable, ", ")))
-		}
-		var names []string
-		for _, c := range causes {
-			names = append(names, c.Name)
-		}
-		out = append(out, Finding{Check: CheckPeerDiscoveryFails.ID, Name: CheckPeerDiscoveryFails.Name, Severity: Warning, Subject: srv.Name,
-			Message:  strings.Join(msg, "; ") + ": it may not learn what its peers serve, and answers 404 for it (causes, most likely first: " + strings.Join(names, ", ") + ")",
-			Evidence: []string{evidence[srv.Name]},
-			Hint:     fmt.Sprintf("most likely %s — to confirm: %s", causes[0].Text, causes[0].Confirm)})
 	}
 	return out
 }

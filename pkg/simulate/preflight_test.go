@@ -25,8 +25,16 @@ func TestPreflight(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := checkIDs(rep)
-	if ids["MVP010"] != 2 || ids["MVP021"] != 1 || ids["MVP022"] != 1 || ids["MVP001"] != 0 {
+	// old.k8s.io/v1beta1/gadgets, which 1.37 removes, is unserved while the last server that
+	// serves it restarts whatever the order: one MVP011 warning for the GVR, naming its client,
+	// not an MVP010 per server; its use of a removed API blocks (MVP021).
+	if ids["MVP010"] != 0 || ids["MVP011"] != 1 || ids["MVP021"] != 1 || ids["MVP022"] != 1 || ids["MVP001"] != 0 {
 		t.Errorf("findings by check: %v", ids)
+	}
+	for _, f := range rep.Findings {
+		if f.Check == "MVP011" && (f.Severity != Warning || f.Subject != "old.k8s.io/v1beta1/gadgets" || !strings.Contains(f.Message, "clients: <none> (1 request(s))") || !strings.Contains(f.Message, "gone after the upgrade")) {
+			t.Errorf("MVP011: %+v", f)
+		}
 	}
 	if rep.Summary.Result != "blocking" || rep.Failing(FailOnWarning) != Blocking || rep.Failing(FailOnBlocking) != Blocking || rep.Failing(FailOnNever) != "" {
 		t.Errorf("summary %+v", rep.Summary)
@@ -122,5 +130,49 @@ func TestPreflightFailing(t *testing.T) {
 				t.Errorf("Failing(%s) = %q, want %q", tt.failOn, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPreflightWindows: a window the peer proxy would close stays blocking (MVP010) with a hint
+// that says so; a window no order avoids is one warning per GVR (MVP011), not blocking.
+func TestPreflightWindows(t *testing.T) {
+	// 1.36 defaults (no --peer-ca-file, no proxy): once a runs 1.37, b answers 404 for
+	// new.k8s.io/v1/widgets while a serves it — the proxy would reach it.
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := UpgradePlan(start, "1.37", nil)
+	rep, err := Preflight(PreflightInput{Start: start, Steps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := checkIDs(rep)
+	subjects := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Check != CheckServedEveryStep.ID {
+			continue
+		}
+		subjects[f.Subject] = true
+		server := f.Subject[strings.Index(f.Subject, "@")+1:]
+		if f.Severity != Blocking || !strings.Contains(f.Hint, "turn the peer proxy on on "+server) {
+			t.Errorf("MVP010 %+v", f)
+		}
+	}
+	if !subjects["new.k8s.io/v1/widgets@b"] || !subjects["old.k8s.io/v1beta1/gadgets@a"] {
+		t.Errorf("MVP010 subjects %v", subjects)
+	}
+	// old.k8s.io/v1beta1/gadgets, which 1.37 removes: unserved while b, the last to serve it,
+	// restarts — whatever the order.
+	if ids["MVP010"] == 0 || ids["MVP011"] != 1 {
+		t.Errorf("findings by check %v", ids)
+	}
+
+	// The same with the proxy configured: only the window no order avoids is left, a warning.
+	start, _ = FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
+	steps, _ = UpgradePlan(start, "1.37", nil)
+	rep, _ = Preflight(PreflightInput{Start: start, Steps: steps})
+	if ids := checkIDs(rep); ids["MVP010"] != 0 || ids["MVP011"] != 1 || rep.Summary.Result != "warning" {
+		t.Errorf("proxy configured: %v %+v", ids, rep.Summary)
 	}
 }

@@ -77,6 +77,9 @@ type GVRTraffic struct {
 	AtRiskSteps []int  `json:"atRiskSteps,omitempty"`
 	// Removed is true when the scenario ends with no server serving it.
 	Removed bool `json:"removed,omitempty"`
+
+	// agents counts its requests by user agent (Agents), for findings that name its clients.
+	agents map[string]*UserAgentTraffic
 }
 
 // UserAgentTraffic is the traffic of one user agent.
@@ -156,9 +159,10 @@ type replayer struct {
 type resolvedPair struct {
 	ua       *UserAgentTraffic
 	gt       *GVRTraffic
-	outcomes [][]mvp.Outcome // by step
-	atRisk   []bool          // by step: the request fails somewhere while some server serves its GVR
-	failed   bool            // at some step
+	gtAgent  *UserAgentTraffic // the user agent among gt's
+	outcomes [][]mvp.Outcome   // by step
+	atRisk   []bool            // by step: the request fails somewhere while some server serves its GVR
+	failed   bool              // at some step
 }
 
 type replayStep struct {
@@ -232,11 +236,11 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 	r.rep.Requests += n
 	switch p.kind {
 	case route.KindUnparsable:
-		agentEntry(r.agents, p.agent).Requests += n
+		agentEntry(r.agents, p.agent, maxUserAgents).Requests += n
 		r.rep.Unparsable += n
 		return nil
 	case route.KindNonResource:
-		agentEntry(r.agents, p.agent).Requests += n
+		agentEntry(r.agents, p.agent, maxUserAgents).Requests += n
 		r.rep.NonResource += n
 		return nil
 	}
@@ -249,6 +253,7 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 	}
 	rp.ua.Requests += n
 	rp.gt.Requests += n
+	rp.gtAgent.Requests += n
 	for i, st := range r.steps {
 		for j, o := range rp.outcomes[i] {
 			st.counts[j].addN(o, n)
@@ -261,6 +266,7 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 	if rp.failed {
 		rp.gt.AtRisk += n
 		rp.ua.AtRisk += n
+		rp.gtAgent.AtRisk += n
 	}
 	return nil
 }
@@ -269,11 +275,12 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 // have not seen its GVR and subresource yet.
 func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, error) {
 	key := p.key
-	rp := &resolvedPair{ua: agentEntry(r.agents, p.agent), gt: r.gvrs[key.gvr]}
+	rp := &resolvedPair{ua: agentEntry(r.agents, p.agent, maxUserAgents), gt: r.gvrs[key.gvr]}
 	if rp.gt == nil {
-		rp.gt = &GVRTraffic{GVR: key.gvr.String(), Removed: r.removedSet[key.gvr.String()]}
+		rp.gt = &GVRTraffic{GVR: key.gvr.String(), Removed: r.removedSet[key.gvr.String()], agents: map[string]*UserAgentTraffic{}}
 		r.gvrs[key.gvr] = rp.gt
 	}
+	rp.gtAgent = agentEntry(rp.gt.agents, p.agent, maxAgentsPerGVR)
 	for i, st := range r.steps {
 		outcomes, ok := st.memo[key]
 		if !ok {
@@ -321,43 +328,8 @@ func (r *replayer) report() *TrafficReport {
 		a, b := rep.GVRs[i], rep.GVRs[j]
 		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.GVR, b.GVR)
 	})
-	for _, a := range r.agents {
-		rep.UserAgents = append(rep.UserAgents, *a)
-	}
-	sort.Slice(rep.UserAgents, func(i, j int) bool {
-		a, b := rep.UserAgents[i], rep.UserAgents[j]
-		return riskFirst(a.AtRisk, b.AtRisk, a.Requests, b.Requests, a.UserAgent, b.UserAgent)
-	})
+	rep.UserAgents = sortedAgents(r.agents)
 	return rep
-}
-
-// riskFirst orders report rows: most requests at risk first, then most requests, then by name.
-func riskFirst(riskA, riskB, reqA, reqB int64, nameA, nameB string) bool {
-	if riskA != riskB {
-		return riskA > riskB
-	}
-	if reqA != reqB {
-		return reqA > reqB
-	}
-	return nameA < nameB
-}
-
-func agentEntry(agents map[string]*UserAgentTraffic, ua string) *UserAgentTraffic {
-	if ua == "" {
-		ua = "<none>"
-	}
-	if a, ok := agents[ua]; ok {
-		return a
-	}
-	if len(agents) >= maxUserAgents {
-		ua = "<other>"
-		if a, ok := agents[ua]; ok {
-			return a
-		}
-	}
-	a := &UserAgentTraffic{UserAgent: ua}
-	agents[ua] = a
-	return a
 }
 
 func appendStep(steps []int, n int) []int {

@@ -65,7 +65,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 			continue
 		}
 		rep.Requests++
-		ua := agentEntry(agents, tq.UserAgent)
+		ua := agentEntry(agents, tq.UserAgent, maxUserAgents)
 		ua.Requests++
 		req, err := route.ParseRequest(tq.Method, tq.Path)
 		if err != nil {
@@ -79,10 +79,12 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		key := decisionKey{gvr: req.Info.GVR(), sub: req.Info.Subresource}
 		gt := gvrs[key.gvr]
 		if gt == nil {
-			gt = &GVRTraffic{GVR: key.gvr.String(), Removed: removedSet[key.gvr.String()]}
+			gt = &GVRTraffic{GVR: key.gvr.String(), Removed: removedSet[key.gvr.String()], agents: map[string]*UserAgentTraffic{}}
 			gvrs[key.gvr] = gt
 		}
 		gt.Requests++
+		gtAgent := agentEntry(gt.agents, tq.UserAgent, maxAgentsPerGVR)
+		gtAgent.Requests++
 		failedSomewhere := false
 		for i, st := range states {
 			outcomes, ok := st.memo[key]
@@ -108,6 +110,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		if failedSomewhere {
 			gt.AtRisk++
 			ua.AtRisk++
+			gtAgent.AtRisk++
 		}
 	}
 	counted(rep)

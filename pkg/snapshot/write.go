@@ -34,28 +34,38 @@ func (s *Snapshot) WriteFile(path string, asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mvpctl-snapshot-*")
+	if err := WriteAtomic(path, data, ".mvpctl-snapshot-*"); err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteAtomic writes data to path through a temporary file (named by pattern, as
+// os.CreateTemp takes it) in the same directory, renamed over path: a reader never sees a
+// partial file, and RemoveTempFiles cleans up after an interrupted write. The file is 0644.
+func WriteAtomic(path string, data []byte, pattern string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
+		return unwrapPathError(err)
 	}
 	tempFiles.Store(tmp.Name(), true)
 	defer tempFiles.Delete(tmp.Name())
 	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file 0600; a snapshot holds no credentials and is shared like
-	// kubectl output.
+	// CreateTemp makes the file 0600; what is written here holds no credentials and is
+	// shared like kubectl output.
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
-		return fmt.Errorf("snapshot %s: %w", path, err)
+		return err
 	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("snapshot %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, unwrapPathError(err))
+		return unwrapPathError(err)
 	}
 	return nil
 }

@@ -22,14 +22,8 @@ import (
 func TestAuditJoin(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	dir := t.TempDir()
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(harness.AuditPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	audit := auditFlags(t, dir)
 	logA, logB := filepath.Join(dir, "kas-a-audit.log"), filepath.Join(dir, "kas-b-audit.log")
-	audit := func(path string) []string {
-		return []string{"--audit-policy-file=" + policy, "--audit-log-path=" + path, "--audit-log-format=json"}
-	}
 	cp := harness.Start(t,
 		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, ExtraFlags: audit(logA)},
 		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, ExtraFlags: append([]string{"--runtime-config=batch/v1=false"}, audit(logB)...)},
