@@ -16,6 +16,7 @@ import (
 type preflightOptions struct {
 	plan   planFlags
 	failOn string
+	filter filterFlags
 	output *output.Flags
 }
 
@@ -47,6 +48,7 @@ Checks:
 	}
 	o.plan.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
+	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -76,6 +78,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
+	narrowPreflight(g, rep, o.filter.filter(), pl.start)
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}

@@ -18,8 +18,7 @@ import (
 type probeOptions struct {
 	source         snapshotSource
 	servers        []string
-	resources      []string
-	groups         []string
+	filter         filterFlags
 	all            bool
 	writeDryRun    bool
 	proxiedHeader  string
@@ -72,8 +71,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	fs := cmd.Flags()
 	o.source.addFlags(fs)
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
-	fs.StringSliceVar(&o.resources, "resource", nil, "probe these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods or a kind (comma-separated, repeatable)")
-	fs.StringSliceVar(&o.groups, "group", nil, `probe these API groups ("core" for the core group; comma-separated, repeatable)`)
+	o.filter.addFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
 	fs.BoolVar(&o.writeDryRun, "write-dry-run", false, "also send a create with dryRun=All of a minimal object (nothing is persisted)")
 	fs.StringVar(&o.proxiedHeader, "proxied-header", probe.ForcedLocalHeader, "the loop-prevention header sent (value true) to make a server handle a request itself")
@@ -126,7 +124,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		Config:         base,
 		ConfigFor:      configFor,
 		Servers:        o.servers,
-		Selection:      probe.Selection{Resources: o.resources, Groups: o.groups, All: o.all},
+		Selection:      probe.Selection{Resources: o.filter.resources, Groups: o.filter.groups, All: o.all},
 		Namespace:      namespace,
 		WriteDryRun:    o.writeDryRun,
 		ProxiedHeader:  o.proxiedHeader,

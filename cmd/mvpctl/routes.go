@@ -18,6 +18,7 @@ type routesOptions struct {
 	output *output.Flags
 	watch  bool
 	wflags watchFlags
+	filter filterFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
@@ -29,7 +30,8 @@ func newRoutesCmd(g *globalOptions) *cobra.Command {
 request on every apiserver — local, proxy→<peer>, 404 or 503.
 
 By default only the GVRs that are not served by every reachable apiserver are shown: the
-ones a rolling upgrade makes interesting. --all shows every GVR. -o mermaid|dot draws the
+ones a rolling upgrade makes interesting. --all shows every GVR; --resource and --group
+every GVR they match (as probe's do). -o mermaid|dot draws the
 table: each server and each group of GVRs, with what the server does with them.
 
 --watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
@@ -49,6 +51,7 @@ table: each server and each group of GVRs, with what the server does with them.
 	}
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
+	o.filter.addFlags(cmd.Flags(), "show")
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
 	o.wflags.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
@@ -70,7 +73,11 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	table := route.NewRouter(snap).Table(o.all)
+	filter := o.filter.filter()
+	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
+	if len(table.Rows) == 0 && !filter.Empty() {
+		return noMatch(filter)
+	}
 	if len(table.Rows) == 0 && !opts.Format.Structured() {
 		fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
 	} else if err := output.Write(g.streams.Out, routesWriter{table}, opts); err != nil {
@@ -86,6 +93,9 @@ func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts outp
 	}
 	if o.all {
 		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
+	}
+	if !o.filter.filter().Empty() {
+		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
 	}
 	switch opts.Format {
 	case output.FormatTable, output.FormatWide:

@@ -16,6 +16,7 @@ import (
 
 type simulateOptions struct {
 	plan   planFlags
+	filter filterFlags
 	output *output.Flags
 }
 
@@ -56,6 +57,7 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 		},
 	}
 	o.plan.addFlags(cmd.Flags())
+	o.filter.addFlags(cmd.Flags(), "report only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -70,10 +72,15 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
+	filter := o.filter.filter()
+	if !filter.Empty() && len(pl.traffic) > 0 {
+		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
+	}
 	sim, err := simulate.Run(pl.start, pl.steps)
 	if err != nil {
 		return err
 	}
+	sim.Narrow(filter, pl.start.Kinds())
 	rep := simulate.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
 		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {

@@ -22,8 +22,11 @@ type RoutingTable struct {
 	Snapshot   SnapshotRef     `json:"snapshot"`
 	Servers    []ServerSummary `json:"servers"`
 	// All is false when only the GVRs not served by every reachable server are listed.
-	All  bool  `json:"all"`
-	Rows []Row `json:"rows"`
+	All bool `json:"all"`
+	// Filter is the --resource/--group filter the rows were selected by, when one was given
+	// (every matching GVR is then listed, as with All).
+	Filter string `json:"filter,omitempty"`
+	Rows   []Row  `json:"rows"`
 }
 
 // SnapshotRef says which snapshot a report was computed from.

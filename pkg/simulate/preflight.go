@@ -24,6 +24,8 @@ type PreflightReport struct {
 	Checks   []Check      `json:"checks"`
 	Findings []Finding    `json:"findings"`
 	Summary  Summary      `json:"summary"`
+	// Filtered says which findings a --resource/--group filter left out (preflight_filter.go).
+	Filtered *FindingsFiltered `json:"filtered,omitempty"`
 	// Simulation and Traffic hold the underlying results.
 	Simulation *Simulation    `json:"simulation,omitempty"`
 	Traffic    *TrafficReport `json:"traffic,omitempty"`
@@ -94,24 +96,31 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 		rep.Traffic = tr
 		rep.Findings = append(rep.Findings, trafficFindings(tr, sim)...)
 	}
-	for _, f := range rep.Findings {
+	rep.Summary = summarize(rep.Findings)
+	return rep, nil
+}
+
+// summarize counts findings by severity.
+func summarize(findings []Finding) Summary {
+	var s Summary
+	for _, f := range findings {
 		switch f.Severity {
 		case Blocking:
-			rep.Summary.Blocking++
+			s.Blocking++
 		case Warning:
-			rep.Summary.Warning++
+			s.Warning++
 		default:
-			rep.Summary.Info++
+			s.Info++
 		}
 	}
-	rep.Summary.Result = "pass"
-	if rep.Summary.Warning > 0 {
-		rep.Summary.Result = "warning"
+	s.Result = "pass"
+	if s.Warning > 0 {
+		s.Result = "warning"
 	}
-	if rep.Summary.Blocking > 0 {
-		rep.Summary.Result = "blocking"
+	if s.Blocking > 0 {
+		s.Result = "blocking"
 	}
-	return rep, nil
+	return s
 }
 
 // startEvidence describes where each server's data came from.

@@ -38,6 +38,9 @@ type Simulation struct {
 	// RuntimeConfigs is each observed server's --runtime-config as inferred from what it
 	// serves at the start: what an upgrade keeps.
 	RuntimeConfigs []ObservedConfig `json:"runtimeConfigs,omitempty"`
+	// Filter is the --resource/--group filter the routing tables, AtRisk and Removed were
+	// narrowed by, when one was given (Narrow).
+	Filter string `json:"filter,omitempty"`
 }
 
 // StepResult is the control plane and its routing after one step. Step 0 is the start.
