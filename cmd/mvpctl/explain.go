@@ -21,13 +21,14 @@ type explainOptions struct {
 	headerProxied bool
 	verbose       bool
 	whyNot        bool
+	filter        filterFlags
 	output        *output.Flags
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
 	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
-		Use:   "explain METHOD PATH",
+		Use:   "explain (GVR | RESOURCE[.VERSION][.GROUP] | METHOD PATH)",
 		Short: "Explain, step by step, what each apiserver does with one request",
 		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it, for one
 apiserver (--apiserver) or for every one: first the answer the client gets (served locally,
@@ -35,15 +36,18 @@ proxied to which peer, 404 or 503) and why, then the rules that led to it, each 
 Kubernetes versions it comes from. --why-not says what would make a 404 or 503 succeed;
 --verbose adds the decision in the apiserver's own terms (era, identity, routing key).
 
+` + explainForms + `
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
 kind: Explanation, a stable contract documented in docs/explanation.md. -o mermaid|dot draws
 the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 
 ` + commandExitCodes("explain"),
-		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
+		Example: `  mvpctl explain --snapshot cluster.yaml batch/v1/jobs
+  mvpctl explain --snapshot cluster.yaml -n team-a jobs.batch
+  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
   mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.ArbitraryArgs, // parseExplainArgs says which forms it takes
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	o.source.addFlags(cmd.Flags())
@@ -51,8 +55,9 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
+	o.filter.addFlags(cmd.Flags(), "choose among")
 	o.output.AddFlags(cmd.Flags())
-	return cmd
+	return usesNamespace(cmd)
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -60,15 +65,19 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	req, err := route.ParseRequest(args[0], args[1])
+	a, err := parseExplainArgs(args, o.filter.filter(), g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}
-	req.HeaderProxied = o.headerProxied
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
+	req, err := a.request(snap, func(s string) { fmt.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
+	if err != nil {
+		return err
+	}
+	req.HeaderProxied = o.headerProxied
 	e, err := route.NewRouter(snap).WithCapabilities(profileCapabilities()).Explain(req, o.server)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	fs.DurationVar(&o.totalTimeout, "total-timeout", probe.DefaultTotalTimeout, "time allowed for the whole probe; when reached, what was measured is reported")
 	fs.BoolVar(&o.noMetrics, "no-metrics", false, "do not read /metrics before and after")
 	o.output.AddFlags(fs)
-	return cmd
+	return usesNamespace(cmd)
 }
 
 func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {

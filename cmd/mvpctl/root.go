@@ -135,7 +135,10 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetErr(g.streams.ErrOut)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
-	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.startTrace()
+		return checkNamespaceFlag(cmd)
+	}
 
 	name := commandName(args, root.PersistentFlags())
 	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })

@@ -2,6 +2,7 @@ package route
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -183,9 +184,17 @@ func listRequest(g snapshot.GVR) (Request, error) {
 }
 
 // ListPath is the cluster-wide list path of a GVR.
-func ListPath(g snapshot.GVR) string {
+func ListPath(g snapshot.GVR) string { return CollectionPath(g, "") }
+
+// CollectionPath is the path of a GVR's collection: in namespace ns, or cluster-wide when ns
+// is "".
+func CollectionPath(g snapshot.GVR, ns string) string {
+	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
-		return "/api/" + g.Version + "/" + g.Resource
+		prefix = "/api/" + g.Version
 	}
-	return "/apis/" + g.Group + "/" + g.Version + "/" + g.Resource
+	if ns != "" {
+		prefix += "/namespaces/" + url.PathEscape(ns)
+	}
+	return prefix + "/" + g.Resource
 }

@@ -79,18 +79,10 @@ func (f GVRFilter) String() string {
 // upgrade brings) has the kind too (MatchName).
 func (s *Snapshot) Kinds() map[GVR]string {
 	kinds := map[GVR]string{}
-	for i := range s.Servers {
-		srv := &s.Servers[i]
-		if !srv.Reachable {
-			continue
-		}
-		for _, list := range [][]Resource{srv.Resources, srv.PeerAggregated} {
-			for _, r := range list {
-				if r.Kind != "" {
-					kinds[r.GVR()] = r.Kind
-					kinds[GVR{Group: r.Group, Resource: r.Resource}] = r.Kind
-				}
-			}
+	for g, r := range s.served() {
+		if r.Kind != "" {
+			kinds[g] = r.Kind
+			kinds[GVR{Group: g.Group, Resource: g.Resource}] = r.Kind
 		}
 	}
 	return kinds
