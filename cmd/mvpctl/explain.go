@@ -26,7 +26,7 @@ type explainOptions struct {
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
-	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &explainOptions{output: output.NewFlags(append(append([]output.Format{output.FormatText, output.FormatTable}, output.TableFormats...), output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)...)}
 	cmd := &cobra.Command{
 		Use:   "explain (GVR | RESOURCE[.VERSION][.GROUP] | METHOD PATH)",
 		Short: "Explain, step by step, what each apiserver does with one request",
@@ -61,7 +61,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
-	opts, err := o.output.Options(cmd.CommandPath())
+	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
 	}
@@ -108,34 +108,59 @@ func (w explanationWriter) WriteMermaid(out io.Writer) error {
 func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explain(w.e).WriteDOT(out) }
 
 func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
-	if o.Format == output.FormatTable {
-		return printExplanationTable(out, w.e, o.NoHeaders, w.whyNot)
+	if o.Format == output.FormatText {
+		return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot, o)
 	}
-	return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot)
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
 }
 
-func printExplanationTable(w io.Writer, e route.Explanation, noHeaders, whyNot bool) error {
+// Names are the servers explained, then those that could not be read.
+func (w explanationWriter) Names() []string {
+	var names []string
+	for _, d := range w.e.Servers {
+		names = append(names, d.Server)
+	}
+	for _, u := range w.e.Unreachable {
+		names = append(names, u.Name)
+	}
+	return names
+}
+
+// Table is a row per server: its answer, the peers, why; wide adds the HTTP status and the
+// era; --why-not what would make it succeed.
+func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
+	e, wide := w.e, o.Wide()
 	var rows [][]string
 	headers := []string{"SERVER", "VERSION", "ANSWER", "PEERS", "WHY"}
-	if whyNot {
+	if wide {
+		headers = append(headers, "STATUS", "ERA")
+	}
+	if w.whyNot {
 		headers = append(headers, "TO-SUCCEED")
 	}
 	for _, d := range e.Servers {
 		what, why := d.Plain.Split()
-		row := []string{d.Server, d.Version, what, strings.Join(peerNames(d), ","), why}
-		if whyNot {
+		row := []string{d.Server, d.Version, o.Paint(what, outcomeTone(d.Outcome)), strings.Join(peerNames(d), ","), why}
+		if wide {
+			row = append(row, statusText(d), string(d.Era))
+		}
+		if w.whyNot {
 			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
 		}
 		rows = append(rows, row)
 	}
 	for _, u := range e.Unreachable {
 		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
-		if whyNot {
+		if wide {
+			row = append(row, "", string(u.Era))
+		}
+		if w.whyNot {
 			row = append(row, "")
 		}
 		rows = append(rows, row)
 	}
-	return output.Table(w, headers, rows, noHeaders)
+	return headers, rows
 }
 
 // peerNames are a decision's candidate peers by server name (by identity only when the
@@ -193,7 +218,7 @@ func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 	return out
 }
 
-func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool) error {
+func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool, o output.Options) error {
 	var b strings.Builder
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
@@ -213,7 +238,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		b.WriteString("Parsed:  non-resource request\n")
 	}
 	for _, d := range e.Servers {
-		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, d.Plain.Answer)
+		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
 		fmt.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c := configs[d.Server]; c != "" {
 			if strings.HasPrefix(c, "fits no runtime-config") && !verbose {

@@ -21,8 +21,7 @@ type preflightOptions struct {
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
-	o := &preflightOptions{failOn: string(simulate.FailOnWarning),
-		output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)}
+	o := &preflightOptions{failOn: string(simulate.FailOnWarning), output: preflightFormats()}
 	var checks strings.Builder
 	for _, c := range simulate.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
@@ -109,7 +108,7 @@ type preflightWriter struct{ rep *simulate.PreflightReport }
 func (w preflightWriter) Object() any { return w.rep }
 
 func (w preflightWriter) WriteText(out io.Writer, o output.Options) error {
-	return printPreflightTable(out, w.rep, o.NoHeaders)
+	return printPreflightTable(out, w.rep, o)
 }
 
 // WriteMermaid and WriteDOT draw the rehearsed upgrade as a timeline with each step's 404/503
@@ -153,7 +152,8 @@ func scenarioLine(rep *simulate.PreflightReport) string {
 	return s + ")"
 }
 
-func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders bool) error {
+func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
+	noHeaders := o.NoHeaders
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -162,11 +162,8 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 	}
 	fmt.Fprintln(w, scenarioLine(rep))
 	if len(rep.Findings) > 0 {
-		var rows [][]string
-		for _, f := range rep.Findings {
-			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
-		}
-		if err := output.Table(w, []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, noHeaders); err != nil {
+		headers, rows := findingsTable(rep.Findings, o)
+		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
 	}

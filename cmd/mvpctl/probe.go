@@ -31,7 +31,7 @@ type probeOptions struct {
 }
 
 func newProbeCmd(g *globalOptions) *cobra.Command {
-	o := &probeOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML)}
+	o := &probeOptions{output: tableFlags(output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "Send real requests to every apiserver and check the routing prediction against them",
@@ -172,10 +172,26 @@ type probeWriter struct{ rep *probe.Report }
 func (w probeWriter) Object() any { return w.rep }
 
 func (w probeWriter) WriteText(out io.Writer, o output.Options) error {
-	return printProbeTable(out, w.rep, o.Wide(), o.NoHeaders)
+	return printProbeTable(out, w, o)
 }
 
-func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error {
+// Names are the GVRs probed, each once.
+func (w probeWriter) Names() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range w.rep.Results {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// Table is a row per measurement: server, GVR, verb, predicted, observed and verdict; wide
+// adds the HTTP statuses and the note.
+func (w probeWriter) Table(o output.Options) ([]string, [][]string) {
+	rep, wide := w.rep, o.Wide()
 	headers := []string{"SERVER", "GVR", "VERB", "PREDICTED", "OBSERVED", "VERDICT"}
 	if wide {
 		headers = append(headers, "STATUS", "NOTE")
@@ -192,7 +208,12 @@ func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) > 0 {
+	return headers, rows
+}
+
+func printProbeTable(w io.Writer, pw probeWriter, o output.Options) error {
+	rep, noHeaders := pw.rep, o.NoHeaders
+	if headers, rows := pw.Table(o); len(rows) > 0 {
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ type routesOptions struct {
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
-	o := &routesOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &routesOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT).Alias("text", output.FormatTable)}
 	cmd := &cobra.Command{
 		Use:   "routes",
 		Short: "Show, per group/version/resource, what each apiserver does with a request for it",
@@ -59,7 +59,7 @@ table: each server and each group of GVRs, with what the server does with them.
 }
 
 func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, err := o.output.Options(cmd.CommandPath())
+	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
 	}
@@ -98,11 +98,11 @@ func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts outp
 		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
 	}
 	switch opts.Format {
-	case output.FormatTable, output.FormatWide:
+	case output.FormatTable, output.FormatWide: // -o text is an alias of table
 		opts.Format = output.FormatText
 	case output.FormatJSON:
 	default:
-		return fmt.Errorf("-o %s cannot be used with --watch: want table or json", opts.Format)
+		return fmt.Errorf("-o %s cannot be used with --watch: want %s, as mvpctl watch", opts.Format, strings.Join(streamFormats().Formats(), "|"))
 	}
 	return runWatch(cmd.Context(), g, &o.source.live, &o.wflags, opts)
 }
@@ -120,10 +120,23 @@ func (w routesWriter) WriteMermaid(out io.Writer) error {
 func (w routesWriter) WriteDOT(out io.Writer) error { return diagram.Routes(w.table).WriteDOT(out) }
 
 func (w routesWriter) WriteText(out io.Writer, o output.Options) error {
-	return printRoutesTable(out, w.table, o.Wide(), o.NoHeaders)
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
 }
 
-func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) error {
+// Names are the rows' GVRs.
+func (w routesWriter) Names() []string {
+	names := make([]string, len(w.table.Rows))
+	for i, r := range w.table.Rows {
+		names[i] = r.Name
+	}
+	return names
+}
+
+// Table is the routing table: a row per GVR, a column per server (SERVED-BY first when
+// wide), VIA-LB for a snapshot sampled through a load balancer.
+func (w routesWriter) Table(o output.Options) ([]string, [][]string) {
+	t, wide := w.table, o.Wide()
 	headers := []string{"NAME"}
 	if wide {
 		headers = append(headers, "SERVED-BY")
@@ -149,12 +162,12 @@ func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) e
 			if wide && c.Inferred {
 				text += " [inferred]"
 			}
-			row = append(row, text)
+			row = append(row, o.Paint(text, outcomeTone(c.Outcome)))
 		}
 		if viaLB {
 			row = append(row, r.ThroughLB.Text)
 		}
 		rows = append(rows, row)
 	}
-	return output.Table(w, headers, rows, noHeaders)
+	return headers, rows
 }
