@@ -40,7 +40,7 @@ var exitCodeTable = []exitCodeRow{
 		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
 	{"profiles list, profiles show", "printed", "usage error, or no profile for the version", "", ""},
-	{"version", "printed", "usage error", "", ""},
+	{"version, options", "printed", "usage error", "", ""},
 }
 
 // exitCodeSummary is the codes' meaning in a few lines, for the root command's help.

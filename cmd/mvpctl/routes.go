@@ -31,11 +31,12 @@ request on every apiserver — local, proxy→<peer>, 404 or 503.
 
 By default only the GVRs that are not served by every reachable apiserver are shown: the
 ones a rolling upgrade makes interesting. --all shows every GVR; --resource and --group
-every GVR they match (as probe's do). -o mermaid|dot draws the
-table: each server and each group of GVRs, with what the server does with them.
+every GVR they match (as probe's do). -o mermaid|dot draws the table: each server and each
+group of GVRs, with what the server does with them.
 
 --watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
---until-stable and --timeout-total apply; -o table or json); it then exits as watch does.
+--until-stable and --timeout-total apply; -o text (or table) or json, as watch's); it then
+exits as watch does.
 
 ` + commandExitCodes("routes"),
 		Example: `  # From a snapshot file
