@@ -55,7 +55,7 @@ func (r *PreflightReport) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]st
 		gvr, group := subjectGVR(fd.Subject)
 		switch {
 		case gvr != "" && !f.MatchName(gvr, kinds):
-		case gvr == "" && group != "" && !f.MatchGroup(group):
+		case gvr == "" && group != "" && !f.MatchGroupOf(group, kinds):
 		default:
 			kept = append(kept, fd)
 		}

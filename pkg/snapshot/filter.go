@@ -88,6 +88,24 @@ func (s *Snapshot) Kinds() map[GVR]string {
 	return kinds
 }
 
+// MatchGroupOf reports whether the filter selects a group as a whole (what concerns every
+// resource of it, a --runtime-config entry): --group selects it, and --resource, if given,
+// selects one of its resources that kinds lists.
+func (f GVRFilter) MatchGroupOf(group string, kinds map[GVR]string) bool {
+	if !f.MatchGroup(group) {
+		return false
+	}
+	if len(f.Resources) == 0 {
+		return true
+	}
+	for g, kind := range kinds {
+		if g.Group == group && g.Version != "" && f.Match(g, kind) {
+			return true
+		}
+	}
+	return false
+}
+
 // MatchName is Match for a GVR in its printed form ("batch/v1/jobs"), its kind looked up in
 // kinds. A name that is not a GVR matches only an empty filter.
 func (f GVRFilter) MatchName(name string, kinds map[GVR]string) bool {
