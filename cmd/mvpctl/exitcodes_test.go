@@ -107,7 +107,7 @@ func TestOutputFlagsEverywhere(t *testing.T) {
 		{[]string{"probe", "--snapshot", skew}, "table|wide|name|jsonpath=TEMPLATE|csv|json|yaml"},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37"}, "table|wide|name|jsonpath=TEMPLATE|csv|json|yaml|mermaid|dot"},
 		{[]string{"simulate", "run", "--servers", "a=1.36"}, "table|wide|name|jsonpath=TEMPLATE|csv|json|yaml|mermaid|dot"},
-		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37"}, "table|wide|name|jsonpath=TEMPLATE|csv|json|yaml|junit|markdown|mermaid|dot"},
+		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37"}, "table|name|jsonpath=TEMPLATE|csv|json|yaml|junit|markdown|mermaid|dot"},
 		{[]string{"profiles", "list"}, "table|json|yaml"},
 		{[]string{"profiles", "show", "1.36"}, "table|json|yaml"},
 		{[]string{"version"}, "text|json|yaml"},

@@ -101,7 +101,7 @@ func TestGoldenReadableOutput(t *testing.T) {
 		{"simulate-upgrade-skew-example-name.txt", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "-o", "name"}, ExitOK},
 		{"simulate-upgrade-skew-example.csv", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "-o", "csv"}, ExitOK},
 		{"preflight-skew-example-group.txt", []string{"preflight", "--snapshot", example, "--to", "1.37", "--group", "batch"}, ExitIncomplete},
-		{"preflight-skew-example-resource-wide.txt", []string{"preflight", "--snapshot", example, "--to", "1.37", "--resource", "resourceclaims", "-o", "wide"}, ExitFindings},
+		{"preflight-skew-example-resource.csv", []string{"preflight", "--snapshot", example, "--to", "1.37", "--resource", "resourceclaims", "-o", "csv"}, ExitFindings},
 		{"preflight-skew-example-name.txt", []string{"preflight", "--snapshot", example, "--to", "1.37", "--group", "resource.k8s.io", "-o", "name"}, ExitFindings},
 		{"discovery-diff-example.csv", []string{"discovery", "diff", "--snapshot", example, "-o", "csv"}, ExitOK},
 	}

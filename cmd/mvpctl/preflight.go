@@ -108,7 +108,7 @@ type preflightWriter struct{ rep *simulate.PreflightReport }
 func (w preflightWriter) Object() any { return w.rep }
 
 func (w preflightWriter) WriteText(out io.Writer, o output.Options) error {
-	return printPreflightTable(out, w.rep, o)
+	return printPreflightTable(out, w.rep, o.NoHeaders)
 }
 
 // WriteMermaid and WriteDOT draw the rehearsed upgrade as a timeline with each step's 404/503
@@ -152,8 +152,7 @@ func scenarioLine(rep *simulate.PreflightReport) string {
 	return s + ")"
 }
 
-func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
-	noHeaders := o.NoHeaders
+func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders bool) error {
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -162,8 +161,11 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 	}
 	fmt.Fprintln(w, scenarioLine(rep))
 	if len(rep.Findings) > 0 {
-		headers, rows := findingsTable(rep.Findings, o)
-		if err := output.Table(w, headers, rows, noHeaders); err != nil {
+		var rows [][]string
+		for _, f := range rep.Findings {
+			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
+		}
+		if err := output.Table(w, []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}

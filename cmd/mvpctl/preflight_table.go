@@ -2,41 +2,30 @@ package main
 
 import (
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// preflightFormats are preflight's -o formats: the findings table and its forms (wide, name,
-// jsonpath, csv), then the documents for CI.
+// preflightFormats are preflight's -o formats: the findings table and the forms a script
+// reads (name, jsonpath, csv), then the documents for CI. No wide: the findings table has no
+// more columns to show (-o json has the evidence and the fix).
 func preflightFormats() *output.Flags {
-	return tableFlags(output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)
+	return output.NewFlags(output.FormatTable, output.FormatName, output.FormatJSONPath, output.FormatCSV,
+		output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)
 }
 
-// Table is the findings: a row per finding; wide adds the step and the fix.
-func (w preflightWriter) Table(o output.Options) ([]string, [][]string) {
-	return findingsTable(w.rep.Findings, o)
-}
-
-func findingsTable(findings []simulate.Finding, o output.Options) ([]string, [][]string) {
-	headers := []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}
-	if o.Wide() {
-		headers = append(headers, "STEP", "HINT")
-	}
+// Table is the findings, as the text output's table: a row per finding.
+func (w preflightWriter) Table(output.Options) ([]string, [][]string) {
 	rows := [][]string{}
-	for _, f := range findings {
-		row := []string{f.Check, string(f.Severity), f.Subject, f.Message}
-		if o.Wide() {
-			row = append(row, f.Step, f.Hint)
-		}
-		rows = append(rows, row)
+	for _, f := range w.rep.Findings {
+		rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
 	}
-	return headers, rows
+	return []string{"CHECK", "SEVERITY", "SUBJECT", "MESSAGE"}, rows
 }
 
-// Names are the findings as CHECK/SUBJECT, one per finding.
+// Names are the findings' keys, ID:SUBJECT.
 func (w preflightWriter) Names() []string {
 	names := make([]string, len(w.rep.Findings))
 	for i, f := range w.rep.Findings {
-		names[i] = f.Check + "/" + f.Subject
+		names[i] = f.Check + ":" + f.Subject
 	}
 	return names
 }

@@ -62,17 +62,17 @@ func (r *PreflightReport) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]st
 	}
 	r.Filtered = &FindingsFiltered{Filter: f.String(), Hidden: len(r.Findings) - len(kept)}
 	r.Findings = kept
-	r.Summary = summarize(kept)
+	r.summarize()
 	if r.Simulation != nil {
 		r.Simulation.Narrow(f, kinds)
 	}
 }
 
-// subjectGVR is the GVR a finding's subject names ("kas-a batch/v1/jobs", "kas-a v1/pods"),
-// if it names one; a group/version ("kas-a batch/v1beta1", a --runtime-config entry) is
-// returned as such.
-func subjectGVR(subject string) (gvr string, gv string) {
-	for _, w := range strings.Fields(subject) {
+// subjectGVR is the GVR a finding's subject names ("kas-a batch/v1/jobs", "batch/v1/jobs@kas-a",
+// "kas-a v1/pods"), if it names one; the group of a group/version ("kas-a batch/v1beta1",
+// "batch/v1beta1@kas-a": a --runtime-config entry) is returned instead.
+func subjectGVR(subject string) (gvr string, group string) {
+	for _, w := range strings.FieldsFunc(subject, func(r rune) bool { return r == ' ' || r == '@' }) {
 		parts := strings.Split(w, "/")
 		switch {
 		case len(parts) == 3 && parts[0] != "" && parts[1] != "" && parts[2] != "":

@@ -11,6 +11,8 @@ import (
 func TestSubjectGVR(t *testing.T) {
 	for _, tc := range []struct{ subject, gvr, group string }{
 		{"kas-a batch/v1/jobs", "batch/v1/jobs", ""},
+		{"batch/v1/jobs@kas-a", "batch/v1/jobs", ""},
+		{"batch/v1beta1@kas-a", "", "batch"},
 		{"batch/v1/jobs", "batch/v1/jobs", ""},
 		{"kas-a v1/pods", "v1/pods", ""},
 		{"kas-a batch/v1beta1", "", "batch"},
@@ -49,7 +51,8 @@ func TestNarrowPreflight(t *testing.T) {
 		{snapshot.GVRFilter{Groups: []string{"core"}}, "MVP001 MVP021", 3, Summary{Blocking: 1, Warning: 1, Result: "blocking"}},
 		{snapshot.GVRFilter{Groups: []string{"apps"}}, "MVP001", 4, Summary{Warning: 1, Result: "warning"}},
 	} {
-		rep := &PreflightReport{Findings: append([]Finding(nil), findings...), Summary: summarize(findings)}
+		rep := &PreflightReport{Findings: append([]Finding(nil), findings...)}
+		rep.summarize()
 		rep.Narrow(tc.f, kinds)
 		var checks []string
 		for _, f := range rep.Findings {
@@ -59,7 +62,7 @@ func TestNarrowPreflight(t *testing.T) {
 			t.Errorf("%s: findings %s, filtered %+v, summary %+v; want %s, %d hidden, %+v", tc.f, got, rep.Filtered, rep.Summary, tc.checks, tc.hidden, tc.summary)
 		}
 	}
-	rep := &PreflightReport{Findings: findings, Summary: summarize(findings)}
+	rep := &PreflightReport{Findings: findings}
 	rep.Narrow(snapshot.GVRFilter{}, nil)
 	if len(rep.Findings) != len(findings) || rep.Filtered != nil {
 		t.Errorf("an empty filter changed the report: %+v", rep)

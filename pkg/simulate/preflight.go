@@ -96,31 +96,30 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 		rep.Traffic = tr
 		rep.Findings = append(rep.Findings, trafficFindings(tr, sim)...)
 	}
-	rep.Summary = summarize(rep.Findings)
+	rep.summarize()
 	return rep, nil
 }
 
-// summarize counts findings by severity.
-func summarize(findings []Finding) Summary {
-	var s Summary
-	for _, f := range findings {
+// summarize counts the findings and decides the result.
+func (r *PreflightReport) summarize() {
+	r.Summary = Summary{}
+	for _, f := range r.Findings {
 		switch f.Severity {
 		case Blocking:
-			s.Blocking++
+			r.Summary.Blocking++
 		case Warning:
-			s.Warning++
+			r.Summary.Warning++
 		default:
-			s.Info++
+			r.Summary.Info++
 		}
 	}
-	s.Result = "pass"
-	if s.Warning > 0 {
-		s.Result = "warning"
+	r.Summary.Result = "pass"
+	if r.Summary.Warning > 0 {
+		r.Summary.Result = "warning"
 	}
-	if s.Blocking > 0 {
-		s.Result = "blocking"
+	if r.Summary.Blocking > 0 {
+		r.Summary.Result = "blocking"
 	}
-	return s
 }
 
 // startEvidence describes where each server's data came from.
