@@ -37,6 +37,7 @@ Kubernetes versions it comes from. --why-not says what would make a 404 or 503 s
 --verbose adds the decision in the apiserver's own terms (era, identity, routing key).
 
 ` + explainForms + `
+
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
 kind: Explanation, a stable contract documented in docs/explanation.md. -o mermaid|dot draws
