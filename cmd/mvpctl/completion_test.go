@@ -42,7 +42,7 @@ current-context: prod
 		{[]string{"explain", "--server", "https://192.0.2.1:6443", "--apiserver", ""}, noFile + "\n"},
 		{[]string{"explain", "--snapshot", "-", "--apiserver", ""}, noFile + "\n"},
 		{[]string{"explain", "--snapshot", "testdata/does-not-exist.yaml", "--apiserver", ""}, noFile + "\n"},
-		{[]string{"explain", "-o", ""}, "text\ntable\njson\nyaml\nmermaid\ndot\n" + noFile + "\n"},
+		{[]string{"explain", "-o", ""}, "text\ntable\nwide\nname\njsonpath=TEMPLATE\ncsv\njson\nyaml\nmermaid\ndot\n" + noFile + "\n"},
 		{[]string{"routes", "-o", "w"}, "wide\n" + noFile + "\n"},
 		{[]string{"version", "--output", ""}, "text\njson\nyaml\n" + noFile + "\n"},
 		{[]string{"simulate", "upgrade", "--to", ""}, profiles},

@@ -33,7 +33,7 @@ type discoveryQuery struct {
 }
 
 func newDiscoveryQuery() discoveryQuery {
-	return discoveryQuery{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	return discoveryQuery{output: output.NewFlags(output.FormatTable, output.FormatName, output.FormatJSONPath, output.FormatCSV, output.FormatJSON, output.FormatYAML)}
 }
 
 func (q *discoveryQuery) addFlags(fs *pflag.FlagSet) {

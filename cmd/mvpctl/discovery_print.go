@@ -107,7 +107,16 @@ func printExpectation(w io.Writer, e *peerdiscovery.Expectation, noHeaders bool)
 	if !e.Predicted() {
 		return nil
 	}
-	var rows [][]string
+	return output.Table(w, []string{"NAME", "FROM"}, expectationRows(e), noHeaders)
+}
+
+// expectationRows are a row per group/version/resource (or group/version without resources)
+// of the expected document, and the servers it comes from.
+func expectationRows(e *peerdiscovery.Expectation) [][]string {
+	rows := [][]string{}
+	if !e.Predicted() {
+		return rows
+	}
 	for _, g := range e.Items() {
 		for _, v := range g.Versions {
 			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}.String()
@@ -124,7 +133,52 @@ func printExpectation(w io.Writer, e *peerdiscovery.Expectation, noHeaders bool)
 			}
 		}
 	}
-	return output.Table(w, []string{"NAME", "FROM"}, rows, noHeaders)
+	return rows
+}
+
+// Table is the expected document's entries and where each comes from.
+func (w expectationWriter) Table(output.Options) ([]string, [][]string) {
+	return []string{"NAME", "FROM"}, expectationRows(w.e)
+}
+
+// Names are the expected document's entries.
+func (w expectationWriter) Names() []string { return column(expectationRows(w.e), 0) }
+
+// Table is every server's expected entries, a row per server and entry.
+func (w expectedListWriter) Table(output.Options) ([]string, [][]string) {
+	rows := [][]string{}
+	for i := range w.list.Items {
+		e := &w.list.Items[i]
+		for _, r := range expectationRows(e) {
+			rows = append(rows, append([]string{e.Server}, r...))
+		}
+	}
+	return []string{"SERVER", "NAME", "FROM"}, rows
+}
+
+// Names are the servers.
+func (w expectedListWriter) Names() []string {
+	names := make([]string, len(w.list.Items))
+	for i := range w.list.Items {
+		names[i] = w.list.Items[i].Server
+	}
+	return names
+}
+
+// Table is a row per server: its status and the counts of each class of difference.
+func (w discoveryReportWriter) Table(output.Options) ([]string, [][]string) {
+	return discoveryReportHeaders, discoveryReportRows(w.rep)
+}
+
+// Names are the servers.
+func (w discoveryReportWriter) Names() []string { return column(discoveryReportRows(w.rep), 0) }
+
+func column(rows [][]string, i int) []string {
+	out := make([]string, len(rows))
+	for j, r := range rows {
+		out[j] = r[i]
+	}
+	return out
 }
 
 // etagCell says whether the expected and served ETags are equal.
@@ -138,8 +192,10 @@ func etagCell(d *peerdiscovery.ServerDiff) string {
 	return "differs"
 }
 
-func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool) error {
-	var rows [][]string
+var discoveryReportHeaders = []string{"NAME", "VERSION", "STATUS", "PEERS", "ETAG", "STALE", "MISSING", "OTHER"}
+
+func discoveryReportRows(rep *peerdiscovery.Report) [][]string {
+	rows := [][]string{}
 	for i := range rep.Servers {
 		d := &rep.Servers[i]
 		c := d.Counts()
@@ -152,7 +208,11 @@ func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool
 		sort.Strings(peers)
 		rows = append(rows, append([]string{d.Name, d.Version, string(d.Status), strings.Join(peers, ","), etagCell(d)}, counts...))
 	}
-	if err := output.Table(w, []string{"NAME", "VERSION", "STATUS", "PEERS", "ETAG", "STALE", "MISSING", "OTHER"}, rows, noHeaders); err != nil {
+	return rows
+}
+
+func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool) error {
+	if err := output.Table(w, discoveryReportHeaders, discoveryReportRows(rep), noHeaders); err != nil {
 		return err
 	}
 	var entries [][]string

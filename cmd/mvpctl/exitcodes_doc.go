@@ -43,7 +43,7 @@ var exitCodeTable = []exitCodeRow{
 	{"profiles list, profiles show", "printed", "usage or input error: a profile file (--profile, the profile directory) that cannot be read or is not a profile, or no profile for the version", "", ""},
 	{"profiles record", "recorded: everything captured, and nothing shows the apiserver is not at its defaults", "usage or input error: no kubeconfig, the apiserver could not be read (or more than one was), the profile could not be written",
 		"recorded with a caveat, said on stderr: something not captured (the full set without --api-all-endpoint, feature gates without get on /metrics, the peer-proxy gate's default) or signs of a non-default configuration (alpha or beta APIs served, feature gates off their default)", ""},
-	{"version", "printed", "usage error", "", ""},
+	{"version, options", "printed", "usage error", "", ""},
 }
 
 // exitCodeSummary is the codes' meaning in a few lines, for the root command's help.

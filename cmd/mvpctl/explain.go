@@ -21,14 +21,15 @@ type explainOptions struct {
 	headerProxied bool
 	verbose       bool
 	whyNot        bool
+	filter        filterFlags
 	output        *output.Flags
 	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
-	o := &explainOptions{output: output.NewFlags(output.FormatText, output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &explainOptions{output: output.NewFlags(append(append([]output.Format{output.FormatText, output.FormatTable}, output.TableFormats...), output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)...)}
 	cmd := &cobra.Command{
-		Use:   "explain METHOD PATH",
+		Use:   "explain (GVR | RESOURCE[.VERSION][.GROUP] | METHOD PATH)",
 		Short: "Explain, step by step, what each apiserver does with one request",
 		Long: `Explain one request the way kube-apiserver's peer-proxy filter decides it, for one
 apiserver (--apiserver) or for every one: first the answer the client gets (served locally,
@@ -36,15 +37,19 @@ proxied to which peer, 404 or 503) and why, then the rules that led to it, each 
 Kubernetes versions it comes from. --why-not says what would make a 404 or 503 succeed;
 --verbose adds the decision in the apiserver's own terms (era, identity, routing key).
 
+` + explainForms + `
+
 METHOD is an HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD); PATH is the request path with
 an optional query, parsed by the same code the apiserver runs. -o json|yaml gives
 kind: Explanation, a stable contract documented in docs/explanation.md. -o mermaid|dot draws
 the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 
 ` + commandExitCodes("explain"),
-		Example: `  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
+		Example: `  mvpctl explain --snapshot cluster.yaml batch/v1/jobs
+  mvpctl explain --snapshot cluster.yaml -n team-a jobs.batch
+  mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
   mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.ArbitraryArgs, // parseExplainArgs says which forms it takes
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	o.source.addFlags(cmd.Flags())
@@ -53,20 +58,20 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
+	o.filter.addFlags(cmd.Flags(), "choose among")
 	o.output.AddFlags(cmd.Flags())
-	return cmd
+	return usesNamespace(cmd)
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
-	opts, err := o.output.Options(cmd.CommandPath())
+	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
 	}
-	req, err := route.ParseRequest(args[0], args[1])
+	a, err := parseExplainArgs(args, o.filter.filter(), g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}
-	req.HeaderProxied = o.headerProxied
 	if err := o.profiles.use(g); err != nil {
 		return err
 	}
@@ -74,6 +79,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
+	req, err := a.request(snap, func(s string) { fmt.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
+	if err != nil {
+		return err
+	}
+	req.HeaderProxied = o.headerProxied
 	e, err := route.NewRouter(snap).WithCapabilities(profileCapabilities()).Explain(req, o.server)
 	if err != nil {
 		return err
@@ -104,34 +114,59 @@ func (w explanationWriter) WriteMermaid(out io.Writer) error {
 func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explain(w.e).WriteDOT(out) }
 
 func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
-	if o.Format == output.FormatTable {
-		return printExplanationTable(out, w.e, o.NoHeaders, w.whyNot)
+	if o.Format == output.FormatText {
+		return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot, o)
 	}
-	return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot)
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
 }
 
-func printExplanationTable(w io.Writer, e route.Explanation, noHeaders, whyNot bool) error {
+// Names are the servers explained, then those that could not be read.
+func (w explanationWriter) Names() []string {
+	var names []string
+	for _, d := range w.e.Servers {
+		names = append(names, d.Server)
+	}
+	for _, u := range w.e.Unreachable {
+		names = append(names, u.Name)
+	}
+	return names
+}
+
+// Table is a row per server: its answer, the peers, why; wide adds the HTTP status and the
+// era; --why-not what would make it succeed.
+func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
+	e, wide := w.e, o.Wide()
 	var rows [][]string
 	headers := []string{"SERVER", "VERSION", "ANSWER", "PEERS", "WHY"}
-	if whyNot {
+	if wide {
+		headers = append(headers, "STATUS", "ERA")
+	}
+	if w.whyNot {
 		headers = append(headers, "TO-SUCCEED")
 	}
 	for _, d := range e.Servers {
 		what, why := d.Plain.Split()
-		row := []string{d.Server, d.Version, what, strings.Join(peerNames(d), ","), why}
-		if whyNot {
+		row := []string{d.Server, d.Version, o.Paint(what, outcomeTone(d.Outcome)), strings.Join(peerNames(d), ","), why}
+		if wide {
+			row = append(row, statusText(d), string(d.Era))
+		}
+		if w.whyNot {
 			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
 		}
 		rows = append(rows, row)
 	}
 	for _, u := range e.Unreachable {
 		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
-		if whyNot {
+		if wide {
+			row = append(row, "", string(u.Era))
+		}
+		if w.whyNot {
 			row = append(row, "")
 		}
 		rows = append(rows, row)
 	}
-	return output.Table(w, headers, rows, noHeaders)
+	return headers, rows
 }
 
 // peerNames are a decision's candidate peers by server name (by identity only when the
@@ -202,7 +237,7 @@ func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 	return out
 }
 
-func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool) error {
+func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool, o output.Options) error {
 	var b strings.Builder
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
@@ -222,7 +257,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		b.WriteString("Parsed:  non-resource request\n")
 	}
 	for _, d := range e.Servers {
-		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, d.Plain.Answer)
+		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
 		fmt.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c := configs[d.Server]; c != "" {
 			if strings.HasPrefix(c, "as observed: fits no runtime-config") && !verbose {

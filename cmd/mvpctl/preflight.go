@@ -14,13 +14,13 @@ import (
 type preflightOptions struct {
 	plan   planFlags
 	failOn string
+	filter filterFlags
 	output *output.Flags
 	accept acceptFlags
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
-	o := &preflightOptions{failOn: string(simulate.FailOnWarning),
-		output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)}
+	o := &preflightOptions{failOn: string(simulate.FailOnWarning), output: preflightFormats()}
 	var checks strings.Builder
 	for _, c := range simulate.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
@@ -55,6 +55,7 @@ Checks:
 	o.plan.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
 	o.accept.addFlags(cmd.Flags())
+	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -88,6 +89,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
+	narrowPreflight(g, rep, o.filter.filter(), pl.start)
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}

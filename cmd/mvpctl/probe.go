@@ -18,8 +18,7 @@ import (
 type probeOptions struct {
 	source         snapshotSource
 	servers        []string
-	resources      []string
-	groups         []string
+	filter         filterFlags
 	all            bool
 	writeDryRun    bool
 	proxiedHeader  string
@@ -32,7 +31,7 @@ type probeOptions struct {
 }
 
 func newProbeCmd(g *globalOptions) *cobra.Command {
-	o := &probeOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML)}
+	o := &probeOptions{output: tableFlags(output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "Send real requests to every apiserver and check the routing prediction against them",
@@ -72,8 +71,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	fs := cmd.Flags()
 	o.source.addFlags(fs)
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
-	fs.StringSliceVar(&o.resources, "resource", nil, "probe these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods or a kind (comma-separated, repeatable)")
-	fs.StringSliceVar(&o.groups, "group", nil, `probe these API groups ("core" for the core group; comma-separated, repeatable)`)
+	o.filter.addFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
 	fs.BoolVar(&o.writeDryRun, "write-dry-run", false, "also send a create with dryRun=All of a minimal object (nothing is persisted)")
 	fs.StringVar(&o.proxiedHeader, "proxied-header", probe.ForcedLocalHeader, "the loop-prevention header sent (value true) to make a server handle a request itself")
@@ -83,7 +81,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	fs.DurationVar(&o.totalTimeout, "total-timeout", probe.DefaultTotalTimeout, "time allowed for the whole probe; when reached, what was measured is reported")
 	fs.BoolVar(&o.noMetrics, "no-metrics", false, "do not read /metrics before and after")
 	o.output.AddFlags(fs)
-	return cmd
+	return usesNamespace(cmd)
 }
 
 func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
@@ -126,7 +124,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		Config:         base,
 		ConfigFor:      configFor,
 		Servers:        o.servers,
-		Selection:      probe.Selection{Resources: o.resources, Groups: o.groups, All: o.all},
+		Selection:      probe.Selection{Resources: o.filter.resources, Groups: o.filter.groups, All: o.all},
 		Namespace:      namespace,
 		WriteDryRun:    o.writeDryRun,
 		ProxiedHeader:  o.proxiedHeader,
@@ -174,10 +172,26 @@ type probeWriter struct{ rep *probe.Report }
 func (w probeWriter) Object() any { return w.rep }
 
 func (w probeWriter) WriteText(out io.Writer, o output.Options) error {
-	return printProbeTable(out, w.rep, o.Wide(), o.NoHeaders)
+	return printProbeTable(out, w, o)
 }
 
-func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error {
+// Names are the GVRs probed, each once.
+func (w probeWriter) Names() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range w.rep.Results {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// Table is a row per measurement: server, GVR, verb, predicted, observed and verdict; wide
+// adds the HTTP statuses and the note.
+func (w probeWriter) Table(o output.Options) ([]string, [][]string) {
+	rep, wide := w.rep, o.Wide()
 	headers := []string{"SERVER", "GVR", "VERB", "PREDICTED", "OBSERVED", "VERDICT"}
 	if wide {
 		headers = append(headers, "STATUS", "NOTE")
@@ -194,7 +208,12 @@ func printProbeTable(w io.Writer, rep *probe.Report, wide, noHeaders bool) error
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) > 0 {
+	return headers, rows
+}
+
+func printProbeTable(w io.Writer, pw probeWriter, o output.Options) error {
+	rep, noHeaders := pw.rep, o.NoHeaders
+	if headers, rows := pw.Table(o); len(rows) > 0 {
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}

@@ -25,13 +25,15 @@ type Streams struct {
 	In     io.Reader
 	Out    io.Writer // results only
 	ErrOut io.Writer // progress, warnings, errors
-	// ErrIsTerminal enables progress lines and colour (never with NO_COLOR).
+	// ErrIsTerminal enables progress lines.
 	ErrIsTerminal bool
+	// OutIsTerminal enables colour in results (never with NO_COLOR or --no-color: color.go).
+	OutIsTerminal bool
 }
 
 // DefaultStreams are the process's stdin, stdout and stderr.
 func DefaultStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr)}
+	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr), OutIsTerminal: isTerminal(os.Stdout)}
 }
 
 func isTerminal(f *os.File) bool {
@@ -55,6 +57,8 @@ type globalOptions struct {
 	ctx context.Context
 	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (trace.go).
 	verbosity int
+	// noColor is --no-color (color.go).
+	noColor bool
 }
 
 // warn prints a warning on stderr, once per run.
@@ -107,6 +111,7 @@ var subcommands = []subcommand{
 	{"preflight", newPreflightCmd},
 	{"profiles", newProfilesCmd},
 	{"version", newVersionCmd},
+	{"options", newOptionsCmd},
 	{"exit-codes", func(*globalOptions) *cobra.Command { return newExitCodesTopic() }},
 }
 
@@ -133,9 +138,14 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetIn(g.streams.In)
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
+	root.SetUsageTemplate(usageTemplate) // global flags in mvpctl options (options.go)
 	g.configFlags.AddFlags(root.PersistentFlags())
+	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
-	root.PersistentPreRun = func(*cobra.Command, []string) { g.startTrace() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.startTrace()
+		return checkNamespaceFlag(cmd)
+	}
 
 	name := commandName(args, root.PersistentFlags())
 	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })

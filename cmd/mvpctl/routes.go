@@ -18,10 +18,11 @@ type routesOptions struct {
 	output *output.Flags
 	watch  bool
 	wflags watchFlags
+	filter filterFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
-	o := &routesOptions{output: output.NewFlags(output.FormatTable, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &routesOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT).Alias("text", output.FormatTable)}
 	cmd := &cobra.Command{
 		Use:   "routes",
 		Short: "Show, per group/version/resource, what each apiserver does with a request for it",
@@ -29,11 +30,13 @@ func newRoutesCmd(g *globalOptions) *cobra.Command {
 request on every apiserver — local, proxy→<peer>, 404 or 503.
 
 By default only the GVRs that are not served by every reachable apiserver are shown: the
-ones a rolling upgrade makes interesting. --all shows every GVR. -o mermaid|dot draws the
-table: each server and each group of GVRs, with what the server does with them.
+ones a rolling upgrade makes interesting. --all shows every GVR; --resource and --group
+every GVR they match (as probe's do). -o mermaid|dot draws the table: each server and each
+group of GVRs, with what the server does with them.
 
 --watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
---until-stable and --timeout-total apply; -o table or json); it then exits as watch does.
+--until-stable and --timeout-total apply; -o text (or table) or json, as watch's); it then
+exits as watch does.
 
 ` + commandExitCodes("routes"),
 		Example: `  # From a snapshot file
@@ -49,6 +52,7 @@ table: each server and each group of GVRs, with what the server does with them.
 	}
 	o.source.addFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
+	o.filter.addFlags(cmd.Flags(), "show")
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
 	o.wflags.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
@@ -56,7 +60,7 @@ table: each server and each group of GVRs, with what the server does with them.
 }
 
 func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, err := o.output.Options(cmd.CommandPath())
+	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
 	}
@@ -70,7 +74,11 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	table := route.NewRouter(snap).Table(o.all)
+	filter := o.filter.filter()
+	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
+	if len(table.Rows) == 0 && !filter.Empty() {
+		return noMatch(filter)
+	}
 	if len(table.Rows) == 0 && !opts.Format.Structured() {
 		fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
 	} else if err := output.Write(g.streams.Out, routesWriter{table}, opts); err != nil {
@@ -87,12 +95,15 @@ func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts outp
 	if o.all {
 		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
 	}
+	if !o.filter.filter().Empty() {
+		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
+	}
 	switch opts.Format {
-	case output.FormatTable, output.FormatWide:
+	case output.FormatTable, output.FormatWide: // -o text is an alias of table
 		opts.Format = output.FormatText
 	case output.FormatJSON:
 	default:
-		return fmt.Errorf("-o %s cannot be used with --watch: want table or json", opts.Format)
+		return fmt.Errorf("-o %s cannot be used with --watch: want %s, as mvpctl watch", opts.Format, strings.Join(streamFormats().Formats(), "|"))
 	}
 	return runWatch(cmd.Context(), g, &o.source.live, &o.wflags, opts)
 }
@@ -110,10 +121,23 @@ func (w routesWriter) WriteMermaid(out io.Writer) error {
 func (w routesWriter) WriteDOT(out io.Writer) error { return diagram.Routes(w.table).WriteDOT(out) }
 
 func (w routesWriter) WriteText(out io.Writer, o output.Options) error {
-	return printRoutesTable(out, w.table, o.Wide(), o.NoHeaders)
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
 }
 
-func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) error {
+// Names are the rows' GVRs.
+func (w routesWriter) Names() []string {
+	names := make([]string, len(w.table.Rows))
+	for i, r := range w.table.Rows {
+		names[i] = r.Name
+	}
+	return names
+}
+
+// Table is the routing table: a row per GVR, a column per server (SERVED-BY first when
+// wide), VIA-LB for a snapshot sampled through a load balancer.
+func (w routesWriter) Table(o output.Options) ([]string, [][]string) {
+	t, wide := w.table, o.Wide()
 	headers := []string{"NAME"}
 	if wide {
 		headers = append(headers, "SERVED-BY")
@@ -139,12 +163,12 @@ func printRoutesTable(w io.Writer, t route.RoutingTable, wide, noHeaders bool) e
 			if wide && c.Inferred {
 				text += " [inferred]"
 			}
-			row = append(row, text)
+			row = append(row, o.Paint(text, outcomeTone(c.Outcome)))
 		}
 		if viaLB {
 			row = append(row, r.ThroughLB.Text)
 		}
 		rows = append(rows, row)
 	}
-	return output.Table(w, headers, rows, noHeaders)
+	return headers, rows
 }

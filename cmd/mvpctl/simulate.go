@@ -16,6 +16,7 @@ import (
 
 type simulateOptions struct {
 	plan   planFlags
+	filter filterFlags
 	output *output.Flags
 }
 
@@ -42,7 +43,7 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &simulateOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: short + ".\n\n" + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,12 +57,13 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 		},
 	}
 	o.plan.addFlags(cmd.Flags())
+	o.filter.addFlags(cmd.Flags(), "report only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
 func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, err := o.output.Options(cmd.CommandPath())
+	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
 	}
@@ -70,10 +72,15 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
+	filter := o.filter.filter()
+	if !filter.Empty() && len(pl.traffic) > 0 {
+		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
+	}
 	sim, err := simulate.Run(pl.start, pl.steps)
 	if err != nil {
 		return err
 	}
+	sim.Narrow(filter, pl.start.Kinds())
 	rep := simulate.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
 		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
@@ -105,10 +112,48 @@ func (w simulationWriter) WriteDOT(out io.Writer) error {
 }
 
 func (w simulationWriter) WriteText(out io.Writer, o output.Options) error {
-	return printSimulation(out, w.rep, o.NoHeaders)
+	return printSimulation(out, w, o)
 }
 
-func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool) error {
+// Names are the GVRs at risk at some step, each once.
+func (w simulationWriter) Names() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range w.rep.Simulation.AtRisk {
+		if !seen[r.GVR] {
+			seen[r.GVR] = true
+			names = append(names, r.GVR)
+		}
+	}
+	return names
+}
+
+// Table is AT RISK: a row per step, server and GVR that answers 404 or 503 while the GVR is
+// served somewhere; wide adds the reason.
+func (w simulationWriter) Table(o output.Options) ([]string, [][]string) {
+	headers := []string{"STEP", "ACTION", "SERVER", "GVR", "STATUS", "SERVED-BY"}
+	if o.Wide() {
+		headers = append(headers, "REASON")
+	}
+	rows := [][]string{}
+	for _, r := range w.rep.Simulation.AtRisk {
+		status := fmt.Sprint(r.Status)
+		if r.Unavailable != "" {
+			status += " (" + r.Unavailable + ")"
+		}
+		row := []string{fmt.Sprintf("%d", r.StepN), r.Step, r.Server, r.GVR, o.Paint(status, output.Failure), joinOrNone(r.ServedBy)}
+		if o.Wide() {
+			row = append(row, r.Reason)
+		}
+		rows = append(rows, row)
+	}
+	return headers, rows
+}
+
+// printSimulation prints the summary first — what the start rests on, what is at risk, what
+// is removed — then the routing after every step, then the replayed traffic.
+func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
+	rep, noHeaders := sw.rep, o.NoHeaders
 	sim := rep.Simulation
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
@@ -120,43 +165,15 @@ func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool)
 	if len(sim.Profiles) > 0 {
 		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions)\n", strings.Join(sim.Profiles, ", "))
 	}
-	for _, s := range sim.Steps {
-		var servers []string
-		for _, srv := range s.Servers {
-			state := srv.Version
-			if !srv.Reachable {
-				state += ", down"
-			}
-			servers = append(servers, fmt.Sprintf("%s (%s)", srv.Name, state))
-		}
-		fmt.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
-		if s.Phase != "" {
-			fmt.Fprintf(w, "(%s)\n", s.Phase)
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-		if len(s.Table.Rows) == 0 {
-			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
-			continue
-		}
-		if err := printRoutingRows(w, s.Table, noHeaders); err != nil {
-			return err
-		}
+	if sim.Filter != "" {
+		fmt.Fprintf(w, "Only the GVRs of %s\n", sim.Filter)
 	}
 	fmt.Fprintln(w, "\nAT RISK (404 or 503 for a GVR that some server serves):")
 	if len(sim.AtRisk) == 0 {
 		fmt.Fprintln(w, "none")
 	} else {
-		var rows [][]string
-		for _, r := range sim.AtRisk {
-			status := fmt.Sprint(r.Status)
-			if r.Unavailable != "" {
-				status += " (" + r.Unavailable + ")"
-			}
-			rows = append(rows, []string{fmt.Sprintf("%d", r.StepN), r.Step, r.Server, r.GVR, status, joinOrNone(r.ServedBy)})
-		}
-		if err := output.Table(w, []string{"STEP", "ACTION", "SERVER", "GVR", "STATUS", "SERVED-BY"}, rows, noHeaders); err != nil {
+		headers, rows := sw.Table(o)
+		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -194,13 +211,37 @@ func printSimulation(w io.Writer, rep simulate.SimulationReport, noHeaders bool)
 			return err
 		}
 	}
+	for _, s := range sim.Steps {
+		var servers []string
+		for _, srv := range s.Servers {
+			state := srv.Version
+			if !srv.Reachable {
+				state += ", down"
+			}
+			servers = append(servers, fmt.Sprintf("%s (%s)", srv.Name, state))
+		}
+		fmt.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
+		if s.Phase != "" {
+			fmt.Fprintf(w, "(%s)\n", s.Phase)
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+		if len(s.Table.Rows) == 0 {
+			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
+			continue
+		}
+		if err := printRoutingRows(w, s.Table, o); err != nil {
+			return err
+		}
+	}
 	if rep.Traffic != nil {
 		return printTraffic(w, rep.Traffic, noHeaders)
 	}
 	return nil
 }
 
-func printRoutingRows(w io.Writer, t route.RoutingTable, noHeaders bool) error {
+func printRoutingRows(w io.Writer, t route.RoutingTable, o output.Options) error {
 	headers := []string{"NAME"}
 	for _, s := range t.Servers {
 		headers = append(headers, output.Header(s.Name))
@@ -209,11 +250,11 @@ func printRoutingRows(w io.Writer, t route.RoutingTable, noHeaders bool) error {
 	for _, r := range t.Rows {
 		row := []string{r.Name}
 		for _, c := range r.Cells {
-			row = append(row, c.Text)
+			row = append(row, o.Paint(c.Text, outcomeTone(c.Outcome)))
 		}
 		rows = append(rows, row)
 	}
-	return output.Table(w, headers, rows, noHeaders)
+	return output.Table(w, headers, rows, o.NoHeaders)
 }
 
 // printProxied prints the join of the audit events of proxied requests: requests per

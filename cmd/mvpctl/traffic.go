@@ -20,7 +20,7 @@ type trafficOptions struct {
 }
 
 func newTrafficCmd(g *globalOptions) *cobra.Command {
-	o := &trafficOptions{output: output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)}
+	o := &trafficOptions{output: output.NewFlags(output.FormatTable, output.FormatName, output.FormatJSONPath, output.FormatCSV, output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "traffic",
 		Short: "Show what the peer proxy really carried: each apiserver's proxied requests over an interval",
@@ -86,8 +86,36 @@ type trafficWriter struct{ rep *proxytraffic.Report }
 func (w trafficWriter) Object() any { return w.rep }
 
 func (w trafficWriter) WriteText(out io.Writer, o output.Options) error {
-	var rows [][]string
-	var notes []string
+	rows, notes := w.rowsAndNotes()
+	if err := output.Table(out, trafficHeaders, rows, o.NoHeaders); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(out, n)
+	}
+	_, err := fmt.Fprintf(out, "Interval: %s to %s (%s)\n", w.rep.From.Format(time.RFC3339), w.rep.To.Format(time.RFC3339), w.rep.To.Sub(w.rep.From).Round(time.Second))
+	return err
+}
+
+var trafficHeaders = []string{"SERVER", "VERSION", "GVR", "CODE", "PROXIED", "ENDPOINT-503"}
+
+// Table is a row per server, GVR and code.
+func (w trafficWriter) Table(output.Options) ([]string, [][]string) {
+	rows, _ := w.rowsAndNotes()
+	return trafficHeaders, rows
+}
+
+// Names are the servers, each once.
+func (w trafficWriter) Names() []string {
+	names := make([]string, len(w.rep.Servers))
+	for i, s := range w.rep.Servers {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// rowsAndNotes are the table's rows and the notes that follow it.
+func (w trafficWriter) rowsAndNotes() (rows [][]string, notes []string) {
 	for _, s := range w.rep.Servers {
 		if !s.Read {
 			rows = append(rows, []string{s.Name, s.Version, "<unknown>", "", "", ""})
@@ -129,14 +157,7 @@ func (w trafficWriter) WriteText(out io.Writer, o output.Options) error {
 			notes = append(notes, s.Name+": "+strings.Join(extra, "; "))
 		}
 	}
-	if err := output.Table(out, []string{"SERVER", "VERSION", "GVR", "CODE", "PROXIED", "ENDPOINT-503"}, rows, o.NoHeaders); err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintln(out, n)
-	}
-	_, err := fmt.Fprintf(out, "Interval: %s to %s (%s)\n", w.rep.From.Format(time.RFC3339), w.rep.To.Format(time.RFC3339), w.rep.To.Sub(w.rep.From).Round(time.Second))
-	return err
+	return rows, notes
 }
 
 func countOrEmpty(n float64, shown bool) string {

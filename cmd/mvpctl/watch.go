@@ -92,7 +92,7 @@ streams one WatchEvent document per line and ends with one WatchSummary line.
 `
 
 func newWatchCmd(g *globalOptions) *cobra.Command {
-	o := &watchOptions{output: output.NewFlags(output.FormatText, output.FormatJSON)}
+	o := &watchOptions{output: streamFormats()}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Follow a live control plane and print every routing change and 404/503 window",
@@ -104,7 +104,7 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
   mvpctl watch --interval 500ms --until-stable 5m -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := o.output.Options(cmd.CommandPath())
+			opts, err := g.outputOptions(cmd, o.output)
 			if err != nil {
 				return err
 			}

@@ -23,12 +23,16 @@ type eventLine struct {
 
 func (l eventLine) Object() any { return l.doc }
 
-func (l eventLine) WriteText(out io.Writer, _ output.Options) error {
-	_, err := fmt.Fprintln(out, l.text())
+func (l eventLine) WriteText(out io.Writer, o output.Options) error {
+	_, err := fmt.Fprintln(out, l.paint(o))
 	return err
 }
 
-func (l eventLine) text() string {
+func (l eventLine) text() string { return l.paint(output.Options{}) }
+
+// paint is the event's line, with a 404/503 window opening and an outcome that becomes a
+// 404, a 503 or proxied in colour when o says so.
+func (l eventLine) paint(o output.Options) string {
 	e := l.doc
 	label := e.Label
 	if label == "" {
@@ -60,9 +64,9 @@ func (l eventLine) text() string {
 	case watch.VersionChanged:
 		what = "version changed"
 	case watch.OutcomeChanged:
-		what = fmt.Sprintf("%s %s ⇒ %s", e.GVR, e.From, e.To)
+		what = fmt.Sprintf("%s %s ⇒ %s", e.GVR, e.From, o.Paint(e.To, cellTone(e.To)))
 	case watch.WindowOpened:
-		what = fmt.Sprintf("%s %s window opened (served by %s)", e.GVR, windowOutcome(e.Window), servedBy(e.Window))
+		what = o.Paint(fmt.Sprintf("%s %s window opened", e.GVR, windowOutcome(e.Window)), output.Failure) + fmt.Sprintf(" (served by %s)", servedBy(e.Window))
 	case watch.WindowClosed:
 		what = fmt.Sprintf("%s %s window closed after %s", e.GVR, windowOutcome(e.Window), seconds(e.Window.Seconds))
 	case watch.LeaseAdded:

@@ -1,5 +1,6 @@
 // Package output prints a command's result in the format -o names: kubectl-style tables
-// (table, wide), prose (text), JSON, YAML, markdown and JUnit XML. Every command wraps its
+// (table, wide), one name per line (name), CSV, a JSONPath template over the JSON document
+// (jsonpath=...), prose (text), JSON, YAML, markdown and JUnit XML. Every command wraps its
 // result in a Writer and hands it to Write, and declares its -o and --no-headers flags with
 // Flags, so both mean the same in every command (helm's pkg/cli/output is the model).
 //
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -39,6 +41,14 @@ const (
 	FormatMermaid Format = "mermaid"
 	// FormatDOT is a Graphviz digraph, for images (dot -Tpng).
 	FormatDOT Format = "dot"
+	// FormatName prints one identifier per line (kubectl's -o name): what a script feeds to
+	// the next command.
+	FormatName Format = "name"
+	// FormatCSV is the table (TableWriter) as CSV, with the same uppercase headers.
+	FormatCSV Format = "csv"
+	// FormatJSONPath is -o jsonpath=TEMPLATE: client-go's JSONPath over the JSON document,
+	// as kubectl's.
+	FormatJSONPath Format = "jsonpath"
 )
 
 // Structured reports whether f prints the result's document rather than text for people.
@@ -47,9 +57,13 @@ func (f Format) Structured() bool { return f == FormatJSON || f == FormatYAML }
 // Options say how a result is printed.
 type Options struct {
 	Format Format
-	// NoHeaders drops the header row of every table (kubectl's --no-headers). Formats without
-	// header rows ignore it.
+	// NoHeaders drops the header row of every table (kubectl's --no-headers), CSV's too.
+	// Formats without header rows ignore it.
 	NoHeaders bool
+	// JSONPath is the template of -o jsonpath=TEMPLATE.
+	JSONPath string
+	// Color paints outcomes (Paint): only for people, on a terminal, without NO_COLOR.
+	Color bool
 }
 
 // Wide reports whether the extra columns of -o wide are asked for.
@@ -124,6 +138,17 @@ func Write(out io.Writer, w Writer, o Options) error {
 		if dw, ok := w.(DOTWriter); ok {
 			return dw.WriteDOT(out)
 		}
+	case FormatName:
+		if nw, ok := w.(NameWriter); ok {
+			return writeNames(out, nw.Names())
+		}
+	case FormatCSV:
+		if tw, ok := w.(TableWriter); ok {
+			headers, rows := tw.Table(o)
+			return writeCSV(out, headers, rows, o.NoHeaders)
+		}
+	case FormatJSONPath:
+		return writeJSONPath(out, w.Object(), o.JSONPath)
 	default:
 		return w.WriteText(out, o)
 	}
@@ -165,6 +190,7 @@ func EncodeYAML(out io.Writer, v any) error {
 // through Flags, so their names, help and errors are the same everywhere.
 type Flags struct {
 	formats   []Format
+	aliases   map[string]Format
 	format    string
 	noHeaders bool
 }
@@ -177,6 +203,20 @@ func NewFlags(formats ...Format) *Flags {
 	return &Flags{formats: formats, format: string(formats[0])}
 }
 
+// Alias makes name another name of format, which the command supports: for a format whose
+// name differs from command to command for the same output (a stream of lines is "text" to
+// watch and was "table" to routes --watch). Aliases are listed after the formats.
+func (f *Flags) Alias(name string, format Format) *Flags {
+	if !slices.Contains(f.formats, format) {
+		panic("output.Flags.Alias: " + string(format) + " is not a format of the command")
+	}
+	if f.aliases == nil {
+		f.aliases = map[string]Format{}
+	}
+	f.aliases[name] = format
+	return f
+}
+
 // FormatsAnnotation is the annotation of the -o flag AddFlags adds that lists the command's
 // formats, so that shell completion can offer them where only the flag is at hand.
 const FormatsAnnotation = "mvpctl.io/output-formats"
@@ -185,26 +225,49 @@ const FormatsAnnotation = "mvpctl.io/output-formats"
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.format, "output", "o", f.format, "output format: "+f.list())
 	_ = fs.SetAnnotation("output", FormatsAnnotation, f.Formats()) // the flag was just added
-	fs.BoolVar(&f.noHeaders, "no-headers", false, "omit the header row of tables (table and wide output)")
+	fs.BoolVar(&f.noHeaders, "no-headers", false, "omit the header row of tables (table, wide and csv output)")
 }
 
-// Formats lists the formats the command supports, the default first.
+// Formats lists the formats the command supports, the default first, then the aliases, as
+// -o takes them (jsonpath=TEMPLATE).
 func (f *Flags) Formats() []string {
-	names := make([]string, len(f.formats))
-	for i, a := range f.formats {
-		names[i] = string(a)
+	names := make([]string, 0, len(f.formats)+len(f.aliases))
+	for _, a := range f.formats {
+		if a == FormatJSONPath {
+			names = append(names, string(a)+"=TEMPLATE")
+			continue
+		}
+		names = append(names, string(a))
 	}
-	return names
+	aliases := make([]string, 0, len(f.aliases))
+	for a := range f.aliases {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	return append(names, aliases...)
 }
 
 // Options returns the options the flags give, or, when -o names a format the command does
 // not support, the one-line error every command gives. command is the command's path as the
 // user typed it ("mvpctl routes").
 func (f *Flags) Options(command string) (Options, error) {
-	for _, a := range f.formats {
-		if f.format == string(a) {
-			return Options{Format: a, NoHeaders: f.noHeaders}, nil
+	o := Options{NoHeaders: f.noHeaders}
+	if tmpl, ok := strings.CutPrefix(f.format, string(FormatJSONPath)+"="); ok && slices.Contains(f.formats, FormatJSONPath) {
+		if err := checkJSONPath(tmpl); err != nil {
+			return Options{}, fmt.Errorf("-o jsonpath=%s: %v (want e.g. -o jsonpath='{.rows[*].name}')", tmpl, err)
 		}
+		o.Format, o.JSONPath = FormatJSONPath, tmpl
+		return o, nil
+	}
+	for _, a := range f.formats {
+		if f.format == string(a) && a != FormatJSONPath {
+			o.Format = a
+			return o, nil
+		}
+	}
+	if a, ok := f.aliases[f.format]; ok {
+		o.Format = a
+		return o, nil
 	}
 	return Options{}, fmt.Errorf("unknown output format %q for %q: want one of %s", f.format, command, f.list())
 }

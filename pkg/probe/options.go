@@ -92,18 +92,16 @@ type Selection struct {
 	All bool
 }
 
+// Filter is the selection's --resource and --group filter.
+func (s Selection) Filter() snapshot.GVRFilter {
+	return snapshot.GVRFilter{Resources: s.Resources, Groups: s.Groups}
+}
+
 // String describes the selection for reports.
 func (s Selection) String() string {
-	var parts []string
-	if len(s.Resources) > 0 {
-		parts = append(parts, "resource "+strings.Join(s.Resources, ","))
-	}
-	if len(s.Groups) > 0 {
-		parts = append(parts, "group "+strings.Join(s.Groups, ","))
-	}
 	switch {
-	case len(parts) > 0:
-		return strings.Join(parts, "; ")
+	case !s.Filter().Empty():
+		return s.Filter().String()
 	case s.All:
 		return "all"
 	}

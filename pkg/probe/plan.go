@@ -60,18 +60,13 @@ func whyNoVerbs(t Target, writeDryRun bool) string {
 
 // collectionPath is the path of a GVR's collection, in namespace ns for a namespaced one.
 func collectionPath(t Target, ns string) string {
-	g := t.GVR
-	prefix := "/apis/" + g.Group + "/" + g.Version
-	if g.Group == "" {
-		prefix = "/api/" + g.Version
+	if !t.Namespaced {
+		ns = ""
 	}
-	if g.Resource == "" { // an aggregated APIService whose backend never listed a resource
-		return prefix
+	if t.GVR.Resource == "" { // an aggregated APIService whose backend never listed a resource
+		return strings.TrimSuffix(route.CollectionPath(t.GVR, ""), "/")
 	}
-	if t.Namespaced {
-		return prefix + "/namespaces/" + url.PathEscape(ns) + "/" + g.Resource
-	}
-	return prefix + "/" + g.Resource
+	return route.CollectionPath(t.GVR, ns)
 }
 
 // buildRequest makes the request for one verb. Create is always a dry run of a minimal object

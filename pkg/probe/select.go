@@ -3,7 +3,6 @@ package probe
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -98,12 +97,12 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 	}
 	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
 
-	filtered := len(sel.Resources) > 0 || len(sel.Groups) > 0
+	filter := sel.Filter()
 	var out []Target
-	if filtered {
+	if !filter.Empty() {
 		for _, g := range gvrs {
 			e := all[g]
-			if matchesResource(e.t, sel.Resources) && matchesGroup(g, sel.Groups) {
+			if filter.Match(g, e.t.Kind) {
 				e.t.Why = WhyFilter
 				out = append(out, e.t)
 			}
@@ -142,39 +141,4 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 		out = append(out, e.t)
 	}
 	return out, nil
-}
-
-func matchesGroup(g snapshot.GVR, groups []string) bool {
-	if len(groups) == 0 {
-		return true
-	}
-	for _, want := range groups {
-		want = strings.TrimSpace(want)
-		if want == g.Group || (g.Group == "" && (want == "core" || want == "\"\"")) {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesResource(t Target, resources []string) bool {
-	if len(resources) == 0 {
-		return true
-	}
-	g := t.GVR
-	for _, want := range resources {
-		want = strings.TrimSpace(want)
-		if p, err := snapshot.ParseGVR(want); err == nil && p == g {
-			return true
-		}
-		switch {
-		case strings.EqualFold(want, g.Resource):
-			return true
-		case g.Group != "" && strings.EqualFold(want, g.Resource+"."+g.Group):
-			return true
-		case t.Kind != "" && strings.EqualFold(want, t.Kind):
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package route
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -22,8 +23,11 @@ type RoutingTable struct {
 	Snapshot   SnapshotRef     `json:"snapshot"`
 	Servers    []ServerSummary `json:"servers"`
 	// All is false when only the GVRs not served by every reachable server are listed.
-	All  bool  `json:"all"`
-	Rows []Row `json:"rows"`
+	All bool `json:"all"`
+	// Filter is the --resource/--group filter the rows were selected by, when one was given
+	// (every matching GVR is then listed, as with All).
+	Filter string `json:"filter,omitempty"`
+	Rows   []Row  `json:"rows"`
 }
 
 // SnapshotRef says which snapshot a report was computed from.
@@ -191,9 +195,17 @@ func listRequest(g snapshot.GVR) (Request, error) {
 }
 
 // ListPath is the cluster-wide list path of a GVR.
-func ListPath(g snapshot.GVR) string {
+func ListPath(g snapshot.GVR) string { return CollectionPath(g, "") }
+
+// CollectionPath is the path of a GVR's collection: in namespace ns, or cluster-wide when ns
+// is "".
+func CollectionPath(g snapshot.GVR, ns string) string {
+	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
-		return "/api/" + g.Version + "/" + g.Resource
+		prefix = "/api/" + g.Version
 	}
-	return "/apis/" + g.Group + "/" + g.Version + "/" + g.Resource
+	if ns != "" {
+		prefix += "/namespaces/" + url.PathEscape(ns)
+	}
+	return prefix + "/" + g.Resource
 }

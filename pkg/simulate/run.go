@@ -41,6 +41,9 @@ type Simulation struct {
 	// StatedConfigs is each server's configuration as its installer states it (kubeadm-config,
 	// a static pod manifest), with where the server disagrees: what an upgrade starts with.
 	StatedConfigs []StatedConfig `json:"statedConfigs,omitempty"`
+	// Filter is the --resource/--group filter the routing tables, AtRisk and Removed were
+	// narrowed by, when one was given (Narrow).
+	Filter string `json:"filter,omitempty"`
 }
 
 // StepResult is the control plane and its routing after one step. Step 0 is the start.

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// filterFlags are --resource and --group, with the same names, forms and meaning on every
+// command that has them (probe, routes, explain, simulate, preflight); the matching itself is
+// snapshot.GVRFilter's.
+type filterFlags struct {
+	resources []string
+	groups    []string
+}
+
+// addFlags adds --resource and --group; verb says what the command does with the GVRs they
+// select ("probe", "show").
+func (f *filterFlags) addFlags(fs *pflag.FlagSet, verb string) {
+	fs.StringSliceVar(&f.resources, "resource", nil, verb+" these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods or a kind (comma-separated, repeatable)")
+	fs.StringSliceVar(&f.groups, "group", nil, verb+` these API groups ("core" for the core group; comma-separated, repeatable)`)
+}
+
+func (f *filterFlags) filter() snapshot.GVRFilter {
+	return snapshot.GVRFilter{Resources: f.resources, Groups: f.groups}
+}
+
+// noMatch is the error of a filter that selects nothing: a typo must not look like "nothing
+// at risk".
+func noMatch(f snapshot.GVRFilter) error {
+	return fmt.Errorf("no group/version/resource matches %s ('mvpctl routes --all' lists them)", f)
+}

@@ -1,0 +1,90 @@
+package simulate
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Narrow narrows the simulation to the GVRs f selects: each step's routing table, AtRisk and
+// Removed (kinds gives each GVR's kind, for a filter by kind). An empty filter changes
+// nothing.
+func (s *Simulation) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]string) {
+	if f.Empty() {
+		return
+	}
+	s.Filter = f.String()
+	for i := range s.Steps {
+		s.Steps[i].Table = s.Steps[i].Table.Filtered(f, kinds)
+	}
+	atRisk := make([]Risk, 0, len(s.AtRisk))
+	for _, r := range s.AtRisk {
+		if f.MatchName(r.GVR, kinds) {
+			atRisk = append(atRisk, r)
+		}
+	}
+	s.AtRisk = atRisk
+	var removed []string
+	for _, g := range s.Removed {
+		if f.MatchName(g, kinds) {
+			removed = append(removed, g)
+		} else {
+			delete(s.RemovedFrom, g)
+		}
+	}
+	s.Removed = removed
+}
+
+// FindingsFiltered records what a --resource/--group filter left out of a preflight report.
+type FindingsFiltered struct {
+	Filter string `json:"filter"`
+	// Hidden counts the findings about other GVRs, which the summary no longer counts.
+	Hidden int `json:"hidden"`
+}
+
+// Narrow keeps the findings about a GVR f selects, those about a group/version of a group it
+// selects, and those about no GVR (a server's configuration, the traffic input), counts the summary again and records how many findings
+// were left out; the simulation behind the report is narrowed the same way.
+func (r *PreflightReport) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]string) {
+	if f.Empty() {
+		return
+	}
+	kept := make([]Finding, 0, len(r.Findings))
+	for _, fd := range r.Findings {
+		gvr, group := subjectGVR(fd.Subject)
+		switch {
+		case gvr != "" && !f.MatchName(gvr, kinds):
+		case gvr == "" && group != "" && !f.MatchGroupOf(group, kinds):
+		default:
+			kept = append(kept, fd)
+		}
+	}
+	r.Filtered = &FindingsFiltered{Filter: f.String(), Hidden: len(r.Findings) - len(kept)}
+	r.Findings = kept
+	r.summarize()
+	if r.Simulation != nil {
+		r.Simulation.Narrow(f, kinds)
+	}
+}
+
+// subjectGVR is the GVR a finding's subject names ("kas-a batch/v1/jobs", "batch/v1/jobs@kas-a",
+// "kas-a v1/pods"), if it names one; the group of a group/version ("kas-a batch/v1beta1",
+// "batch/v1beta1@kas-a": a --runtime-config entry) is returned instead.
+func subjectGVR(subject string) (gvr string, group string) {
+	for _, w := range strings.FieldsFunc(subject, func(r rune) bool { return r == ' ' || r == '@' }) {
+		parts := strings.Split(w, "/")
+		switch {
+		case len(parts) == 3 && parts[0] != "" && parts[1] != "" && parts[2] != "":
+			return w, ""
+		case len(parts) == 2 && kubeVersion.MatchString(parts[0]) && parts[1] != "":
+			return w, "" // core: v1/pods
+		case len(parts) == 2 && parts[0] != "" && kubeVersion.MatchString(parts[1]):
+			return "", parts[0]
+		}
+	}
+	return "", ""
+}
+
+// kubeVersion is an API version: v1, v1beta2, v2alpha1.
+var kubeVersion = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)

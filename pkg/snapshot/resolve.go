@@ -1,0 +1,154 @@
+package snapshot
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// Resolved is the GVR a resource argument names, as the snapshot knows it.
+type Resolved struct {
+	GVR GVR
+	// Namespaced is what the servers' discovery says; false when no server lists the GVR.
+	Namespaced bool
+	// Known is false when no reachable server serves the GVR or lists it in its
+	// peer-aggregated discovery: its scope is then unknown.
+	Known bool
+	// Note says a choice was made (one version of several), for the user to read.
+	Note string
+}
+
+// ResourceForms are the forms ResolveResource accepts, with examples, for help and errors.
+const ResourceForms = "GROUP/VERSION/RESOURCE (batch/v1/jobs, v1/pods), RESOURCE.VERSION.GROUP (jobs.v1.batch), RESOURCE.GROUP (jobs.batch) or RESOURCE (jobs, pods)"
+
+// ResolveResource finds the GVR arg names among what the reachable servers serve or list in
+// their peer-aggregated discovery, in one of kubectl's forms: group/version/resource as
+// mvpctl routes prints it (taken as it is, even when no server serves it),
+// resource.version.group, resource.group or resource (any group; the core group first, as
+// kubectl does). Only the GVRs f selects are candidates ("" with a non-empty f: the one
+// group/resource f selects). Of several versions the newest (Kubernetes order: v1 > v1beta2
+// > v1alpha1) is taken, and Note says so; several groups are an error that lists them.
+func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
+	known := s.served()
+	if strings.Contains(arg, "/") {
+		g, err := ParseGVR(arg)
+		if err != nil {
+			return Resolved{}, fmt.Errorf("%q: want %s", arg, ResourceForms)
+		}
+		r, ok := known[g]
+		if !f.Match(g, r.Kind) {
+			return Resolved{}, fmt.Errorf("%s does not match %s", g, f)
+		}
+		return Resolved{GVR: g, Namespaced: r.Namespaced, Known: ok}, nil
+	}
+	var candidates []Resource
+	for g, r := range known {
+		if f.Match(g, r.Kind) && (arg == "" || matchesArg(g, arg)) {
+			candidates = append(candidates, r)
+		}
+	}
+	if len(candidates) == 0 {
+		what := fmt.Sprintf("%q", arg)
+		if arg == "" {
+			what = f.String()
+		} else if !f.Empty() {
+			what += " with " + f.String()
+		}
+		return Resolved{}, fmt.Errorf("no reachable server serves %s ('mvpctl routes --all' lists what they serve; name a GVR to explain one nobody serves, e.g. batch/v1/jobs)", what)
+	}
+	groups := map[string]bool{}
+	for _, r := range candidates {
+		groups[r.Group] = true
+	}
+	if len(groups) > 1 && groups[""] && arg != "" {
+		// kubectl's order: a bare resource name means the core group's when it has one.
+		candidates = slicesFilter(candidates, func(r Resource) bool { return r.Group == "" })
+		groups = map[string]bool{"": true}
+	}
+	if len(groups) > 1 {
+		var names []string
+		for gr := range groups {
+			names = append(names, candidates[0].Resource+"."+gr)
+		}
+		sort.Strings(names)
+		return Resolved{}, fmt.Errorf("%q names resources of %d groups: %s; name one", orFilter(arg, f), len(groups), strings.Join(names, ", "))
+	}
+	// Group and resource are now one: order the versions, newest first.
+	sort.Slice(candidates, func(i, j int) bool {
+		if candidates[i].Resource != candidates[j].Resource {
+			return candidates[i].Resource < candidates[j].Resource
+		}
+		return version.CompareKubeAwareVersionStrings(candidates[i].Version, candidates[j].Version) > 0
+	})
+	if candidates[0].Resource != candidates[len(candidates)-1].Resource {
+		var names []string
+		for _, r := range candidates {
+			names = append(names, r.GVR().String())
+		}
+		return Resolved{}, fmt.Errorf("%s selects %d resources: %s; name one", orFilter(arg, f), len(candidates), strings.Join(names, ", "))
+	}
+	r := candidates[0]
+	res := Resolved{GVR: r.GVR(), Namespaced: r.Namespaced, Known: true}
+	if len(candidates) > 1 {
+		var versions []string
+		for _, c := range candidates {
+			versions = append(versions, c.Version)
+		}
+		res.Note = fmt.Sprintf("%s: %s, the newest of the versions served (%s); name another as %s", orFilter(arg, f), r.GVR(), strings.Join(versions, ", "), (GVR{Group: r.Group, Version: candidates[1].Version, Resource: r.Resource}))
+	}
+	return res, nil
+}
+
+func orFilter(arg string, f GVRFilter) string {
+	if arg == "" {
+		return f.String()
+	}
+	return arg
+}
+
+// matchesArg: arg is resource, resource.group or resource.version.group naming g (kubectl's
+// schema.ParseResourceArg, both readings of a three-part name).
+func matchesArg(g GVR, arg string) bool {
+	full, gr := schema.ParseResourceArg(strings.ToLower(arg))
+	if full != nil && full.Group == g.Group && full.Version == g.Version && full.Resource == g.Resource {
+		return true
+	}
+	if gr.Group == "" {
+		return gr.Resource == g.Resource
+	}
+	return gr.Group == g.Group && gr.Resource == g.Resource
+}
+
+func slicesFilter(rs []Resource, keep func(Resource) bool) []Resource {
+	var out []Resource
+	for _, r := range rs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// served maps every GVR the reachable servers serve, or list in their peer-aggregated
+// discovery, to its resource (kind and scope).
+func (s *Snapshot) served() map[GVR]Resource {
+	out := map[GVR]Resource{}
+	for i := range s.Servers {
+		srv := &s.Servers[i]
+		if !srv.Reachable {
+			continue
+		}
+		for _, list := range [][]Resource{srv.Resources, srv.PeerAggregated} {
+			for _, r := range list {
+				g := r.GVR()
+				if cur, ok := out[g]; !ok || cur.Kind == "" {
+					out[g] = r
+				}
+			}
+		}
+	}
+	return out
+}
