@@ -79,7 +79,7 @@ func TestPeerProxyEvidence(t *testing.T) {
 			r.peerAgg, r.peerAggFetched = []snapshot.Resource{jobs}, true
 			return r
 		}(), nil, "nil", "nil", "true", "true", "differs from profile=nopeer"},
-		// The endpoint key lives at least 5 s after the lease's last renewal and is gone 25 s
+		// The endpoint key lives at least 5 s after the lease's last renewal and is gone 25.9 s
 		// after it (mvp.EndpointWindowAfter); in between it is unknown.
 		{"crashed, lease fresh", &result{t: &target{}, minor: -1}, lease("10.0.0.1:6443", 2*time.Second),
 			"true", "nil", "nil", "true", "identity lease renewed 2s before the snapshot: the endpoint key still lives"},

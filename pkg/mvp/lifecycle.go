@@ -15,16 +15,27 @@ import (
 const EndpointLeaseTTL = 15 * time.Second
 
 // RenewInterval is how often a live server renews its identity lease and rewrites its peer
-// endpoint key (docs/behaviour.md §4.2, §4.3).
+// endpoint key (docs/behaviour.md §4.2, §4.3). The key is rewritten on a fixed 10 s clock
+// (NonSlidingUntil); the lease on a sliding one with a jitter of 0.04 (JitterUntil), so up to
+// RenewJitter later.
 const RenewInterval = 10 * time.Second
 
+// RenewJitter is how much later than RenewInterval an identity lease renewal may come
+// (component-helpers apimachinery/lease/controller.go: jitter factor 0.04).
+const RenewJitter = RenewInterval * 4 / 100
+
+// EtcdExpiryLag is how long after its TTL etcd may take to revoke an expired lease, and so
+// delete the endpoint key attached to it: its lessor looks for expired leases every 500 ms.
+const EtcdExpiryLag = 500 * time.Millisecond
+
 // EndpointWindowAfter bounds when the endpoint key of a server that stopped answering expires,
-// from its identity lease's last renewal: the server died at most RenewInterval after it, and
-// its last endpoint write was at most RenewInterval before its death, so the key lives at least
-// until lastRenew + EndpointLeaseTTL - RenewInterval and is gone by lastRenew + RenewInterval +
-// EndpointLeaseTTL.
+// from its identity lease's last renewal: the server died at most RenewInterval + RenewJitter
+// after it, and its last endpoint write was at most RenewInterval before its death, so the key
+// lives at least until lastRenew + EndpointLeaseTTL - RenewInterval and is gone by lastRenew +
+// RenewInterval + RenewJitter + EndpointLeaseTTL + EtcdExpiryLag.
 func EndpointWindowAfter(lastRenew time.Time) snapshot.EndpointWindow {
-	return snapshot.EndpointWindow{AliveUntil: lastRenew.Add(EndpointLeaseTTL - RenewInterval), GoneBy: lastRenew.Add(RenewInterval + EndpointLeaseTTL)}
+	return snapshot.EndpointWindow{AliveUntil: lastRenew.Add(EndpointLeaseTTL - RenewInterval),
+		GoneBy: lastRenew.Add(RenewInterval + RenewJitter + EndpointLeaseTTL + EtcdExpiryLag)}
 }
 
 // EndpointAt says, for a server that stopped answering, whether its endpoint key resolves at
@@ -78,10 +89,10 @@ func Stop(srv *snapshot.Server, why string) {
 }
 
 // DeadBy reports whether a server whose identity lease was last renewed at lastRenew had
-// certainly stopped by t: a live server renews every RenewInterval (plus a jitter under half a
-// second).
+// certainly stopped by t: a live server renews every RenewInterval plus at most RenewJitter
+// (and the time the renewal itself takes, which the last 100 ms allow for).
 func DeadBy(lastRenew, t time.Time) bool {
-	return t.After(lastRenew.Add(RenewInterval + 500*time.Millisecond))
+	return t.After(lastRenew.Add(RenewInterval + RenewJitter + 100*time.Millisecond))
 }
 
 // RebuildsPeerCaches reports whether a change of one identity lease (nil: none) makes every

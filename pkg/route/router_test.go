@@ -236,7 +236,7 @@ func crashedPeerAt(aliveFor, goneIn time.Duration) *snapshot.Snapshot {
 // at the snapshot's time: transport in the window's first half, endpoint-resolution after.
 func TestCrashWindowFirstNamed(t *testing.T) {
 	jobs := "/apis/batch/v1/namespaces/default/jobs"
-	// The window is 20 s long, as a real one is (lastRenew+5 s to lastRenew+25 s); the snapshot
+	// The window is 20 s long, about as a real one is (lastRenew+5 s to lastRenew+25.9 s); the snapshot
 	// is taken `into` it.
 	for _, tt := range []struct {
 		into  time.Duration

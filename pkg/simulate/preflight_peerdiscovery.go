@@ -14,7 +14,7 @@ import (
 // failed: apiserver_peer_discovery_sync_errors_total only grows, and a healthy server counts
 // 8–9 hostport_resolution errors at start-up, before its peers' endpoint leases exist
 // (docs/behaviour.md §5.4). Nor does a short second read tell much: failed syncs are retried
-// with a backoff that doubles from 5 ms (20 retries on 1.35+, ≈87 min in all, §4.2), so a
+// with a backoff that doubles from 5 ms (20 retries on 1.35+, about 55 min in all, §4.2), so a
 // failing server may not retry for minutes. What the server learned does: its own
 // peer-aggregated /apis lists what it fetched from its peers (the learned view, MVP030's diff).
 //
