@@ -32,9 +32,7 @@ type discoveryQuery struct {
 	output *output.Flags
 }
 
-func newDiscoveryQuery() discoveryQuery {
-	return discoveryQuery{output: output.NewFlags(output.FormatTable, output.FormatName, output.FormatJSONPath, output.FormatCSV, output.FormatJSON, output.FormatYAML)}
-}
+func newDiscoveryQuery(out *output.Flags) discoveryQuery { return discoveryQuery{output: out} }
 
 func (q *discoveryQuery) addFlags(fs *pflag.FlagSet) {
 	q.source.addFlags(fs)

@@ -13,7 +13,7 @@ import (
 type discoveryDiffOptions struct{ discoveryQuery }
 
 func newDiscoveryDiffCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryDiffOptions{newDiscoveryQuery()}
+	o := &discoveryDiffOptions{newDiscoveryQuery(tableFlags(output.FormatJSON, output.FormatYAML))}
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Compare each apiserver's served /apis with the expected peer-aggregated document",

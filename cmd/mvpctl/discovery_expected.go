@@ -12,7 +12,7 @@ import (
 type discoveryExpectedOptions struct{ discoveryQuery }
 
 func newDiscoveryExpectedCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryExpectedOptions{newDiscoveryQuery()}
+	o := &discoveryExpectedOptions{newDiscoveryQuery(narrowTableFlags(output.FormatJSON, output.FormatYAML))}
 	cmd := &cobra.Command{
 		Use:   "expected [--apiserver NAME]",
 		Short: "Print the default /apis document each apiserver should serve",

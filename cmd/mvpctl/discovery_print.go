@@ -54,7 +54,7 @@ type discoveryReportWriter struct{ rep *peerdiscovery.Report }
 func (w discoveryReportWriter) Object() any { return w.rep }
 
 func (w discoveryReportWriter) WriteText(out io.Writer, o output.Options) error {
-	return printDiscoveryReport(out, w.rep, o.NoHeaders)
+	return printDiscoveryReport(out, w.rep, o)
 }
 
 // expectationLine is the one-line heading of a server's expectation.
@@ -165,13 +165,20 @@ func (w expectedListWriter) Names() []string {
 	return names
 }
 
-// Table is a row per server: its status and the counts of each class of difference.
-func (w discoveryReportWriter) Table(output.Options) ([]string, [][]string) {
-	return discoveryReportHeaders, discoveryReportRows(w.rep)
+// Table is a row per server: its status and the counts of each class of difference; wide
+// splits OTHER into its classes and adds the two ETags.
+func (w discoveryReportWriter) Table(o output.Options) ([]string, [][]string) {
+	headers := discoveryReportHeaders
+	if o.Wide() {
+		headers = append(append([]string(nil), headers...), "UNEXPECTED", "ORDERING", "METADATA", "EXPECTED-ETAG", "SERVED-ETAG")
+	}
+	return headers, discoveryReportRows(w.rep, o.Wide())
 }
 
 // Names are the servers.
-func (w discoveryReportWriter) Names() []string { return column(discoveryReportRows(w.rep), 0) }
+func (w discoveryReportWriter) Names() []string {
+	return column(discoveryReportRows(w.rep, false), 0)
+}
 
 func column(rows [][]string, i int) []string {
 	out := make([]string, len(rows))
@@ -194,25 +201,32 @@ func etagCell(d *peerdiscovery.ServerDiff) string {
 
 var discoveryReportHeaders = []string{"NAME", "VERSION", "STATUS", "PEERS", "ETAG", "STALE", "MISSING", "OTHER"}
 
-func discoveryReportRows(rep *peerdiscovery.Report) [][]string {
+func discoveryReportRows(rep *peerdiscovery.Report, wide bool) [][]string {
 	rows := [][]string{}
 	for i := range rep.Servers {
 		d := &rep.Servers[i]
 		c := d.Counts()
 		other := c[peerdiscovery.ClassUnexpected] + c[peerdiscovery.ClassOrdering] + c[peerdiscovery.ClassMetadata]
-		counts := []string{"", "", ""}
+		counts, split := []string{"", "", ""}, []string{"", "", ""}
 		if d.Status == peerdiscovery.StatusAggregated {
 			counts = []string{fmt.Sprint(c[peerdiscovery.ClassStale]), fmt.Sprint(c[peerdiscovery.ClassMissing]), fmt.Sprint(other)}
+			split = []string{fmt.Sprint(c[peerdiscovery.ClassUnexpected]), fmt.Sprint(c[peerdiscovery.ClassOrdering]), fmt.Sprint(c[peerdiscovery.ClassMetadata])}
 		}
 		peers := append([]string(nil), d.Peers...)
 		sort.Strings(peers)
-		rows = append(rows, append([]string{d.Name, d.Version, string(d.Status), strings.Join(peers, ","), etagCell(d)}, counts...))
+		row := append([]string{d.Name, d.Version, string(d.Status), strings.Join(peers, ","), etagCell(d)}, counts...)
+		if wide {
+			row = append(append(row, split...), d.ExpectedETag, d.ServedETag)
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
 
-func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, noHeaders bool) error {
-	if err := output.Table(w, discoveryReportHeaders, discoveryReportRows(rep), noHeaders); err != nil {
+func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, o output.Options) error {
+	noHeaders := o.NoHeaders
+	headers, rows := discoveryReportWriter{rep}.Table(o)
+	if err := output.Table(w, headers, rows, noHeaders); err != nil {
 		return err
 	}
 	var entries [][]string

@@ -147,7 +147,7 @@ func TestDiscoveryErrors(t *testing.T) {
 		{[]string{"discovery", "diff", "--snapshot", steady, "--apiserver", "kas-z"}, `no server "kas-z" in the snapshot`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-c"}, `server "kas-c": unreachable: could not be read`},
 		{[]string{"discovery", "expected", "--snapshot", skew, "--apiserver", "kas-a", "-o", "json"}, `server "kas-a": not-recorded: its /apis document is not recorded`},
-		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "wide"}, `unknown output format "wide" for "mvpctl discovery diff": want one of table|name|jsonpath=TEMPLATE|csv|json|yaml`},
+		{[]string{"discovery", "diff", "--snapshot", steady, "-o", "junit"}, `unknown output format "junit" for "mvpctl discovery diff": want one of table|wide|name|jsonpath=TEMPLATE|csv|json|yaml`},
 		{[]string{"discovery", "expected", "extra-arg"}, `unknown command "extra-arg"`},
 	}
 	for _, tt := range tests {

@@ -16,22 +16,39 @@ const (
 	formatsEnd   = "<!-- formats:end -->\n"
 )
 
-// formatsTable is the README's table of every command's -o formats, from the flags
-// themselves (the annotation output.Flags puts on -o).
-func formatsTable() string {
+// outputFlag is a command's -o flag, as the user meets it.
+type outputFlag struct {
+	command string // mvpctl discovery diff
+	formats []string
+	usage   string
+}
+
+// outputFlags are the -o flags of every runnable command, in the order of the command tree,
+// with the formats output.Flags lists on them (its annotation).
+func outputFlags() []outputFlag {
 	root := newRootCmd(&globalOptions{configFlags: kubeflags.New()})
-	var b strings.Builder
-	b.WriteString("| Command | `-o` (the first is the default) |\n| --- | --- |\n")
+	var flags []outputFlag
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if f := c.LocalFlags().Lookup("output"); f != nil && c.Runnable() {
-			b.WriteString("| `" + c.CommandPath() + "` | " + strings.Join(f.Annotations[output.FormatsAnnotation], ", ") + " |\n")
+			flags = append(flags, outputFlag{c.CommandPath(), f.Annotations[output.FormatsAnnotation], f.Usage})
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+	return flags
+}
+
+// formatsTable is the README's table of every command's -o formats, from the flags
+// themselves.
+func formatsTable() string {
+	var b strings.Builder
+	b.WriteString("| Command | `-o` (the first is the default) |\n| --- | --- |\n")
+	for _, f := range outputFlags() {
+		b.WriteString("| `" + f.command + "` | " + strings.Join(f.formats, ", ") + " |\n")
+	}
 	return b.String()
 }
 
@@ -104,6 +121,13 @@ func TestGoldenReadableOutput(t *testing.T) {
 		{"preflight-skew-example-resource.csv", []string{"preflight", "--snapshot", example, "--to", "1.37", "--resource", "resourceclaims", "-o", "csv"}, ExitIncomplete},
 		{"preflight-skew-example-name.txt", []string{"preflight", "--snapshot", example, "--to", "1.37", "--group", "resource.k8s.io", "-o", "name"}, ExitIncomplete},
 		{"discovery-diff-example.csv", []string{"discovery", "diff", "--snapshot", example, "-o", "csv"}, ExitOK},
+		{"discovery-diff-example-wide.txt", []string{"discovery", "diff", "--snapshot", example, "-o", "wide"}, ExitOK},
+		{"preflight-skew-example-group-wide.txt", []string{"preflight", "--snapshot", example, "--to", "1.37", "--group", "networking.k8s.io", "-o", "wide"}, ExitIncomplete},
+		{"profiles-list-name.txt", []string{"profiles", "list", "-o", "name"}, ExitOK},
+		{"profiles-list.csv", []string{"profiles", "list", "-o", "csv"}, ExitOK},
+		{"profiles-show-1.36-wide.txt", []string{"profiles", "show", "1.36", "-o", "wide"}, ExitOK},
+		{"profiles-show-1.36-name.txt", []string{"profiles", "show", "1.36", "-o", "name"}, ExitOK},
+		{"profiles-show-1.36-jsonpath.txt", []string{"profiles", "show", "1.36", "-o", "jsonpath={.servers[0].version}{\"\\n\"}"}, ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

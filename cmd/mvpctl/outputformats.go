@@ -8,8 +8,20 @@ func tableFlags(others ...output.Format) *output.Flags {
 	return output.NewFlags(append(append([]output.Format{output.FormatTable}, output.TableFormats...), others...)...)
 }
 
+// wideIsTable is the -o help of a table with no more columns to show: kubectl takes -o wide
+// everywhere and says so, rather than refusing it.
+const wideIsTable = "wide prints the table's columns: it has no more to show"
+
+// narrowTableFlags are tableFlags of a table without wide columns.
+func narrowTableFlags(others ...output.Format) *output.Flags {
+	return tableFlags(others...).Note(wideIsTable)
+}
+
 // streamFormats are the -o flags of a stream of events, the same for mvpctl watch and
-// mvpctl routes --watch: text (alias table, the name routes gave it) or JSON Lines.
+// mvpctl routes --watch: text (aliases table and wide, the names of routes) or JSON Lines.
+// name, csv and jsonpath are forms of a result, not of a stream.
 func streamFormats() *output.Flags {
-	return output.NewFlags(output.FormatText, output.FormatJSON).Alias("table", output.FormatText)
+	return output.NewFlags(output.FormatText, output.FormatJSON).
+		Alias("table", output.FormatText).Alias("wide", output.FormatText).
+		Note("table and wide are text, a line per event (no columns); for a script, json is a document per line (jq)")
 }

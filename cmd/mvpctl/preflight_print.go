@@ -17,7 +17,7 @@ type preflightWriter struct{ rep *simulate.PreflightReport }
 func (w preflightWriter) Object() any { return w.rep }
 
 func (w preflightWriter) WriteText(out io.Writer, o output.Options) error {
-	return printPreflightTable(out, w.rep, o.NoHeaders)
+	return printPreflightTable(out, w.rep, o)
 }
 
 // WriteMermaid and WriteDOT draw the rehearsed upgrade as a timeline with each step's 404/503
@@ -79,7 +79,8 @@ func atRiskLine(sim *simulate.Simulation) string {
 	return line
 }
 
-func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders bool) error {
+func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
+	noHeaders := o.NoHeaders
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -92,12 +93,9 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, noHeaders b
 	}
 	fmt.Fprintln(w, rep.CheckedLine())
 	if len(rep.Findings) > 0 {
-		var rows [][]string
-		for _, f := range rep.Findings {
-			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
-		}
+		headers, rows := findingsTable(rep.Findings, o.Wide())
 		fmt.Fprintln(w)
-		if err := output.Table(w, []string{"ID", "SEVERITY", "SUBJECT", "MESSAGE"}, rows, noHeaders); err != nil {
+		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
 	}

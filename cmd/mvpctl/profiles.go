@@ -25,7 +25,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 --profile over the profile directory, the directory over the embedded profiles.`,
 	}
 	var listProfiles, showProfiles profileFlags
-	listOutput := output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)
+	listOutput := narrowTableFlags(output.FormatJSON, output.FormatYAML)
 	list := &cobra.Command{
 		Use: "list", Short: "List the versions mvpctl has profiles for, and where each is loaded from", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +45,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 	}
 	listOutput.AddFlags(list.Flags())
 	listProfiles.addFlags(list.Flags())
-	showOutput := output.NewFlags(output.FormatTable, output.FormatJSON, output.FormatYAML)
+	showOutput := tableFlags(output.FormatJSON, output.FormatYAML)
 	show := &cobra.Command{
 		Use: "show VERSION", Short: "Show what a default kube-apiserver of VERSION serves", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,7 +60,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if err != nil {
 				return err
 			}
-			if !opts.Format.Structured() {
+			if opts.Format == output.FormatTable || opts.Format == output.FormatWide { // for people only
 				fmt.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
 			}
 			return output.Write(g.streams.Out, profileWriter{p}, opts)
@@ -78,11 +78,26 @@ type profileListWriter struct{ list simulate.ProfileList }
 func (w profileListWriter) Object() any { return w.list }
 
 func (w profileListWriter) WriteText(out io.Writer, o output.Options) error {
-	var rows [][]string
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
+}
+
+// Table is a row per profile; it has no wide columns.
+func (w profileListWriter) Table(output.Options) ([]string, [][]string) {
+	rows := [][]string{}
 	for _, p := range w.list.Items {
 		rows = append(rows, []string{p.Version, fmt.Sprint(p.Resources), p.TakenAt, p.From, p.Source})
 	}
-	return output.Table(out, []string{"VERSION", "RESOURCES", "TAKEN", "FROM", "SOURCE"}, rows, o.NoHeaders)
+	return []string{"VERSION", "RESOURCES", "TAKEN", "FROM", "SOURCE"}, rows
+}
+
+// Names are the profiles' versions, what profiles show and --to take.
+func (w profileListWriter) Names() []string {
+	names := make([]string, len(w.list.Items))
+	for i, p := range w.list.Items {
+		names[i] = p.Version
+	}
+	return names
 }
 
 // profileWriter prints one profile: its resources, or, structured, a snapshot of its one
@@ -97,13 +112,36 @@ func (w profileWriter) Object() any {
 }
 
 func (w profileWriter) WriteText(out io.Writer, o output.Options) error {
-	var rows [][]string
+	headers, rows := w.Table(o)
+	return output.Table(out, headers, rows, o.NoHeaders)
+}
+
+// Table is a row per resource; wide adds its subresources (status, scale, ...).
+func (w profileWriter) Table(o output.Options) ([]string, [][]string) {
+	headers := []string{"NAME", "KIND", "SCOPE", "VERBS"}
+	if o.Wide() {
+		headers = append(headers, "SUBRESOURCES")
+	}
+	rows := [][]string{}
 	for _, r := range w.p.Resources {
 		scope := "Cluster"
 		if r.Namespaced {
 			scope = "Namespaced"
 		}
-		rows = append(rows, []string{r.GVR().String(), r.Kind, scope, strings.Join(r.Verbs, ",")})
+		row := []string{r.GVR().String(), r.Kind, scope, strings.Join(r.Verbs, ",")}
+		if o.Wide() {
+			row = append(row, strings.Join(r.Subresources, ","))
+		}
+		rows = append(rows, row)
 	}
-	return output.Table(out, []string{"NAME", "KIND", "SCOPE", "VERBS"}, rows, o.NoHeaders)
+	return headers, rows
+}
+
+// Names are the profile's GVRs.
+func (w profileWriter) Names() []string {
+	names := make([]string, len(w.p.Resources))
+	for i, r := range w.p.Resources {
+		names[i] = r.GVR().String()
+	}
+	return names
 }

@@ -20,7 +20,7 @@ type trafficOptions struct {
 }
 
 func newTrafficCmd(g *globalOptions) *cobra.Command {
-	o := &trafficOptions{output: output.NewFlags(output.FormatTable, output.FormatName, output.FormatJSONPath, output.FormatCSV, output.FormatJSON, output.FormatYAML)}
+	o := &trafficOptions{output: narrowTableFlags(output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "traffic",
 		Short: "Show what the peer proxy really carried: each apiserver's proxied requests over an interval",
@@ -99,7 +99,7 @@ func (w trafficWriter) WriteText(out io.Writer, o output.Options) error {
 
 var trafficHeaders = []string{"SERVER", "VERSION", "GVR", "CODE", "PROXIED", "ENDPOINT-503"}
 
-// Table is a row per server, GVR and code.
+// Table is a row per server, GVR and code; it has no wide columns.
 func (w trafficWriter) Table(output.Options) ([]string, [][]string) {
 	rows, _ := w.rowsAndNotes()
 	return trafficHeaders, rows

@@ -312,9 +312,9 @@ func TestWatchUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"watch", "--interval", "100ms"}, "error: --interval must be at least 200ms, got 100ms\n"},
-		{[]string{"watch", "-o", "yaml"}, `error: unknown output format "yaml" for "mvpctl watch": want one of text|json|table` + "\n"},
+		{[]string{"watch", "-o", "yaml"}, `error: unknown output format "yaml" for "mvpctl watch": want one of text|json|table|wide` + "\n"},
 		{[]string{"routes", "-w", "--snapshot", skew}, "error: --watch follows the live cluster: it cannot be used with --snapshot\n"},
-		{[]string{"routes", "-w", "-o", "yaml"}, "error: -o yaml cannot be used with --watch: want text|json|table, as mvpctl watch\n"},
+		{[]string{"routes", "-w", "-o", "yaml"}, "error: -o yaml cannot be used with --watch: want text|json|table|wide, as mvpctl watch\n"},
 		{[]string{"routes", "--snapshot", skew, "--interval", "1s"}, "error: --interval only apply with --watch\n"},
 	}
 	for _, tt := range tests {

@@ -97,6 +97,22 @@ func TestFlagsJSONPathAndAliases(t *testing.T) {
 	}
 }
 
+// TestFlagsNote: a note is part of the help of -o, after the formats; it changes no format.
+func TestFlagsNote(t *testing.T) {
+	f := NewFlags(FormatTable, FormatWide).Note("wide: no more columns")
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	f.AddFlags(fs)
+	if got := fs.Lookup("output").Usage; got != "output format: table|wide; wide: no more columns" {
+		t.Errorf("usage %q", got)
+	}
+	if err := fs.Parse([]string{"-o", "wide"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := f.Options("mvpctl x"); err != nil || o.Format != FormatWide {
+		t.Errorf("-o wide with a note: %+v %v", o, err)
+	}
+}
+
 func TestPaint(t *testing.T) {
 	on := Options{Format: FormatTable, Color: true}
 	if got := on.Paint("404", Failure); got != "\x1b[31m404\x1b[0m" {

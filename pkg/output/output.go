@@ -191,6 +191,7 @@ func EncodeYAML(out io.Writer, v any) error {
 type Flags struct {
 	formats   []Format
 	aliases   map[string]Format
+	notes     []string
 	format    string
 	noHeaders bool
 }
@@ -217,13 +218,25 @@ func (f *Flags) Alias(name string, format Format) *Flags {
 	return f
 }
 
+// Note adds a sentence to the help of -o: what a format means for this command where it is
+// not what it means elsewhere (wide with no more columns than table, as kubectl says so
+// rather than refusing -o wide).
+func (f *Flags) Note(note string) *Flags {
+	f.notes = append(f.notes, note)
+	return f
+}
+
 // FormatsAnnotation is the annotation of the -o flag AddFlags adds that lists the command's
 // formats, so that shell completion can offer them where only the flag is at hand.
 const FormatsAnnotation = "mvpctl.io/output-formats"
 
 // AddFlags adds -o/--output and --no-headers to fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.format, "output", "o", f.format, "output format: "+f.list())
+	usage := "output format: " + f.list()
+	for _, n := range f.notes {
+		usage += "; " + n
+	}
+	fs.StringVarP(&f.format, "output", "o", f.format, usage)
 	_ = fs.SetAnnotation("output", FormatsAnnotation, f.Formats()) // the flag was just added
 	fs.BoolVar(&f.noHeaders, "no-headers", false, "omit the header row of tables (table, wide and csv output)")
 }

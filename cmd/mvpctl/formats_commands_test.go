@@ -1,0 +1,104 @@
+package main
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// notTables are the commands with -o whose result is not a table, and why: they offer none of
+// the forms of a table's rows (name, jsonpath, csv), which TestTableFormatsEverywhere checks,
+// so that this list stays true.
+var notTables = map[string]string{
+	"mvpctl snapshot":        "writes the snapshot document",
+	"mvpctl profiles record": "writes the profile document",
+	"mvpctl version":         "three lines of prose, as kubectl version",
+	"mvpctl watch":           "a stream of lines (text, aliases table and wide) or JSON Lines",
+}
+
+// narrowTables are the commands whose table has no wide columns: -o wide prints the table,
+// and the help of -o says so.
+var narrowTables = []string{"mvpctl discovery expected", "mvpctl profiles list", "mvpctl traffic"}
+
+// TestTableFormatsEverywhere: every command that prints a table takes kubectl's forms of it
+// (issue 25), as its -o flag declares them; a table without wide columns says so in the help
+// of -o rather than refusing -o wide.
+func TestTableFormatsEverywhere(t *testing.T) {
+	tableForms := []string{"table", "wide", "name", "jsonpath=TEMPLATE", "csv"}
+	seen := map[string]bool{}
+	for _, f := range outputFlags() {
+		seen[f.command] = true
+		t.Run(f.command, func(t *testing.T) {
+			if why, ok := notTables[f.command]; ok {
+				for _, form := range []string{"name", "jsonpath=TEMPLATE", "csv"} {
+					if slices.Contains(f.formats, form) {
+						t.Errorf("-o %s offered, but the command is listed as printing no table (%s): remove it from notTables", form, why)
+					}
+				}
+				return
+			}
+			for _, form := range tableForms {
+				if !slices.Contains(f.formats, form) {
+					t.Errorf("-o %s missing: the command prints a table (formats %v)", form, f.formats)
+				}
+			}
+			if narrow := slices.Contains(narrowTables, f.command); narrow != strings.Contains(f.usage, wideIsTable) {
+				t.Errorf("narrow table %v, but the help of -o is %q", narrow, f.usage)
+			}
+		})
+	}
+	for _, c := range append(slices.Collect(maps.Keys(notTables)), narrowTables...) {
+		if !seen[c] {
+			t.Errorf("%s: listed, but no such command has -o", c)
+		}
+	}
+}
+
+// TestEveryFormatRuns: each command that runs offline prints something in every format its
+// -o flag lists, with no error (the flag and the result agree); where the table has no wide
+// columns, -o wide prints exactly -o table.
+func TestEveryFormatRuns(t *testing.T) {
+	const example = "../../examples/skew.yaml"
+	args := map[string][]string{
+		"mvpctl discovery diff":     {"discovery", "diff", "--snapshot", example},
+		"mvpctl discovery expected": {"discovery", "expected", "--snapshot", example},
+		"mvpctl explain":            {"explain", "--snapshot", example, "jobs"},
+		"mvpctl preflight":          {"preflight", "--snapshot", example, "--to", "1.37", "--group", "networking.k8s.io"},
+		"mvpctl profiles list":      {"profiles", "list"},
+		"mvpctl profiles show":      {"profiles", "show", "1.36"},
+		"mvpctl routes":             {"routes", "--snapshot", example},
+		"mvpctl simulate upgrade":   {"simulate", "upgrade", "--snapshot", example, "--to", "1.37"},
+		"mvpctl version":            {"version"},
+	}
+	for _, f := range outputFlags() {
+		base, ok := args[f.command]
+		if !ok {
+			continue
+		}
+		delete(args, f.command)
+		for _, form := range f.formats {
+			if form == "jsonpath=TEMPLATE" {
+				form = "jsonpath={.apiVersion}"
+			}
+			t.Run(f.command+" -o "+form, func(t *testing.T) {
+				out, errOut, code := run(t, append(slices.Clone(base), "-o", form)...)
+				if code == ExitError || out == "" {
+					t.Errorf("exit %d, stdout %d bytes; stderr %q", code, len(out), errOut)
+				}
+				if form == "jsonpath={.apiVersion}" && !strings.HasPrefix(out, "mvpctl.io/") {
+					t.Errorf("-o %s printed %q, want the document's apiVersion", form, out)
+				}
+			})
+		}
+		if slices.Contains(narrowTables, f.command) {
+			table, _, _ := run(t, append(slices.Clone(base), "-o", "table")...)
+			if wide, _, _ := run(t, append(slices.Clone(base), "-o", "wide")...); wide != table {
+				t.Errorf("%s: -o wide is not -o table:\n%s\n---\n%s", f.command, wide, table)
+			}
+		}
+	}
+	for c := range args {
+		t.Errorf("%s: no such command with -o", c)
+	}
+}
