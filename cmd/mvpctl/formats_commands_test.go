@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )
 
 // notTables are the commands with -o whose result is not a table, and why: they offer none of
@@ -100,5 +104,35 @@ func TestEveryFormatRuns(t *testing.T) {
 	}
 	for c := range args {
 		t.Errorf("%s: no such command with -o", c)
+	}
+}
+
+// TestTrafficFormats: traffic (live only, so not in TestEveryFormatRuns) prints its table for
+// -o wide, the servers for -o name and the rows for -o csv.
+func TestTrafficFormats(t *testing.T) {
+	from := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	rep := &proxytraffic.Report{APIVersion: "mvpctl.io/v1alpha1", Kind: "ProxyTraffic", From: from, To: from.Add(10 * time.Second),
+		Servers: []proxytraffic.Server{
+			{Name: "kas-a", Version: "v1.36.3", Read: true, ByGVR: true},
+			{Name: "kas-b", Version: "v1.36.3", Read: true, ByGVR: true, ProxiedTotal: 3,
+				Proxied: []proxytraffic.Count{{GVR: "batch/v1/jobs", Code: "200", Count: 3}}},
+		}}
+	print := func(o output.Options) string {
+		var b strings.Builder
+		if err := output.Write(&b, trafficWriter{rep}, o); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	table := print(output.Options{Format: output.FormatTable})
+	if wide := print(output.Options{Format: output.FormatWide}); wide != table || !strings.Contains(table, "batch/v1/jobs   200      3") {
+		t.Errorf("-o wide:\n%s\nwant -o table:\n%s", wide, table)
+	}
+	if got := print(output.Options{Format: output.FormatName}); got != "kas-a\nkas-b\n" {
+		t.Errorf("-o name: %q", got)
+	}
+	want := "SERVER,VERSION,GVR,CODE,PROXIED,ENDPOINT-503\nkas-a,v1.36.3,<none>,,0,\nkas-b,v1.36.3,batch/v1/jobs,200,3,\n"
+	if got := print(output.Options{Format: output.FormatCSV}); got != want {
+		t.Errorf("-o csv: %q, want %q", got, want)
 	}
 }

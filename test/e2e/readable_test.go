@@ -14,7 +14,8 @@ import (
 // TestReadableOutput (issue 25) on a real pair — kas-a v1.36.3, kas-b v1.36.3 with batch/v1
 // off, the peer proxy set up: explain's resource forms build the list request they say, in
 // -n's namespace, and what mvpctl predicts for it is what each apiserver does with it;
-// --group and -o name/csv on the live routes table; -n refused where it would be ignored.
+// --group and -o name/csv on the live routes table; -n refused where it would be ignored;
+// preflight's and traffic's table forms (checkTableForms).
 func TestReadableOutput(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -41,6 +42,7 @@ func TestReadableOutput(t *testing.T) {
 	if r := runMvpctl(t, "routes", "--kubeconfig", kc, "-n", "team-a"); r.Exit != 1 || !strings.Contains(string(r.Stderr), "-n/--namespace has no meaning") {
 		t.Errorf("%s\nwant -n refused", r)
 	}
+	checkTableForms(t, kc)
 
 	snap, _ := mvpctlSnapshot(t, t.TempDir()+"/pair.json", []int{0}, "--kubeconfig", kc)
 	const want = "/apis/batch/v1/namespaces/team-a/jobs"
