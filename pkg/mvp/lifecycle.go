@@ -135,3 +135,23 @@ func Start(srv *snapshot.Server, holderSuffix string) {
 	}
 	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: holder}
 }
+
+// NarrowEndpointWindow narrows w, the window in which the endpoint key of a server that stopped
+// answering expires, with what a watcher saw: the server answered at lastAnswered and not at
+// firstRefused, so it died in between. Its last key write was at most RenewInterval before its
+// death, so the key lives past lastAnswered + EndpointLeaseTTL - RenewInterval; and it is gone by
+// firstRefused + EndpointLeaseTTL + EtcdExpiryLag. The later bound holds only if the server
+// really died then, not if mvpctl merely lost its way to it: callers pass firstRefused only when
+// the identity lease was not renewed after it.
+func NarrowEndpointWindow(w snapshot.EndpointWindow, lastAnswered, firstRefused time.Time) snapshot.EndpointWindow {
+	if a := lastAnswered.Add(EndpointLeaseTTL - RenewInterval); !lastAnswered.IsZero() && a.After(w.AliveUntil) {
+		w.AliveUntil = a
+	}
+	if g := firstRefused.Add(EndpointLeaseTTL + EtcdExpiryLag); !firstRefused.IsZero() && g.Before(w.GoneBy) {
+		w.GoneBy = g
+	}
+	if w.GoneBy.Before(w.AliveUntil) { // the two clocks disagree by more than the bounds allow
+		w.GoneBy = w.AliveUntil
+	}
+	return w
+}

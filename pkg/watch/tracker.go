@@ -83,6 +83,8 @@ type Tracker struct {
 type serverState struct {
 	version   string
 	reachable bool
+	// answered is when the server last answered; refused, when it first did not since.
+	answered, refused time.Time
 }
 
 type cellKey struct{ server, gvr string }
@@ -119,8 +121,16 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 		if now.version == "" { // an unreachable server's version is not read: keep the last known
 			now.version = before.version
 		}
+		now.answered, now.refused = before.answered, before.refused
+		switch {
+		case now.reachable:
+			now.answered, now.refused = at, time.Time{}
+		case now.refused.IsZero():
+			now.refused = at
+		}
 		t.servers[s.Name] = now
 	}
+	t.narrowEndpointWindows(snap, at)
 	for _, name := range sortedKeys(t.servers) {
 		if !seen[name] {
 			events = append(events, Event{Time: at, Type: ServerGone, Server: name, From: t.servers[name].version})
@@ -229,4 +239,41 @@ func sortedKeys(m map[string]serverState) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// narrowEndpointWindows narrows, for each server of snap that stopped answering, the window in
+// which its endpoint key expires with the moments this watch saw it answer last and refuse
+// first (mvp.NarrowEndpointWindow), so that the routing of this and later samples names the
+// 503 peers answer with more often with certainty. The moment it refused counts only when its
+// identity lease was not renewed after it: a server that still renews is alive, just not
+// reachable from here.
+func (t *Tracker) narrowEndpointWindows(snap *snapshot.Snapshot, at time.Time) {
+	if !snap.TakenAt.IsZero() {
+		at = snap.TakenAt
+	}
+	for i := range snap.Servers {
+		s := &snap.Servers[i]
+		st := t.servers[s.Name]
+		lease := s.IdentityLease
+		if s.Reachable || st.answered.IsZero() || lease == nil || lease.RenewTime == nil {
+			continue
+		}
+		if gate, _ := mvp.GateOn(s); !gate {
+			continue
+		}
+		w := mvp.EndpointWindowAfter(*lease.RenewTime)
+		if s.PeerProxy.EndpointWindow != nil {
+			w = *s.PeerProxy.EndpointWindow
+		}
+		refused := st.refused
+		if lease.RenewTime.After(refused) {
+			refused = time.Time{}
+		}
+		w = mvp.NarrowEndpointWindow(w, st.answered, refused)
+		if resolves, known := mvp.EndpointAt(w, at); known {
+			s.PeerProxy.EndpointResolvable, s.PeerProxy.EndpointWindow = snapshot.Ptr(resolves), nil
+		} else {
+			s.PeerProxy.EndpointResolvable, s.PeerProxy.EndpointWindow = nil, &w
+		}
+	}
 }
