@@ -154,7 +154,9 @@ func TestAggregatedRows(t *testing.T) {
 // APIService Available, an error or slow answer is the backend's own, passed through; with
 // FailedDiscoveryCheck, what the availability check met (an HTTP status, its 5 s timeout).
 func TestAggregatedBackendWording(t *testing.T) {
-	failed := func(msg string) snapshot.APIService { return metricsAPIService("False", "FailedDiscoveryCheck", msg, "pods") }
+	failed := func(msg string) snapshot.APIService {
+		return metricsAPIService("False", "FailedDiscoveryCheck", msg, "pods")
+	}
 	for _, tc := range []struct {
 		name string
 		a    snapshot.APIService
