@@ -1,8 +1,6 @@
 package mvp
 
 import (
-	"fmt"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -40,7 +38,9 @@ type AggregatorAnswer struct {
 }
 
 // AnswerOf is the aggregator's rule (kube-aggregator handler_proxy.go, every version mvpctl
-// models): Available=True → the backend's answer (local: the server's own handler chain), or
+// models): Available=True → the backend's answer, whatever its status and however long it
+// takes (a 500, or a 503 Status, passed through unchanged: local, the server's own handler
+// chain; seen on v1.36.3 and v1.37.1, docs/behaviour.md §16), or
 // its dial-error 503 when the backend stopped answering since the last check and then, from
 // that check on, "service unavailable"; not Available (False, Unknown, or no condition yet) →
 // "service unavailable" at once, whatever the reason.
@@ -67,32 +67,4 @@ func APIServiceConditionText(a snapshot.APIService) string {
 		s += ": " + c.Message
 	}
 	return s
-}
-
-// APIServiceChecks is what an operator checks when an aggregated APIService is not available,
-// per its condition's reason (kube-aggregator AvailableConditionController).
-func APIServiceChecks(a snapshot.APIService) []string {
-	svc := a.Service.String()
-	get := fmt.Sprintf("kubectl get apiservice %s -o yaml (status.conditions)", a.Name)
-	var ns, name string
-	if a.Service != nil {
-		ns, name = a.Service.Namespace, a.Service.Name
-	}
-	reason := ""
-	if a.Available != nil {
-		reason = a.Available.Reason
-	}
-	switch reason {
-	case "ServiceNotFound":
-		return []string{fmt.Sprintf("create the Service %s/%s the APIService names (kubectl -n %s get service %s)", ns, name, ns, name), get}
-	case "ServicePortError":
-		return []string{fmt.Sprintf("make the Service %s/%s expose port %d the APIService names (kubectl -n %s get service %s -o yaml)", ns, name, a.Service.Port, ns, name), get}
-	case "EndpointsNotFound", "MissingEndpoints":
-		return []string{fmt.Sprintf("make the Service %s/%s have ready endpoints: kubectl -n %s get endpointslices -l kubernetes.io/service-name=%s, and the backend pods behind it", ns, name, ns, name), get}
-	}
-	return []string{
-		fmt.Sprintf("check that the backend behind %s answers (its pods: kubectl -n %s get pods, their logs), and that every apiserver can reach the Service", svc, ns),
-		fmt.Sprintf("check the Service and its endpoints: kubectl -n %s get service,endpointslices -l kubernetes.io/service-name=%s", ns, name),
-		get,
-	}
 }

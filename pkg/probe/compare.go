@@ -47,7 +47,7 @@ func loopViolation(srv *snapshot.Server, g snapshot.GVR, aggregated bool, local 
 // are the server's own aggregator's (observeAggregated).
 func observe(res *Result, srv *snapshot.Server, header string, aggregated bool, normal, local Classification) {
 	obs := &res.Observed
-	if ok, why := inconclusive(normal, local); ok {
+	if ok, why := inconclusive(normal, local); ok && !(aggregated && backendsOwn(normal, local)) {
 		obs.Outcome, obs.Why = mvp.Unknown, why
 		obs.Text = fmt.Sprintf("%s (%d)", normal.Class, normal.StatusCode)
 		res.Verdict, res.Note = VerdictInconclusive, why
@@ -76,6 +76,9 @@ func observe(res *Result, srv *snapshot.Server, header string, aggregated bool, 
 	}
 	obs.Outcome, obs.Unavailable, obs.Why = c.Outcome, c.Unavailable, c.Why
 	obs.Text = observedText(obs.Outcome, obs.Unavailable, nil)
+	if aggregated && backendsOwn(normal, local) {
+		res.Note = fmt.Sprintf("the APIService's backend answered %d itself (passed through unchanged): check the backend, not the apiservers", normal.StatusCode)
+	}
 	key := outcomeKey(obs.Outcome, obs.Unavailable)
 	if contains(res.Predicted.Expect, key) {
 		res.Verdict = VerdictMatch
@@ -226,6 +229,11 @@ func intersects(a, b []string) bool {
 // unavailable between the two requests (one dial error, one "service unavailable") the normal
 // request's answer is the observation.
 func observeAggregated(c Observed) Observed {
+	if backendsOwn(c.Normal, c.Local) {
+		c.Outcome = mvp.Local
+		c.Why = fmt.Sprintf("the APIService's backend answered %d itself, and the server's own aggregator passed it through unchanged", c.Normal.StatusCode)
+		return c
+	}
 	aggregator503 := func(cl Class) bool { return cl == ClassUnavailableTransport || cl == ClassAggregatorUnavailable }
 	if !aggregator503(c.Normal.Class) || !aggregator503(c.Local.Class) {
 		return c
@@ -240,4 +248,15 @@ func observeAggregated(c Observed) Observed {
 		c.Why += fmt.Sprintf("; the request with the loop-prevention header got %s: the APIService's state changed between the two", c.Local.Class)
 	}
 	return c
+}
+
+// backendsOwn reports whether two answers to an aggregated APIService's group/version are its
+// backend's own error, passed through by the server's aggregator (mvp.AnswerOf): both of class
+// error (a 500, a 503 with a Status body, …) — the aggregator's own answers are only its two
+// 503 shapes, and the peer proxy never handles the group/version (seen on v1.36.3 and v1.37.1:
+// a backend's 500 and 503 Status bodies came back byte for byte, docs/behaviour.md §16). A 404
+// is not taken for the backend's (the APIService may have been deleted since the snapshot), nor
+// a 429 (priority and fairness throttles before the aggregator).
+func backendsOwn(normal, local Classification) bool {
+	return normal.Class == ClassError && local.Class == ClassError && normal.StatusCode != http.StatusTooManyRequests
 }

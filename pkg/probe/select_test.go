@@ -217,6 +217,13 @@ func TestObserve(t *testing.T) {
 		{"backend up, predicted available", metricsPods, aggAvailable, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMatch, "local", true},
 		{"backend answers though predicted unavailable", metricsPods, aggUnavailable, cl(ClassServed, 200), cl(ClassServed, 200), VerdictMismatch, "local", true},
 		{"a 404 is a mismatch", metricsPods, aggUnavailable, cl(ClassUnknownResource, 404), cl(ClassUnknownResource, 404), VerdictMismatch, "404", true},
+		// The backend's own errors, passed through unchanged by an Available APIService's
+		// aggregator (seen on v1.36.3 and v1.37.1): local, not inconclusive, not the peer proxy's.
+		{"backend 500 passed through", metricsPods, aggAvailable, cl(ClassError, 500), cl(ClassError, 500), VerdictMatch, "local", true},
+		{"backend 503 Status passed through", metricsPods, aggAvailable, cl(ClassError, 503), cl(ClassError, 503), VerdictMatch, "local", true},
+		{"backend 500 though predicted unavailable", metricsPods, aggUnavailable, cl(ClassError, 500), cl(ClassError, 500), VerdictMismatch, "local", true},
+		{"throttled before the aggregator", metricsPods, aggAvailable, cl(ClassError, 429), cl(ClassError, 429), VerdictInconclusive, "error (429)", true},
+		{"a 500 of a group/version not aggregated stays inconclusive", jobsGVR, proxied, cl(ClassError, 500), cl(ClassError, 500), VerdictInconclusive, "error (500)", false},
 	} {
 		r := Result{Server: "b", GVR: tc.gvr, Name: tc.gvr.String(), Predicted: tc.pred}
 		observe(&r, b, ForcedLocalHeader, tc.aggregated, tc.normal, tc.local)
@@ -331,5 +338,15 @@ func TestSelectAggregated(t *testing.T) {
 				t.Errorf("selected %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestObserveBackendNote: a backend's error passed through says to look at the backend.
+func TestObserveBackendNote(t *testing.T) {
+	r := Result{Server: "b", GVR: metricsPods, Name: metricsPods.String(), Predicted: aggAvailable}
+	e := Classification{Class: ClassError, StatusCode: 500, Why: "test"}
+	observe(&r, skewSnapshot().Find("b"), ForcedLocalHeader, true, e, e)
+	if !strings.Contains(r.Note, "backend answered 500 itself") || !strings.Contains(r.Observed.Why, "passed it through unchanged") {
+		t.Errorf("note %q, why %q: want them to name the backend's own 500", r.Note, r.Observed.Why)
 	}
 }

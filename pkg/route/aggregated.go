@@ -65,6 +65,9 @@ func (r *Router) aggregatorOutcome(v *serverView, a *snapshot.APIService, d *Dec
 		st.say(mvp.RuleAggregator, "%s is APIService %s's: %s's own aggregator passes the request to its backend (service %s), which the APIService's condition says answers (%s)", gv, a.Name, v.srv.Name, a.Service, cond)
 		d.Reason = fmt.Sprintf("served by APIService %s's backend (%s) through this server's aggregator", a.Name, a.Service)
 		d.Plain.Answer = fmt.Sprintf("served locally by the aggregator — %s's kube-aggregator passes the request to APIService %s's backend (%s) and returns its answer", v.srv.Name, a.Name, a.Service)
+		note := mvp.BackendAnswerNote(*a)
+		st.add("%s", note)
+		st.say("", "%s", note)
 		d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s/%s if the backend has stopped answering since the aggregator's last availability check, then %s/%s from the check that marks the APIService Available=False (within about %s)",
 			mvp.Unavailable, mvp.BackendUnreachable, mvp.Unavailable, mvp.APIServiceUnavailable, mvp.AvailabilityRecheck))
 		return
@@ -75,6 +78,10 @@ func (r *Router) aggregatorOutcome(v *serverView, a *snapshot.APIService, d *Dec
 		reason = "Available=" + a.Available.Status + " " + a.Available.Reason
 	}
 	st.say(mvp.RuleAggregator, "APIService %s is not available (%s): %s's own aggregator answers 503 %q without asking the backend", a.Name, strings.TrimSpace(reason), v.srv.Name, mvp.AggregatorUnavailableMessage)
+	if cause := mvp.DiscoveryCheckCause(*a); cause != "" {
+		st.add("why it is not: %s", cause)
+		st.say("", "why: %s", cause)
+	}
 	d.Reason = fmt.Sprintf("503 (APIService unavailable): APIService %s is %s", a.Name, cond)
 	d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — APIService %s is not available (%s), so %s's own aggregator answers %q", a.Name, cond, v.srv.Name, mvp.AggregatorUnavailableMessage)
 	d.Plain.WhyNot = append(d.Plain.WhyNot, mvp.APIServiceChecks(*a)...)

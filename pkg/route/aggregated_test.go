@@ -148,3 +148,46 @@ func TestAggregatedRows(t *testing.T) {
 		})
 	}
 }
+
+// TestAggregatedBackendWording: explain's plain steps say what a backend that answers with
+// errors or slowly means (docs/behaviour.md §16, seen on v1.36.3 and v1.37.1): with the
+// APIService Available, an error or slow answer is the backend's own, passed through; with
+// FailedDiscoveryCheck, what the availability check met (an HTTP status, its 5 s timeout).
+func TestAggregatedBackendWording(t *testing.T) {
+	failed := func(msg string) snapshot.APIService {
+		return metricsAPIService("False", "FailedDiscoveryCheck", msg, "pods")
+	}
+	for _, tc := range []struct {
+		name string
+		a    snapshot.APIService
+		want []string // in the plain steps
+	}{
+		{"available", metricsAPIService("True", "Passed", "all checks passed", "pods"),
+			[]string{"is the backend's own, passed through unchanged", "GET /apis/metrics.k8s.io/v1beta1 answers 2xx within 5 s"}},
+		{"discovery answered 500", failed("failing or missing response from https://localhost:1/apis/metrics.k8s.io/v1beta1: bad status from https://localhost:1/apis/metrics.k8s.io/v1beta1: 500"),
+			[]string{"why: the availability check's GET /apis/metrics.k8s.io/v1beta1 reached the backend, which answered HTTP 500"}},
+		{"discovery too slow", failed(`failing or missing response from https://localhost:1/apis/metrics.k8s.io/v1beta1: Get "https://localhost:1/apis/metrics.k8s.io/v1beta1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`),
+			[]string{"why: the backend did not answer the availability check's GET /apis/metrics.k8s.io/v1beta1 within its 5 s timeout"}},
+		{"refused", failed(`failing or missing response from https://localhost:1/apis/metrics.k8s.io/v1beta1: dial tcp 127.0.0.1:1: connect: connection refused`),
+			[]string{"why: nothing accepted the availability check's GET /apis/metrics.k8s.io/v1beta1"}},
+	} {
+		r := NewRouter(aggregatedSnap("v1.36.3", tc.a))
+		req, err := ParseRequest("GET", "/apis/metrics.k8s.io/v1beta1/pods")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := r.Decide("kas-a", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var words []string
+		for _, s := range d.Plain.Steps {
+			words = append(words, s.Text)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(strings.Join(words, "\n"), want) {
+				t.Errorf("%s: the steps lack %q:\n%s", tc.name, want, strings.Join(words, "\n"))
+			}
+		}
+	}
+}
