@@ -25,7 +25,9 @@ const (
 	// CheckBadStatus: "bad status from <url>: <code>" — the backend answered its discovery
 	// with a status outside 2xx.
 	CheckBadStatus DiscoveryCheckFailure = "bad-status"
-	// CheckTimeout: "… (Client.Timeout exceeded while awaiting headers)", or the guard's
+	// CheckTimeout: "… context deadline exceeded (Client.Timeout exceeded while awaiting
+	// headers)", or "… context deadline exceeded" alone (seen at stop 30 on v1.36.3/v1.37.1:
+	// the client's deadline fired outside the headers wait), or the guard's
 	// "timed out waiting for <url>" — no answer within AvailabilityCheckTimeout.
 	CheckTimeout DiscoveryCheckFailure = "timeout"
 	// CheckOther: any other message (a TLS or DNS error, …).
@@ -41,7 +43,8 @@ func DiscoveryCheckFailureOf(message string) (DiscoveryCheckFailure, string) {
 		return CheckBadStatus, m[1]
 	}
 	switch {
-	case strings.Contains(message, "Client.Timeout exceeded"), strings.Contains(message, "timed out waiting for"):
+	case strings.Contains(message, "Client.Timeout exceeded"), strings.Contains(message, "context deadline exceeded"),
+		strings.Contains(message, "timed out waiting for"):
 		return CheckTimeout, ""
 	case strings.Contains(message, "connection refused"):
 		return CheckRefused, ""

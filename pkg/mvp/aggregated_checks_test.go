@@ -14,6 +14,7 @@ const (
 	msg500       = `failing or missing response from https://localhost:42981/apis/x.io/v1: bad status from https://localhost:42981/apis/x.io/v1: 500`
 	msg503       = `failing or missing response from https://localhost:43271/apis/x.io/v1: bad status from https://localhost:43271/apis/x.io/v1: 503`
 	msgTimeout   = `failing or missing response from https://localhost:41815/apis/x.io/v1: Get "https://localhost:41815/apis/x.io/v1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`
+	msgDeadline  = `failing or missing response from https://localhost:46275/apis/x.io/v1: Get "https://localhost:46275/apis/x.io/v1": context deadline exceeded`
 	msgCanceled  = `failing or missing response from https://localhost:41815/apis/x.io/v1: Get "https://localhost:41815/apis/x.io/v1": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`
 	msgGuard     = `timed out waiting for https://localhost:41815/apis/x.io/v1`
 	msgTLSFailed = `failing or missing response from https://localhost:41815/apis/x.io/v1: Get "https://localhost:41815/apis/x.io/v1": tls: failed to verify certificate`
@@ -39,6 +40,7 @@ func TestDiscoveryCheckFailure(t *testing.T) {
 		{msg503, CheckBadStatus, "503", "answered HTTP 503", "with HTTP 503"},
 		{msgTimeout, CheckTimeout, "", "within its 5 s timeout", "takes longer than 5 s to answer GET /apis/x.io/v1"},
 		{msgCanceled, CheckTimeout, "", "within its 5 s timeout", "takes longer than 5 s"},
+		{msgDeadline, CheckTimeout, "", "within its 5 s timeout", "takes longer than 5 s"},
 		{msgGuard, CheckTimeout, "", "within its 5 s timeout", "takes longer than 5 s"},
 		{msgTLSFailed, CheckOther, "", "", "check that the backend behind kube-system/x:443 answers"},
 	} {

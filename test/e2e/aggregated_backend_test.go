@@ -49,7 +49,7 @@ func TestAggregatedBackendErrors(t *testing.T) {
 			explainHas: "HTTP 500"},
 		{name: "discovery 503", b: &errBackend{group: "disc503.e2e.mvpctl.io", discoveryStatus: 503}, available: "False", reason: "FailedDiscoveryCheck", messageHas: ": 503", answer: aggUnavailable,
 			explainHas: "HTTP 503"},
-		{name: "discovery after 8 s", b: &errBackend{group: "slowdisc.e2e.mvpctl.io", discoveryDelay: 8 * time.Second}, available: "False", reason: "FailedDiscoveryCheck", messageHas: "Client.Timeout exceeded", answer: aggUnavailable,
+		{name: "discovery after 8 s", b: &errBackend{group: "slowdisc.e2e.mvpctl.io", discoveryDelay: 8 * time.Second}, available: "False", reason: "FailedDiscoveryCheck", messageHas: "context deadline exceeded", answer: aggUnavailable,
 			explainHas: "5 s"},
 	}
 	for i := range cases {
