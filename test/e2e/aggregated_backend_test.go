@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
@@ -49,7 +50,7 @@ func TestAggregatedBackendErrors(t *testing.T) {
 			explainHas: "HTTP 500"},
 		{name: "discovery 503", b: &errBackend{group: "disc503.e2e.mvpctl.io", discoveryStatus: 503}, available: "False", reason: "FailedDiscoveryCheck", messageHas: ": 503", answer: aggUnavailable,
 			explainHas: "HTTP 503"},
-		{name: "discovery after 8 s", b: &errBackend{group: "slowdisc.e2e.mvpctl.io", discoveryDelay: 8 * time.Second}, available: "False", reason: "FailedDiscoveryCheck", messageHas: "context deadline exceeded", answer: aggUnavailable,
+		{name: "discovery after 8 s", b: &errBackend{group: "slowdisc.e2e.mvpctl.io", discoveryDelay: 8 * time.Second}, available: "False", reason: "FailedDiscoveryCheck", failure: mvp.CheckTimeout, answer: aggUnavailable,
 			explainHas: "5 s"},
 	}
 	for i := range cases {
@@ -72,6 +73,9 @@ func TestAggregatedBackendErrors(t *testing.T) {
 		t.Logf("%s: %s → %v, first seen registration + %s", c.name, c.apiService, cond, cond.seen.Round(100*time.Millisecond))
 		if cond.Reason != c.reason || !strings.Contains(cond.Message, c.messageHas) {
 			t.Errorf("%s: want Available=%s %s (%q), got %v", c.name, c.available, c.reason, c.messageHas, cond)
+		}
+		if f, _ := mvp.DiscoveryCheckFailureOf(cond.Message); c.failure != "" && f != c.failure {
+			t.Errorf("%s: mvpctl reads the condition's message as %q, want %q: %s", c.name, f, c.failure, cond.Message)
 		}
 	}
 
@@ -127,6 +131,9 @@ type backendCase struct {
 	b    *errBackend
 	// available, reason, messageHas: the Available condition wanted.
 	available, reason, messageHas string
+	// failure, when set, is how mvpctl must read the condition's message (its wording varies
+	// from run to run: mvp.DiscoveryCheckFailureOf).
+	failure mvp.DiscoveryCheckFailure
 	// answer: "backend" (the backend's own answer, byte for byte) or aggUnavailable.
 	answer string
 	// explainHas is what `mvpctl explain` must say of the case (what to check).
