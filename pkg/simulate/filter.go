@@ -39,29 +39,43 @@ func (s *Simulation) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]string)
 // FindingsFiltered records what a --resource/--group filter left out of a preflight report.
 type FindingsFiltered struct {
 	Filter string `json:"filter"`
-	// Hidden counts the findings about other GVRs, which the summary no longer counts.
+	// Hidden counts the findings about other GVRs, accepted ones included, which the summary no
+	// longer counts.
 	Hidden int `json:"hidden"`
 }
 
 // Narrow keeps the findings about a GVR f selects, those about a group/version of a group it
-// selects, and those about no GVR (a server's configuration, the traffic input), counts the summary again and records how many findings
+// selects, and those about no GVR (a server's configuration, the traffic input) — accepted ones
+// (an --ignore or baseline rule) too — counts the summary again and records how many findings
 // were left out; the simulation behind the report is narrowed the same way.
 func (r *PreflightReport) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]string) {
 	if f.Empty() {
 		return
 	}
-	kept := make([]Finding, 0, len(r.Findings))
-	for _, fd := range r.Findings {
-		gvr, group := subjectGVR(fd.Subject)
+	keep := func(subject string) bool {
+		gvr, group := subjectGVR(subject)
 		switch {
 		case gvr != "" && !f.MatchName(gvr, kinds):
+			return false
 		case gvr == "" && group != "" && !f.MatchGroupOf(group, kinds):
-		default:
+			return false
+		}
+		return true
+	}
+	kept := make([]Finding, 0, len(r.Findings))
+	for _, fd := range r.Findings {
+		if keep(fd.Subject) {
 			kept = append(kept, fd)
 		}
 	}
-	r.Filtered = &FindingsFiltered{Filter: f.String(), Hidden: len(r.Findings) - len(kept)}
-	r.Findings = kept
+	var accepted []AcceptedFinding
+	for _, a := range r.Accepted {
+		if keep(a.Subject) {
+			accepted = append(accepted, a)
+		}
+	}
+	r.Filtered = &FindingsFiltered{Filter: f.String(), Hidden: len(r.Findings) - len(kept) + len(r.Accepted) - len(accepted)}
+	r.Findings, r.Accepted = kept, accepted
 	r.summarize()
 	if r.Simulation != nil {
 		r.Simulation.Narrow(f, kinds)

@@ -62,7 +62,15 @@ func TestNarrowPreflight(t *testing.T) {
 			t.Errorf("%s: findings %s, filtered %+v, summary %+v; want %s, %d hidden, %+v", tc.f, got, rep.Filtered, rep.Summary, tc.checks, tc.hidden, tc.summary)
 		}
 	}
-	rep := &PreflightReport{Findings: findings}
+	// Accepted findings are narrowed alike: the summary's accepted count is the filter's.
+	rep := &PreflightReport{Findings: append([]Finding(nil), findings[:1]...), Accepted: []AcceptedFinding{
+		{Finding: findings[1]}, {Finding: findings[2]}}}
+	rep.summarize()
+	rep.Narrow(snapshot.GVRFilter{Groups: []string{"batch"}}, kinds)
+	if len(rep.Accepted) != 1 || rep.Accepted[0].Subject != "kas-a batch/v1/jobs" || rep.Summary.Accepted != 1 || rep.Filtered.Hidden != 1 {
+		t.Errorf("accepted after --group batch: %+v, summary %+v, filtered %+v", rep.Accepted, rep.Summary, rep.Filtered)
+	}
+	rep = &PreflightReport{Findings: findings}
 	rep.Narrow(snapshot.GVRFilter{}, nil)
 	if len(rep.Findings) != len(findings) || rep.Filtered != nil {
 		t.Errorf("an empty filter changed the report: %+v", rep)
