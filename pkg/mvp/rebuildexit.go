@@ -1,6 +1,8 @@
 package mvp
 
 import (
+	"time"
+
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -39,4 +41,35 @@ func PeersFailingFetch(snap *snapshot.Snapshot, s *snapshot.Server) []*snapshot.
 		}
 	}
 	return out
+}
+
+// RebuildExitThreat is what would take a server that ExitsOnFailedPeerFetch down at its next
+// rebuild: the peers whose fetch would fail (PeersFailingFetch), and the moment the last of
+// their endpoint keys is certainly gone — zero when some key's expiry is not bounded.
+type RebuildExitThreat struct {
+	Peers    []string
+	SafeFrom time.Time
+}
+
+// RebuildExitThreatOf is srv's threat, and false when there is none: srv does not run the
+// defective rebuild, or no peer's fetch would fail now.
+func RebuildExitThreatOf(snap *snapshot.Snapshot, srv *snapshot.Server) (RebuildExitThreat, bool) {
+	var t RebuildExitThreat
+	if !ExitsOnFailedPeerFetch(srv) {
+		return t, false
+	}
+	bounded := true
+	for _, p := range PeersFailingFetch(snap, srv) {
+		t.Peers = append(t.Peers, p.Name)
+		switch w := p.PeerProxy.EndpointWindow; {
+		case w == nil:
+			bounded = false
+		case w.GoneBy.After(t.SafeFrom):
+			t.SafeFrom = w.GoneBy
+		}
+	}
+	if !bounded {
+		t.SafeFrom = time.Time{}
+	}
+	return t, len(t.Peers) > 0
 }

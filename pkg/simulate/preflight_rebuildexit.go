@@ -24,22 +24,15 @@ func rebuildExitFindings(s *snapshot.Snapshot, steps int, evidence map[string]st
 		}
 		f := Finding{Check: CheckRebuildExit.ID, Name: CheckRebuildExit.Name, Subject: srv.Name,
 			Evidence: append([]string{evidence[srv.Name]}, srv.PeerProxy.Evidence...)}
-		if failing := mvp.PeersFailingFetch(s, srv); len(failing) > 0 {
-			var names, until []string
-			for _, p := range failing {
-				names = append(names, p.Name)
-				if w := p.PeerProxy.EndpointWindow; w != nil {
-					until = append(until, w.GoneBy.UTC().Format("15:04:05 UTC"))
-				}
-			}
+		if t, ok := mvp.RebuildExitThreatOf(s, srv); ok {
 			wait := "its endpoint key has expired (at most " + mvp.EndpointLeaseTTL.String() + " after it stopped)"
-			if len(until) > 0 {
-				wait = strings.Join(until, ", ")
+			if !t.SafeFrom.IsZero() {
+				wait = t.SafeFrom.UTC().Format("15:04:05 UTC")
 			}
 			f.Severity = Blocking
 			f.Message = fmt.Sprintf("%s (%s, proxy filter on) exits at the next identity lease event: %s stopped answering and may still be resolvable, so its rebuild's fetch gets a 503 and dereferences nil (%s)",
-				srv.Name, srv.Version, strings.Join(names, ", "), mvp.RuleRebuildExit.Versions())
-			f.Hint = fmt.Sprintf("start, restart or stop no apiserver until %s; afterwards the rebuild only drops %s (its GVRs turn 404 until it is back)", wait, strings.Join(names, ", "))
+				srv.Name, srv.Version, strings.Join(t.Peers, ", "), mvp.RuleRebuildExit.Versions())
+			f.Hint = fmt.Sprintf("start, restart or stop no apiserver until %s; afterwards the rebuild only drops %s (its GVRs turn 404 until it is back)", wait, strings.Join(t.Peers, ", "))
 			out = append(out, f)
 			continue
 		}
@@ -62,16 +55,9 @@ func rebuildExitNotes(s *snapshot.Snapshot) []string {
 	var out []string
 	for i := range s.Servers {
 		srv := &s.Servers[i]
-		if !srv.Reachable || !mvp.ExitsOnFailedPeerFetch(srv) {
-			continue
-		}
-		var names []string
-		for _, p := range mvp.PeersFailingFetch(s, srv) {
-			names = append(names, p.Name)
-		}
-		if len(names) > 0 {
+		if t, ok := mvp.RebuildExitThreatOf(s, srv); ok && srv.Reachable {
 			out = append(out, fmt.Sprintf("%s exits if an apiserver starts or stops in this phase: its peer-discovery rebuild dials %s and gets a 503 (%s, docs/behaviour.md §11.2)",
-				srv.Name, strings.Join(names, ", "), mvp.RuleRebuildExit.Versions()))
+				srv.Name, strings.Join(t.Peers, ", "), mvp.RuleRebuildExit.Versions()))
 		}
 	}
 	return out
