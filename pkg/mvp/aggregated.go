@@ -47,7 +47,7 @@ type AggregatorAnswer struct {
 func AnswerOf(a snapshot.APIService) AggregatorAnswer {
 	if a.IsAvailable() {
 		return AggregatorAnswer{Outcome: Local, AlsoPossible: []string{
-			string(Unavailable) + "/" + BackendUnreachable, string(Unavailable) + "/" + APIServiceUnavailable}}
+			OutcomeKey(Unavailable, BackendUnreachable), OutcomeKey(Unavailable, APIServiceUnavailable)}}
 	}
 	return AggregatorAnswer{Outcome: Unavailable, Unavailable: APIServiceUnavailable}
 }

@@ -20,6 +20,15 @@ const (
 	Unknown Outcome = "unknown"
 )
 
+// OutcomeKey is an outcome as predictions' alternatives and observations name it: local,
+// proxied, not-found, or unavailable/<which 503> (unavailable/endpoint-resolution, …).
+func OutcomeKey(o Outcome, unavailable Unavailable503) string {
+	if o == Unavailable && unavailable != "" {
+		return string(o) + "/" + unavailable
+	}
+	return string(o)
+}
+
 // Unavailable503 says which 503: the filter's two (docs/behaviour.md §5.1), or the
 // aggregator's two (aggregated.go, §16).
 type Unavailable503 = string

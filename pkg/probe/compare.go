@@ -79,11 +79,11 @@ func observe(res *Result, srv *snapshot.Server, header string, aggregated bool, 
 	if aggregated && backendsOwn(normal, local) {
 		res.Note = fmt.Sprintf("the APIService's backend answered %d itself (passed through unchanged): check the backend, not the apiservers", normal.StatusCode)
 	}
-	key := outcomeKey(obs.Outcome, obs.Unavailable)
+	key := mvp.OutcomeKey(obs.Outcome, obs.Unavailable)
 	if contains(res.Predicted.Expect, key) {
 		res.Verdict = VerdictMatch
 		switch {
-		case key == outcomeKey(res.Predicted.Outcome, res.Predicted.Unavailable):
+		case key == mvp.OutcomeKey(res.Predicted.Outcome, res.Predicted.Unavailable):
 		case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.NotFound:
 			res.Note = "as predicted: proxied to a peer that does not serve it itself, whose own 404 comes back"
 		case res.Predicted.Outcome == mvp.Proxied && obs.Outcome == mvp.Unavailable:

@@ -121,7 +121,7 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 			peer := snap.Find(c.Server)
 			switch {
 			case peer == nil || !peer.Reachable:
-				expect[outcomeKey(mvp.Unavailable, mvp.Transport)] = true
+				expect[mvp.OutcomeKey(mvp.Unavailable, mvp.Transport)] = true
 			case peer.Serves(t.GVR):
 				expect[string(mvp.Proxied)] = true
 				names = append(names, c.Server)
@@ -135,7 +135,7 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 			p.Text = "proxied"
 		}
 	default:
-		expect[outcomeKey(d.Outcome, d.Unavailable)] = true
+		expect[mvp.OutcomeKey(d.Outcome, d.Unavailable)] = true
 		p.Text = outcomeText(d.Outcome, d.Unavailable)
 	}
 	for _, k := range d.AlsoPossible {
@@ -153,14 +153,6 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 		p.Text += "*"
 	}
 	return p, nil
-}
-
-// outcomeKey is "outcome" or "unavailable/<flavour>".
-func outcomeKey(o mvp.Outcome, unavailable string) string {
-	if o == mvp.Unavailable && unavailable != "" {
-		return string(o) + "/" + unavailable
-	}
-	return string(o)
 }
 
 // outcomeText is the table form of an outcome.

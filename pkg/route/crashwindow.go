@@ -65,11 +65,5 @@ func (r *Router) resolveWithin(v *serverView, req Request, gvr gvrKey, cands []*
 	st.add("until then: %s; from %s at the latest: %s", outcomeText(other), strings.Join(goneBy, ", "), outcomeText(*d))
 }
 
-// outcomeText is the outcome as alternatives name it: local, proxied, not-found,
-// unavailable/transport, unavailable/endpoint-resolution.
-func outcomeText(d Decision) string {
-	if d.Unavailable != "" {
-		return string(d.Outcome) + "/" + d.Unavailable
-	}
-	return string(d.Outcome)
-}
+// outcomeText is the decision's outcome as alternatives name it (mvp.OutcomeKey).
+func outcomeText(d Decision) string { return mvp.OutcomeKey(d.Outcome, d.Unavailable) }

@@ -133,7 +133,7 @@ func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands [
 	}
 	for i, r := range results {
 		if r != (result{best.outcome, best.unavailable}) {
-			key := strings.TrimSuffix(string(r.outcome)+"/"+r.unavailable, "/")
+			key := mvp.OutcomeKey(r.outcome, r.unavailable)
 			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", key, counts[i], len(resolved)))
 			d.AlsoPossible = append(d.AlsoPossible, key)
 		}

@@ -120,12 +120,7 @@ func (p explainDecision) text() string {
 	return s
 }
 
-func observedKey(o probe.Observed) string {
-	if o.Outcome == mvp.Unavailable {
-		return string(o.Outcome) + "/" + o.Unavailable
-	}
-	return string(o.Outcome)
-}
+func observedKey(o probe.Observed) string { return mvp.OutcomeKey(o.Outcome, o.Unavailable) }
 
 // cmpRow is one (request, server) comparison.
 type cmpRow struct {
