@@ -93,12 +93,7 @@ type explainDecision struct {
 
 // key is the outcome in the shared vocabulary: local, proxied, not-found,
 // unavailable/endpoint-resolution, unavailable/transport.
-func (p explainDecision) key() string {
-	if p.Outcome == "unavailable" {
-		return p.Outcome + "/" + p.Unavailable
-	}
-	return p.Outcome
-}
+func (p explainDecision) key() string { return mvp.OutcomeKey(mvp.Outcome(p.Outcome), p.Unavailable) }
 
 func (p explainDecision) text() string {
 	s := p.key()
