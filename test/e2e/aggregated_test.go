@@ -120,6 +120,18 @@ func aggregatedAPI(t *testing.T, specs []harness.ServerSpec) {
 	if cond.Reason != "FailedDiscoveryCheck" || !strings.Contains(cond.Message, "connection refused") {
 		t.Errorf("backend killed: want Available=False FailedDiscoveryCheck (connection refused), got %v", cond)
 	}
+	// The dial-error 503 is an outcome mvpctl claims (mvp.BackendUnreachable): right after the
+	// kill, while the APIService is still Available, the aggregator must have answered it —
+	// unless the availability check happened to mark it unavailable within the first moments.
+	dialErrors := 0
+	for _, o := range right {
+		if o.class() == "dial-error" {
+			dialErrors++
+		}
+	}
+	if dialErrors == 0 && cond.LastTransitionTime.Sub(killed) > 2*time.Second {
+		t.Errorf("right after the kill no server answered the dial-error 503, though the APIService stayed Available until kill + %s", cond.LastTransitionTime.Sub(killed).Round(time.Second))
+	}
 	logAggObs(t, "2b. Available=False", down)
 	for _, o := range down {
 		if !unavailable(o) {
