@@ -15,13 +15,14 @@ import (
 // entries keep the backend's last list), which servers mark it Stale and which do not list it.
 // Servers without a v2 document (legacy discovery) say nothing either way.
 func recordAPIServiceDiscovery(as []snapshot.APIService, results []*result) {
+	sorted := sortedResults(results)
 	for i := range as {
 		a := &as[i]
 		if !a.Aggregated() {
 			continue
 		}
 		resources := map[string]bool{}
-		for _, r := range sortedResults(results) {
+		for _, r := range sorted {
 			if r.client == nil || r.err != nil || r.doc == nil || r.doc.apis == nil {
 				continue
 			}

@@ -32,7 +32,6 @@ func (t *Tracker) observeAPIServices(snap *snapshot.Snapshot, at time.Time) []Ev
 	if lr := snap.Cluster.ListsRead; lr == nil || !lr.APIServices {
 		return nil
 	}
-	first := t.apiServices == nil
 	now := map[string]apiServiceState{}
 	var events []Event
 	for _, a := range snap.Cluster.APIServices {
@@ -41,11 +40,9 @@ func (t *Tracker) observeAPIServices(snap *snapshot.Snapshot, at time.Time) []Ev
 		}
 		st := apiServiceState{groupVersion: a.GroupVersion(), available: a.IsAvailable(), condition: mvp.APIServiceConditionText(a)}
 		now[a.Name] = st
-		before, known := t.apiServices[a.Name]
+		before, known := t.apiServices[a.Name] // the zero state (no From) when not seen before
 		switch {
-		case (first || !known) && !st.available:
-			events = append(events, Event{Time: at, Type: APIServiceUnavailable, APIService: a.Name, To: st.condition})
-		case known && before.available && !st.available:
+		case !st.available && (!known || before.available):
 			events = append(events, Event{Time: at, Type: APIServiceUnavailable, APIService: a.Name, From: before.condition, To: st.condition})
 		case known && !before.available && st.available:
 			events = append(events, Event{Time: at, Type: APIServiceAvailable, APIService: a.Name, From: before.condition, To: st.condition})
