@@ -1,9 +1,8 @@
 package main
 
 import (
-	"strings"
-
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,9 +11,33 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// v138 is the embedded v1.37.2 profile with its version rewritten to v1.38.0: a version
-// mvpctl does not embed.
-const v138 = "testdata/profiles/v1.38.0.json"
+// writeProfile138 writes the embedded v1.37.2 profile with its version rewritten to v1.38.0 (a
+// version mvpctl does not embed) to dir/v1.38.0.json and returns that path.
+func writeProfile138(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../pkg/simulate/profiles/v1.37.2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["source"], _ = json.Marshal("test fixture: the v1.37.2 profile with its version rewritten to v1.38.0")
+	data, err = json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.NewReplacer(`"v1.37.2"`, `"v1.38.0"`, `"emulatedVersion":"1.37"`, `"emulatedVersion":"1.38"`).Replace(string(data)))
+	path := filepath.Join(dir, "v1.38.0.json")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // The how-to of a version without a profile, with the tests' profile directory (main_test.go).
 const noProfile138 = "error: no profile for Kubernetes 1.38: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2; " +
@@ -25,6 +50,11 @@ func TestProfileFlag(t *testing.T) {
 	dir := t.TempDir()
 	clash := filepath.Join(dir, "mine.json")
 	copyFile(t, "../../pkg/simulate/profiles/v1.37.2.json", clash)
+	skew, requests, goldenDir := absPath(t, skew), absPath(t, "testdata/requests.txt"), absPath(t, "testdata/golden")
+	// A relative name, so that the FROM column is the same in every run.
+	v138 := writeProfile138(t, t.TempDir())
+	t.Chdir(filepath.Dir(v138))
+	v138 = filepath.Base(v138)
 	tests := []struct {
 		name   string
 		args   []string
@@ -46,8 +76,8 @@ func TestProfileFlag(t *testing.T) {
 			"error: profile " + skew + `: no server "default" among 3 servers (kas-a, kas-b, kas-c): not a version profile; ` + "`mvpctl profiles record` writes one\n"},
 		{"a missing file", []string{"profiles", "list", "--profile", "testdata/profiles/nope.json"}, ExitError, "",
 			"error: profile testdata/profiles/nope.json: no such file or directory\n"},
-		{"not JSON", []string{"preflight", "--servers", "a=1.37", "--to", "1.38", "--profile", "testdata/requests.txt"}, ExitError, "",
-			"error: profile testdata/requests.txt: not a snapshot: the document is not a YAML or JSON object\n"},
+		{"not JSON", []string{"preflight", "--servers", "a=1.37", "--to", "1.38", "--profile", requests}, ExitError, "",
+			"error: profile " + requests + ": not a snapshot: the document is not a YAML or JSON object\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,7 +90,7 @@ func TestProfileFlag(t *testing.T) {
 			}
 			switch {
 			case tt.golden != "":
-				golden(t, tt.golden, out)
+				goldenFile(t, filepath.Join(goldenDir, tt.golden), out)
 			case code == ExitOK: // the clash: the file's path is a temporary directory's
 				if !regexp.MustCompile(`(?m)^v1\.37\.2 +72 +2026-11-23 +` + regexp.QuoteMeta(clash) + ` `).MatchString(out) {
 					t.Errorf("the v1.37.2 line should name %s:\n%s", clash, out)
@@ -92,7 +122,7 @@ func TestExplainLoadsProfiles(t *testing.T) {
 func TestUpgradeToRecordedVersion(t *testing.T) {
 	resetProfiles(t)
 	xdg := t.TempDir()
-	copyFile(t, v138, filepath.Join(xdg, "mvpctl", "profiles", "v1.38.0.json"))
+	v138 := writeProfile138(t, filepath.Join(xdg, "mvpctl", "profiles"))
 	for _, fromDir := range []bool{false, true} {
 		for _, cmd := range [][]string{{"simulate", "upgrade"}, {"preflight"}} {
 			args := append(cmd, "--servers", "a=1.37,b=1.37", "--to", "1.38", "-o", "json")
@@ -116,6 +146,7 @@ func TestUpgradeToRecordedVersion(t *testing.T) {
 // The completion of --to offers the profiles the command would load.
 func TestCompletionWithProfile(t *testing.T) {
 	resetProfiles(t)
+	v138 := writeProfile138(t, t.TempDir())
 	out, _, code := run(t, "__complete", "simulate", "upgrade", "--profile", v138, "--to", "1.3")
 	if code != ExitOK || !strings.Contains(out, "1.38.0\tKubernetes 1.38 profile, 72 resources\n") || !strings.Contains(out, "1.37.2\t") {
 		t.Errorf("completion:\n%s", out)
@@ -131,6 +162,15 @@ func resetProfiles(t *testing.T) {
 			t.Error(err)
 		}
 	})
+}
+
+func absPath(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 func copyFile(t *testing.T, from, to string) {

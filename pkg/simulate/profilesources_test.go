@@ -185,3 +185,17 @@ func TestEmbeddedDefaultsServeNoPrerelease(t *testing.T) {
 		}
 	}
 }
+
+// A profile directory that cannot be listed (here a file) is one line naming it; one that does
+// not exist holds no profile.
+func TestProfileDirErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "profiles", "")
+	_, err := useProfiles(t, ProfileSources{Dir: file})
+	if want := "profile directory " + file + ": not a directory"; err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	if _, err := useProfiles(t, ProfileSources{Dir: filepath.Join(dir, "nope")}); err != nil {
+		t.Errorf("a missing directory: %v", err)
+	}
+}

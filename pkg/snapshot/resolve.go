@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 	}
 	if len(groups) > 1 && groups[""] && arg != "" {
 		// kubectl's order: a bare resource name means the core group's when it has one.
-		candidates = slicesFilter(candidates, func(r Resource) bool { return r.Group == "" })
+		candidates = slices.DeleteFunc(candidates, func(r Resource) bool { return r.Group != "" })
 		groups = map[string]bool{"": true}
 	}
 	if len(groups) > 1 {
@@ -120,16 +121,6 @@ func matchesArg(g GVR, arg string) bool {
 		return gr.Resource == g.Resource
 	}
 	return gr.Group == g.Group && gr.Resource == g.Resource
-}
-
-func slicesFilter(rs []Resource, keep func(Resource) bool) []Resource {
-	var out []Resource
-	for _, r := range rs {
-		if keep(r) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // served maps every GVR the reachable servers serve, or list in their peer-aggregated
