@@ -172,11 +172,19 @@ func statedExtraArgs(raw json.RawMessage, shape argsShape, version, field string
 	return snapshot.StatedFlags{Flags: flags}, nil
 }
 
-// cleanErr is a decoding error on one line, without the decoders' layered prefixes.
+// cleanErr is a decoding error on one line, without the decoders' layered prefixes. A map key
+// JSON cannot hold (null, a list, a map) makes sigs.k8s.io/yaml quote the key and the whole
+// value under it, which may hold a secret (a bootstrap token, a file's content): the message
+// stops before them.
 func cleanErr(err error) string {
 	s := err.Error()
 	for _, p := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: "} {
 		s = strings.ReplaceAll(s, p, "")
+	}
+	for _, quoting := range []string{"unsupported map key", "invalid map key"} {
+		if i := strings.Index(s, quoting); i >= 0 {
+			s = s[:i] + "a map key that is null, a list or a map (not quoted)"
+		}
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
