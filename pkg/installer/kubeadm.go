@@ -79,15 +79,15 @@ func ParseKubeadmConfigMap(body []byte) (*KubeadmConfig, error) {
 	if !ok {
 		return nil, fmt.Errorf("no data.%s", clusterConfigurationKey)
 	}
-	cfg, err := ParseClusterConfiguration([]byte(doc))
+	cfg, err := parseClusterConfiguration([]byte(doc))
 	if err != nil {
 		return nil, fmt.Errorf("data.%s: %w", clusterConfigurationKey, err)
 	}
 	return cfg, nil
 }
 
-// ParseClusterConfiguration reads a kubeadm ClusterConfiguration document (YAML).
-func ParseClusterConfiguration(doc []byte) (*KubeadmConfig, error) {
+// parseClusterConfiguration reads a kubeadm ClusterConfiguration document (YAML).
+func parseClusterConfiguration(doc []byte) (*KubeadmConfig, error) {
 	j, err := yaml.YAMLToJSON(doc)
 	if err != nil {
 		return nil, fmt.Errorf("not YAML: %s", cleanErr(err))
