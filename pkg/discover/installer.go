@@ -54,13 +54,13 @@ func (d *discoverer) readKubeadmConfig(ctx context.Context, c *serverClient, tim
 		d.warn("cannot read %s (403 Forbidden): the installer's configuration is not used; to use it, grant %s", installer.KubeadmConfigObject, kubeadmConfigRBAC)
 		return in
 	case err != nil:
-		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, errMsg(err)
+		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, d.red.Clean(errMsg(err))
 		d.warn("cannot read %s (%s): the installer's configuration is not used", installer.KubeadmConfigObject, in.Detail)
 		return in
 	}
 	cfg, err := installer.ParseKubeadmConfigMap(resp.Body)
 	if err != nil {
-		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, err.Error()
+		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, d.red.Clean(err.Error())
 		d.warn("%s is malformed: %s: the installer's configuration is not used; fix it with kubeadm (kubeadm init phase upload-config kubeadm)", installer.KubeadmConfigObject, err)
 		return in
 	}
