@@ -24,7 +24,7 @@ func readManifests(specs []string) ([]discover.Manifest, error) {
 			return nil, fmt.Errorf("--manifest %s=%s: %s already has --manifest %s", server, file, server, prev)
 		}
 		seen[server] = file
-		doc, err := readBounded(file, installer.MaxManifestBytes)
+		doc, err := readBounded(file, installer.MaxManifestBytes, "a static pod manifest")
 		if err != nil {
 			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
 		}
@@ -43,7 +43,7 @@ func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
 	if file == "" {
 		return nil, nil
 	}
-	doc, err := readBounded(file, installer.MaxManifestBytes)
+	doc, err := readBounded(file, installer.MaxManifestBytes, "a KubeadmControlPlane")
 	if err != nil {
 		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
 	}
@@ -54,8 +54,9 @@ func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
 	return &discover.ControlPlaneConfig{Path: file, Flags: cfg.Stated}, nil
 }
 
-// readBounded reads at most limit bytes of file; a longer file is an error, not cut short.
-func readBounded(file string, limit int64) ([]byte, error) {
+// readBounded reads at most limit bytes of file; a longer file is an error, not cut short,
+// saying it is not what (the document expected).
+func readBounded(file string, limit int64, what string) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))
@@ -66,7 +67,7 @@ func readBounded(file string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %d KiB: not a static pod manifest", limit>>10)
+		return nil, fmt.Errorf("larger than %d KiB: not %s", limit>>10, what)
 	}
 	return b, nil
 }

@@ -28,8 +28,8 @@ type ControlPlaneConfig struct {
 	Flags snapshot.StatedFlags
 }
 
-// KubeadmConfigRBAC is the permission reading kube-system/kubeadm-config takes.
-const KubeadmConfigRBAC = "get on configmaps/kubeadm-config in kube-system (the Role and RoleBinding mvpctl-kubeadm-config in deploy/rbac/mvpctl-clusterrole.yaml)"
+// kubeadmConfigRBAC is the permission reading kube-system/kubeadm-config takes.
+const kubeadmConfigRBAC = "get on configmaps/kubeadm-config in kube-system (the Role and RoleBinding mvpctl-kubeadm-config in deploy/rbac/mvpctl-clusterrole.yaml)"
 
 const kubeadmConfigPath = "/api/v1/namespaces/" + installer.KubeadmConfigNamespace + "/configmaps/" + installer.KubeadmConfigName
 
@@ -51,16 +51,16 @@ func (d *discoverer) readKubeadmConfig(ctx context.Context, c *serverClient, tim
 		return in
 	case errors.As(err, &e) && e.Kind == apiclient.KindForbidden:
 		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigForbidden, "403 Forbidden"
-		d.warn("cannot read %s (403 Forbidden): the installer's configuration is not used; to use it, grant %s", installer.KubeadmConfigObject, KubeadmConfigRBAC)
+		d.warn("cannot read %s (403 Forbidden): the installer's configuration is not used; to use it, grant %s", installer.KubeadmConfigObject, kubeadmConfigRBAC)
 		return in
 	case err != nil:
-		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, errMsg(err)
+		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, d.red.Clean(errMsg(err))
 		d.warn("cannot read %s (%s): the installer's configuration is not used", installer.KubeadmConfigObject, in.Detail)
 		return in
 	}
 	cfg, err := installer.ParseKubeadmConfigMap(resp.Body)
 	if err != nil {
-		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, err.Error()
+		in.KubeadmConfig, in.Detail = snapshot.KubeadmConfigUnreadable, d.red.Clean(err.Error())
 		d.warn("%s is malformed: %s: the installer's configuration is not used; fix it with kubeadm (kubeadm init phase upload-config kubeadm)", installer.KubeadmConfigObject, err)
 		return in
 	}

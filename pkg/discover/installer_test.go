@@ -119,3 +119,28 @@ func TestKubeadmConfig(t *testing.T) {
 		}
 	})
 }
+
+// TestKubeadmConfigDetailRedacted: the reason kubeadm-config could not be read is kept in the
+// snapshot (Installer.Detail) redacted as the warning is: a proxy quoting the request's
+// Authorization header puts no token into it.
+func TestKubeadmConfigDetailRedacted(t *testing.T) {
+	p := dt.NewPKI(t)
+	const token = "eyJhbGciOiJSUzI1NiJ9.a3ViZWFkbS1jb25maWctdG9rZW4.sig"
+	f := &dt.Server{GitVersion: "v1.36.3", Mode: dt.ModeNoPeer, Core: dt.CoreGroup(), Groups: dt.BuiltinGroups(true), Token: token}
+	f.Override = map[string]http.HandlerFunc{kubeadmConfigPath: func(w http.ResponseWriter, r *http.Request) {
+		dt.WriteStatus(w, http.StatusInternalServerError, "InternalError", "failed for "+r.Header.Get("Authorization"))
+	}}
+	f.Start(t, p)
+	var warnings []string
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, f.URL(), token), Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := snap.Cluster.Installer
+	if in == nil || in.KubeadmConfig != snapshot.KubeadmConfigUnreadable || !strings.Contains(in.Detail, "failed for Bearer [REDACTED]") {
+		t.Fatalf("installer %+v, want unreadable with the token redacted", in)
+	}
+	if strings.Contains(in.Detail, token) || strings.Contains(strings.Join(warnings, "\n"), token) {
+		t.Errorf("the token leaked: detail %q, warnings %q", in.Detail, warnings)
+	}
+}

@@ -1,11 +1,6 @@
 package installer
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"sigs.k8s.io/yaml"
-)
+import "fmt"
 
 // Cluster API's KubeadmControlPlane: the ClusterConfiguration every control-plane machine it
 // creates is initialised or joined with (spec.kubeadmConfigSpec.clusterConfiguration). A
@@ -37,29 +32,15 @@ type kubeadmControlPlane struct {
 // -o yaml` prints it from the management cluster). KubernetesVersion is its spec.version. The
 // error says what is wrong, without naming the file (the caller does).
 func ParseKubeadmControlPlane(doc []byte) (*KubeadmConfig, error) {
-	j, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, fmt.Errorf("not YAML: %s", cleanErr(err))
-	}
-	var tm typeMeta
-	if err := json.Unmarshal(j, &tm); err != nil {
-		return nil, fmt.Errorf("not a KubeadmControlPlane: %s", cleanErr(err))
-	}
-	if tm.Kind != "KubeadmControlPlane" {
-		return nil, fmt.Errorf("kind %q, want KubeadmControlPlane", tm.Kind)
-	}
-	shape, known := map[string]argsShape{KCPV1Beta1: argsMap, KCPV1Beta2: argsList}[tm.APIVersion]
-	if !known {
-		return nil, fmt.Errorf("apiVersion %q: mvpctl reads KubeadmControlPlane %s and %s", tm.APIVersion, KCPV1Beta1, KCPV1Beta2)
-	}
 	var k kubeadmControlPlane
-	if err := json.Unmarshal(j, &k); err != nil {
-		return nil, fmt.Errorf("%s: %s", tm.APIVersion, cleanErr(err))
-	}
-	stated, err := statedExtraArgs(k.Spec.KubeadmConfigSpec.ClusterConfiguration.APIServer.ExtraArgs, shape, tm.APIVersion, kcpExtraArgs)
+	version, shape, err := decodeKind(doc, "KubeadmControlPlane", KCPV1Beta1, KCPV1Beta2, &k)
 	if err != nil {
 		return nil, err
 	}
-	stated.Source = fmt.Sprintf("KubeadmControlPlane %s/%s (%s, %s)", k.Metadata.Namespace, k.Metadata.Name, tm.APIVersion, kcpExtraArgs)
-	return &KubeadmConfig{APIVersion: tm.APIVersion, KubernetesVersion: k.Spec.Version, Stated: stated}, nil
+	stated, err := statedExtraArgs(k.Spec.KubeadmConfigSpec.ClusterConfiguration.APIServer.ExtraArgs, shape, version, kcpExtraArgs)
+	if err != nil {
+		return nil, err
+	}
+	stated.Source = fmt.Sprintf("KubeadmControlPlane %s/%s (%s, %s)", k.Metadata.Namespace, k.Metadata.Name, version, kcpExtraArgs)
+	return &KubeadmConfig{APIVersion: version, KubernetesVersion: k.Spec.Version, Stated: stated}, nil
 }

@@ -161,3 +161,23 @@ func TestParseKubeadmControlPlane(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsQuoteNoValue: a map key JSON cannot hold makes the YAML converter quote the value
+// under it, which may be a secret; no parser's error carries it.
+func TestErrorsQuoteNoValue(t *testing.T) {
+	const secret = "abcdef.0123456789abcdef"
+	for _, doc := range []string{
+		"apiVersion: v1\nkind: Pod\nspec:\n  ~:\n    token: " + secret + "\n",
+		"apiVersion: v1\nkind: Pod\nnull: " + secret + "\n",
+		"apiVersion: v1\nkind: Pod\n? [" + secret + "]\n: x\n",
+	} {
+		_, errManifest := ParseManifest("f", []byte(doc))
+		_, errKCP := ParseKubeadmControlPlane([]byte(doc))
+		_, errCM := ParseKubeadmConfigMap(configMapJSON(t, doc))
+		for _, err := range []error{errManifest, errKCP, errCM} {
+			if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "map key") {
+				t.Errorf("%q: error %v, want one naming the map key without the value", doc, err)
+			}
+		}
+	}
+}

@@ -79,40 +79,50 @@ func ParseKubeadmConfigMap(body []byte) (*KubeadmConfig, error) {
 	if !ok {
 		return nil, fmt.Errorf("no data.%s", clusterConfigurationKey)
 	}
-	cfg, err := ParseClusterConfiguration([]byte(doc))
+	cfg, err := parseClusterConfiguration([]byte(doc))
 	if err != nil {
 		return nil, fmt.Errorf("data.%s: %w", clusterConfigurationKey, err)
 	}
 	return cfg, nil
 }
 
-// ParseClusterConfiguration reads a kubeadm ClusterConfiguration document (YAML).
-func ParseClusterConfiguration(doc []byte) (*KubeadmConfig, error) {
-	j, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, fmt.Errorf("not YAML: %s", cleanErr(err))
-	}
-	var tm typeMeta
-	if err := json.Unmarshal(j, &tm); err != nil {
-		return nil, fmt.Errorf("not a kubeadm configuration: %s", cleanErr(err))
-	}
-	if tm.Kind != "ClusterConfiguration" {
-		return nil, fmt.Errorf("kind %q, want ClusterConfiguration", tm.Kind)
-	}
-	shape, known := map[string]argsShape{KubeadmV1Beta3: argsMap, KubeadmV1Beta4: argsList}[tm.APIVersion]
-	if !known {
-		return nil, fmt.Errorf("apiVersion %q: mvpctl reads ClusterConfiguration %s and %s", tm.APIVersion, KubeadmV1Beta3, KubeadmV1Beta4)
-	}
+// parseClusterConfiguration reads a kubeadm ClusterConfiguration document (YAML).
+func parseClusterConfiguration(doc []byte) (*KubeadmConfig, error) {
 	var c clusterConfiguration
-	if err := json.Unmarshal(j, &c); err != nil {
-		return nil, fmt.Errorf("%s: %s", tm.APIVersion, cleanErr(err))
-	}
-	stated, err := statedExtraArgs(c.APIServer.ExtraArgs, shape, tm.APIVersion, "apiServer.extraArgs")
+	version, shape, err := decodeKind(doc, "ClusterConfiguration", KubeadmV1Beta3, KubeadmV1Beta4, &c)
 	if err != nil {
 		return nil, err
 	}
-	stated.Source = fmt.Sprintf("%s (%s ClusterConfiguration, apiServer.extraArgs)", KubeadmConfigObject, tm.APIVersion)
-	return &KubeadmConfig{APIVersion: tm.APIVersion, KubernetesVersion: c.KubernetesVersion, Stated: stated}, nil
+	stated, err := statedExtraArgs(c.APIServer.ExtraArgs, shape, version, "apiServer.extraArgs")
+	if err != nil {
+		return nil, err
+	}
+	stated.Source = fmt.Sprintf("%s (%s ClusterConfiguration, apiServer.extraArgs)", KubeadmConfigObject, version)
+	return &KubeadmConfig{APIVersion: version, KubernetesVersion: c.KubernetesVersion, Stated: stated}, nil
+}
+
+// decodeKind decodes doc (YAML or JSON) into out when it is a kind of apiVersion mapVersion
+// (extraArgs a map) or listVersion (a list), and returns its apiVersion and extraArgs shape.
+func decodeKind(doc []byte, kind, mapVersion, listVersion string, out any) (string, argsShape, error) {
+	j, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return "", "", fmt.Errorf("not YAML: %s", cleanErr(err))
+	}
+	var tm typeMeta
+	if err := json.Unmarshal(j, &tm); err != nil {
+		return "", "", fmt.Errorf("not a %s: %s", kind, cleanErr(err))
+	}
+	if tm.Kind != kind {
+		return "", "", fmt.Errorf("kind %q, want %s", tm.Kind, kind)
+	}
+	shape, known := map[string]argsShape{mapVersion: argsMap, listVersion: argsList}[tm.APIVersion]
+	if !known {
+		return "", "", fmt.Errorf("apiVersion %q: mvpctl reads %s %s and %s", tm.APIVersion, kind, mapVersion, listVersion)
+	}
+	if err := json.Unmarshal(j, out); err != nil {
+		return "", "", fmt.Errorf("%s: %s", tm.APIVersion, cleanErr(err))
+	}
+	return tm.APIVersion, shape, nil
 }
 
 // argsShape is how a configuration version writes extraArgs.
@@ -172,11 +182,19 @@ func statedExtraArgs(raw json.RawMessage, shape argsShape, version, field string
 	return snapshot.StatedFlags{Flags: flags}, nil
 }
 
-// cleanErr is a decoding error on one line, without the decoders' layered prefixes.
+// cleanErr is a decoding error on one line, without the decoders' layered prefixes. A map key
+// JSON cannot hold (null, a list, a map) makes sigs.k8s.io/yaml quote the key and the whole
+// value under it, which may hold a secret (a bootstrap token, a file's content): the message
+// stops before them.
 func cleanErr(err error) string {
 	s := err.Error()
 	for _, p := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: "} {
 		s = strings.ReplaceAll(s, p, "")
+	}
+	for _, quoting := range []string{"unsupported map key", "invalid map key"} {
+		if i := strings.Index(s, quoting); i >= 0 {
+			s = s[:i] + "a map key that is null, a list or a map (not quoted)"
+		}
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
