@@ -76,6 +76,11 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	// A filtered report lacks the other findings, so a baseline written from it would drop
+	// the rules that accept them.
+	if f := o.filter.filter(); o.accept.write != "" && !f.Empty() {
+		return fmt.Errorf("--write-baseline with --resource/--group would drop the accepted risks of what %s leaves out: give it without them", f)
+	}
 	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
 		return err

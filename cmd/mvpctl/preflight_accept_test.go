@@ -164,6 +164,7 @@ func TestPreflightAcceptErrors(t *testing.T) {
 		{[]string{"--ignore", "mvp011"}, `error: --ignore "mvp011": unknown check "mvp011"`},
 		{[]string{"--baseline", bad, "--no-baseline"}, "error: --baseline and --no-baseline: give one"},
 		{[]string{"--reason", "why"}, "error: --reason goes with --write-baseline"},
+		{[]string{"--write-baseline", filepath.Join(dir, "filtered"), "--group", "batch"}, "error: --write-baseline with --resource/--group would drop"},
 		{[]string{"--write-baseline", filepath.Join(dir, "no", "such", "dir")}, "error: --write-baseline " + filepath.Join(dir, "no", "such", "dir") + ": "},
 	} {
 		out, errOut, code := run(t, append(baseArgs, tc.args...)...)

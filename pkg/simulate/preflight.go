@@ -31,7 +31,7 @@ type PreflightReport struct {
 	// wrong; remove them.
 	StaleAccepts []AcceptRule `json:"staleAccepts,omitempty"`
 	Summary      Summary      `json:"summary"`
-	// Filtered says which findings a --resource/--group filter left out (preflight_filter.go).
+	// Filtered says which findings a --resource/--group filter left out (Narrow, filter.go).
 	Filtered *FindingsFiltered `json:"filtered,omitempty"`
 	// Simulation and Traffic hold the underlying results.
 	Simulation *Simulation    `json:"simulation,omitempty"`

@@ -54,8 +54,9 @@ func (r AcceptRule) Matches(f Finding) bool {
 	return r.Check == f.Check && (r.match == nil || r.match.MatchString(f.Subject))
 }
 
-// Key is what accepts exactly this finding: ID:SUBJECT.
-func (f Finding) Key() string { return f.Check + ":" + f.Subject }
+// Key is what accepts exactly this finding: ID:SUBJECT, the rule that names its check and
+// subject (written in one place: AcceptRule.Key).
+func (f Finding) Key() string { return AcceptRule{Check: f.Check, Subject: f.Subject}.Key() }
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 

@@ -173,7 +173,7 @@ func configLossFindings(sim *Simulation) []Finding {
 	var out []Finding
 	for _, st := range sim.Steps {
 		for _, l := range st.ConfigLosses {
-			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: Blocking, Subject: l.Server + " " + l.GroupVersion,
+			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: Blocking, Subject: l.GroupVersion + "@" + l.Server,
 				Step:    fmt.Sprintf("%d: %s", st.N, st.Step),
 				Message: fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup),
 				Hint: fmt.Sprintf("before upgrading %s, remove %s=%t from its --runtime-config and move the clients of %s to a version %s serves",

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,7 +111,7 @@ func learnedView(s *snapshot.Snapshot, srv *snapshot.Server, diff *peerdiscovery
 		}
 		for _, g := range exp.Items() {
 			for _, v := range g.Versions {
-				if !contains(exp.Sources(g.Name+"/"+v.Version), srv.Name) {
+				if !slices.Contains(exp.Sources(g.Name+"/"+v.Version), srv.Name) {
 					return unlearned, true
 				}
 			}
@@ -120,7 +121,7 @@ func learnedView(s *snapshot.Snapshot, srv *snapshot.Server, diff *peerdiscovery
 	return nil, false
 }
 
-// shows0 says why the learned view of srv cannot show whether it fetches its peers.
+// blindSpot says why the learned view of srv cannot show whether it fetches its peers.
 func blindSpot(srv *snapshot.Server, diff *peerdiscovery.Report) string {
 	if diff != nil {
 		for _, d := range diff.Servers {
@@ -134,23 +135,7 @@ func blindSpot(srv *snapshot.Server, diff *peerdiscovery.Report) string {
 
 // union is a and b without repeats, sorted.
 func union(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range append(append([]string{}, a...), b...) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

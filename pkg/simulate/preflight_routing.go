@@ -30,14 +30,14 @@ func unavoidable(first, last []string) bool {
 // servers lists the servers of a step whose own discovery lists gvr (reachable or not), and
 // whether a reachable one does.
 func servers(s *snapshot.Snapshot, gvr string) (names []string, up bool) {
+	g, err := snapshot.ParseGVR(gvr)
+	if err != nil {
+		return nil, false
+	}
 	for i := range s.Servers {
-		srv := &s.Servers[i]
-		for _, r := range srv.Resources {
-			if r.GVR().String() == gvr {
-				names = append(names, srv.Name)
-				up = up || srv.Reachable
-				break
-			}
+		if srv := &s.Servers[i]; srv.Serves(g) {
+			names = append(names, srv.Name)
+			up = up || srv.Reachable
 		}
 	}
 	return names, up

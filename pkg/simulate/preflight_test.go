@@ -106,6 +106,15 @@ func TestPreflightConfigLoss(t *testing.T) {
 	if len(found) != 1 || found[0].Severity != Blocking || !strings.Contains(found[0].Hint, "remove old.k8s.io/v1alpha1=true from its --runtime-config") {
 		t.Fatalf("config-loss findings %+v", found)
 	}
+	// Its key is one accept rule (no space), as docs/ci.md states it: group/version@server.
+	if k := found[0].Key(); k != "MVP040:old.k8s.io/v1alpha1@a" {
+		t.Errorf("key %q", k)
+	}
+	for _, f := range rep.Findings {
+		if r, err := ParseAcceptRule(f.Key(), "key"); err != nil || !r.Matches(f) {
+			t.Errorf("finding key %q is not an accept rule that matches it: %v", f.Key(), err)
+		}
+	}
 }
 
 func TestPreflightFailing(t *testing.T) {
