@@ -49,12 +49,8 @@ func (f GVRFilter) matchResource(g GVR, kind string) bool {
 		if p, err := ParseGVR(want); err == nil && p == g {
 			return true
 		}
-		switch {
-		case strings.EqualFold(want, g.Resource):
-			return true
-		case g.Group != "" && strings.EqualFold(want, g.Resource+"."+g.Group):
-			return true
-		case kind != "" && strings.EqualFold(want, kind):
+		// RESOURCE, RESOURCE.GROUP, RESOURCE.VERSION.GROUP: as explain reads its argument.
+		if matchesArg(g, want) || (kind != "" && strings.EqualFold(want, kind)) {
 			return true
 		}
 	}

@@ -17,6 +17,8 @@ func TestGVRFilter(t *testing.T) {
 		{GVRFilter{Resources: []string{"jobs"}}, jobs, "", true},
 		{GVRFilter{Resources: []string{"JOBS"}}, jobs, "", true},
 		{GVRFilter{Resources: []string{"jobs.batch"}}, jobs, "", true},
+		{GVRFilter{Resources: []string{"jobs.v1.batch"}}, jobs, "", true},
+		{GVRFilter{Resources: []string{"jobs.v2.batch"}}, jobs, "", false},
 		{GVRFilter{Resources: []string{"batch/v1/jobs"}}, jobs, "", true},
 		{GVRFilter{Resources: []string{"batch/v2/jobs"}}, jobs, "", false},
 		{GVRFilter{Resources: []string{"Job"}}, jobs, "Job", true},
