@@ -73,20 +73,9 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 }
 
 func readAcceptFile(name string) ([]simulate.AcceptRule, error) {
-	f, err := os.Open(name)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		err = pe.Err
-	}
+	data, err := readBounded(name, maxAcceptFile, "a file of accept rules")
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", name, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxAcceptFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", name, err)
-	}
-	if len(data) > maxAcceptFile {
-		return nil, fmt.Errorf("baseline %s: larger than %d MiB: not a file of accept rules", name, maxAcceptFile>>20)
 	}
 	return simulate.ParseAcceptFile(bytes.NewReader(data), name)
 }

@@ -160,7 +160,7 @@ func TestPreflightAcceptErrors(t *testing.T) {
 	}{
 		{[]string{"--baseline", bad}, "error: " + bad + `:3: "MVP099:x": unknown check "MVP099" (checks: MVP001, MVP002`},
 		{[]string{"--baseline", spaced}, "error: " + spaced + `:1: "MVP010 kas-a batch/v1/jobs": want ID[:SUBJECT]`},
-		{[]string{"--baseline", filepath.Join(dir, "nope")}, "error: baseline " + filepath.Join(dir, "nope") + ": no such file or directory"},
+		{[]string{"--baseline", filepath.Join(dir, "nope")}, "error: baseline " + filepath.Join(dir, "nope") + ": cannot read it: no such file or directory"},
 		{[]string{"--ignore", "mvp011"}, `error: --ignore "mvp011": unknown check "mvp011"`},
 		{[]string{"--baseline", bad, "--no-baseline"}, "error: --baseline and --no-baseline: give one"},
 		{[]string{"--reason", "why"}, "error: --reason goes with --write-baseline"},
