@@ -19,7 +19,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build image release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles examples
+.PHONY: all build image release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles profiles-provisional examples
 
 all: build
 
@@ -95,3 +95,17 @@ clean:
 # Record the version profiles simulations start from, from real kube-apiservers (needs root).
 profiles:
 	cd test/e2e && $(GO) run ./cmd/mkprofiles -out $(CURDIR)/pkg/simulate/profiles
+
+# Derive the provisional profile of the next minor, before its kube-apiserver can be built,
+# from the newest recorded profile and the minor's published k8s.io/api and k8s.io/apiserver
+# prerelease (docs/profiles.md). Needs the network (the Go module proxy) and downloads the Go
+# toolchain the modules need; writes pkg/simulate/profiles/provisional/v1.N.json (the facts,
+# committed) and pkg/simulate/profiles/v1.N.0.json, twice, and checks that both runs wrote the
+# same bytes. `make test` checks the profile against the facts without network.
+PROVISIONAL_MODULES   ?= v0.38.0-alpha.2
+PROVISIONAL_TOOLCHAIN ?= go1.27.3
+profiles-provisional:
+	cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles
+	@tmp=$$(mktemp -d) && cp -r pkg/simulate/profiles/. $$tmp/ && \
+	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles) && \
+	  diff -r $$tmp pkg/simulate/profiles && echo "make profiles-provisional: two runs wrote the same bytes"; rc=$$?; rm -rf $$tmp; exit $$rc

@@ -67,6 +67,9 @@ var ruleMinors = map[Rule][2]int{
 	RuleRandomPeer:              {firstProxyMinor, 0},
 	RuleTransport503:            {firstProxyMinor, 0},
 	RuleRebuildExit:             {firstDiscoveryMinor, firstAggregationMinor - 1},
+	RuleNotFoundText:            {0, firstStatusNotFoundMinor - 1},
+	RuleNotFoundStatus:          {firstStatusNotFoundMinor, 0},
+	RuleDiscoveryV2Only:         {firstV2OnlyDiscoveryMinor, 0},
 }
 
 // Versions is the Kubernetes versions a rule holds for: "1.28+", "1.28–1.31", "before 1.28".

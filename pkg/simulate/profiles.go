@@ -38,9 +38,16 @@ type Profile struct {
 	// Full is everything the binary can serve (api/all=true); nil when the profile predates
 	// its recording, and then a server's runtime-config cannot be inferred.
 	Full []snapshot.Resource
+	// FullServeRemoved is what the binary serves with api/all=true and the one-release escape
+	// (mvp.ServeRemovedAPIsEnv=true): Full plus the kinds the release removes. Nil when not
+	// recorded; the escape then cannot be simulated.
+	FullServeRemoved []snapshot.Resource
 	// GateDefault is the recorded default of UnknownVersionInteroperabilityProxy; nil when not
 	// recorded.
 	GateDefault *bool
+	// Provisional is set when the profile was derived from published modules, not recorded
+	// from a running apiserver: every report that uses it says so first.
+	Provisional *snapshot.Provisional
 	// From is where the profile was loaded from: FromEmbedded, or the path of a profile file
 	// (--profile, or the profile directory).
 	From string
@@ -57,6 +64,9 @@ const (
 	ProfileServerDefault = "default"
 	// ProfileServerAllAPIs is the server started with --runtime-config=api/all=true.
 	ProfileServerAllAPIs = "api-all"
+	// ProfileServerServeRemoved is the server started with --runtime-config=api/all=true and
+	// the one-release escape (mvp.ServeRemovedAPIsEnv=true).
+	ProfileServerServeRemoved = "api-all-serve-removed"
 )
 
 // Profiles returns every profile in use, oldest first: the embedded ones, or what UseProfiles
@@ -156,13 +166,20 @@ func DecodeProfile(data []byte) (Profile, error) {
 		return Profile{}, fmt.Errorf("server %q: %w", srv.Name, err)
 	}
 	p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
-		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
+		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled, Provisional: snap.Provisional}
 	servers := []*snapshot.Server{srv}
-	if all := snap.Find(ProfileServerAllAPIs); all != nil {
-		if all.Version != srv.Version {
-			return Profile{}, fmt.Errorf("server %q is %s, server %q %s: a profile is one version", ProfileServerAllAPIs, all.Version, srv.Name, srv.Version)
+	for _, extra := range []struct {
+		name string
+		set  *[]snapshot.Resource
+	}{{ProfileServerAllAPIs, &p.Full}, {ProfileServerServeRemoved, &p.FullServeRemoved}} {
+		all := snap.Find(extra.name)
+		if all == nil {
+			continue
 		}
-		p.Full = all.Resources
+		if all.Version != srv.Version {
+			return Profile{}, fmt.Errorf("server %q is %s, server %q %s: a profile is one version", extra.name, all.Version, srv.Name, srv.Version)
+		}
+		*extra.set = all.Resources
 		servers = append(servers, all)
 	}
 	for _, s := range servers {

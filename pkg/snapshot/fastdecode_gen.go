@@ -20,6 +20,7 @@ type decodeScratch struct {
 	scratchSliceOfStorageVersionServer                  []StorageVersionServer
 	scratchSliceOfLBFailure                             []LBFailure
 	scratchSliceOfFlag                                  []Flag
+	scratchSliceOfEnvVar                                []EnvVar
 	scratchSliceOfApidiscoveryv2APIGroupDiscovery       []apidiscoveryv2.APIGroupDiscovery
 	scratchSliceOfApidiscoveryv2APIVersionDiscovery     []apidiscoveryv2.APIVersionDiscovery
 	scratchSliceOfMetav1OwnerReference                  []metav1.OwnerReference
@@ -63,16 +64,21 @@ func (d *fastDecoder) decodeSnapshot(v *Snapshot) bool {
 				return false
 			}
 			seen |= 1 << 3
-		case "cluster":
-			if seen&(1<<4) != 0 || !d.decodeCluster(&v.Cluster) {
+		case "provisional":
+			if seen&(1<<4) != 0 || !d.decodePtrToProvisional(&v.Provisional) {
 				return false
 			}
 			seen |= 1 << 4
-		case "servers":
-			if seen&(1<<5) != 0 || !d.servers(&v.Servers) {
+		case "cluster":
+			if seen&(1<<5) != 0 || !d.decodeCluster(&v.Cluster) {
 				return false
 			}
 			seen |= 1 << 5
+		case "servers":
+			if seen&(1<<6) != 0 || !d.servers(&v.Servers) {
+				return false
+			}
+			seen |= 1 << 6
 		default:
 			return false
 		}
@@ -113,6 +119,15 @@ func (d *fastDecoder) decodeSliceOfServer(v *[]Server) bool {
 	*v = make([]Server, len(s))
 	copy(*v, s)
 	d.scratchSliceOfServer = d.scratchSliceOfServer[:start]
+	return true
+}
+
+func (d *fastDecoder) decodePtrToProvisional(v **Provisional) bool {
+	p := new(Provisional)
+	if !d.decodeProvisional(p) {
+		return false
+	}
+	*v = p
 	return true
 }
 
@@ -297,6 +312,53 @@ func (d *fastDecoder) decodeServer(v *Server) bool {
 				return false
 			}
 			seen |= 1 << 20
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeProvisional(v *Provisional) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "base":
+			if seen&(1<<0) != 0 || !d.str(&v.Base) {
+				return false
+			}
+			seen |= 1 << 0
+		case "modules":
+			if seen&(1<<1) != 0 || !d.decodeSliceOfString(&v.Modules) {
+				return false
+			}
+			seen |= 1 << 1
+		case "derived":
+			if seen&(1<<2) != 0 || !d.decodeSliceOfString(&v.Derived) {
+				return false
+			}
+			seen |= 1 << 2
+		case "notDerived":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfString(&v.NotDerived) {
+				return false
+			}
+			seen |= 1 << 3
 		default:
 			return false
 		}
@@ -976,6 +1038,11 @@ func (d *fastDecoder) decodeStatedFlags(v *StatedFlags) bool {
 				return false
 			}
 			seen |= 1 << 1
+		case "env":
+			if seen&(1<<2) != 0 || !d.decodeSliceOfEnvVar(&v.Env) {
+				return false
+			}
+			seen |= 1 << 2
 		default:
 			return false
 		}
@@ -1313,6 +1380,36 @@ func (d *fastDecoder) decodeSliceOfFlag(v *[]Flag) bool {
 	return true
 }
 
+func (d *fastDecoder) decodeSliceOfEnvVar(v *[]EnvVar) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []EnvVar{}
+		return true
+	}
+	start := len(d.scratchSliceOfEnvVar)
+	for {
+		var e EnvVar
+		if !d.decodeEnvVar(&e) {
+			return false
+		}
+		d.scratchSliceOfEnvVar = append(d.scratchSliceOfEnvVar, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfEnvVar[start:]
+	*v = make([]EnvVar, len(s))
+	copy(*v, s)
+	d.scratchSliceOfEnvVar = d.scratchSliceOfEnvVar[:start]
+	return true
+}
+
 func (d *fastDecoder) decodeSliceOfApidiscoveryv2APIGroupDiscovery(v *[]apidiscoveryv2.APIGroupDiscovery) bool {
 	if !d.arrayStart() {
 		return false
@@ -1530,6 +1627,48 @@ func (d *fastDecoder) decodeFlag(v *Flag) bool {
 				return false
 			}
 			seen |= 1 << 1
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeEnvVar(v *EnvVar) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 || !d.str(&v.Name) {
+				return false
+			}
+			seen |= 1 << 0
+		case "value":
+			if seen&(1<<1) != 0 || !d.str(&v.Value) {
+				return false
+			}
+			seen |= 1 << 1
+		case "valueFrom":
+			if seen&(1<<2) != 0 || !d.boolean(&v.ValueFrom) {
+				return false
+			}
+			seen |= 1 << 2
 		default:
 			return false
 		}

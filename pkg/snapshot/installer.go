@@ -41,6 +41,19 @@ type StatedFlags struct {
 	// Flags are the flags, by name without dashes, sorted by name; a flag kube-apiserver merges
 	// when repeated (--feature-gates, --runtime-config) is given merged.
 	Flags []Flag `json:"flags,omitempty"`
+	// Env are the environment variables of the server's container that change what it serves
+	// (mvp.StatedEnvNames), as a manifest states them; nil when none is set or the source
+	// cannot state them (a ConfigMap). An entry whose value comes from elsewhere (valueFrom)
+	// has an empty Value and ValueFrom set.
+	Env []EnvVar `json:"env,omitempty"`
+}
+
+// EnvVar is one environment variable of a container.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+	// ValueFrom is true when the manifest takes the value from a Secret, ConfigMap or field.
+	ValueFrom bool `json:"valueFrom,omitempty"`
 }
 
 // Flag is one command-line flag: --Name=Value.

@@ -30,9 +30,26 @@ type Snapshot struct {
 	TakenAt time.Time `json:"takenAt,omitempty"`
 	// Source says where the data came from: a kubeconfig context, endpoints, or profiles.
 	Source string `json:"source,omitempty"`
+	// Provisional is set on a version profile that no running apiserver was read for: one
+	// derived from the newest recorded profile and the release's published modules, before
+	// its kube-apiserver can be built (docs/profiles.md). Nil for anything observed.
+	Provisional *Provisional `json:"provisional,omitempty"`
 	// Cluster holds state shared by every server through etcd.
 	Cluster Cluster  `json:"cluster,omitempty"`
 	Servers []Server `json:"servers"`
+}
+
+// Provisional says what a derived version profile rests on: every report that uses it says so
+// first.
+type Provisional struct {
+	// Base is the recorded profile it was derived from ("v1.37.2").
+	Base string `json:"base"`
+	// Modules are the published modules read, as path@version with their go.sum hash.
+	Modules []string `json:"modules"`
+	// Derived says each fact taken from the modules, with the file and line it comes from.
+	Derived []string `json:"derived"`
+	// NotDerived says what the modules cannot tell, and is assumed to be as in Base.
+	NotDerived []string `json:"notDerived,omitempty"`
 }
 
 // Cluster is the state every apiserver reads from the same etcd.

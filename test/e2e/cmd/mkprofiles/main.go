@@ -6,7 +6,12 @@
 // and the feature gate's default, to pkg/simulate/profiles/<version>.json. Profiles are never
 // typed by hand.
 //
+// With -provisional it records nothing: it derives the profile of the minor after the newest
+// recorded one from that minor's published prerelease modules (provisional.go,
+// docs/profiles.md).
+//
 //	cd test/e2e && go run ./cmd/mkprofiles [-out DIR] [version ...]
+//	cd test/e2e && go run ./cmd/mkprofiles -provisional v0.38.0-alpha.2 -toolchain go1.27.3 [-out DIR]
 package main
 
 import (
@@ -27,7 +32,15 @@ import (
 
 func main() {
 	out := flag.String("out", "../../pkg/simulate/profiles", "directory to write <version>.json into")
+	provisional := flag.String("provisional", "", "derive the provisional profile of the next minor from its published prerelease modules (v0.38.0-alpha.2) instead of recording")
+	toolchain := flag.String("toolchain", "auto", "GOTOOLCHAIN for downloading the -provisional modules (they may need a newer Go than mvpctl)")
 	flag.Parse()
+	if *provisional != "" {
+		if err := makeProvisional(*provisional, *toolchain, *out); err != nil {
+			log.Fatalf("provisional profile: %v", err)
+		}
+		return
+	}
 	versions := flag.Args()
 	if len(versions) == 0 {
 		versions = harness.ProfileVersions
@@ -41,6 +54,11 @@ func main() {
 			log.Fatalf("profile %s: %v", v, err)
 		}
 		log.Printf("profile %s written in %s", v, time.Since(t0).Round(time.Second))
+	}
+	// A recorded profile replaces the provisional one of its minor; the others are derived
+	// again from their facts, from the profiles just recorded.
+	if err := deriveAll(*out); err != nil {
+		log.Fatalf("provisional profiles: %v", err)
 	}
 }
 

@@ -1,0 +1,71 @@
+package mvp
+
+import "github.com/mvpctl/mvpctl/pkg/snapshot"
+
+// The two 404s of kube-apiserver's own handler chain, the answer a client gets when no peer
+// serves the GVR (k8s.io/apiserver pkg/util/peerproxy/peerproxy_handler.go:183-188 hands the
+// request to the local chain) or when a proxied request reaches a server that lacks it.
+
+// NotFoundMessage is the text of the last-resort 404, the one for a path no handler is
+// installed for (an unknown group/version): the plain-text body before 1.38, the Status
+// message from 1.38.
+const NotFoundMessage = "404 page not found"
+
+// UnknownResourceMessage is the Status message of the 404 a served group/version's handler
+// answers for a resource it does not have (the same in every version).
+const UnknownResourceMessage = "the server could not find the requested resource"
+
+// NotFoundShape names the body of the last-resort 404.
+type NotFoundShape string
+
+const (
+	// NotFoundText: net/http's http.NotFound, text/plain "404 page not found" (k8s.io/apiserver
+	// v0.37.2 pkg/util/notfoundhandler/not_found_handler.go:64).
+	NotFoundText NotFoundShape = "text"
+	// NotFoundStatus: a metav1.Status {Failure, 404, NotFound, "404 page not found"} encoded
+	// for the request's Accept (JSON for a JSON client), with empty details (k8s.io/apiserver
+	// v0.38.0-alpha.2 pkg/util/notfoundhandler/not_found_handler.go:64-77).
+	NotFoundStatus NotFoundShape = "status"
+)
+
+// firstStatusNotFoundMinor is the first minor whose last-resort 404 is a Status (upstream
+// PR 138219, read from the published v0.38.0-alpha.2 module: provisional until a 1.38
+// kube-apiserver is observed).
+const firstStatusNotFoundMinor = 38
+
+// RuleNotFoundText and RuleNotFoundStatus: the shape of the last-resort 404.
+const (
+	RuleNotFoundText   Rule = "not-found-text"
+	RuleNotFoundStatus Rule = "not-found-status"
+)
+
+// NotFoundBody is what a client that accepts JSON reads in the last-resort 404.
+type NotFoundBody struct {
+	Shape       NotFoundShape `json:"shape"`
+	ContentType string        `json:"contentType"`
+	Body        string        `json:"body"`
+}
+
+// The bodies, as the apiservers write them (the Status one is the alpha.2 unit test's,
+// not_found_handler_test.go:54).
+var (
+	notFoundTextBody   = NotFoundBody{Shape: NotFoundText, ContentType: "text/plain; charset=utf-8", Body: NotFoundMessage + "\n"}
+	notFoundStatusBody = NotFoundBody{Shape: NotFoundStatus, ContentType: "application/json",
+		Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + NotFoundMessage + `","reason":"NotFound","code":404}` + "\n"}
+)
+
+// LastResortNotFound is the last-resort 404 of a binary of version v.
+func LastResortNotFound(v snapshot.Version) NotFoundBody {
+	if v.Major == 1 && v.Minor >= firstStatusNotFoundMinor {
+		return notFoundStatusBody
+	}
+	return notFoundTextBody
+}
+
+// NotFoundRule is the rule LastResortNotFound follows for v, for explanations.
+func NotFoundRule(v snapshot.Version) Rule {
+	if LastResortNotFound(v).Shape == NotFoundStatus {
+		return RuleNotFoundStatus
+	}
+	return RuleNotFoundText
+}

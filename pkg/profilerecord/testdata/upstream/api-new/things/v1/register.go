@@ -1,0 +1,3 @@
+package v1
+
+const GroupName = "things.example.io"
