@@ -184,6 +184,9 @@ func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, star
 	case simulate.Warning:
 		code = ExitIncomplete
 	default:
+		if why := provisionalReason(rep.Provisional); why != "" && failOn != simulate.FailOnNever {
+			return withCode(ExitIncomplete, fmt.Errorf("preflight: no blocking finding, but %s", why))
+		}
 		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
 			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
 		}
@@ -200,6 +203,9 @@ func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, star
 // output, not a verdict (preflight is the gate).
 func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) error {
 	var why []string
+	if p := provisionalReason(rep.Simulation.Provisional); p != "" {
+		why = append(why, p)
+	}
 	if n := len(rep.Simulation.Assumptions); n > 0 {
 		why = append(why, fmt.Sprintf("it rests on %d assumption(s) (the ASSUMED lines)", n))
 	}

@@ -16,17 +16,18 @@ import (
 // planFlags say where a simulation starts and what happens: a rolling upgrade (--to), a
 // scenario file, or --step flags; from a snapshot, the live cluster, or --servers profiles.
 type planFlags struct {
-	source    snapshotSource
-	servers   string
-	to        string
-	order     []string
-	scenario  string
-	steps     []string
-	requests  string
-	auditLogs []string
-	proxy     string
-	allowSkew bool
-	profiles  profileFlags
+	source        snapshotSource
+	servers       string
+	to            string
+	order         []string
+	scenario      string
+	steps         []string
+	requests      string
+	auditLogs     []string
+	proxy         string
+	runtimeConfig string
+	allowSkew     bool
+	profiles      profileFlags
 }
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
@@ -34,6 +35,7 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.profiles.addFlags(fs)
 	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
 	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+	fs.StringVar(&p.runtimeConfig, "runtime-config", "", "the --runtime-config every server started from a profile runs with (--servers, a scenario's servers), kept by upgrades: e.g. resource.k8s.io/v1beta1=true")
 	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
 	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
 	fs.StringSliceVar(&p.order, "order", nil, "with --to: the order in which servers are upgraded (default: snapshot order)")
@@ -83,6 +85,9 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 			if err := simulate.ApplyProxyFlag(sc.From.Servers, p.proxy); err != nil {
 				return nil, nil, err
 			}
+			if err := simulate.ApplyRuntimeConfigFlag(sc.From.Servers, p.runtimeConfig); err != nil {
+				return nil, nil, err
+			}
 			start, err = simulate.FromProfiles(sc.From.Servers, g.now())
 		}
 		if err != nil {
@@ -129,7 +134,13 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 		if err := simulate.ApplyProxyFlag(sv, p.proxy); err != nil {
 			return nil, err
 		}
+		if err := simulate.ApplyRuntimeConfigFlag(sv, p.runtimeConfig); err != nil {
+			return nil, err
+		}
 		return simulate.FromProfiles(sv, g.now())
+	}
+	if p.runtimeConfig != "" {
+		return nil, errors.New("--runtime-config goes with --servers (or a scenario's servers): an observed apiserver serves what its own flags say; a step can change them (--step upgrade:SERVER=VERSION,runtime-config=...)")
 	}
 	return p.source.load(ctx, g)
 }

@@ -81,6 +81,7 @@ func atRiskLine(sim *simulate.Simulation) string {
 
 func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
 	noHeaders := o.NoHeaders
+	printProvisional(w, rep.Provisional)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -144,6 +145,7 @@ func acceptedWhy(r simulate.AcceptRule) string {
 
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
+	printProvisionalMarkdown(w, rep.Provisional)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "**Assumed:** %s\n\n", a)
 	}

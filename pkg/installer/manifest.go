@@ -1,7 +1,9 @@
 package installer
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"path"
 	"strings"
 
@@ -27,6 +29,11 @@ type pod struct {
 			Name    string   `json:"name"`
 			Command []string `json:"command"`
 			Args    []string `json:"args"`
+			Env     []struct {
+				Name      string          `json:"name"`
+				Value     string          `json:"value"`
+				ValueFrom json.RawMessage `json:"valueFrom"`
+			} `json:"env"`
 		} `json:"containers"`
 	} `json:"spec"`
 }
@@ -57,7 +64,13 @@ func ParseManifest(file string, doc []byte) (snapshot.StatedFlags, error) {
 		if err != nil {
 			return snapshot.StatedFlags{}, fmt.Errorf("container %s: %w", c.Name, err)
 		}
-		return snapshot.StatedFlags{Source: "manifest " + file, Flags: flags}, nil
+		stated := snapshot.StatedFlags{Source: snapshot.StatedManifestPrefix + file, Flags: flags}
+		for _, e := range c.Env {
+			if slices.Contains(mvp.StatedEnvNames, e.Name) {
+				stated.Env = append(stated.Env, snapshot.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: len(e.ValueFrom) > 0 && string(e.ValueFrom) != "null"})
+			}
+		}
+		return stated, nil
 	}
 	return snapshot.StatedFlags{}, fmt.Errorf("no kube-apiserver container (containers: %s)", strings.Join(names, ", "))
 }

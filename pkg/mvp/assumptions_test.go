@@ -10,10 +10,12 @@ import (
 
 func TestAssumptions(t *testing.T) {
 	newer := fmt.Sprintf("v1.%d.0", NewestKnownMinor+2)
-	known := fmt.Sprintf("v1.%d.2", NewestKnownMinor)
+	known := fmt.Sprintf("v1.%d.2", NewestObservedMinor)
+	provisional := fmt.Sprintf("v1.%d.0", NewestObservedMinor+1)
+	because := fmt.Sprintf("rules provisional: the 1.%d rules are read from the published k8s.io/apiserver and k8s.io/api 1.%d prerelease modules, not observed on a kube-apiserver", NewestKnownMinor, NewestKnownMinor)
 	line := func(name, version string) string {
-		return fmt.Sprintf("server %s runs %s, newer than mvpctl's newest known release 1.%d: routing assumes 1.%d's rules",
-			name, version, NewestKnownMinor, NewestKnownMinor)
+		return fmt.Sprintf("server %s runs %s, newer than mvpctl's newest known release 1.%d: routing assumes 1.%d's rules (%s)",
+			name, version, NewestKnownMinor, NewestKnownMinor, because)
 	}
 	for _, tc := range []struct {
 		name     string
@@ -24,6 +26,7 @@ func TestAssumptions(t *testing.T) {
 		{"one newer", []string{known, newer}, []string{line("kas-b", newer)}},
 		{"newer with a build suffix", []string{newer + "-gke.1"}, []string{line("kas-a", newer+"-gke.1")}},
 		{"unread server, version unknown", []string{"", known}, nil},
+		{"known, but provisional", []string{known, provisional}, []string{fmt.Sprintf("server kas-b runs %s: %s", provisional, because)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := snapshot.New()

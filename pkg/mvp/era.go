@@ -36,7 +36,12 @@ const (
 	firstGVRMetricLabelMinor = 36 // apiserver_rerouted_request_total gains group/version/resource
 	// NewestKnownMinor is the newest minor version whose rules mvpctl knows. Newer versions are
 	// assumed to behave like it, and every explanation says so.
-	NewestKnownMinor = 37
+	NewestKnownMinor = 38
+	// NewestObservedMinor is the newest minor whose rules the e2e suite demonstrates on a real
+	// kube-apiserver. The rules of the minors after it, up to NewestKnownMinor, are read from
+	// the release's published prerelease modules (file and line cited at each rule): they are
+	// provisional, and every explanation says so.
+	NewestObservedMinor = 37
 )
 
 // EraOf returns the era of a Kubernetes version.
@@ -98,25 +103,41 @@ func Describe(v snapshot.Version) string {
 	if Newer(v) {
 		s += fmt.Sprintf(", assumed to behave like 1.%d", NewestKnownMinor)
 	}
+	if ProvisionalRules(v) {
+		s += ", " + provisionalWords(v)
+	}
 	return s
+}
+
+// ProvisionalRules reports whether v's rules are read from published prerelease modules, no
+// kube-apiserver of v having been observed (NewestObservedMinor); a version newer than
+// NewestKnownMinor is routed by those rules too.
+func ProvisionalRules(v snapshot.Version) bool { return v.Major == 1 && v.Minor > NewestObservedMinor }
+
+// provisionalWords says why the rules of v are provisional.
+func provisionalWords(v snapshot.Version) string {
+	return fmt.Sprintf("rules provisional: the 1.%d rules are read from the published k8s.io/apiserver and k8s.io/api 1.%d prerelease modules, not observed on a kube-apiserver", min(v.Minor, NewestKnownMinor), min(v.Minor, NewestKnownMinor))
 }
 
 // Newer reports whether v is newer than the newest minor whose rules mvpctl knows.
 func Newer(v snapshot.Version) bool { return v.Major == 1 && v.Minor > NewestKnownMinor }
 
 // Assumptions returns what reading snap assumes rather than knows about the rules its servers
-// follow: one line per server whose version is newer than NewestKnownMinor, for commands to
+// follow: one line per server whose version is newer than NewestObservedMinor, for commands to
 // say with their result. (It lives here, not in pkg/snapshot, because pkg/mvp imports
 // pkg/snapshot: the snapshot does not know which versions mvpctl knows.)
 func Assumptions(snap *snapshot.Snapshot) []string {
 	var lines []string
 	for _, srv := range snap.Servers {
 		v, err := snapshot.ParseVersion(srv.Version)
-		if err != nil || !Newer(v) {
-			continue
+		switch {
+		case err != nil || !ProvisionalRules(v):
+		case Newer(v):
+			lines = append(lines, fmt.Sprintf("server %s runs %s, newer than mvpctl's newest known release 1.%d: routing assumes 1.%d's rules (%s)",
+				srv.Name, srv.Version, NewestKnownMinor, NewestKnownMinor, provisionalWords(v)))
+		default:
+			lines = append(lines, fmt.Sprintf("server %s runs %s: %s", srv.Name, srv.Version, provisionalWords(v)))
 		}
-		lines = append(lines, fmt.Sprintf("server %s runs %s, newer than mvpctl's newest known release 1.%d: routing assumes 1.%d's rules",
-			srv.Name, srv.Version, NewestKnownMinor, NewestKnownMinor))
 	}
 	return lines
 }

@@ -80,9 +80,15 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	for _, k := range facts.GroupVersionsAdded {
 		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("%s is new in %s (%s): what kube-apiserver serves of it is registered in k8s.io/kubernetes, which publishes no %s module: it is not in the profile", k.GroupVersion(), release[0].ID(), k.Cite, facts.Release))
 	}
+	if pp := facts.PeerProxy; pp.Identical {
+		prov.Derived = append(prov.Derived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s is byte-identical in %s and %s (%d files): header, exclusions, 503s, peer choice and timings as in %s",
+			pp.Dir, release[1].ID(), baseRelease[1].Version, pp.Files, p.Version.MinorString()))
+	} else {
+		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s changed between %s and %s (%s): mvpctl routes %s by the rules it knows; read the change",
+			pp.Dir, baseRelease[1].Version, release[1].ID(), strings.Join(pp.Changed, ", "), facts.Release))
+	}
 	prov.NotDerived = append(prov.NotDerived,
-		fmt.Sprintf("everything else %s serves, and which group/versions are on by default: registered in k8s.io/kubernetes (no %s module is published), assumed as in %s", facts.Release, facts.Release, p.Version),
-		fmt.Sprintf("the peer proxy itself: assumed as in %s (k8s.io/apiserver pkg/util/peerproxy is the code both modules hold; mvpctl's rules for %s are read from the same modules)", p.Version, facts.Release))
+		fmt.Sprintf("everything else %s serves, and which group/versions are on by default: registered in k8s.io/kubernetes (no %s module is published), assumed as in %s", facts.Release, facts.Release, p.Version))
 
 	at, err := time.Parse(time.RFC3339, release[0].Time)
 	if err != nil {

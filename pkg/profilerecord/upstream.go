@@ -72,6 +72,17 @@ type GateFact struct {
 	Cite    string `json:"cite"`
 }
 
+// PeerProxyFact says whether the peer proxy's code changed between the releases.
+type PeerProxyFact struct {
+	Dir string `json:"dir"`
+	// Files is how many files the release's directory holds.
+	Files int `json:"files"`
+	// Identical is true when both directories hold the same files, byte for byte.
+	Identical bool `json:"identical"`
+	// Changed lists the files added, removed or changed, when not identical.
+	Changed []string `json:"changed,omitempty"`
+}
+
 // FileHash is the SHA-256 of one file a fact cites.
 type FileHash struct {
 	File   string `json:"file"`
@@ -98,6 +109,9 @@ type UpstreamFacts struct {
 	// release has not, and the reverse.
 	GatesAdded   []GateFact `json:"gatesAdded"`
 	GatesRemoved []GateFact `json:"gatesRemoved"`
+	// PeerProxy compares k8s.io/apiserver's pkg/util/peerproxy, the proxy's code, in the
+	// release and the base release.
+	PeerProxy PeerProxyFact `json:"peerProxy"`
 	// Files hashes every file cited, so that a re-extraction shows the facts came from them.
 	Files []FileHash `json:"files"`
 }
@@ -194,6 +208,9 @@ func ExtractUpstream(release string, src UpstreamSources) (*UpstreamFacts, error
 		return nil, fmt.Errorf("%s pkg/features/kube_features.go has no %s", src.APIServer.ID(), mvp.FeatureGate)
 	}
 	f.ProxyGate = g
+	if f.PeerProxy, err = comparePeerProxy(src.APIServer, src.BaseAPIServer); err != nil {
+		return nil, err
+	}
 	f.GatesAdded, f.GatesRemoved = diffGates(gates, baseGates), diffGates(baseGates, gates)
 	for _, list := range [][]KindFact{f.Removed, f.Introduced} {
 		sort.Slice(list, func(i, j int) bool { return kindKey(list[i]) < kindKey(list[j]) })
@@ -502,4 +519,51 @@ func diffGates(a, b map[string]GateFact) []GateFact {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+const peerProxyDir = "pkg/util/peerproxy"
+
+// comparePeerProxy compares the peer proxy's directory of two k8s.io/apiserver versions.
+func comparePeerProxy(m, base Module) (PeerProxyFact, error) {
+	a, err := treeHashes(m.Dir, peerProxyDir)
+	if err != nil {
+		return PeerProxyFact{}, fmt.Errorf("%s: %w", m.ID(), err)
+	}
+	b, err := treeHashes(base.Dir, peerProxyDir)
+	if err != nil {
+		return PeerProxyFact{}, fmt.Errorf("%s: %w", base.ID(), err)
+	}
+	f := PeerProxyFact{Dir: peerProxyDir, Files: len(a)}
+	for name, h := range a {
+		if b[name] != h {
+			f.Changed = append(f.Changed, name)
+		}
+	}
+	for name := range b {
+		if _, ok := a[name]; !ok {
+			f.Changed = append(f.Changed, name)
+		}
+	}
+	sort.Strings(f.Changed)
+	f.Identical = len(f.Changed) == 0 && len(a) > 0
+	return f, nil
+}
+
+// treeHashes hashes every file under dir/rel, by its path below dir/rel.
+func treeHashes(dir, rel string) (map[string]string, error) {
+	root := filepath.Join(dir, filepath.FromSlash(rel))
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(name)] = sha256Hex(data)
+		return nil
+	})
+	return out, err
 }

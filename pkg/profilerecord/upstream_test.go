@@ -43,6 +43,7 @@ func TestExtractUpstream(t *testing.T) {
 		ProxyGate:            GateFact{Name: mvp.FeatureGate, Default: true, Stage: "Beta", Cite: "k8s.io/apiserver@v0.38.0-alpha.1/pkg/features/kube_features.go:14"},
 		GatesAdded:           []GateFact{{Name: "NewThing", Stage: "Alpha", Cite: "k8s.io/apiserver@v0.38.0-alpha.1/pkg/features/kube_features.go:10"}},
 		GatesRemoved:         []GateFact{{Name: "OldThing", Default: true, Stage: "Deprecated", Locked: true, Cite: "k8s.io/apiserver@v0.37.2/pkg/features/kube_features.go:10"}},
+		PeerProxy:            PeerProxyFact{Dir: "pkg/util/peerproxy", Files: 2, Changed: []string{"added.txt"}},
 	}
 	for i := range f.GroupVersionsAdded {
 		f.GroupVersionsAdded[i].dir = ""

@@ -31,6 +31,11 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
 		srv := fromProfile(sv.Name, p)
+		if sv.RuntimeConfig != "" {
+			if srv.Resources, err = profileWithRuntimeConfig(&srv, p, sv.RuntimeConfig); err != nil {
+				return nil, fmt.Errorf("server %s: %w", sv.Name, err)
+			}
+		}
 		srv.Version = versionRun(sv.Version, p)
 		srv.PeerProxy = setup.PeerProxy(p.Version)
 		srv.FoundBy = "profile"
@@ -43,6 +48,28 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 	}
 	recomputePeerAggregated(snap)
 	return snap, nil
+}
+
+// profileWithRuntimeConfig is what a server of profile p serves with --runtime-config=value: a
+// group/version the binary does not have, or that its release removes, is an error (the
+// start is what the user says runs today).
+func profileWithRuntimeConfig(srv *snapshot.Server, p Profile, value string) ([]snapshot.Resource, error) {
+	cfg, err := mvp.ParseRuntimeConfig(value)
+	if err != nil {
+		return nil, err
+	}
+	if p.Full == nil {
+		return nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
+	}
+	full, _, removed := applyRemoved(srv, p, cfg)
+	served, unknown := cfg.Apply(p.Resources, full)
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
+	}
+	if len(removed) > 0 {
+		return nil, fmt.Errorf("--runtime-config=%s: %s removes %s (not served even when enabled)", cfg, p.Version.MinorString(), strings.Join(removed, ", "))
+	}
+	return served, nil
 }
 
 // fromProfile is a running server named name serving what profile p serves.
@@ -212,10 +239,15 @@ func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.R
 	if p.Full == nil {
 		return nil, nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
 	}
-	served, unknown := cfg.Apply(p.Resources, p.Full)
+	full, removedNotes, removed := applyRemoved(srv, p, cfg)
+	served, unknown := cfg.Apply(p.Resources, full)
 	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s%s", srv.Name, cfg, source))
+	notes = append(notes, removedNotes...)
 	var losses []ConfigLoss
 	for _, gv := range unknown {
+		if slices.Contains(removed, gv) {
+			continue // the binary has it, and drops it at startup: said in removedNotes
+		}
 		notes = append(notes, fmt.Sprintf("%s: --runtime-config names %s, which %s does not have: %s", srv.Name, gv, p.Version, mvp.UnknownGroupVersionAtStartup))
 		losses = append(losses, ConfigLoss{Server: srv.Name, GroupVersion: gv, Enabled: !slices.Contains(cfg.Disabled, gv), Version: p.Version.String()})
 	}

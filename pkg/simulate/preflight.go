@@ -16,6 +16,8 @@ const PreflightKind = "PreflightReport"
 type PreflightReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Provisional lists the provisional profiles used (Simulation.Provisional): read first.
+	Provisional []ProvisionalProfile `json:"provisional,omitempty"`
 	// Stated is the configuration the user stated rather than observed (Simulation.Stated).
 	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the checks assumed rather than observed (Simulation.Assumptions).
@@ -83,7 +85,7 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 		return nil, err
 	}
 	rep := &PreflightReport{APIVersion: report.APIVersion, Kind: PreflightKind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
-		Assumptions: sim.Assumptions, Stated: sim.Stated}
+		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional}
 	rep.Scenario = ScenarioEcho{Start: in.Start.Source, TakenAt: in.Start.TakenAt, Target: in.Target, Profiles: sim.Profiles,
 		Partial: in.Start.Partial(), Steps: []string{}}
 	for _, s := range in.Start.Servers {

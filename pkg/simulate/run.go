@@ -18,6 +18,9 @@ const SimulationKind = "Simulation"
 type Simulation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Provisional lists the profiles used that were derived from a release's published
+	// modules, not recorded: to be read first.
+	Provisional []ProvisionalProfile `json:"provisional,omitempty"`
 	// Stated is the configuration the user stated rather than observed (--proxy=configured).
 	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the simulation assumed rather than observed (how servers started
@@ -117,6 +120,8 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	}
 	// A server newer than the rules mvpctl knows is routed by the newest rules it knows.
 	sim.Assumptions = append(sim.Assumptions, mvp.Assumptions(start)...)
+	stepAssumed := map[string][]string{} // what a step assumed → servers, in first-seen order
+	var stepAssumptions []string
 	for i, st := range steps {
 		next, notes, losses, err := applyStep(cur, st)
 		if err != nil {
@@ -134,10 +139,21 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
 		res.Notes, res.ConfigLosses = notes, losses
+		for _, n := range notes {
+			if name, what, ok := strings.Cut(n, ": "); ok && strings.HasPrefix(what, mvp.AssumedEvidence+": ") {
+				if stepAssumed[what] == nil {
+					stepAssumptions = append(stepAssumptions, what)
+				}
+				stepAssumed[what] = append(stepAssumed[what], name)
+			}
+		}
 		if st.Action == ActionCrash {
 			res.Phase = fmt.Sprintf("from %s after the kill, until an apiserver starts or stops (then peers drop it: 404)", mvp.EndpointLeaseTTL)
 		}
 		sim.Steps = append(sim.Steps, res)
+	}
+	for _, what := range stepAssumptions {
+		sim.Assumptions = append(sim.Assumptions, strings.Join(stepAssumed[what], ", ")+": "+what)
 	}
 	// The profiles used: those the start was built from, and those upgrades took.
 	profiles := map[string]bool{}
@@ -158,6 +174,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		sim.Profiles = append(sim.Profiles, p)
 	}
 	sort.Strings(sim.Profiles)
+	sim.Provisional = provisionalProfiles(sim.Profiles)
 	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
 	return sim, nil
 }

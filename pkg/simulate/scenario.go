@@ -42,6 +42,9 @@ type ServerVersion struct {
 	// Proxy is how its Mixed Version Proxy is set up: default (the binary's defaults: no
 	// --peer-ca-file, so no filter), configured, or off. Empty means default.
 	Proxy string `json:"proxy,omitempty"`
+	// RuntimeConfig is the --runtime-config it runs with (mvp.ParseRuntimeConfig); empty for
+	// none. Upgrades keep it, as they keep the flags.
+	RuntimeConfig string `json:"runtimeConfig,omitempty"`
 }
 
 // Actions a step can take.
@@ -128,6 +131,9 @@ func (sc *Scenario) Validate() error {
 		if s.Name == "" || s.Version == "" {
 			return fmt.Errorf("from.servers[%d]: name and version must be set", i)
 		}
+		if _, err := mvp.ParseRuntimeConfig(s.RuntimeConfig); err != nil {
+			return fmt.Errorf("from.servers[%d]: %w", i, err)
+		}
 	}
 	for i, st := range sc.Steps {
 		if err := st.validate(); err != nil {
@@ -175,6 +181,21 @@ func ParseServers(s string) ([]ServerVersion, error) {
 		out = append(out, ServerVersion{Name: name, Version: version})
 	}
 	return out, nil
+}
+
+// ApplyRuntimeConfigFlag sets the --runtime-config of every server started from a profile
+// (the --runtime-config flag of simulate and preflight); "" changes nothing.
+func ApplyRuntimeConfigFlag(servers []ServerVersion, flag string) error {
+	if flag == "" {
+		return nil
+	}
+	if _, err := mvp.ParseRuntimeConfig(flag); err != nil {
+		return fmt.Errorf("--runtime-config: %w", err)
+	}
+	for i := range servers {
+		servers[i].RuntimeConfig = flag
+	}
+	return nil
 }
 
 // ApplyProxyFlag sets the proxy setup of servers from the --proxy flag: one setup for every

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+)
+
+// printProvisional says first that a result rests on a provisional profile: what it comes from,
+// each fact derived from the release's modules, and what could not be derived.
+func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "PROVISIONAL %s\n", p.Headline())
+		for _, d := range p.Derived {
+			fmt.Fprintf(w, "  derived: %s\n", d)
+		}
+		for _, d := range p.NotDerived {
+			fmt.Fprintf(w, "  not derived: %s\n", d)
+		}
+	}
+}
+
+// printProvisionalMarkdown is printProvisional for a pull-request comment: the headline, and
+// the facts folded away.
+func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
+		for _, d := range p.Derived {
+			fmt.Fprintf(w, "- derived: %s\n", d)
+		}
+		for _, d := range p.NotDerived {
+			fmt.Fprintf(w, "- not derived: %s\n", d)
+		}
+		fmt.Fprint(w, "\n</details>\n\n")
+	}
+}
+
+// provisionalReason is why a result that rests on a provisional profile is not a success.
+func provisionalReason(ps []simulate.ProvisionalProfile) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	names := ""
+	for i, p := range ps {
+		if i > 0 {
+			names += ", "
+		}
+		names += p.Version
+	}
+	return fmt.Sprintf("it rests on the provisional profile %s (the PROVISIONAL lines)", names)
+}

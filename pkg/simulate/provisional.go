@@ -1,0 +1,44 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// ProvisionalProfile is a profile a simulation used that was derived from a release's
+// published modules, not recorded from its kube-apiserver (snapshot.Provisional). Reports say
+// so before anything else, and a result that rests on one is not a success.
+type ProvisionalProfile struct {
+	Version string `json:"version"`
+	snapshot.Provisional
+}
+
+// provisionalProfiles are the provisional ones among the profiles of versions.
+func provisionalProfiles(versions []string) []ProvisionalProfile {
+	var out []ProvisionalProfile
+	for _, v := range versions {
+		if p, err := LookupProfile(v); err == nil && p.Provisional != nil {
+			out = append(out, ProvisionalProfile{Version: p.Version.String(), Provisional: *p.Provisional})
+		}
+	}
+	return out
+}
+
+// Headline says in one line what the profile is and what it comes from.
+func (p ProvisionalProfile) Headline() string {
+	var mods []string
+	for _, m := range p.Modules {
+		id, _, _ := strings.Cut(m, " ")
+		if !strings.Contains(id, "@v0."+strings.TrimPrefix(p.Base, "v1.")) { // the release's, not the base's
+			mods = append(mods, id)
+		}
+	}
+	minor := p.Version
+	if v, err := snapshot.ParseVersion(p.Version); err == nil {
+		minor = v.MinorString()
+	}
+	return fmt.Sprintf("Kubernetes %s is provisional: no %s kube-apiserver exists yet; profile %s is derived from the recorded %s and %s (%d facts derived, %d not derivable, assumed as in %s)",
+		minor, minor, p.Version, p.Base, strings.Join(mods, ", "), len(p.Derived), len(p.NotDerived), p.Base)
+}

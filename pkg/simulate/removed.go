@@ -1,0 +1,87 @@
+package simulate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// A group/version whose kinds a release removes is not served by that release even when
+// --runtime-config switches it on, unless the process runs with the one-release escape
+// (mvp.ServeRemovedAPIsEnv). Whether it does is read from the static pod manifest's env
+// (--manifest): STATED; without one it is assumed unset, and the simulation says so.
+
+// removedEnabled are the group/versions cfg switches on, by name or with api/all=true, that
+// release v removes even when enabled.
+func removedEnabled(cfg mvp.RuntimeConfig, v snapshot.Version) []string {
+	var out []string
+	for _, gv := range mvp.RemovedGroupVersions(v) {
+		if slices.Contains(cfg.Enabled, gv) || (cfg.AllAPIs && !slices.Contains(cfg.Disabled, gv)) {
+			out = append(out, gv)
+		}
+	}
+	return out
+}
+
+// removedEscape is what is known of a server's one-release escape.
+type removedEscape struct {
+	on bool
+	// evidence says where on comes from: mvp.StatedEvidence or mvp.AssumedEvidence, then why.
+	evidence string
+}
+
+func (e removedEscape) assumed() bool { return strings.HasPrefix(e.evidence, mvp.AssumedEvidence) }
+
+// escapeOf reads the escape from what the installer states of srv: a static pod manifest's
+// container env. A ConfigMap states no environment.
+func escapeOf(srv *snapshot.Server) removedEscape {
+	st := srv.Stated
+	if st == nil || !strings.HasPrefix(st.Source, snapshot.StatedManifestPrefix) {
+		return removedEscape{evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
+	}
+	for _, e := range st.Env {
+		if e.Name != mvp.ServeRemovedAPIsEnv {
+			continue
+		}
+		if e.ValueFrom {
+			return removedEscape{evidence: fmt.Sprintf("%s: %s unset (%s takes its value from elsewhere: valueFrom)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv, st.Source)}
+		}
+		on, err := mvp.ParseServeRemovedAPIs(e.Value)
+		if err != nil {
+			return removedEscape{evidence: fmt.Sprintf("%s (%s): %v", mvp.StatedEvidence, st.Source, err)}
+		}
+		return removedEscape{on: on, evidence: fmt.Sprintf("%s (%s): %s=%s", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv, e.Value)}
+	}
+	return removedEscape{evidence: fmt.Sprintf("%s (%s): no %s in its env", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv)}
+}
+
+// applyRemoved is what srv, upgraded to p with cfg, serves of the group/versions p removes: the
+// full set to apply cfg to (with the removed kinds when the escape keeps them), the notes, and
+// the group/versions the upgrade stops serving.
+func applyRemoved(srv *snapshot.Server, p Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string) {
+	full = p.Full
+	removed = removedEnabled(cfg, p.Version)
+	if len(removed) == 0 {
+		return full, nil, nil
+	}
+	esc := escapeOf(srv)
+	gvs := strings.Join(removed, ", ")
+	notServed, _ := mvp.RemovedVersions(removed[0])
+	switch {
+	case esc.on && p.FullServeRemoved != nil:
+		notes = append(notes, fmt.Sprintf("%s: --runtime-config enables %s, which %s removes; served for this release only, %s (k8s.io/apiserver pkg/server/deleted_kinds.go:167-169); the next minor drops it whatever the environment says",
+			srv.Name, gvs, p.Version.MinorString(), esc.evidence))
+		return p.FullServeRemoved, notes, nil
+	case esc.on:
+		notes = append(notes, fmt.Sprintf("%s: %s, but profile %s does not record what the escape serves: simulated as not served", srv.Name, esc.evidence, p.Version))
+	}
+	line := fmt.Sprintf("%s: --runtime-config enables %s, which %s removes (%s): not served even when enabled (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171); %s",
+		srv.Name, gvs, p.Version.MinorString(), notServed, esc.evidence)
+	if esc.assumed() {
+		line = srv.Name + ": " + esc.evidence + ", so " + strings.Join(removed, ", ") + " is not served after its upgrade to " + p.Version.MinorString()
+	}
+	return full, append(notes, line), removed
+}
