@@ -158,7 +158,11 @@ func completeProfileVersions(cmd *cobra.Command, _ []string, toComplete string) 
 			v = strings.TrimPrefix(v, "v")
 		}
 		if strings.HasPrefix(v, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(v, fmt.Sprintf("Kubernetes %d.%d profile, %d resources", p.Version.Major, p.Version.Minor, len(p.Resources))))
+			kind := "profile"
+			if p.Provisional != nil {
+				kind = "provisional profile"
+			}
+			out = append(out, cobra.CompletionWithDesc(v, fmt.Sprintf("Kubernetes %d.%d %s, %d resources", p.Version.Major, p.Version.Minor, kind, len(p.Resources))))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

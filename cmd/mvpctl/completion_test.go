@@ -29,7 +29,7 @@ current-context: prod
 	const noFile = ":4" // ShellCompDirectiveNoFileComp
 	profiles := "v1.33.13\tKubernetes 1.33 profile, 61 resources\nv1.34.4\tKubernetes 1.34 profile, 66 resources\n" +
 		"v1.35.4\tKubernetes 1.35 profile, 66 resources\nv1.36.3\tKubernetes 1.36 profile, 68 resources\n" +
-		"v1.37.2\tKubernetes 1.37 profile, 72 resources\n" + noFile + "\n"
+		"v1.37.2\tKubernetes 1.37 profile, 72 resources\n" + "v1.38.0\tKubernetes 1.38 provisional profile, 72 resources\n" + noFile + "\n"
 	tests := []struct {
 		args []string
 		want string

@@ -11,9 +11,9 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// writeProfile138 writes the embedded v1.37.2 profile with its version rewritten to v1.38.0 (a
-// version mvpctl does not embed) to dir/v1.38.0.json and returns that path.
-func writeProfile138(t *testing.T, dir string) string {
+// writeProfile139 writes the embedded v1.37.2 profile with its version rewritten to v1.39.0 (a
+// version mvpctl does not embed) to dir/v1.39.0.json and returns that path.
+func writeProfile139(t *testing.T, dir string) string {
 	t.Helper()
 	data, err := os.ReadFile("../../pkg/simulate/profiles/v1.37.2.json")
 	if err != nil {
@@ -23,13 +23,13 @@ func writeProfile138(t *testing.T, dir string) string {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["source"], _ = json.Marshal("test fixture: the v1.37.2 profile with its version rewritten to v1.38.0")
+	doc["source"], _ = json.Marshal("test fixture: the v1.37.2 profile with its version rewritten to v1.39.0")
 	data, err = json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = []byte(strings.NewReplacer(`"v1.37.2"`, `"v1.38.0"`, `"emulatedVersion":"1.37"`, `"emulatedVersion":"1.38"`).Replace(string(data)))
-	path := filepath.Join(dir, "v1.38.0.json")
+	data = []byte(strings.NewReplacer(`"v1.37.2"`, `"v1.39.0"`, `"emulatedVersion":"1.37"`, `"emulatedVersion":"1.39"`).Replace(string(data)))
+	path := filepath.Join(dir, "v1.39.0.json")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -40,8 +40,8 @@ func writeProfile138(t *testing.T, dir string) string {
 }
 
 // The how-to of a version without a profile, with the tests' profile directory (main_test.go).
-const noProfile138 = "error: no profile for Kubernetes 1.38: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2; " +
-	"record one from a running 1.38 kube-apiserver: `mvpctl profiles record --context CONTEXT -f " + noProfileDir + "/mvpctl/profiles/v1.38.0.json`, " +
+const noProfile139 = "error: no profile for Kubernetes 1.39: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2, v1.38.0; " +
+	"record one from a running 1.39 kube-apiserver: `mvpctl profiles record --context CONTEXT -f " + noProfileDir + "/mvpctl/profiles/v1.39.0.json`, " +
 	"or give a profile file with --profile FILE\n"
 
 // Profiles from --profile: printed output in golden files, errors as the exact line.
@@ -52,9 +52,9 @@ func TestProfileFlag(t *testing.T) {
 	copyFile(t, "../../pkg/simulate/profiles/v1.37.2.json", clash)
 	skew, requests, goldenDir := absPath(t, skew), absPath(t, "testdata/requests.txt"), absPath(t, "testdata/golden")
 	// A relative name, so that the FROM column is the same in every run.
-	v138 := writeProfile138(t, t.TempDir())
-	t.Chdir(filepath.Dir(v138))
-	v138 = filepath.Base(v138)
+	v139 := writeProfile139(t, t.TempDir())
+	t.Chdir(filepath.Dir(v139))
+	v139 = filepath.Base(v139)
 	tests := []struct {
 		name   string
 		args   []string
@@ -62,21 +62,21 @@ func TestProfileFlag(t *testing.T) {
 		golden string // stdout
 		stderr string
 	}{
-		{"list", []string{"profiles", "list", "--profile", v138}, ExitOK, "profiles-list-profile.txt", ""},
-		{"list json", []string{"profiles", "list", "--profile", v138, "-o", "json"}, ExitOK, "profiles-list-profile.json", ""},
-		{"show", []string{"profiles", "show", "1.38", "--profile", v138, "--no-headers"}, ExitOK, "profiles-show-1.38-no-headers.txt",
-			"Profile v1.38.0 (taken 2026-11-23; test fixture: the v1.37.2 profile with its version rewritten to v1.38.0; from " + v138 + ")\n"},
+		{"list", []string{"profiles", "list", "--profile", v139}, ExitOK, "profiles-list-profile.txt", ""},
+		{"list json", []string{"profiles", "list", "--profile", v139, "-o", "json"}, ExitOK, "profiles-list-profile.json", ""},
+		{"show", []string{"profiles", "show", "1.39", "--profile", v139, "--no-headers"}, ExitOK, "profiles-show-1.39-no-headers.txt",
+			"Profile v1.39.0 (taken 2026-11-23; test fixture: the v1.37.2 profile with its version rewritten to v1.39.0; from " + v139 + ")\n"},
 		{"a same-version clash says which is used", []string{"profiles", "list", "--profile", clash, "--no-headers"}, ExitOK, "",
 			"warning: profiles of 1.37: using v1.37.2 from " + clash + " (--profile), not the embedded v1.37.2\n"},
-		{"upgrade without the profile", []string{"simulate", "upgrade", "--servers", "a=1.37,b=1.37", "--to", "1.38"}, ExitError, "", noProfile138},
-		{"preflight without the profile", []string{"preflight", "--servers", "a=1.37,b=1.37", "--to", "1.38"}, ExitError, "", noProfile138},
-		{"show without the profile", []string{"profiles", "show", "v1.38.0"}, ExitError, "",
-			strings.Replace(noProfile138, "Kubernetes 1.38:", "Kubernetes v1.38.0:", 1)},
-		{"a snapshot is not a profile", []string{"simulate", "upgrade", "--servers", "a=1.37", "--to", "1.38", "--profile", skew}, ExitError, "",
+		{"upgrade without the profile", []string{"simulate", "upgrade", "--servers", "a=1.38,b=1.38", "--to", "1.39"}, ExitError, "", noProfile139},
+		{"preflight without the profile", []string{"preflight", "--servers", "a=1.38,b=1.38", "--to", "1.39"}, ExitError, "", noProfile139},
+		{"show without the profile", []string{"profiles", "show", "v1.39.0"}, ExitError, "",
+			strings.Replace(noProfile139, "Kubernetes 1.39:", "Kubernetes v1.39.0:", 1)},
+		{"a snapshot is not a profile", []string{"simulate", "upgrade", "--servers", "a=1.38", "--to", "1.39", "--profile", skew}, ExitError, "",
 			"error: profile " + skew + `: no server "default" among 3 servers (kas-a, kas-b, kas-c): not a version profile; ` + "`mvpctl profiles record` writes one\n"},
 		{"a missing file", []string{"profiles", "list", "--profile", "testdata/profiles/nope.json"}, ExitError, "",
 			"error: profile testdata/profiles/nope.json: no such file or directory\n"},
-		{"not JSON", []string{"preflight", "--servers", "a=1.37", "--to", "1.38", "--profile", requests}, ExitError, "",
+		{"not JSON", []string{"preflight", "--servers", "a=1.38", "--to", "1.39", "--profile", requests}, ExitError, "",
 			"error: profile " + requests + ": not a snapshot: the document is not a YAML or JSON object\n"},
 	}
 	for _, tt := range tests {
@@ -122,23 +122,23 @@ func TestExplainLoadsProfiles(t *testing.T) {
 func TestUpgradeToRecordedVersion(t *testing.T) {
 	resetProfiles(t)
 	xdg := t.TempDir()
-	v138 := writeProfile138(t, filepath.Join(xdg, "mvpctl", "profiles"))
+	v139 := writeProfile139(t, filepath.Join(xdg, "mvpctl", "profiles"))
 	for _, fromDir := range []bool{false, true} {
 		for _, cmd := range [][]string{{"simulate", "upgrade"}, {"preflight"}} {
-			args := append(cmd, "--servers", "a=1.37,b=1.37", "--to", "1.38", "-o", "json")
+			args := append(cmd, "--servers", "a=1.38,b=1.38", "--to", "1.39", "-o", "json")
 			if fromDir {
 				t.Setenv("XDG_CONFIG_HOME", xdg)
 			} else {
-				args = append(args, "--profile", v138)
+				args = append(args, "--profile", v139)
 			}
 			out, errOut, code := run(t, args...)
-			if code == ExitError || !strings.Contains(out, `"v1.38.0"`) || !strings.Contains(out, `"v1.37.2"`) {
+			if code == ExitError || !strings.Contains(out, `"v1.39.0"`) || !strings.Contains(out, `"v1.38.0"`) {
 				t.Errorf("%v (profile directory %t): exit %d, stderr %q; want a result naming both profiles", args, fromDir, code, errOut)
 			}
 		}
 	}
 	out, _, code := run(t, "profiles", "list", "--no-headers")
-	if code != ExitOK || !strings.Contains(out, filepath.Join(xdg, "mvpctl", "profiles", "v1.38.0.json")) {
+	if code != ExitOK || !strings.Contains(out, filepath.Join(xdg, "mvpctl", "profiles", "v1.39.0.json")) {
 		t.Errorf("profiles list does not show the profile directory's file:\n%s", out)
 	}
 }
@@ -146,9 +146,9 @@ func TestUpgradeToRecordedVersion(t *testing.T) {
 // The completion of --to offers the profiles the command would load.
 func TestCompletionWithProfile(t *testing.T) {
 	resetProfiles(t)
-	v138 := writeProfile138(t, t.TempDir())
-	out, _, code := run(t, "__complete", "simulate", "upgrade", "--profile", v138, "--to", "1.3")
-	if code != ExitOK || !strings.Contains(out, "1.38.0\tKubernetes 1.38 profile, 72 resources\n") || !strings.Contains(out, "1.37.2\t") {
+	v139 := writeProfile139(t, t.TempDir())
+	out, _, code := run(t, "__complete", "simulate", "upgrade", "--profile", v139, "--to", "1.3")
+	if code != ExitOK || !strings.Contains(out, "1.39.0\tKubernetes 1.39 profile, 72 resources\n") || !strings.Contains(out, "1.38.0\t") {
 		t.Errorf("completion:\n%s", out)
 	}
 }

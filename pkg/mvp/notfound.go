@@ -1,6 +1,10 @@
 package mvp
 
-import "github.com/mvpctl/mvpctl/pkg/snapshot"
+import (
+	"fmt"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
 
 // The two 404s of kube-apiserver's own handler chain, the answer a client gets when no peer
 // serves the GVR (k8s.io/apiserver pkg/util/peerproxy/peerproxy_handler.go:183-188 hands the
@@ -26,6 +30,12 @@ const (
 	// for the request's Accept (JSON for a JSON client), with empty details (k8s.io/apiserver
 	// v0.38.0-alpha.2 pkg/util/notfoundhandler/not_found_handler.go:64-77).
 	NotFoundStatus NotFoundShape = "status"
+	// NotFoundUnknownResource: the 404 of a served group's handler for a version or resource it
+	// does not have: a Status NotFound, UnknownResourceMessage, empty details (captured on
+	// v1.36.3, pkg/probe/testdata/v1.36.3-a-unknown-version.json). Not the last-resort 404, so
+	// the same in every version: a 1.38 client of a removed version of a served group (say
+	// resource.k8s.io/v1beta1 beside resource.k8s.io/v1) reads this one.
+	NotFoundUnknownResource NotFoundShape = "unknown-resource"
 )
 
 // firstStatusNotFoundMinor is the first minor whose last-resort 404 is a Status (upstream
@@ -53,6 +63,21 @@ var (
 	notFoundStatusBody = NotFoundBody{Shape: NotFoundStatus, ContentType: "application/json",
 		Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + NotFoundMessage + `","reason":"NotFound","code":404}` + "\n"}
 )
+
+// UnknownResourceNotFound is the 404 of a served group's handler (NotFoundUnknownResource).
+var UnknownResourceNotFound = NotFoundBody{Shape: NotFoundUnknownResource, ContentType: "application/json",
+	Body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + UnknownResourceMessage + `","reason":"NotFound","details":{},"code":404}` + "\n"}
+
+// Describe says in words which 404 b is.
+func (b NotFoundBody) Describe() string {
+	switch b.Shape {
+	case NotFoundStatus:
+		return fmt.Sprintf("a Status NotFound %q, application/json: the group has no handler (%s)", NotFoundMessage, RuleNotFoundStatus.Versions())
+	case NotFoundUnknownResource:
+		return fmt.Sprintf("a Status NotFound %q: the group is served, the version or resource is not", UnknownResourceMessage)
+	}
+	return fmt.Sprintf("text/plain %q: the group has no handler (%s)", NotFoundMessage, RuleNotFoundText.Versions())
+}
 
 // LastResortNotFound is the last-resort 404 of a binary of version v.
 func LastResortNotFound(v snapshot.Version) NotFoundBody {

@@ -33,9 +33,11 @@ const (
 	// ClassServed: a handler for the resource answered: 2xx/3xx, or a Status about an
 	// object (NotFound naming a kind/object, AlreadyExists, Conflict, Invalid, ...).
 	ClassServed Class = "served"
-	// ClassUnknownResource: the local handler chain's "I do not serve this" 404 —
-	// text/plain "404 page not found" (unknown group/version), or a Status NotFound
-	// with empty details ("the server could not find the requested resource").
+	// ClassUnknownResource: the local handler chain's "I do not serve this" 404 — the
+	// last-resort 404 for an unknown group (text/plain "404 page not found" before 1.38, a
+	// Status NotFound with that message from 1.38: mvp.LastResortNotFound), or a served
+	// group's Status NotFound with empty details ("the server could not find the requested
+	// resource"). Never a handler's answer about an object.
 	ClassUnknownResource Class = "unknown-resource"
 	// ClassUnavailableEndpoint: the proxy found capable peers but could not resolve any
 	// peer address (503 Status ServiceUnavailable, "Error getting ip and port info of
@@ -57,8 +59,6 @@ const (
 
 // Messages and prefixes that identify the shapes above.
 const (
-	TextNotFoundBody      = "404 page not found"
-	MsgUnknownResource    = "the server could not find the requested resource"
 	MsgEndpointResolution = "Error getting ip and port info of the remote server while proxying"
 	PrefixTransportError  = "error trying to reach service:"
 
@@ -137,12 +137,14 @@ func Classify(o Observation) Classification {
 		c.Class, c.Why = ClassDenied, fmt.Sprintf("HTTP %d", code)
 	case code == http.StatusNotFound:
 		switch {
+		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details) && st.Message == mvp.NotFoundMessage:
+			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("Status NotFound %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundMessage, mvp.RuleNotFoundStatus.Versions())
 		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details):
 			c.Class, c.Why = ClassUnknownResource, "Status NotFound with empty details (no handler for this version/resource)"
 		case st != nil && !detailsEmpty(st.Details):
 			c.Class, c.Why = ClassServed, "Status NotFound about an object: "+describeDetails(st.Details)
-		case st == nil && (mt == mediaTypeText || mt == "") && text == TextNotFoundBody:
-			c.Class, c.Why = ClassUnknownResource, `text/plain "404 page not found" (no handler for this group/version)`
+		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.NotFoundMessage:
+			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("text/plain %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundMessage, mvp.RuleNotFoundText.Versions())
 		default:
 			c.Class, c.Why = ClassError, "404 of an unknown shape: "+summary(o)
 		}

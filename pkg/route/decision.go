@@ -44,6 +44,9 @@ type Decision struct {
 	// Status is the HTTP status the decision itself produces: 404 for not-found, 503 for
 	// unavailable; null for local and proxied, whose status is the serving handler's.
 	Status *int `json:"status"`
+	// NotFoundBody is the 404 the client reads, for a not-found answered by the server's own
+	// handler chain: its shape changes with the version (mvp.LastResortNotFound).
+	NotFoundBody *mvp.NotFoundBody `json:"notFoundBody,omitempty"`
 	// Unavailable says which 503: UnavailableEndpoint or UnavailableTransport.
 	Unavailable string `json:"unavailable,omitempty"`
 	// Peers are the candidate peers' IDs (all of them; the apiserver picks one at random among

@@ -22,8 +22,9 @@ func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decisio
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(parseGroupVersion(gv)) {
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
 			// serves itself; peers are never asked (docs/behaviour.md §3.3).
-			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
-			d.Outcome, d.Status = mvp.NotFound, status(404)
+			body := mvp.LastResortNotFound(v.version)
+			st.add("the server serves nothing of %s: its discovery path has no handler, 404 %q (discovery is never proxied)", gv, mvp.NotFoundMessage)
+			d.Outcome, d.Status, d.NotFoundBody = mvp.NotFound, status(404), &body
 			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
 			d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves nothing of %s, and discovery is never proxied", v.srv.Name, gv)
 			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask an apiserver that serves %s, or switch it on on %s with %s", gv, v.srv.Name, mvp.EnableFlag(gv)))
@@ -39,7 +40,9 @@ func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decisio
 		if st.quiet { // a table cell: the outcome alone (Reason and Plain are explain's)
 			return
 		}
-		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
+		body := notFoundBody(v, gvr)
+		d.NotFoundBody = &body
+		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, body.Describe())
 		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
 		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s; %s does not serve %s itself", plainWhy, v.srv.Name, r.gvOrGVR(v, gvr))
 		if plainWhy == fmt.Sprintf("no apiserver serves %s", gvr) {
@@ -83,10 +86,14 @@ func discoveryGroupVersion(path string) (string, bool) {
 	return "", false
 }
 
-// notFoundShape names which of the two local 404s the client gets (real-control-plane.md).
-func notFoundShape(v *serverView, gvr gvrKey) string {
-	if v.servesGroupVersionOf(gvr) {
-		return "a Status NotFound: the group/version is served, the resource is not"
+// notFoundBody is the local chain's 404 for gvr (docs/behaviour.md §3.3): the Status of the
+// group's own handler when the server serves the group (an unknown version or resource of it),
+// else the last-resort 404 of the server's version.
+func notFoundBody(v *serverView, gvr gvrKey) mvp.NotFoundBody {
+	for _, r := range v.srv.Resources {
+		if r.Group == gvr.Group {
+			return mvp.UnknownResourceNotFound
+		}
 	}
-	return `text/plain "404 page not found": the group/version has no handler`
+	return mvp.LastResortNotFound(v.version)
 }

@@ -124,6 +124,9 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
 		notes, losses = append(notes, upgradeNotes...), lost
+		if n := removedGateNote(srv, p.Version); n != "" {
+			notes = append(notes, n)
+		}
 		// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 		var kept []snapshot.Resource
 		for _, r := range srv.Resources {

@@ -120,7 +120,7 @@ func trafficFindings(tr *TrafficReport, sim *Simulation, onlyUnavoidable map[str
 			out = append(out, Finding{Check: CheckTrafficRemoved.ID, Name: CheckTrafficRemoved.Name, Severity: Blocking, Subject: g.GVR,
 				Message:  fmt.Sprintf("%d request(s) use %s, which no apiserver serves after the last step", g.Requests, g.GVR),
 				Evidence: []string{ev, "profiles " + strings.Join(sim.Profiles, ", ")},
-				Hint:     "migrate these clients to a served version of the API before upgrading (see the user agents below)"})
+				Hint:     removedHint(sim, g.GVR, "migrate these clients to a served version of the API before upgrading (see the user agents below)")})
 			continue
 		}
 		if g.AtRisk > 0 && !onlyUnavoidable[g.GVR] {

@@ -85,3 +85,48 @@ func applyRemoved(srv *snapshot.Server, p Profile, cfg mvp.RuntimeConfig) (full 
 	}
 	return full, append(notes, line), removed
 }
+
+// removedHint is the fix for clients of gvr, which no apiserver serves after the last step:
+// for a group/version a release removes, move them to the version of the group the target
+// serves (a GA one first) or, for that release only, the escape; else generic.
+func removedHint(sim *Simulation, gvr, generic string) string {
+	g, err := snapshot.ParseGVR(gvr)
+	if err != nil {
+		return generic
+	}
+	gv := g.GroupVersion()
+	if _, ok := mvp.RemovedGroupVersion(gv); !ok {
+		return generic
+	}
+	return mvp.RemovedFix(gv, replacementOf(sim.Steps[len(sim.Steps)-1].snap, g))
+}
+
+// replacementOf is the group/version of g's group that serves g's resource at the end, a GA
+// version before a prerelease one; "" when none does.
+func replacementOf(end *snapshot.Snapshot, g snapshot.GVR) string {
+	best := ""
+	for _, srv := range end.Servers {
+		for _, r := range srv.Resources {
+			if r.Group != g.Group || r.Resource != g.Resource || r.Version == g.Version {
+				continue
+			}
+			gv := r.GroupVersion()
+			if best == "" || (mvp.PrereleaseAPIVersion(best[strings.LastIndex(best, "/")+1:]) && !mvp.PrereleaseAPIVersion(r.Version)) {
+				best = gv
+			}
+		}
+	}
+	return best
+}
+
+// removedGateNote says when srv's stated --feature-gates names the discovery gate that release
+// v deletes with v2beta1 discovery (mvp.NegotiatesDiscoveryV2Beta1): kube-apiserver refuses an
+// unrecognized gate at startup, so the upgraded server would not start.
+func removedGateNote(srv *snapshot.Server, v snapshot.Version) string {
+	gates, ok := srv.Stated.Lookup("feature-gates")
+	if !ok || mvp.NegotiatesDiscoveryV2Beta1(v) || !strings.Contains(gates, mvp.RemovedDiscoveryGate+"=") {
+		return ""
+	}
+	return fmt.Sprintf("%s: its stated --feature-gates (%s) sets %s, which %s deletes (%s: apidiscovery.k8s.io/v2 only): kube-apiserver %s refuses an unrecognized feature gate and does not start; drop it from --feature-gates before the upgrade",
+		srv.Name, srv.Stated.Source, mvp.RemovedDiscoveryGate, v.MinorString(), mvp.RuleDiscoveryV2Only.Versions(), v.MinorString())
+}

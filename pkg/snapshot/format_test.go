@@ -66,7 +66,14 @@ func committedV1Alpha1(t *testing.T) []string {
 		if err != nil || len(m) == 0 {
 			t.Fatalf("no file matches %s", pattern)
 		}
-		files = append(files, m...)
+		for _, f := range m {
+			// A profile derived from published modules is written in the current version
+			// (pkg/profilerecord checks it); the recorded ones predate it.
+			if strings.Contains(pattern, "profiles") && bytes.Contains(readMaybeGzip(t, f), []byte(`"provisional": {`)) {
+				continue
+			}
+			files = append(files, f)
+		}
 	}
 	return files
 }
