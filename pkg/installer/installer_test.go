@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -179,5 +180,35 @@ func TestErrorsQuoteNoValue(t *testing.T) {
 				t.Errorf("%q: error %v, want one naming the map key without the value", doc, err)
 			}
 		}
+	}
+}
+
+// A manifest states the container environment the rules read (the one-release escape of
+// removed APIs), and nothing else of it; a value from elsewhere is marked, not guessed.
+func TestParseManifestEnv(t *testing.T) {
+	doc := `apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: kube-apiserver
+    command: [kube-apiserver, --runtime-config=resource.k8s.io/v1beta1=true]
+    env:
+    - {name: HTTPS_PROXY, value: "http://proxy:3128"}
+    - {name: KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE, value: "true"}
+`
+	got, err := ParseManifest("m.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []snapshot.EnvVar{{Name: mvp.ServeRemovedAPIsEnv, Value: "true"}}; !reflect.DeepEqual(got.Env, want) {
+		t.Errorf("env %+v, want %+v", got.Env, want)
+	}
+	from := strings.Replace(doc, `value: "true"}`, `valueFrom: {configMapKeyRef: {name: x, key: y}}}`, 1)
+	got, err = ParseManifest("m.yaml", []byte(from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []snapshot.EnvVar{{Name: mvp.ServeRemovedAPIsEnv, ValueFrom: true}}; !reflect.DeepEqual(got.Env, want) {
+		t.Errorf("valueFrom: env %+v, want %+v", got.Env, want)
 	}
 }
