@@ -3,8 +3,8 @@ package installer
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"path"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
