@@ -39,6 +39,13 @@ var docsOfflineExit = map[string]int{
 	"mvpctl simulate upgrade --servers a=1.36,b=1.36,c=1.36 --to 1.37":                                                        ExitIncomplete,
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --proxy=configured --to 1.37 --audit-log examples/audit.log.gz -o junit": ExitOK,
 	"mvpctl simulate run --servers a=1.37,b=1.36 --proxy=configured --step peer-ca-wrong:b":                                   ExitOK,
+	// The provisional 1.38 (docs/profiles.md): never 0; the v1beta1 client of the shipped audit
+	// log blocks the upgrade that removes v1beta1.
+	"mvpctl profiles list": ExitOK,
+	"mvpctl simulate upgrade --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --proxy=configured --to 1.38":                                    ExitIncomplete,
+	"mvpctl simulate run --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --step stop:a --step upgrade:a=1.38":                                 ExitIncomplete,
+	"mvpctl preflight --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --proxy=configured --to 1.38 --audit-log examples/audit.log.gz":         ExitFindings,
+	"mvpctl preflight --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --proxy=configured --to 1.38 --audit-log examples/audit.log.gz -o wide": ExitFindings,
 	// docs/ci.md's GitLab job on the shipped skew snapshot (for snapshots/prod.yaml): kas-b
 	// (--runtime-config=api/all=true) serves alpha/beta GVRs the default kas-a lacks, which kas-a
 	// answers 404 while kas-b is down for its upgrade, whatever the order: warnings (MVP011).

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -41,12 +42,21 @@ func provisionalReason(ps []simulate.ProvisionalProfile) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	names := ""
-	for i, p := range ps {
-		if i > 0 {
-			names += ", "
-		}
-		names += p.Version
+	return fmt.Sprintf("it rests on the provisional profile %s (the PROVISIONAL lines)", provisionalNames(ps))
+}
+
+// provisionalExcept is the exception to "profiles are discovery of real apiservers".
+func provisionalExcept(ps []simulate.ProvisionalProfile) string {
+	if len(ps) == 0 {
+		return ""
 	}
-	return fmt.Sprintf("it rests on the provisional profile %s (the PROVISIONAL lines)", names)
+	return ", except the provisional " + provisionalNames(ps) + ": derived, no apiserver was run"
+}
+
+func provisionalNames(ps []simulate.ProvisionalProfile) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Version
+	}
+	return strings.Join(names, ", ")
 }

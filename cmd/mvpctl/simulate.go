@@ -164,7 +164,7 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 		fmt.Fprintf(w, "STATED %s\n", a)
 	}
 	if len(sim.Profiles) > 0 {
-		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions)\n", strings.Join(sim.Profiles, ", "))
+		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions%s)\n", strings.Join(sim.Profiles, ", "), provisionalExcept(sim.Provisional))
 	}
 	if sim.Filter != "" {
 		fmt.Fprintf(w, "Only the GVRs of %s\n", sim.Filter)
