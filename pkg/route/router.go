@@ -127,6 +127,10 @@ func (r *Router) decideSteps(v *serverView, req Request, gvr gvrKey, d *Decision
 		// Rules of a minor mvpctl does not know are an assumption, and say so.
 		d.Inferred = true
 		st.say("", "%s runs %s, newer than the rules mvpctl knows: assumed to behave like 1.%d", v.srv.Name, v.srv.Version, mvp.NewestKnownMinor)
+	} else if mvp.ProvisionalRules(v.version) {
+		// Rules read from a release's prerelease modules, not seen on its apiserver.
+		d.Inferred = true
+		st.say("", "%s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
 	}
 
 	// Step 0: is the filter installed at all?
