@@ -31,13 +31,20 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
 		srv := fromProfile(sv.Name, p)
+		var removedNotes []string
 		if sv.RuntimeConfig != "" {
-			if srv.Resources, err = profileWithRuntimeConfig(&srv, p, sv.RuntimeConfig); err != nil {
+			if srv.Resources, removedNotes, err = profileWithRuntimeConfig(&srv, p, sv.RuntimeConfig); err != nil {
 				return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 			}
 		}
 		srv.Version = versionRun(sv.Version, p)
 		srv.PeerProxy = setup.PeerProxy(p.Version)
+		// What the release's removals assumed is said with the rest of the start's evidence.
+		for _, n := range removedNotes {
+			if _, what, _ := strings.Cut(n, ": "); strings.HasPrefix(what, mvp.AssumedEvidence+": ") {
+				srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, what)
+			}
+		}
 		srv.FoundBy = "profile"
 		snap.Servers = append(snap.Servers, srv)
 		sources = append(sources, fmt.Sprintf("%s=%s", sv.Name, p.Version))
@@ -50,26 +57,24 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 	return snap, nil
 }
 
-// profileWithRuntimeConfig is what a server of profile p serves with --runtime-config=value: a
-// group/version the binary does not have, or that its release removes, is an error (the
-// start is what the user says runs today).
-func profileWithRuntimeConfig(srv *snapshot.Server, p Profile, value string) ([]snapshot.Resource, error) {
+// profileWithRuntimeConfig is what a server of profile p serves with --runtime-config=value,
+// and what its release's removals did to it (applyRemoved). A group/version the binary does
+// not have at all is an error: the start is what the user says runs today.
+func profileWithRuntimeConfig(srv *snapshot.Server, p Profile, value string) ([]snapshot.Resource, []string, error) {
 	cfg, err := mvp.ParseRuntimeConfig(value)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Full == nil {
-		return nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
+		return nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
 	}
-	full, _, removed := applyRemoved(srv, p, cfg)
+	full, notes, removed := applyRemoved(srv, p, cfg)
 	served, unknown := cfg.Apply(p.Resources, full)
+	unknown = slices.DeleteFunc(unknown, func(gv string) bool { return slices.Contains(removed, gv) })
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
+		return nil, nil, fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
 	}
-	if len(removed) > 0 {
-		return nil, fmt.Errorf("--runtime-config=%s: %s removes %s (not served even when enabled)", cfg, p.Version.MinorString(), strings.Join(removed, ", "))
-	}
-	return served, nil
+	return served, notes, nil
 }
 
 // fromProfile is a running server named name serving what profile p serves.

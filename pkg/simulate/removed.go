@@ -81,7 +81,7 @@ func applyRemoved(srv *snapshot.Server, p Profile, cfg mvp.RuntimeConfig) (full 
 	line := fmt.Sprintf("%s: --runtime-config enables %s, which %s removes (%s): not served even when enabled (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171); %s",
 		srv.Name, gvs, p.Version.MinorString(), notServed, esc.evidence)
 	if esc.assumed() {
-		line = srv.Name + ": " + esc.evidence + ", so " + strings.Join(removed, ", ") + " is not served after its upgrade to " + p.Version.MinorString()
+		line = srv.Name + ": " + esc.evidence + ", so its " + p.Version.MinorString() + " binary does not serve " + strings.Join(removed, ", ")
 	}
 	return full, append(notes, line), removed
 }
