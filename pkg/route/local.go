@@ -22,8 +22,8 @@ func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decisio
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(parseGroupVersion(gv)) {
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
 			// serves itself; peers are never asked (docs/behaviour.md §3.3).
-			body := mvp.LastResortNotFound(v.version)
-			st.add("the server serves nothing of %s: its discovery path has no handler, 404 %q (discovery is never proxied)", gv, mvp.NotFoundMessage)
+			body := notFoundBody(v, parseGroupVersion(gv).group)
+			st.add("the server serves nothing of %s: 404 (%s; discovery is never proxied)", gv, body.Describe())
 			d.Outcome, d.Status, d.NotFoundBody = mvp.NotFound, status(404), &body
 			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
 			d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves nothing of %s, and discovery is never proxied", v.srv.Name, gv)
@@ -40,7 +40,7 @@ func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decisio
 		if st.quiet { // a table cell: the outcome alone (Reason and Plain are explain's)
 			return
 		}
-		body := notFoundBody(v, gvr)
+		body := notFoundBody(v, gvr.Group)
 		d.NotFoundBody = &body
 		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, body.Describe())
 		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
@@ -86,12 +86,13 @@ func discoveryGroupVersion(path string) (string, bool) {
 	return "", false
 }
 
-// notFoundBody is the local chain's 404 for gvr (docs/behaviour.md §3.3): the Status of the
-// group's own handler when the server serves the group (an unknown version or resource of it),
-// else the last-resort 404 of the server's version.
-func notFoundBody(v *serverView, gvr gvrKey) mvp.NotFoundBody {
+// notFoundBody is the local chain's 404 for a path of group (docs/behaviour.md §2): when the
+// server serves the group, the group's web service answers every path under it that nothing
+// matches (an unknown version or resource) with its Status; else the path has no handler and
+// the last-resort 404 of the server's version answers.
+func notFoundBody(v *serverView, group string) mvp.NotFoundBody {
 	for _, r := range v.srv.Resources {
-		if r.Group == gvr.Group {
+		if r.Group == group {
 			return mvp.UnknownResourceNotFound
 		}
 	}

@@ -24,6 +24,7 @@ func TestNotFoundBody(t *testing.T) {
 		{"v1.37.2", "/apis/resource.k8s.io/v1beta1/namespaces/ml/resourceclaims", mvp.UnknownResourceNotFound},
 		{"v1.38.0", "/apis/resource.k8s.io/v1beta1/namespaces/ml/resourceclaims", mvp.UnknownResourceNotFound},
 		{"v1.38.0", "/apis/nosuch.example.com/v1", mvp.LastResortNotFound(snapshot.Version{Major: 1, Minor: 38})},
+		{"v1.38.0", "/apis/resource.k8s.io/v1beta1", mvp.UnknownResourceNotFound},
 	} {
 		s := snap(server("a", tc.version, "v1/pods", "resource.k8s.io/v1/resourceclaims"))
 		d, err := NewRouter(s).Decide("a", parsed(t, tc.path))

@@ -35,6 +35,9 @@ func TestNotFoundBody(t *testing.T) {
 	}{
 		{"/apis/nosuch.example.com/v1/namespaces/default/things", mvp.NotFoundText},
 		{"/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims", mvp.NotFoundUnknownResource},
+		// Discovery paths (never proxied) answer the same way.
+		{"/apis/nosuch.example.com/v1", mvp.NotFoundText},
+		{"/apis/resource.k8s.io/v1beta1", mvp.NotFoundUnknownResource},
 	} {
 		real, err := srv.Get(ctx, tc.path, "Accept", "application/json")
 		if err != nil {
