@@ -63,7 +63,10 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if opts.Format == output.FormatTable || opts.Format == output.FormatWide { // for people only
 				fmt.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
 			}
-			return output.Write(g.streams.Out, profileWriter{p}, opts)
+			if err := output.Write(g.streams.Out, profileWriter{p}, opts); err != nil {
+				return err
+			}
+			return provisionalProfileResult(p)
 		},
 	}
 	showOutput.AddFlags(show.Flags())

@@ -60,3 +60,12 @@ func provisionalNames(ps []simulate.ProvisionalProfile) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// provisionalProfileResult is `profiles show`'s result: a provisional profile is shown, but
+// what it says rests on published modules, not on a recorded apiserver.
+func provisionalProfileResult(p simulate.Profile) error {
+	if p.Provisional == nil {
+		return nil
+	}
+	return withCode(ExitIncomplete, fmt.Errorf("profile %s is provisional: derived from the recorded %s and published modules, no %s kube-apiserver was run (`-o yaml` lists what was derived and what not; docs/profiles.md)", p.Version, p.Provisional.Base, p.Version.MinorString()))
+}

@@ -50,7 +50,11 @@ func TestProvisionalRehearsals(t *testing.T) {
 			}
 		})
 	}
-	_, errOut, code := run(t, "simulate", "upgrade", "--servers", "a=1.36,b=1.37,c=1.37", "--to", "1.38")
+	out, errOut, code := run(t, "profiles", "show", "1.38", "--no-headers")
+	if code != ExitIncomplete || !strings.Contains(errOut, "PROVISIONAL v1.38.0") || !strings.Contains(errOut, "profile v1.38.0 is provisional") || strings.Contains(out, "resource.k8s.io/v1beta1") {
+		t.Errorf("profiles show 1.38: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "simulate", "upgrade", "--servers", "a=1.36,b=1.37,c=1.37", "--to", "1.38")
 	if code != ExitError || !strings.Contains(errOut, "a v1.36.3 → v1.38.0 skips a minor version") {
 		t.Errorf("1.36 → 1.38: exit %d, stderr %q", code, errOut)
 	}
