@@ -44,7 +44,7 @@ var docsLiveExit = map[string][]int{
 	"mvpctl probe --snapshot cluster.yaml --apiserver kas-b --qps 2 --probe-concurrency 1": {0},
 	// docs/simulate.md: no full set (no --api-all-endpoint), and the context's server is one
 	// of three apiservers, maybe a load balancer: both said on stderr, exit 2.
-	"mvpctl profiles record --context new-release -f v1.38.0.json": {2},
+	"mvpctl profiles record --context new-release -f v1.39.0.json": {2},
 }
 
 // TestDocsCommands runs every live mvpctl command of README.md and docs/*.md (the ones

@@ -19,8 +19,8 @@ import (
 // embeds — one with the binary's defaults, one with --runtime-config=api/all=true — records the
 // profile `make profiles` recorded from the same binary (the same code, pkg/profilerecord; only
 // the source line and the date say who recorded it when). Then the profile, its version string
-// rewritten to a release mvpctl does not know (v1.38.0), makes `simulate upgrade --to 1.38` and
-// `preflight --to 1.38` work; without it they fail with the how-to line.
+// rewritten to a release mvpctl does not know (v1.39.0), makes `simulate upgrade --to 1.39` and
+// `preflight --to 1.39` work; without it they fail with the how-to line.
 func TestProfilesRecord(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	version := harness.V1_36 // embedded as pkg/simulate/profiles/v1.36.3.json
@@ -108,8 +108,8 @@ func firstAlphaGate(ctx context.Context, t *testing.T, s *harness.Server) string
 	return names[0]
 }
 
-// checkRecordedVersion rewrites the recorded profile's version to v1.38.0, a release mvpctl
-// does not embed: with it simulate upgrade and preflight --to 1.38 work; without it they fail
+// checkRecordedVersion rewrites the recorded profile's version to v1.39.0, a release mvpctl
+// does not embed: with it simulate upgrade and preflight --to 1.39 work; without it they fail
 // with the how-to line.
 func checkRecordedVersion(t *testing.T, dir, recorded, version string) {
 	t.Helper()
@@ -118,20 +118,20 @@ func checkRecordedVersion(t *testing.T, dir, recorded, version string) {
 		t.Fatal(err)
 	}
 	minor := strings.TrimPrefix(version[:strings.LastIndex(version, ".")], "v")
-	fake := strings.ReplaceAll(strings.ReplaceAll(string(data), `"version": "`+version+`"`, `"version": "v1.38.0"`), `"emulatedVersion": "`+minor+`"`, `"emulatedVersion": "1.38"`)
-	v138 := filepath.Join(dir, "v1.38.0.json")
-	if err := os.WriteFile(v138, []byte(fake), 0o644); err != nil {
+	fake := strings.ReplaceAll(strings.ReplaceAll(string(data), `"version": "`+version+`"`, `"version": "v1.39.0"`), `"emulatedVersion": "`+minor+`"`, `"emulatedVersion": "1.39"`)
+	v139 := filepath.Join(dir, "v1.39.0.json")
+	if err := os.WriteFile(v139, []byte(fake), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	noProfile := "error: no profile for Kubernetes 1.38: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2; record one from a running 1.38 kube-apiserver: " +
-		"`mvpctl profiles record --context CONTEXT -f " + filepath.Join(dir, "config", "mvpctl", "profiles", "v1.38.0.json") + "`, or give a profile file with --profile FILE\n"
+	noProfile := "error: no profile for Kubernetes 1.39: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2, v1.38.0; record one from a running 1.39 kube-apiserver: " +
+		"`mvpctl profiles record --context CONTEXT -f " + filepath.Join(dir, "config", "mvpctl", "profiles", "v1.39.0.json") + "`, or give a profile file with --profile FILE\n"
 	for _, cmd := range [][]string{{"simulate", "upgrade"}, {"preflight"}} {
-		args := append(cmd, "--servers", "a=1.37,b=1.37", "--to", "1.38", "-o", "json")
-		r := runMvpctl(t, append(args, "--profile", v138)...)
-		if r.Exit == 1 || !strings.Contains(string(r.Stdout), `"v1.38.0"`) {
-			t.Errorf("%s\nwant a result upgrading to v1.38.0", r)
+		args := append(cmd, "--servers", "a=1.38,b=1.38", "--to", "1.39", "-o", "json")
+		r := runMvpctl(t, append(args, "--profile", v139)...)
+		if r.Exit == 1 || !strings.Contains(string(r.Stdout), `"v1.39.0"`) {
+			t.Errorf("%s\nwant a result upgrading to v1.39.0", r)
 		} else {
-			t.Logf("%s --profile v1.38.0.json: exit %d", strings.Join(args, " "), r.Exit)
+			t.Logf("%s --profile v1.39.0.json: exit %d", strings.Join(args, " "), r.Exit)
 		}
 		r = runMvpctl(t, args...)
 		if r.Exit != 1 || string(r.Stderr) != noProfile || len(r.Stdout) != 0 {
