@@ -32,6 +32,7 @@ type watchFlags struct {
 	timeoutTotal time.Duration
 	leaseWatch   bool
 	metrics      bool
+	exporter     exporterFlags // `mvpctl watch` only (watch_exporter.go)
 	fs           *pflag.FlagSet
 }
 
@@ -113,6 +114,7 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
 	}
 	o.live.addFlags(cmd.Flags())
 	o.flags.addFlags(cmd.Flags())
+	o.flags.exporter.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -138,6 +140,13 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	defer stop()
 	errOut := g.streams.ErrOut
 	loop := newWatchLoop(g.streams.Out, errOut, opts, time.Local)
+	if f.exporter.address != "" {
+		x, err := startExporterFor(g, &f.exporter, loop, errOut)
+		if err != nil {
+			return err
+		}
+		defer x.stop()
+	}
 	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) {
 		snap, err := live.discoverQuiet(ctx, g)
 		if errors.Is(err, discover.ErrLeasesNotListed) {

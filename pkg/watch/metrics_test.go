@@ -260,7 +260,7 @@ func TestMetricsReadFailures(t *testing.T) {
 	}
 	down := sink.scrapes[3]
 	if down[`mvpctl_apiserver_up{server="a"}`] != 0 || down[`mvpctl_apiserver_read_errors_total{cause="connection-refused",server="a"}`] != 1 ||
-		down[`mvpctl_reads_total{result="failed"}`] != 1 || down[`mvpctl_last_successful_read_timestamp_seconds{}`] != float64(t0.Add(2*time.Second).Unix()) {
+		down[`mvpctl_reads_total{result="failed"}`] != 3 || down[`mvpctl_last_successful_read_timestamp_seconds{}`] != float64(t0.Add(2*time.Second).Unix()) {
 		t.Errorf("after a read that got nothing: up %v, a's read errors %v, failed reads %v, last success %v",
 			down[`mvpctl_apiserver_up{server="a"}`], down[`mvpctl_apiserver_read_errors_total{cause="connection-refused",server="a"}`],
 			down[`mvpctl_reads_total{result="failed"}`], down[`mvpctl_last_successful_read_timestamp_seconds{}`])

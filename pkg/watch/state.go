@@ -118,6 +118,7 @@ func (l *Loop) report(started time.Time, err error) {
 // Interval until ctx ends or Total passes, each failure reported to the Sink. It returns when
 // the read that got the snapshot started.
 func (l *Loop) firstRead(ctx context.Context, start time.Time) (*snapshot.Snapshot, time.Time, error) {
+	said := "" // each error is said once, not every interval
 	for {
 		t0 := l.Clock.Now()
 		snap, err := l.Read(ctx)
@@ -131,7 +132,10 @@ func (l *Loop) firstRead(ctx context.Context, start time.Time) (*snapshot.Snapsh
 		if !l.RetryFirstRead {
 			return nil, t0, err
 		}
-		l.warn("cannot read the control plane, trying again every " + l.Interval.String() + ": " + oneLine(err.Error()))
+		if text := oneLine(err.Error()); text != said {
+			said = text
+			l.warn("cannot read the control plane, trying again every " + l.Interval.String() + " (said once): " + text)
+		}
 		next := t0.Add(l.Interval)
 		if l.Total > 0 && !next.Before(start.Add(l.Total)) {
 			return nil, t0, err
