@@ -302,11 +302,11 @@ func TestMetricsTraffic(t *testing.T) {
 func TestServerErrorCause(t *testing.T) {
 	for text, want := range map[string]string{
 		vanishedError: CauseNoIdentityLease,
-		`Get "https://10.0.0.2:6443/version": dial tcp 10.0.0.2:6443: connect: connection refused`: CauseConnectionRefused,
+		`Get "https://10.0.0.2:6443/version": dial tcp 10.0.0.2:6443: connect: connection refused`:                       CauseConnectionRefused,
 		`Get "https://a:6443/version": tls: failed to verify certificate: x509: certificate signed by unknown authority`: CauseTLS,
-		`Get "https://a:6443/version": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`:         CauseTimeout,
-		`GET /version: HTTP 401 Unauthorized`:             CauseUnauthorized,
-		`GET /apis: HTTP 403 Forbidden: user cannot get`:  CauseForbidden,
+		`Get "https://a:6443/version": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`:       CauseTimeout,
+		`GET /version: HTTP 401 Unauthorized`:                   CauseUnauthorized,
+		`GET /apis: HTTP 403 Forbidden: user cannot get`:        CauseForbidden,
 		`dial tcp: lookup kas-a on 10.96.0.10:53: no such host`: CauseDNS,
 		`something else`: CauseOther,
 	} {
