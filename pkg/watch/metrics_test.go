@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -313,5 +315,60 @@ func TestServerErrorCause(t *testing.T) {
 		if got := ServerErrorCause(text); got != want {
 			t.Errorf("%q: %s, want %s", text, got, want)
 		}
+	}
+}
+
+// TestMetricsSizeFiveServers: the /metrics of a five-server plane of five versions (1.33 to
+// 1.37) with 80 GVRs — the exporter's part of it, without the Go and
+// process collectors — is bounded by the plane: per-server series plus one outcome series per
+// server and GVR not served everywhere. Its size is logged (docs/exporter.md).
+func TestMetricsSizeFiveServers(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	var servers []simulate.ServerVersion
+	for i, v := range []string{"1.33", "1.34", "1.35", "1.36", "1.37"} {
+		servers = append(servers, simulate.ServerVersion{Name: fmt.Sprintf("kas-%d", i+1), Version: v})
+	}
+	plane, err := simulate.FromProfiles(servers, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Eight more GVRs that only the newest serves: 80 in all.
+	newest := &plane.Servers[len(plane.Servers)-1]
+	for i := range 8 {
+		newest.Resources = append(newest.Resources, snapshot.Resource{Group: "example.mvpctl.io", Version: "v1", Resource: fmt.Sprintf("widgets%d", i),
+			Namespaced: true, Verbs: []string{"get", "list"}, Source: snapshot.SourceBuiltin})
+	}
+	all := map[snapshot.GVR]bool{}
+	for _, s := range plane.Servers {
+		for _, r := range s.Resources {
+			all[r.GVR()] = true
+		}
+	}
+	sink := newGatherSink(t)
+	l := &Loop{Read: scriptedReads(ok(plane)), Clock: &stepClock{now: t0}, Interval: time.Second, Total: 1500 * time.Millisecond,
+		Sink: sink, Emit: func(EventDoc) error { return nil }}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := sink.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	enc := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := sink.scrapes[len(sink.scrapes)-1]
+	outcomes := len(series(last, "mvpctl_gvr_outcome"))
+	rows := outcomes / len(servers)
+	t.Logf("5 servers, %d GVRs, %d not served by all: %d mvpctl series (%d outcome series), /metrics %d bytes", len(all), rows, len(last), outcomes, text.Len())
+	if len(all) != 80 || outcomes != rows*len(servers) || rows == 0 || rows >= len(all) {
+		t.Errorf("%d outcome series for %d servers: want one per server for each GVR not served everywhere (%d GVRs in all)", outcomes, len(servers), len(all))
+	}
+	if perServer := len(last) - outcomes - len(series(last, "mvpctl_window_open_seconds")); perServer > 12*len(servers)+20 {
+		t.Errorf("%d series besides the outcomes and windows: more than 12 per server and 20", perServer)
 	}
 }
