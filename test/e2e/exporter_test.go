@@ -110,9 +110,10 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-// applyManifests creates every object of a YAML file (the kinds deploy/exporter/rbac.yaml
-// holds) through admin.
-func applyManifests(ctx context.Context, t *testing.T, admin *harness.Server, file string) {
+// applyManifests creates every object of a YAML file (the kinds deploy/exporter holds, but
+// the Prometheus Operator's) through admin; query is added to each request (dryRun=All:
+// validated by the apiserver, nothing stored).
+func applyManifests(ctx context.Context, t *testing.T, admin *harness.Server, file, query string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -133,6 +134,8 @@ func applyManifests(ctx context.Context, t *testing.T, admin *harness.Server, fi
 			"ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
 			"Role":               "/apis/rbac.authorization.k8s.io/v1/namespaces/" + meta.Metadata.Namespace + "/roles",
 			"RoleBinding":        "/apis/rbac.authorization.k8s.io/v1/namespaces/" + meta.Metadata.Namespace + "/rolebindings",
+			"Deployment":         "/apis/apps/v1/namespaces/" + meta.Metadata.Namespace + "/deployments",
+			"Service":            "/api/v1/namespaces/" + meta.Metadata.Namespace + "/services",
 		}[meta.Kind]
 		if path == "" {
 			t.Fatalf("%s: cannot apply a %s", file, meta.Kind)
@@ -141,7 +144,7 @@ func applyManifests(ctx context.Context, t *testing.T, admin *harness.Server, fi
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := admin.Do(ctx, http.MethodPost, path, http.Header{"Content-Type": {"application/json"}}, strings.NewReader(string(body)))
+		r, err := admin.Do(ctx, http.MethodPost, path+query, http.Header{"Content-Type": {"application/json"}}, strings.NewReader(string(body)))
 		if err != nil || r.StatusCode != http.StatusCreated {
 			t.Fatalf("create %s %s: %v %v", meta.Kind, meta.Metadata.Name, err, r)
 		}
@@ -179,7 +182,9 @@ func serviceAccountDir(ctx context.Context, t *testing.T, cp *harness.ControlPla
 	return dir
 }
 
-// TestExporter: `mvpctl watch --metrics-address` runs as it would in a pod — no kubeconfig,
+// TestExporter: deploy/exporter's RBAC is applied to a real control plane (its Deployment
+// and Service validated there with a dry run), and `mvpctl watch --metrics-address` runs as
+// it would in a pod — no kubeconfig,
 // the in-cluster configuration (KUBERNETES_SERVICE_HOST/PORT at a load balancer in front of
 // the three apiservers, a service account token and CA in a directory) and exactly the RBAC
 // of deploy/exporter/rbac.yaml — while a real Prometheus scrapes it (and the apiservers'
@@ -217,7 +222,10 @@ func TestExporter(t *testing.T) {
 		scrapeInterval = 2 * time.Second
 	)
 	admin := cp.Server("kas-a")
-	applyManifests(ctx, t, admin, filepath.Join(exporterDeploy, "rbac.yaml"))
+	applyManifests(ctx, t, admin, filepath.Join(exporterDeploy, "rbac.yaml"), "")
+	for _, f := range []string{"deployment.yaml", "service.yaml"} { // the apiserver validates them
+		applyManifests(ctx, t, admin, filepath.Join(exporterDeploy, f), "?dryRun=All")
+	}
 	saDir := serviceAccountDir(ctx, t, cp, admin, "mvpctl", "mvpctl-exporter")
 	var backends []string
 	for _, s := range cp.Servers() {
