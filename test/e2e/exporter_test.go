@@ -184,10 +184,9 @@ func serviceAccountDir(ctx context.Context, t *testing.T, cp *harness.ControlPla
 
 // TestExporter: deploy/exporter's RBAC is applied to a real control plane (its Deployment
 // and Service validated there with a dry run), and `mvpctl watch --metrics-address` runs as
-// it would in a pod — no kubeconfig,
-// the in-cluster configuration (KUBERNETES_SERVICE_HOST/PORT at a load balancer in front of
-// the three apiservers, a service account token and CA in a directory) and exactly the RBAC
-// of deploy/exporter/rbac.yaml — while a real Prometheus scrapes it (and the apiservers'
+// it would in a pod — no kubeconfig, the in-cluster configuration (KUBERNETES_SERVICE_HOST
+// and _PORT at a load balancer in front of the three apiservers, a service account token and
+// CA in a directory) and exactly that RBAC — while a real Prometheus scrapes it (and the apiservers'
 // apiserver_request_total) every 2s and evaluates deploy/exporter's alerts with their `for:`
 // shortened to 4s. The suite performs a real rolling upgrade of three v1.36 servers to v1.37,
 // kas-c without the proxy filter, with a SIGKILL of kas-a on the way, and GETs
