@@ -264,16 +264,22 @@ func (m *Metrics) collectServers(r Read, gauge func(*prometheus.Desc, float64, .
 		atRisk[s.Name] = map[mvp.Outcome]int{mvp.NotFound: 0, mvp.Unavailable: 0}
 		gauge(descServerUp, boolValue(s.Reachable), s.Name)
 		gauge(descServerInfo, 1, s.Name, s.Version, s.EmulatedVersion)
-		if s.Version == "" {
-			continue // nothing is known of a server never read: no assumption is exported
+		if !s.Reachable {
+			// What a down server runs with is not read: the version's default would be an
+			// assumption about a process that may come back otherwise (a restart with the
+			// filter looked, mid-upgrade, like a server without it). Only a stated value is.
+			if on, assumed := mvp.GateOn(s); !assumed && s.Version != "" {
+				gauge(descGate, boolValue(on), s.Name, evidence(false))
+			}
+			if on, assumed := mvp.FilterInstalled(s); !assumed && s.Version != "" {
+				gauge(descFilter, boolValue(on), s.Name, evidence(false))
+			}
+			continue
 		}
 		on, assumed := mvp.GateOn(s)
 		gauge(descGate, boolValue(on), s.Name, evidence(assumed))
 		on, assumed = mvp.FilterInstalled(s)
 		gauge(descFilter, boolValue(on), s.Name, evidence(assumed))
-		if !s.Reachable {
-			continue
-		}
 		peers, learned, known := 0, 0, false
 		view, hasView := mvp.LearnedView(s)
 		listed := map[snapshot.GVR]bool{}

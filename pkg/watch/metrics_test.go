@@ -372,3 +372,29 @@ func TestMetricsSizeFiveServers(t *testing.T) {
 		t.Errorf("%d series besides the outcomes and windows: more than 12 per server and 20", perServer)
 	}
 }
+
+// TestMetricsDownServerNotAssumed: a server that could not be read has no gate or filter
+// series from its version's default (a restart mid-upgrade is not "no filter"); what was
+// observed of it is kept.
+func TestMetricsDownServerNotAssumed(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	plane := steadyPlane(t)
+	down := *plane
+	down.Servers = append([]snapshot.Server(nil), plane.Servers...)
+	b := &down.Servers[1]
+	b.Reachable, b.Error, b.PeerProxy, b.Resources = false, "connection refused", snapshot.PeerProxy{}, nil
+	sink := newGatherSink(t)
+	l := &Loop{Read: scriptedReads(ok(plane), ok(&down)), Clock: &stepClock{now: t0}, Interval: time.Second, Total: 1500 * time.Millisecond,
+		Sink: sink, Emit: func(EventDoc) error { return nil }}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first, last := sink.scrapes[0], sink.scrapes[len(sink.scrapes)-1]
+	if len(series(first, `mvpctl_apiserver_proxy_filter_installed{evidence="observed",server="b"`)) != 1 {
+		t.Fatalf("b up: %q", series(first, "mvpctl_apiserver_proxy_filter_installed"))
+	}
+	if got := append(series(last, `mvpctl_apiserver_proxy_filter_installed{evidence="assumed",server="b"`),
+		series(last, `mvpctl_apiserver_proxy_gate_enabled{evidence="assumed",server="b"`)...); len(got) != 0 || last[`mvpctl_apiserver_up{server="b"}`] != 0 {
+		t.Errorf("b down: %q assumed", got)
+	}
+}
