@@ -1,8 +1,8 @@
 // Package probe sends real requests to kube-apiservers and classifies what they
-// answer. This file holds the classification: it is the one place that knows the
-// response shapes of kube-apiserver's handler chain and of the Mixed Version Proxy to a class
-// (see testdata/README.md for where the shapes were captured). The texts that identify the
-// shapes are the apiserver's rules and live in pkg/mvp (outcome.go, notfound.go, aggregated.go).
+// answer. This file holds the classification: it maps each response shape of kube-apiserver's
+// handler chain and of the Mixed Version Proxy to a class (see testdata/README.md for where the
+// shapes were captured). The texts that identify the shapes are the apiserver's and live in
+// pkg/mvp (notfound.go, endpointresolution.go, transport.go, proxied.go, aggregated.go).
 package probe
 
 import (
