@@ -13,15 +13,15 @@ import (
 // rule (docs/behaviour.md §11.1); alive overrides, for the servers it names, whether their
 // endpoint resolves.
 func resolve(vd *verdict, cands []*serverView, anyFailureIs503 bool, alive map[*serverView]bool) proxyVerdict {
-	p := proxyVerdict{anyFailureIs503: anyFailureIs503, peers: make([]string, 0, len(cands))}
+	p := proxyVerdict{anyFailureIs503: anyFailureIs503, peers: make([]string, 0, len(cands)), resolved: make([]Candidate, 0, len(cands))}
 	for _, peer := range cands {
 		c := tryPeer(vd, peer, alive)
 		p.peers = append(p.peers, c.ID)
 		if !c.Resolves {
-			p.failed, p.failedViews = append(p.failed, c), append(p.failedViews, peer)
+			p.failed = append(p.failed, c)
 			continue
 		}
-		p.resolved, p.resolvedViews = append(p.resolved, c), append(p.resolvedViews, peer)
+		p.resolved = append(p.resolved, c)
 	}
 	p.endpoint503 = mvp.EndpointResolution503(len(p.failed), len(p.resolved), anyFailureIs503)
 	if p.endpoint503 || len(p.resolved) == 0 {

@@ -178,6 +178,6 @@ func (vd *verdict) decision() Decision {
 	if p.peers != nil {
 		d.Peers = p.peers
 	}
-	d.Candidates = append(append(make([]Candidate, 0, len(p.resolved)+len(p.failed)), p.resolved...), p.failed...)
+	d.Candidates = append(p.resolved, p.failed...)
 	return d
 }

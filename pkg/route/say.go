@@ -219,8 +219,8 @@ func (r *Router) sayResolve(vd *verdict, d *Decision, st *steps) {
 	var fixes []string
 	ri, fi := 0, 0
 	for _, peer := range vd.cands {
-		var c *Candidate // d.Candidates are the resolved ones, then the failed ones
-		if ri < len(p.resolvedViews) && p.resolvedViews[ri] == peer {
+		var c *Candidate // d.Candidates are the resolved ones, then the failed ones, each in order
+		if ri < len(p.resolved) && p.resolved[ri].Server == peer.srv.Name {
 			c, ri = &d.Candidates[ri], ri+1
 		} else {
 			c, fi = &d.Candidates[len(p.resolved)+fi], fi+1
