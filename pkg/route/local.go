@@ -17,6 +17,7 @@ func (r *Router) serveLocally(vd *verdict) {
 		// The local handler for an aggregated APIService's group/version is kube-aggregator's
 		// proxy, whether or not the server's discovery lists it (docs/behaviour.md §16).
 		l.kind, l.aggregated, l.answer = localAggregator, a, mvp.AnswerOf(*a)
+		vd.rule = mvp.RuleAggregator
 		vd.outcome, vd.unavailable = l.answer.Outcome, l.answer.Unavailable
 		if l.answer.Outcome == mvp.Unavailable {
 			vd.status = status(503)
