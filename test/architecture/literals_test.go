@@ -91,11 +91,7 @@ func literalHits(t *testing.T, root string, lits []apiserverLiteral) []string {
 // only; every other package (the probe's classifier, the router's words, the fakes under
 // test/) uses pkg/mvp's names.
 func TestApiserverLiteralsLiveInMVP(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range literalHits(t, root, apiserverLiterals) {
+	for _, h := range literalHits(t, moduleRoot(t), apiserverLiterals) {
 		t.Errorf("%s: an apiserver text outside pkg/mvp", h)
 	}
 }

@@ -2,6 +2,7 @@ package architecture
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,21 +90,13 @@ func goListImports(t *testing.T, root string) map[string][]string {
 // list` finds and none for a package that is gone, and each row's "depends on" names exactly
 // the main-module packages the package imports.
 func TestPackageTable(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	rows := packageTable(t, filepath.Join(root, "docs", "architecture.md"))
 	pkgs := goListImports(t, root)
 	if len(pkgs) < 10 {
 		t.Fatalf("go list found %d packages under %s: not the module", len(pkgs), root)
 	}
-	var names []string
-	for p := range pkgs {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
 		row, ok := rows[p]
 		switch {
 		case !ok:
@@ -117,6 +110,15 @@ func TestPackageTable(t *testing.T) {
 			t.Errorf("docs/architecture.md:%d: %s is in the package table but not in the module", row.line, p)
 		}
 	}
+}
+
+// moduleRoot is the main module's directory.
+func moduleRoot(t *testing.T) string {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 func orNone(l []string) string {
