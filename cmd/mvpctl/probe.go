@@ -106,7 +106,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		namespace = probe.DefaultNamespace
 	}
 
-	// Ctrl-C ends cmd.Context() (signals.go): the run stops cleanly and prints what was
+	// Ctrl-C ends cmd.Context() (process.HandleSignals): the run stops cleanly and prints what was
 	// measured; a second one kills.
 	ctx := cmd.Context()
 
