@@ -18,6 +18,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
 // Streams are the command's I/O, injected so commands run in-process in tests.
@@ -192,6 +193,10 @@ func commandName(args []string, flags *pflag.FlagSet) string {
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
 	g := &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0]}
+	// Every byte mvpctl writes passes output.Guard: text from a cluster, a log or a file
+	// reaches the terminal as text, whichever printer wrote it.
+	g.streams.Out = output.Guard(streams.Out, g.color)
+	g.streams.ErrOut = output.Guard(streams.ErrOut, nil)
 	if selfContained(g.argv0, args) {
 		return execute(args, g)
 	}

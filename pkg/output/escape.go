@@ -1,0 +1,229 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text that came from outside mvpctl — names, messages and labels from a cluster, an audit
+// log's User-Agent, a file's comments, a flag — is data: it must print as text in every
+// medium, never act on it. A terminal acts on control characters (ESC starts sequences that
+// retitle the window or clear the screen, CR overwrites a line), markdown and JUnit on HTML,
+// DOT and Mermaid on quotes. The rules are here, and every printer goes through them:
+//
+//   - Guard wraps the process's stdout and stderr (and Write's out): no control character
+//     but newline and tab passes, whoever wrote it;
+//   - Table, CSV and -o name make a cell's control characters visible, newline and tab too,
+//     so that a value cannot add a row or a column;
+//   - Write's markdown passes no HTML tag but the few, attribute-free ones printers use;
+//   - JUnit's XML encoder escapes markup, and its text is made visible first;
+//   - pkg/diagram quotes labels and keeps identifiers apart.
+//
+// JSON and YAML keep the exact value: their encoders escape what needs it.
+
+// Visible returns s with every character that acts on a terminal rather than printing
+// written as a Go escape: C0 controls (newline and tab too), DEL, C1 controls, the
+// text-direction controls that reorder what is displayed (U+202A–U+202E, U+2066–U+2069) and
+// bytes that are not UTF-8. A value printed on one line goes through it.
+func Visible(s string) string { return escapeControls(s, false) }
+
+// VisibleLines is Visible with newlines and tabs kept: for text that is laid out in lines
+// (a JUnit failure's detail, a stream the guard passes on).
+func VisibleLines(s string) string { return escapeControls(s, true) }
+
+func escapeControls(s string, keepLayout bool) string {
+	i := firstUnsafe(s, keepLayout)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if unsafeASCII(c, keepLayout) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case r <= 0x9f:
+			fmt.Fprintf(&b, `\x%02x`, r) // a C1 control
+		case isDirectionControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// firstUnsafe is the index of the first character escapeControls rewrites, or -1.
+func firstUnsafe(s string, keepLayout bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if unsafeASCII(c, keepLayout) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isDirectionControl(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+func unsafeASCII(c byte, keepLayout bool) bool {
+	if keepLayout && (c == '\n' || c == '\t') {
+		return false
+	}
+	return c < ' ' || c == 0x7f
+}
+
+func isDirectionControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// Cell is a table, CSV or -o name cell as printed: Visible, except for the colour Paint
+// gave it (whether that colour reaches the terminal is Guard's decision).
+func Cell(s string) string {
+	for _, code := range toneCodes {
+		if inner, ok := strings.CutPrefix(s, code); ok {
+			if inner, ok := strings.CutSuffix(inner, colorReset); ok {
+				return code + Visible(inner) + colorReset
+			}
+		}
+	}
+	return Visible(s)
+}
+
+// Guard returns a writer that passes what is written to w with every control character
+// made visible but newline and tab (VisibleLines): the last line of defence between text
+// from outside and a terminal, around the process's stdout and stderr. color reports
+// whether the colour codes Paint writes may pass (nil: never); any other escape sequence is
+// made visible. Each Write is escaped on its own (mvpctl writes whole strings: a character is
+// never split across two writes).
+func Guard(w io.Writer, color func() bool) io.Writer {
+	if g, ok := w.(*guard); ok {
+		return g
+	}
+	return &guard{w: w, color: color}
+}
+
+type guard struct {
+	w     io.Writer
+	color func() bool
+}
+
+func (g *guard) Write(p []byte) (int, error) {
+	s := string(p)
+	if firstUnsafe(s, true) < 0 {
+		return g.w.Write(p)
+	}
+	var out string
+	if g.color != nil && g.color() {
+		out = escapeAroundColor(s)
+	} else {
+		out = VisibleLines(s)
+	}
+	if _, err := io.WriteString(g.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// escapeAroundColor is VisibleLines, with Paint's colour codes passed as they are.
+func escapeAroundColor(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			b.WriteString(VisibleLines(s))
+			return b.String()
+		}
+		b.WriteString(VisibleLines(s[:i]))
+		s = s[i:]
+		code := ""
+		for _, c := range append([]string{colorReset}, toneCodeList...) {
+			if strings.HasPrefix(s, c) {
+				code = c
+				break
+			}
+		}
+		if code == "" {
+			b.WriteString(`\x1b`)
+			s = s[1:]
+			continue
+		}
+		b.WriteString(code)
+		s = s[len(code):]
+	}
+}
+
+// markdownTags are the HTML tags markdown printers write themselves, without attributes:
+// every other '<' and '>' in markdown is written as an entity, so that text from outside
+// (an <img onerror=...>, a </td><script>) prints as text in a pull-request comment.
+var markdownTags = []string{"<br>", "<br/>", "<details>", "</details>", "<summary>", "</summary>",
+	"<b>", "</b>", "<code>", "</code>", "<sub>", "</sub>", "<p>", "</p>"}
+
+// MarkdownHTML returns markdown with every '<' and '>' that does not belong to one of the
+// markdownTags written as &lt; and &gt;, and control characters but newline and tab visible.
+func MarkdownHTML(md string) string {
+	md = VisibleLines(md)
+	if !strings.ContainsAny(md, "<>") {
+		return md
+	}
+	var b strings.Builder
+	b.Grow(len(md) + 16)
+	for i := 0; i < len(md); i++ {
+		switch md[i] {
+		case '<':
+			if tag := markdownTagAt(md[i:]); tag != "" {
+				b.WriteString(tag)
+				i += len(tag) - 1
+				continue
+			}
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(md[i])
+		}
+	}
+	return b.String()
+}
+
+func markdownTagAt(s string) string {
+	for _, t := range markdownTags {
+		if len(s) >= len(t) && strings.EqualFold(s[:len(t)], t) {
+			return s[:len(t)]
+		}
+	}
+	return ""
+}
+
+// markdownGuard applies MarkdownHTML to everything a markdown printer writes. Printers write
+// whole lines or whole tables: a tag is never split across two writes.
+type markdownGuard struct{ w io.Writer }
+
+func (g markdownGuard) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(g.w, MarkdownHTML(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
