@@ -193,10 +193,6 @@ func commandName(args []string, flags *pflag.FlagSet) string {
 // on one line, prefixed "error: " as kubectl does.
 func Execute(args []string, streams Streams) int {
 	g := &globalOptions{streams: streams, configFlags: kubeflags.New(), argv0: os.Args[0]}
-	// Every byte mvpctl writes passes output.Guard: text from a cluster, a log or a file
-	// reaches the terminal as text, whichever printer wrote it.
-	g.streams.Out = output.Guard(streams.Out, g.color)
-	g.streams.ErrOut = output.Guard(streams.ErrOut, nil)
 	if selfContained(g.argv0, args) {
 		return execute(args, g)
 	}
@@ -210,6 +206,10 @@ func Execute(args []string, streams Streams) int {
 }
 
 func execute(args []string, g *globalOptions) int {
+	// Every byte mvpctl writes passes output.Guard: text from a cluster, a log or a file
+	// reaches the terminal as text, whichever printer wrote it.
+	g.streams.Out = output.Guard(g.streams.Out, g.color)
+	g.streams.ErrOut = output.Guard(g.streams.ErrOut, nil)
 	streams := g.streams
 	args = g.pluginArgs(args)
 	root := newRootCmdFor(g, args)
