@@ -93,3 +93,13 @@ func TestOddTextIsData(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaseWatchNamesAsSnapshot: the lease watch names a server whose hostname holds control
+// characters as the snapshot does, so that watch matches its leases to its servers.
+func TestLeaseWatchNamesAsSnapshot(t *testing.T) {
+	l := dt.IdentityLease("apiserver-a\x1b[2J", "cp-a\x1b]0;pwned\x07 x", "10.0.0.1:6443\x1b", time.Now())
+	il := identityLeaseOf(&l)
+	if il.Hostname != `cp-a\x1b]0;pwned\x07\x20x` || il.Name != `apiserver-a\x1b[2J` || il.Address != `10.0.0.1:6443\x1b` || strings.Contains(il.Holder, "\x1b") {
+		t.Errorf("lease read as %+v", il)
+	}
+}

@@ -16,21 +16,29 @@ import (
 // rewrote, in document order (servers[0].identityLease.holderIdentity), for a warning.
 func (s *Snapshot) EscapeText() []string {
 	var changed []string
-	escapeValue(reflect.ValueOf(s).Elem(), "", &changed)
 	for i := range s.Servers {
-		if name := s.Servers[i].Name; checkServerName(name, "") != nil {
-			s.Servers[i].Name = serverNameText(name)
-			field := fmt.Sprintf("servers[%d].name", i)
-			if len(changed) == 0 || !strings.HasPrefix(changed[len(changed)-1], field) {
-				changed = append(changed, field)
+		srv := &s.Servers[i]
+		for _, f := range []struct {
+			v    *string
+			name string
+		}{{&srv.Name, "name"}, {&srv.Hostname, "hostname"}, {&srv.ID, "id"}} {
+			if text := ServerNameText(*f.v); text != *f.v {
+				*f.v = text
+				changed = append(changed, fmt.Sprintf("servers[%d].%s", i, f.name))
 			}
 		}
 	}
+	escapeValue(reflect.ValueOf(s).Elem(), "", &changed)
 	return changed
 }
 
-// serverNameText is name with everything but printable ASCII written as a Go escape.
-func serverNameText(name string) string {
+// ServerNameText is name with everything but printable ASCII written as a Go escape: how a
+// snapshot records a server's name (a lease's hostname) that holds a control character, a
+// space or a non-ASCII character. A name without any is returned as it is.
+func ServerNameText(name string) string {
+	if checkServerName(name, "") == nil {
+		return name
+	}
 	var b strings.Builder
 	for _, r := range output.Visible(name) {
 		switch {
