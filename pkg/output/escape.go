@@ -1,10 +1,10 @@
 package output
 
 import (
-	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // Text that came from outside mvpctl — names, messages and labels from a cluster, an audit
@@ -23,81 +23,12 @@ import (
 //
 // JSON and YAML keep the exact value: their encoders escape what needs it.
 
-// Visible returns s with every character that acts on a terminal rather than printing
-// written as a Go escape: C0 controls (newline and tab too), DEL, C1 controls, the
-// text-direction controls that reorder what is displayed (U+202A–U+202E, U+2066–U+2069) and
-// bytes that are not UTF-8. A value printed on one line goes through it.
-func Visible(s string) string { return escapeControls(s, false) }
+// Visible is textsafe.Visible: every character that acts on a terminal written as a Go
+// escape (\x1b), newline and tab too. A value printed on one line goes through it.
+func Visible(s string) string { return textsafe.Visible(s) }
 
-// VisibleLines is Visible with newlines and tabs kept: for text that is laid out in lines
-// (a JUnit failure's detail, a stream the guard passes on).
-func VisibleLines(s string) string { return escapeControls(s, true) }
-
-func escapeControls(s string, keepLayout bool) string {
-	i := firstUnsafe(s, keepLayout)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if unsafeASCII(c, keepLayout) {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			} else {
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		case r <= 0x9f:
-			fmt.Fprintf(&b, `\x%02x`, r) // a C1 control
-		case isDirectionControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// firstUnsafe is the index of the first character escapeControls rewrites, or -1.
-func firstUnsafe(s string, keepLayout bool) int {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if unsafeASCII(c, keepLayout) {
-				return i
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isDirectionControl(r) {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
-
-func unsafeASCII(c byte, keepLayout bool) bool {
-	if keepLayout && (c == '\n' || c == '\t') {
-		return false
-	}
-	return c < ' ' || c == 0x7f
-}
-
-func isDirectionControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-}
+// VisibleLines is textsafe.VisibleLines: Visible with newlines and tabs kept.
+func VisibleLines(s string) string { return textsafe.VisibleLines(s) }
 
 // Cell is a table, CSV or -o name cell as printed: Visible, except for the colour Paint
 // gave it (whether that colour reaches the terminal is Guard's decision).
@@ -132,7 +63,7 @@ type guard struct {
 
 func (g *guard) Write(p []byte) (int, error) {
 	s := string(p)
-	if firstUnsafe(s, true) < 0 {
+	if textsafe.FirstUnsafe(s, true) < 0 {
 		return g.w.Write(p)
 	}
 	var out string

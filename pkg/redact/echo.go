@@ -3,9 +3,6 @@ package redact
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/mvpctl/mvpctl/internal/jsonstr"
 )
 
 // tokenPrefix is the shortest start of a bearer token that is redacted where it appears: a
@@ -84,19 +81,17 @@ func unescapeJSON(s string) (string, bool) {
 			b.WriteByte(s[i])
 			continue
 		}
-		if c, ok := jsonstr.Unescape(s[i+1]); ok {
-			b.WriteByte(c)
+		if s[i+1] == '/' { // JSON's own escape; strconv knows Go's, which JSON's others are
+			b.WriteByte('/')
 			i++
 			changed = true
 			continue
 		}
-		if s[i+1] == 'u' && i+6 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil && utf8.ValidRune(rune(v)) {
-				b.WriteRune(rune(v))
-				i += 5
-				changed = true
-				continue
-			}
+		if r, _, tail, err := strconv.UnquoteChar(s[i:], '"'); err == nil {
+			b.WriteRune(r)
+			i = len(s) - len(tail) - 1
+			changed = true
+			continue
 		}
 		b.WriteByte(s[i])
 	}

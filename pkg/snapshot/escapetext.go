@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // EscapeText rewrites every string of s that Validate would reject for its characters — a
 // control character from a lease's hostname, an APIService's message, an aggregated
-// server's group name, a kubeconfig context's name — as output.Visible writes it (\x1b), and a
+// server's group name, a kubeconfig context's name — as textsafe.Visible writes it (\x1b), and a
 // server name's spaces and non-ASCII characters too, so that what a cluster states is
 // recorded, as text, rather than stopping the inspection. It returns the field paths it
 // rewrote, in document order (servers[0].identityLease.holderIdentity), for a warning.
@@ -40,7 +40,7 @@ func ServerNameText(name string) string {
 		return name
 	}
 	var b strings.Builder
-	for _, r := range output.Visible(name) {
+	for _, r := range textsafe.Visible(name) {
 		switch {
 		case r > ' ' && r < 0x7f:
 			b.WriteRune(r)
@@ -57,9 +57,9 @@ func escapeValue(v reflect.Value, path string, changed *[]string) {
 	switch v.Kind() {
 	case reflect.String:
 		if _, bad := unsafeRune(v.String()); bad && v.CanSet() {
-			v.SetString(output.VisibleLines(v.String()))
+			v.SetString(textsafe.VisibleLines(v.String()))
 			if _, still := unsafeRune(v.String()); still {
-				v.SetString(output.Visible(v.String()))
+				v.SetString(textsafe.Visible(v.String()))
 			}
 			*changed = append(*changed, strings.TrimPrefix(path, "."))
 		}
@@ -103,7 +103,7 @@ func escapeMap(v reflect.Value, path string, changed *[]string) {
 			if _, bad := unsafeRune(k.String()); bad {
 				v.SetMapIndex(k, reflect.Value{})
 				*changed = append(*changed, strings.TrimPrefix(path, ".")+" (a key)")
-				k = reflect.ValueOf(output.Visible(k.String())).Convert(k.Type())
+				k = reflect.ValueOf(textsafe.Visible(k.String())).Convert(k.Type())
 			}
 		}
 		v.SetMapIndex(k, elem)
