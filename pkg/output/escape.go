@@ -107,16 +107,18 @@ func escapeAroundColor(s string) string {
 }
 
 // markdownTags are the HTML tags markdown printers write themselves, without attributes:
-// every other '<' and '>' in markdown is written as an entity, so that text from outside
-// (an <img onerror=...>, a </td><script>) prints as text in a pull-request comment.
+// every other '<' in markdown is written &lt;, so that text from outside (an
+// <img onerror=...>, a </td><script>, a <!-- that would hide the rest of a comment) prints as
+// text in a pull-request comment. A '>' opens nothing, so it stays (a blockquote, an arrow).
+// A printer that needs another tag adds it here.
 var markdownTags = []string{"<br>", "<br/>", "<details>", "</details>", "<summary>", "</summary>",
 	"<b>", "</b>", "<code>", "</code>", "<sub>", "</sub>", "<p>", "</p>"}
 
-// MarkdownHTML returns markdown with every '<' and '>' that does not belong to one of the
-// markdownTags written as &lt; and &gt;, and control characters but newline and tab visible.
+// MarkdownHTML returns markdown with every '<' that does not open one of the markdownTags
+// written as &lt;, and control characters but newline and tab visible.
 func MarkdownHTML(md string) string {
 	md = VisibleLines(md)
-	if !strings.ContainsAny(md, "<>") {
+	if !strings.Contains(md, "<") {
 		return md
 	}
 	var b strings.Builder
@@ -130,8 +132,6 @@ func MarkdownHTML(md string) string {
 				continue
 			}
 			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
 		default:
 			b.WriteByte(md[i])
 		}

@@ -36,10 +36,11 @@ func TestGuard(t *testing.T) {
 func TestMarkdownHTML(t *testing.T) {
 	for in, want := range map[string]string{
 		"a<br>b <details><summary>x</summary></details>": "a<br>b <details><summary>x</summary></details>",
-		"<img src=x onerror=alert(1)>":                   "&lt;img src=x onerror=alert(1)&gt;",
-		"kas-b</td><script>":                             "kas-b&lt;/td&gt;&lt;script&gt;",
-		"<br onload=x>":                                  "&lt;br onload=x&gt;",
-		"<none> \x1b[2J":                                 `&lt;none&gt; \x1b[2J`,
+		"<img src=x onerror=alert(1)>":                   "&lt;img src=x onerror=alert(1)>",
+		"kas-b</td><script>":                             "kas-b&lt;/td>&lt;script>",
+		"<br onload=x>":                                  "&lt;br onload=x>",
+		"<none> \x1b[2J":                                 `&lt;none> \x1b[2J`,
+		"> a quote, a --> arrow, <!-- a comment -->":     "> a quote, a --> arrow, &lt;!-- a comment -->",
 	} {
 		if got := MarkdownHTML(in); got != want {
 			t.Errorf("MarkdownHTML(%q) = %q, want %q", in, got, want)
@@ -47,7 +48,7 @@ func TestMarkdownHTML(t *testing.T) {
 	}
 	var b strings.Builder
 	_ = MarkdownTable(&b, []string{"A", "B"}, [][]string{{"x|y\nz", "<img src=x>\x07"}})
-	if want := "| A | B |\n| --- | --- |\n| x\\|y<br>z | &lt;img src=x&gt;\\x07 |\n"; b.String() != want {
+	if want := "| A | B |\n| --- | --- |\n| x\\|y<br>z | &lt;img src=x>\\x07 |\n"; b.String() != want {
 		t.Errorf("MarkdownTable:\n%q\nwant\n%q", b.String(), want)
 	}
 }
