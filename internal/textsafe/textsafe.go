@@ -56,9 +56,13 @@ func escapeControls(s string, keepLayout bool) string {
 }
 
 // FirstUnsafe is the index of the first character Visible (keepLayout: VisibleLines)
-// rewrites, or -1.
-func FirstUnsafe(s string, keepLayout bool) int {
+// rewrites, or -1. It takes bytes too, so that a writer need not copy what it is given.
+func FirstUnsafe[T string | []byte](s T, keepLayout bool) int {
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plainWord(s, i) {
+			i += 8 // eight printable ASCII bytes at once: most of what mvpctl prints
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if unsafeASCII(c, keepLayout) {
@@ -67,13 +71,25 @@ func FirstUnsafe(s string, keepLayout bool) int {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isDirectionControl(r) {
 			return i
 		}
 		i += n
 	}
 	return -1
+}
+
+// plainWord reports whether the eight bytes of s at i are printable ASCII (0x20–0x7e). Each
+// mask has a byte's high bit set exactly when that byte is of its kind; no carry crosses a
+// byte.
+func plainWord[T string | []byte](s T, i int) bool {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	control := ^(w&lows + 0x60*ones) & highs // low seven bits below 0x20
+	del := ^((w^0x7f*ones)&lows + lows | (w ^ 0x7f*ones)) & highs
+	return w&highs|control|del == 0
 }
 
 func unsafeASCII(c byte, keepLayout bool) bool {

@@ -24,3 +24,26 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstUnsafeEveryByte: the eight-bytes-at-once path finds every byte the byte-at-a-time
+// rule does, at every offset of a word, as bytes and as a string.
+func TestFirstUnsafeEveryByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 17; pos++ {
+			b := []byte("abcdefghijklmnopq")
+			b[pos] = byte(c)
+			for _, keep := range []bool{false, true} {
+				want := -1
+				if (c < 0x20 && !(keep && (c == '\n' || c == '\t'))) || c >= 0x7f {
+					want = pos
+				}
+				if got := FirstUnsafe(b, keep); got != want {
+					t.Errorf("byte %#x at %d (keep %v): %d, want %d", c, pos, keep, got, want)
+				}
+				if got := FirstUnsafe(string(b), keep); got != want {
+					t.Errorf("string: byte %#x at %d (keep %v): %d, want %d", c, pos, keep, got, want)
+				}
+			}
+		}
+	}
+}

@@ -62,10 +62,10 @@ type guard struct {
 }
 
 func (g *guard) Write(p []byte) (int, error) {
-	s := string(p)
-	if textsafe.FirstUnsafe(s, true) < 0 {
+	if textsafe.FirstUnsafe(p, true) < 0 {
 		return g.w.Write(p)
 	}
+	s := string(p)
 	var out string
 	if g.color != nil && g.color() {
 		out = escapeAroundColor(s)

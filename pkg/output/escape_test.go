@@ -80,3 +80,14 @@ func TestCellsOfEveryTableFormat(t *testing.T) {
 		t.Errorf("Cell keeps Paint's colour and escapes the rest: %q", got)
 	}
 }
+
+// BenchmarkGuard: the guard's cost on clean output, the common case (a routes table: ASCII
+// with arrows), per byte written.
+func BenchmarkGuard(b *testing.B) {
+	line := []byte("batch/v1/jobs                                 local        proxy→kas-a   404 (no peer serves it)\n")
+	g := Guard(io.Discard, nil)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		g.Write(line)
+	}
+}
