@@ -115,9 +115,11 @@ var markdownTags = []string{"<br>", "<br/>", "<details>", "</details>", "<summar
 	"<b>", "</b>", "<code>", "</code>", "<sub>", "</sub>", "<p>", "</p>"}
 
 // MarkdownHTML returns markdown with every '<' that does not open one of the markdownTags
-// written as &lt;, and control characters but newline and tab visible.
+// written as &lt;, every "](" as "]\(" (no printer writes a link or an image: one in text
+// from outside would fetch or point anywhere), and control characters but newline and tab
+// visible.
 func MarkdownHTML(md string) string {
-	md = VisibleLines(md)
+	md = strings.ReplaceAll(VisibleLines(md), "](", `]\(`)
 	if !strings.Contains(md, "<") {
 		return md
 	}

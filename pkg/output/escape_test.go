@@ -41,6 +41,7 @@ func TestMarkdownHTML(t *testing.T) {
 		"<br onload=x>":                                  "&lt;br onload=x>",
 		"<none> \x1b[2J":                                 `&lt;none> \x1b[2J`,
 		"> a quote, a --> arrow, <!-- a comment -->":     "> a quote, a --> arrow, &lt;!-- a comment -->",
+		"![x](https://t.example/p.gif) [y](https://x)":   `![x]\(https://t.example/p.gif) [y]\(https://x)`,
 	} {
 		if got := MarkdownHTML(in); got != want {
 			t.Errorf("MarkdownHTML(%q) = %q, want %q", in, got, want)
