@@ -15,9 +15,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // ErrorKind classifies a failed request, so callers and tests can tell failures apart without
@@ -299,32 +300,10 @@ func innermost(err error) string {
 // in a server's message would otherwise reach the terminal: title change, screen clear).
 func OneLine(s string) string { return EscapeControl(strings.Join(strings.Fields(s), " ")) }
 
-// EscapeControl replaces control characters (C0, DEL, C1) and invalid UTF-8 with Go escapes
-// (\x1b), so text from a server or a file prints as text.
-func EscapeControl(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// EscapeControl replaces control characters (C0, DEL, C1), text-direction controls and
+// invalid UTF-8 with Go escapes (\x1b), so text from a server or a file prints as text: the
+// one rule, textsafe's.
+func EscapeControl(s string) string { return textsafe.Visible(s) }
 
 func Clip(s string, n int) string {
 	if len(s) <= n {
