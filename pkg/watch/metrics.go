@@ -111,13 +111,13 @@ func NewMetrics() *Metrics {
 		windowsOpened: counter("windows_opened_total",
 			"Windows opened: the apiserver began answering 404/503 for a GVR some server serves (also those that closed between two scrapes).", "server", "outcome"),
 		proxied: counter("peer_proxied_requests_total",
-			"Requests the apiserver forwarded to a peer, by GVR (1.36+; empty before) and final code: the increase of its apiserver_rerouted_request_total seen by the watch, its own peer-discovery fetches left out.", "server", "group", "version", "resource", "code"),
+			"Requests the apiserver forwarded to a peer, by GVR (1.36+; empty before) and final code: the increase of its "+mvp.ReroutedMetric+" seen by the watch, its own peer-discovery fetches left out.", "server", "group", "version", "resource", "code"),
 		proxyErrors: counter("peer_proxy_errors_total",
-			"503s of endpoint resolution the apiserver answered (its apiserver_peer_proxy_errors_total, 1.36+), by GVR and type.", "server", "group", "version", "resource", "type"),
+			"503s of endpoint resolution the apiserver answered (its "+mvp.PeerProxyErrorsMetric+", 1.36+), by GVR and type.", "server", "group", "version", "resource", "type"),
 		syncErrors: counter("peer_discovery_sync_errors_total",
-			"Failed peer-discovery syncs of the apiserver (its apiserver_peer_discovery_sync_errors_total, 1.36+), by type.", "server", "type"),
+			"Failed peer-discovery syncs of the apiserver (its "+mvp.PeerDiscoverySyncErrorsMetric+", 1.36+), by type.", "server", "type"),
 		discoveryFetch: counter("peer_discovery_fetches_total",
-			"The apiserver's own fetches of its peers' discovery (counted by apiserver_rerouted_request_total with no GVR, 1.36+): not user traffic.", "server"),
+			"The apiserver's own fetches of its peers' discovery (counted by "+mvp.ReroutedMetric+" with no GVR, 1.36+): not user traffic.", "server"),
 	}
 }
 
