@@ -155,10 +155,14 @@ func TestMetricsRollingUpgrade(t *testing.T) {
 	first := sink.scrapes[0]
 	for _, want := range []string{
 		`mvpctl_apiserver_up{server="a"}`, `mvpctl_apiserver_up{server="b"}`, `mvpctl_last_read_success{}`, `mvpctl_reads_total{result="ok"}`,
+		`mvpctl_apiserver_peers{server="a"}`, `mvpctl_apiserver_peers{server="b"}`,
 	} {
 		if first[want] != 1 {
 			t.Errorf("first read: %s = %v, want 1", want, first[want])
 		}
+	}
+	if got := series(first, "mvpctl_apiserver_peers_learned"); len(got) != 0 {
+		t.Errorf("no server aggregates its peers' discovery (no filter), yet %q", got)
 	}
 	if got := series(first, "mvpctl_gvr_outcome"); len(got) != 0 {
 		t.Errorf("two 1.36 servers serve the same: want no outcome series, got %q", got)
@@ -396,5 +400,39 @@ func TestMetricsDownServerNotAssumed(t *testing.T) {
 	if got := append(series(last, `mvpctl_apiserver_proxy_filter_installed{evidence="assumed",server="b"`),
 		series(last, `mvpctl_apiserver_proxy_gate_enabled{evidence="assumed",server="b"`)...); len(got) != 0 || last[`mvpctl_apiserver_up{server="b"}`] != 0 {
 		t.Errorf("b down: %q assumed", got)
+	}
+}
+
+// TestMetricsAPIService: an aggregated APIService's availability as its group and version
+// see it, 0 while every aggregator answers 503, 1 again after; the window of its 503 counted
+// per server.
+func TestMetricsAPIService(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	state := func(status string) *snapshot.Snapshot {
+		s := steadyPlane(t)
+		s.Cluster.AggregatedGroupVersions = []string{"metrics.k8s.io/v1beta1"}
+		s.Cluster.ListsRead = &snapshot.ListsRead{CustomResourceDefinitions: true, APIServices: true}
+		s.Cluster.APIServices = []snapshot.APIService{{Name: "v1beta1.metrics.k8s.io", Group: "metrics.k8s.io", Version: "v1beta1",
+			Service:   &snapshot.ServiceReference{Namespace: "kube-system", Name: "metrics-server", Port: 443},
+			Available: &snapshot.APIServiceCondition{Status: status, Reason: "FailedDiscoveryCheck"}}}
+		return s
+	}
+	sink := newGatherSink(t)
+	l := &Loop{Read: scriptedReads(ok(state("True")), ok(state("False")), ok(state("True"))), Clock: &stepClock{now: t0},
+		Interval: time.Second, Total: 2500 * time.Millisecond, Sink: sink, Emit: func(EventDoc) error { return nil }}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const key = `mvpctl_apiservice_available{apiservice="v1beta1.metrics.k8s.io",group="metrics.k8s.io",version="v1beta1"}`
+	var got []string
+	for _, sc := range sink.scrapes {
+		v, ok := sc[key]
+		got = append(got, fmt.Sprintf("%v/%v", v, ok))
+	}
+	if strings.Join(got, " ") != "1/true 0/true 1/true" {
+		t.Errorf("available after each read: %s; want 1 0 1", strings.Join(got, " "))
+	}
+	if n := sink.scrapes[1][`mvpctl_apiserver_gvrs_at_risk{outcome="unavailable",server="a"}`]; n == 0 {
+		t.Errorf("the aggregator's 503 is no window on a: %v", series(sink.scrapes[1], "mvpctl_window_open_seconds"))
 	}
 }

@@ -471,6 +471,14 @@ scrape_configs:
 		}
 	}
 
+	// kas-a and kas-b aggregate their peers' discovery: each learned the two others.
+	for _, s := range []string{"kas-a", "kas-b"} {
+		for _, m := range []string{"mvpctl_apiserver_peers", "mvpctl_apiserver_peers_learned"} {
+			if got := query(m + `{server="` + s + `"}`); len(got) != 1 || got[0].Value != 2 {
+				t.Errorf("%s{server=%q}: %v, want 2", m, s, got)
+			}
+		}
+	}
 	// The exporter read everything its RBAC grants, and its memory over the run.
 	for _, s := range []string{"kas-b"} {
 		got := query(`sum(mvpctl_peer_proxied_requests_total{server="` + s + `",resource="storageversionmigrations",code="200"})`)
