@@ -337,19 +337,11 @@ scrape_configs:
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					rctx, rcancel := context.WithTimeout(probeCtx, 2*time.Second)
-					defer rcancel()
-					at := time.Now()
-					r, err := s.Do(rctx, http.MethodGet, path, http.Header{"Accept": {"application/json"}}, nil)
-					status := 0
-					if err == nil {
-						status = r.StatusCode
-					} else if probeCtx.Err() != nil {
-						return
+					if got, ok := getSample(probeCtx, s, path); ok {
+						smu.Lock()
+						samples = append(samples, got)
+						smu.Unlock()
 					}
-					smu.Lock()
-					samples = append(samples, sample{at: at, server: s.Name, status: status})
-					smu.Unlock()
 				}()
 			}
 			wg.Wait()
