@@ -155,6 +155,86 @@ func processCases() []processCase {
 		phase("traffic waits between the two reads", []string{"traffic", "--interval", "60s"}, false, false, false, 1500*time.Millisecond),
 	)
 
+	// A signal while the command is blocked on something no context ends: a read of a pipe or
+	// a device, a write to a stdout nobody reads. The process ends whatever it waits on.
+	blocked := func(fault string, sig syscall.Signal, args []string, prepare func(t *testing.T, dir string, r *processRun)) processCase {
+		exit := ExitInterrupted
+		if sig == syscall.SIGTERM {
+			exit = ExitTerminated
+		}
+		return processCase{fault: signalName(sig) + " while " + fault, command: strings.Join(args, " "), exit: exit, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				r := processRun{args: append([]string{}, args...), sig: &signalAt{sig: sig, ready: after(700 * time.Millisecond)}}
+				if prepare != nil {
+					prepare(t, dir, &r)
+				}
+				return r
+			},
+			check: func(t *testing.T, r processResult) {
+				if n := strings.Count(r.stderr, "error: "); n != 1 || !strings.Contains(r.stderr, "interrupted by "+signalName(sig)) {
+					t.Errorf("stderr %q: want one error line saying it was interrupted", r.stderr)
+				}
+			},
+		}
+	}
+	fifo := func(name string) func(t *testing.T, dir string, r *processRun) {
+		return func(t *testing.T, dir string, r *processRun) {
+			path := filepath.Join(t.TempDir(), name) // dir is checked for leftovers
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range r.args {
+				r.args[i] = strings.ReplaceAll(a, name, path)
+			}
+		}
+	}
+	manyServers := "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36,f=1.36,g=1.36,h=1.36"
+	cases = append(cases,
+		blocked("reading a stdin nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "-"},
+			func(t *testing.T, dir string, r *processRun) { r.silentStdin = true }),
+		blocked("opening a FIFO nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "snap.fifo"}, fifo("snap.fifo")),
+		blocked("replaying an endless audit log", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "/dev/zero"}, nil),
+		blocked("replaying an endless audit log", syscall.SIGTERM, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "/dev/zero"}, nil),
+		blocked("writing to a stdout nobody reads", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", manyServers, "--to", "1.37", "-o", "json"},
+			func(t *testing.T, dir string, r *processRun) { r.blockedStdout = true }),
+	)
+
+	// A FIFO where mvpctl looks for a file by itself is refused at once, not opened.
+	cases = append(cases,
+		processCase{fault: "a FIFO named x.json in the profile directory", command: "profiles list", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				config := t.TempDir()
+				profiles := filepath.Join(config, "mvpctl", "profiles")
+				if err := os.MkdirAll(profiles, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Mkfifo(filepath.Join(profiles, "x.json"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"profiles", "list"}, env: []string{"XDG_CONFIG_HOME=" + config}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, "x.json: a named pipe (FIFO), not a regular file") {
+					t.Errorf("stderr %q", r.stderr)
+				}
+			},
+		},
+		processCase{fault: "a FIFO named .mvpctl-ignore in the current directory", command: "preflight --servers a=1.36,b=1.36 --to 1.37", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				cwd := t.TempDir()
+				if err := syscall.Mkfifo(filepath.Join(cwd, ".mvpctl-ignore"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"preflight", "--servers", "a=1.36,b=1.36", "--to", "1.37"}, dir: cwd}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, "baseline .mvpctl-ignore: a named pipe (FIFO), not a regular file") {
+					t.Errorf("stderr %q", r.stderr)
+				}
+			},
+		},
+	)
+
 	cases = append(cases, processCase{
 		fault: "snapshot file: a 2 MB gzip that expands to 2 GiB", command: "routes --snapshot bomb.json.gz", exit: ExitError, within: 10 * time.Second, alone: true,
 		setup: func(t *testing.T, dir string) processRun {
