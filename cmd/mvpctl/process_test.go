@@ -80,7 +80,7 @@ func runProcess(t *testing.T, r processRun) processResult {
 	var err error
 	if r.sig != nil {
 		err = sendWhenReady(t, cmd.Process, r.sig, exited)
-			if err == nil {
+		if err == nil {
 			start = time.Now()
 			err = <-exited
 		}
