@@ -108,6 +108,23 @@ type Response struct {
 	Took time.Duration
 }
 
+type maxBodyKey struct{}
+
+// WithMaxBody returns ctx for requests whose answer is read at most n bytes long, when n is
+// under the client's MaxBody: a kind of answer with a bound of its own (a ConfigMap holds at
+// most 1 MiB) is not read to the bound of the largest kind (a discovery document).
+func WithMaxBody(ctx context.Context, n int64) context.Context {
+	return context.WithValue(ctx, maxBodyKey{}, n)
+}
+
+// maxBody is the bound on one answer's body for a request with ctx.
+func (c *Client) maxBody(ctx context.Context) int64 {
+	if n, ok := ctx.Value(maxBodyKey{}).(int64); ok && n > 0 && n < c.opts.MaxBody {
+		return n
+	}
+	return c.opts.MaxBody
+}
+
 // Get sends one GET with the given Accept header.
 func (c *Client) Get(ctx context.Context, path, accept string) (*Response, error) {
 	var h http.Header
@@ -141,11 +158,12 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 		return nil, e
 	}
 	defer resp.Body.Close()
-	b, readErr := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
+	limit := c.maxBody(ctx)
+	b, readErr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	r := &Response{Code: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"),
 		ETag: resp.Header.Get("ETag"), Took: time.Since(t0)}
-	if int64(len(b)) > c.opts.MaxBody {
-		b, r.Truncated = b[:c.opts.MaxBody], true
+	if int64(len(b)) > limit {
+		b, r.Truncated = b[:limit], true
 	}
 	r.Body = b
 	if readErr != nil {
