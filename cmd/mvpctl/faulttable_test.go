@@ -235,6 +235,38 @@ func processCases() []processCase {
 		},
 	)
 
+	// Inputs past a bound: refused at once, naming the bound, in bounded memory.
+	scenario := func(fault string, steps int, want string) processCase {
+		return processCase{fault: fault, command: "simulate run --scenario scenario.yaml", exit: ExitError, within: 3 * time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				var b strings.Builder
+				b.WriteString("apiVersion: mvpctl.io/v1alpha1\nkind: Scenario\nfrom:\n  servers:\n  - {name: a, version: \"1.36\", proxy: configured}\n  - {name: b, version: \"1.37\", proxy: configured}\nsteps:\n")
+				for i := range steps {
+					b.WriteString([]string{"- {action: crash, server: b}\n", "- {action: start, server: b}\n"}[i%2])
+				}
+				path := filepath.Join(t.TempDir(), "scenario.yaml")
+				if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"simulate", "run", "--scenario", path}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr %q, want %q", r.stderr, want)
+				}
+			},
+		}
+	}
+	cases = append(cases,
+		scenario("a scenario of 20,000 steps", 20000, "20000 steps; at most 200 are simulated"),
+		scenario("a scenario file of 2 MB", 60000, "larger than 1 MiB: not a scenario file"),
+		processCase{fault: "an endless scenario file (/dev/zero)", command: "simulate run --scenario /dev/zero", exit: ExitError, within: 3 * time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				return processRun{args: []string{"simulate", "run", "--scenario", "/dev/zero"}}
+			},
+		},
+	)
+
 	cases = append(cases, processCase{
 		fault: "snapshot file: a 2 MB gzip that expands to 2 GiB", command: "routes --snapshot bomb.json.gz", exit: ExitError, within: 10 * time.Second, alone: true,
 		setup: func(t *testing.T, dir string) processRun {
