@@ -48,6 +48,10 @@ type discoverer struct {
 	leaseErr string
 	// kubeadmStated are the flags kube-system/kubeadm-config states (nil when not read).
 	kubeadmStated *snapshot.StatedFlags
+	// deadlines holds, by server URL, the deadline its first request (the lease list) set:
+	// one --timeout is one deadline for the whole exchange with a server, so a server that
+	// trickles the lease list's answer is not given a fresh --timeout for its /version.
+	deadlines map[string]time.Time
 }
 
 func (d *discoverer) progress(format string, args ...any) {
@@ -230,6 +234,12 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout(), &d.red)
 		if err == nil {
 			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
+			if dl, ok := lctx.Deadline(); ok && d.deadlines[v.base].IsZero() {
+				if d.deadlines == nil {
+					d.deadlines = map[string]time.Time{}
+				}
+				d.deadlines[v.base] = dl
+			}
 			var leases []identityLease
 			leases, err = listIdentityLeases(lctx, c)
 			cancel()
@@ -264,7 +274,13 @@ func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout ti
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = fetchServer(ctx, t, timeout, &d.red)
+			fctx := ctx
+			if dl, ok := d.deadlines[t.base]; ok {
+				var cancel context.CancelFunc
+				fctx, cancel = context.WithDeadline(ctx, dl)
+				defer cancel()
+			}
+			results[i] = fetchServer(fctx, t, timeout, &d.red)
 			if r := results[i]; d.opts.FeatureGates != nil && r.client != nil && r.err == nil {
 				readFeatureGates(ctx, r, timeout, d.opts.FeatureGates)
 			}
