@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -253,12 +254,51 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 		}
 		msgs = append(msgs, err.Error())
 	}
+	if leases, through, ok := d.listLeasesThroughKnown(ctx, base, vias[0].base, func(b string) bool {
+		return slices.ContainsFunc(vias, func(v via) bool { return v.base == b })
+	}); ok {
+		d.warn("the kubeconfig's server %s does not answer the identity-lease list: listed through %s, an apiserver known from the last read (the kubeconfig's server is tried first at every read)", primaryBase, through)
+		return leases, true, timedOut
+	}
 	d.leaseErr = strings.Join(msgs, "; ")
 	if d.opts.RequireLeases {
 		return nil, false, timedOut // the caller fails: no warning about a fallback it will not take
 	}
 	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", d.leaseErr)
 	return nil, false, timedOut
+}
+
+// listLeasesThroughKnown lists the identity leases through the first of Options.KnownServers
+// (other than those tried) that answers, with cfg's credentials, each tried under the TLS
+// server names its own address, the kubeconfig's server's and kubernetes.default.svc (the
+// name every apiserver's serving certificate holds).
+func (d *discoverer) listLeasesThroughKnown(ctx context.Context, cfg *rest.Config, primaryBase string, tried func(string) bool) ([]identityLease, string, bool) {
+	for _, known := range d.opts.KnownServers {
+		b, err := apiclient.NormalizeBase(known)
+		if err != nil || tried(b) {
+			continue
+		}
+		names := apiclient.ServerNames(cfg, b, apiclient.HostOnly(primaryBase))
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, name := range names {
+			c, err := newServerClient(cfg, b, name, d.opts.timeout(), &d.red)
+			if err != nil {
+				break
+			}
+			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
+			leases, err := listIdentityLeases(lctx, c)
+			cancel()
+			if err == nil {
+				return leases, b, true
+			}
+			if !apiclient.IsHostnameMismatch(err) {
+				break
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // fetchAll reads every target, at most Concurrency at a time.
