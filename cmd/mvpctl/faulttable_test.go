@@ -15,6 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/installer"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
@@ -378,6 +384,39 @@ var measured = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // stableColumns is the doc with the measured values blanked.
 func stableColumns(doc string) string { return measured().ReplaceAllString(doc, "| … (") }
 
+// boundsDoc is the table of every bound on what mvpctl reads, from the constants that set them.
+func boundsDoc() string {
+	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+	rows := [][2]string{
+		{"a snapshot or profile file, stdin, a gzip once expanded", mib(snapshot.MaxSize)},
+		{"a `--manifest` or `--kubeadm-control-plane` file", mib(installer.MaxManifestBytes)},
+		{"a baseline (`--baseline`, `.mvpctl-ignore`)", mib(maxAcceptFile)},
+		{"a scenario file; its steps (each step's routing is kept for the report)", fmt.Sprintf("%s; %d steps", mib(simulate.MaxScenarioFile), simulate.MaxSteps)},
+		{"one answer of an apiserver (discovery documents, lists)", mib(apiclient.DefaultMaxBody)},
+		{"the ConfigMap kube-system/kubeadm-config", mib(discover.MaxKubeadmConfig)},
+		{"the identity-lease list; one event of the lease watch", mib(discover.MaxLeaseAnswer)},
+		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries)},
+	}
+	var b strings.Builder
+	b.WriteString(`## Bounds
+
+Every read has a bound; past it the read is refused with one line naming the source and the
+bound (a server's answer is never cut short silently), so that no single input costs more
+than a few hundred MB. Time: one ` + "`--timeout`" + ` is one deadline for the whole exchange with a server
+(its lease list and its own reads); a signal ends the process within a second whatever it
+waits on (the command gets 0.4 s to stop by itself, docs/architecture.md). Files mvpctl finds
+by itself (the profile directory's ` + "`*.json`" + `, ` + "`.mvpctl-ignore`" + `) are read only when regular files.
+Not bounded by mvpctl: a credential plugin's stdout, which client-go reads whole.
+
+| what is read | bound |
+|---|---|
+`)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
+	}
+	return b.String()
+}
+
 func faultTableDoc(cases []processCase, results []processResult) string {
 	var b strings.Builder
 	b.WriteString(`# Faults, measured on the whole process
@@ -392,6 +431,9 @@ other columns must match this file.
 
 A credential plugin runs as client-go runs it, with the kubeconfig's ` + "`exec`" + ` entry; the servers
 are the fake apiservers of the tests. How mvpctl ends its child processes: docs/architecture.md.
+
+` + boundsDoc() + `
+## Measured
 
 | fault | command | exit | wall time (bound) | peak RSS (bound) | processes left |
 |---|---|---|---|---|---|

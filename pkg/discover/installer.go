@@ -33,10 +33,10 @@ const kubeadmConfigRBAC = "get on configmaps/kubeadm-config in kube-system (the 
 
 const kubeadmConfigPath = "/api/v1/namespaces/" + installer.KubeadmConfigNamespace + "/configmaps/" + installer.KubeadmConfigName
 
-// maxKubeadmConfig bounds the kubeadm-config answer: a ConfigMap's data is at most 1 MiB
+// MaxKubeadmConfig bounds the kubeadm-config answer: a ConfigMap's data is at most 1 MiB
 // (the apiserver refuses more), its JSON a little more; a larger answer is not the ConfigMap
 // and is not read whole (64 MB once took 310 MB to read and parse).
-const maxKubeadmConfig = 2 << 20
+const MaxKubeadmConfig = 2 << 20
 
 // readKubeadmConfig reads kube-system/kubeadm-config through c. Not there (404) is not a
 // kubeadm cluster, recorded silently; a 403 or a malformed ConfigMap is one warning, and the
@@ -45,9 +45,9 @@ func (d *discoverer) readKubeadmConfig(ctx context.Context, c *serverClient, tim
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in := &snapshot.Installer{}
-	resp, err := c.Get(apiclient.WithMaxBody(ctx, maxKubeadmConfig), kubeadmConfigPath, "application/json")
+	resp, err := c.Get(apiclient.WithMaxBody(ctx, MaxKubeadmConfig), kubeadmConfigPath, "application/json")
 	if err == nil && resp.Truncated {
-		err = apiclient.InvalidDoc(c.base, kubeadmConfigPath, fmt.Sprintf("the answer is larger than %d MiB, more than a ConfigMap holds", maxKubeadmConfig>>20))
+		err = apiclient.InvalidDoc(c.base, kubeadmConfigPath, fmt.Sprintf("the answer is larger than %d MiB, more than a ConfigMap holds", MaxKubeadmConfig>>20))
 	}
 	if err == nil && resp.Cut != nil {
 		err = apiclient.DecodeError(c.base, kubeadmConfigPath, len(resp.Body), resp.Cut)

@@ -8,11 +8,11 @@ import (
 	"net/http"
 )
 
-// maxLeaseAnswer bounds the lease list's answer and each event of the lease watch: an
+// MaxLeaseAnswer bounds the lease list's answer and each event of the lease watch: an
 // identity lease is under a kilobyte, a control plane has a few. An event that never ends
 // once grew to 1.5 GB in 15 s; now it is an error naming the bound, and the watch starts
 // again after its backoff.
-const maxLeaseAnswer = 4 << 20
+const MaxLeaseAnswer = 4 << 20
 
 // leaseWatchStopKey carries, in a watch request's context, the function that stops the
 // RetryWatcher with a cause (LeaseWatch.once), so that an event over the bound is reported as
@@ -20,7 +20,7 @@ const maxLeaseAnswer = 4 << 20
 type leaseWatchStopKey struct{}
 
 // boundLeaseBodies wraps the lease client's transport: every answer's body is cut with an
-// error at maxLeaseAnswer bytes without a newline (the apiserver ends the list, and each
+// error at MaxLeaseAnswer bytes without a newline (the apiserver ends the list, and each
 // watch event, with one).
 func boundLeaseBodies(rt http.RoundTripper) http.RoundTripper { return leaseBound{rt} }
 
@@ -32,7 +32,7 @@ func (b leaseBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	stop, _ := req.Context().Value(leaseWatchStopKey{}).(context.CancelCauseFunc)
-	resp.Body = &lineBound{ReadCloser: resp.Body, limit: maxLeaseAnswer, stop: stop}
+	resp.Body = &lineBound{ReadCloser: resp.Body, limit: MaxLeaseAnswer, stop: stop}
 	return resp, nil
 }
 

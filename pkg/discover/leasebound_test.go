@@ -29,7 +29,7 @@ func endlessBody(start string) func(http.ResponseWriter, *http.Request) {
 }
 
 // TestLeaseWatchBounds: a lease list's answer, or one watch event, that runs past
-// maxLeaseAnswer is a failure naming the bound (reported, retried after the backoff), not a
+// MaxLeaseAnswer is a failure naming the bound (reported, retried after the backoff), not a
 // buffer that grows.
 func TestLeaseWatchBounds(t *testing.T) {
 	for _, tt := range []struct {

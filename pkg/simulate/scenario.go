@@ -24,8 +24,8 @@ const ScenarioKind = "Scenario"
 // rolling upgrade is a few steps a server; a crash drill a few more.
 const MaxSteps = 200
 
-// maxScenarioFile bounds a scenario file's size: 200 steps take a few KiB.
-const maxScenarioFile = 1 << 20
+// MaxScenarioFile bounds a scenario file's size: 200 steps take a few KiB.
+const MaxScenarioFile = 1 << 20
 
 // Scenario is a starting control plane and the steps applied to it.
 type Scenario struct {
@@ -120,19 +120,19 @@ func LoadScenario(path string) (*Scenario, error) {
 	return &sc, nil
 }
 
-// readScenarioFile reads at most maxScenarioFile bytes of path.
+// readScenarioFile reads at most MaxScenarioFile bytes of path.
 func readScenarioFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, errors.Unwrap(err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxScenarioFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioFile+1))
 	if err != nil {
 		return nil, errors.Unwrap(err)
 	}
-	if len(data) > maxScenarioFile {
-		return nil, fmt.Errorf("larger than %d MiB: not a scenario file", maxScenarioFile>>20)
+	if len(data) > MaxScenarioFile {
+		return nil, fmt.Errorf("larger than %d MiB: not a scenario file", MaxScenarioFile>>20)
 	}
 	return data, nil
 }
