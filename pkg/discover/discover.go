@@ -232,7 +232,10 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	} else if len(endpoints) > 0 && endpoints[0] != primaryBase {
 		vias = append(vias, via{base, endpoints[0]})
 	}
-	var msgs []string
+	var (
+		msgs       []string
+		primaryErr error
+	)
 	for _, v := range vias {
 		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout(), &d.red)
 		if err == nil {
@@ -255,12 +258,17 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 			}
 		}
 		msgs = append(msgs, err.Error())
+		if v == vias[0] {
+			primaryErr = err
+		}
 	}
-	if leases, through, ok := d.listLeasesThroughKnown(ctx, base, vias[0].base, func(b string) bool {
-		return slices.ContainsFunc(vias, func(v via) bool { return v.base == b })
-	}); ok {
-		d.warn("the kubeconfig's server %s does not answer the identity-lease list: listed through %s, an apiserver known from the last read (the kubeconfig's server is tried first at every read)", primaryBase, through)
-		return leases, true, timedOut
+	if notAnswering(primaryErr) {
+		if leases, through, ok := d.listLeasesThroughKnown(ctx, base, vias[0].base, func(b string) bool {
+			return slices.ContainsFunc(vias, func(v via) bool { return v.base == b })
+		}); ok {
+			d.warn("the kubeconfig's server %s does not answer the identity-lease list: listed through %s, an apiserver known from the last read (the kubeconfig's server is tried first at every read)", primaryBase, through)
+			return leases, true, timedOut
+		}
 	}
 	d.leaseErr = strings.Join(msgs, "; ")
 	if d.opts.RequireLeases {
@@ -268,6 +276,13 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	}
 	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", d.leaseErr)
 	return nil, false, timedOut
+}
+
+// notAnswering reports whether err is a server that did not answer (down, restarting,
+// unreachable, silent), not one that answered with a refusal another server would repeat.
+func notAnswering(err error) bool {
+	var e *apiclient.Error
+	return errors.As(err, &e) && (e.Kind == apiclient.KindRefused || e.Kind == apiclient.KindUnreachable || e.Kind == apiclient.KindTimeout)
 }
 
 // listLeasesThroughKnown lists the identity leases through the first of Options.KnownServers
