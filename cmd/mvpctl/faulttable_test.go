@@ -17,6 +17,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
+	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/installer"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -102,6 +103,7 @@ func processCases() []processCase {
 		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
 		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
 		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
 		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
 	)
 
@@ -396,6 +398,7 @@ func boundsDoc() string {
 		{"one answer of an apiserver (discovery documents, lists)", mib(apiclient.DefaultMaxBody)},
 		{"the ConfigMap kube-system/kubeadm-config", mib(discover.MaxKubeadmConfig)},
 		{"the identity-lease list; one event of the lease watch", mib(discover.MaxLeaseAnswer)},
+		{"what a credential plugin, and what it starts, writes (Linux: its stdout is read whole by client-go)", mib(process.MaxChildOutput)},
 		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries)},
 	}
 	var b strings.Builder
@@ -407,7 +410,6 @@ than a few hundred MB. Time: one ` + "`--timeout`" + ` is one deadline for the w
 (its lease list and its own reads); a signal ends the process within a second whatever it
 waits on (the command gets 0.4 s to stop by itself, docs/architecture.md). Files mvpctl finds
 by itself (the profile directory's ` + "`*.json`" + `, ` + "`.mvpctl-ignore`" + `) are read only when regular files.
-Not bounded by mvpctl: a credential plugin's stdout, which client-go reads whole.
 
 | what is read | bound |
 |---|---|

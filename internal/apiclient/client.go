@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -241,6 +242,8 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 			return nil, errPluginHung
 		}
 		req = req.WithContext(redact.WithSentMarker(req.Context()))
+		pluginRequests.Add(1)
+		defer pluginRequests.Add(-1)
 	}
 	type result struct {
 		resp *http.Response
@@ -270,6 +273,21 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 	}
 }
 
+// pluginRequests counts the requests in flight whose credentials come from a plugin: only
+// then can a plugin run, and only then does the process watch what its children write
+// (internal/process).
+var pluginRequests atomic.Int32
+
+// PluginMayRun reports whether a request whose credentials come from a plugin is in flight.
+func PluginMayRun() bool { return pluginRequests.Load() > 0 }
+
+// pluginStopped is why the process stopped a credential plugin ("" when it did not).
+var pluginStopped atomic.Value
+
+// NotePluginStopped records why the process stopped a credential plugin (it wrote past its
+// bound), for the error of the request it held up.
+func NotePluginStopped(reason string) { pluginStopped.Store(reason) }
+
 // hungPlugins are the credential plugins (by command) that did not finish within a request's
 // time: mvpctl runs them once per process, not once per request.
 var hungPlugins sync.Map
@@ -283,6 +301,10 @@ func (c *Client) transportError(ctx context.Context, path string, err error) *Er
 	if errors.Is(err, errPluginHung) && errors.Is(ctx.Err(), context.Canceled) {
 		return &Error{Kind: KindTimeout, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("interrupted while the kubeconfig's credential plugin %q ran (so no request was sent)", c.plugin)}
+	}
+	if why, _ := pluginStopped.Load().(string); why != "" && c.plugin != "" && strings.Contains(err.Error(), "getting credentials: ") {
+		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
+			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q was stopped: %s (so no request was sent) — run it by hand to see what it prints", c.plugin, why)}
 	}
 	if errors.Is(err, errPluginHung) {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
