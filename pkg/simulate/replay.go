@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -22,9 +23,14 @@ type TrafficReport struct {
 	Unparsable  int64 `json:"unparsable"`
 	// Malformed counts unreadable lines (with a few examples); Skipped audit events of
 	// non-final stages.
-	Malformed         int64    `json:"malformed"`
-	MalformedExamples []string `json:"malformedExamples,omitempty"`
-	Skipped           int64    `json:"skippedStages,omitempty"`
+	Malformed int64 `json:"malformed"`
+	// From and To are the earliest and latest requestReceivedTimestamp of the events read
+	// (audit logs; absent for request lists, which have no times): the span the traffic
+	// covers, which says how much a "no client of it" is worth.
+	From              *time.Time `json:"from,omitempty"`
+	To                *time.Time `json:"to,omitempty"`
+	MalformedExamples []string   `json:"malformedExamples,omitempty"`
+	Skipped           int64      `json:"skippedStages,omitempty"`
 	// ProxiedCopies counts audit events whose audit ID an earlier event of the log has: a
 	// request one server proxied to a peer is logged by both (a log merged from several
 	// servers), and is replayed once.
@@ -151,6 +157,8 @@ type replayer struct {
 	// resolved is what count found for each pair it met: the workers make few pairs and use
 	// them block after block. Bounded like the workers' tables.
 	resolved map[*pairInfo]*resolvedPair
+	// first and last are the earliest and latest raw requestReceivedTimestamp read.
+	first, last string
 }
 
 // resolvedPair is a pair's rows in the report and its outcomes at each step. None of them
@@ -207,6 +215,7 @@ func newReplayer(sim *Simulation, source, format string) *replayer {
 func (r *replayer) block(b *block, server string) error {
 	for i := range b.events {
 		e := &b.events[i]
+		r.span(e.received)
 		if e.auditID != "" && r.recent.see(e.auditID, e.idHash, seenEvent{server: server, method: e.method, uri: e.uri, agent: e.agent, code: e.code, received: e.received}) {
 			r.rep.ProxiedCopies++
 			continue
@@ -310,8 +319,43 @@ func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, erro
 	return rp, nil
 }
 
+// span widens the span of the traffic read to the raw timestamp ts. An apiserver writes every
+// timestamp alike, so one of the length of the first read compares as a string; any other is
+// parsed (and skipped when it is not a time).
+func (r *replayer) span(ts string) {
+	if ts == "" {
+		return
+	}
+	if len(ts) != len(r.first) {
+		t := parseTimestamp(ts)
+		if t.IsZero() {
+			return
+		}
+		if r.first == "" || t.Before(parseTimestamp(r.first)) {
+			r.first = ts
+		}
+		if r.last == "" || t.After(parseTimestamp(r.last)) {
+			r.last = ts
+		}
+		return
+	}
+	if ts < r.first {
+		r.first = ts
+	}
+	if len(ts) != len(r.last) {
+		if parseTimestamp(ts).After(parseTimestamp(r.last)) {
+			r.last = ts
+		}
+	} else if ts > r.last {
+		r.last = ts
+	}
+}
+
 func (r *replayer) report() *TrafficReport {
 	rep := r.rep
+	if from, to := parseTimestamp(r.first), parseTimestamp(r.last); !from.IsZero() && !to.IsZero() {
+		rep.From, rep.To = &from, &to
+	}
 	r.recent.flush()
 	rep.Proxied = r.join.report()
 	for i, st := range r.steps {
