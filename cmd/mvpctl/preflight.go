@@ -95,6 +95,14 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	narrowPreflight(g, rep, o.filter.filter(), pl.start)
+	for _, n := range rep.AcceptNotes {
+		g.warn(n)
+	}
+	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
+		// The baseline lists every finding, each with its message: the summary is enough here.
+		printPreflightSummary(g.streams.Out, rep)
+		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
+	}
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}

@@ -165,9 +165,11 @@ func configLossFindings(sim *Simulation, h harm) []Finding {
 	for _, st := range sim.Steps {
 		for _, l := range st.ConfigLosses {
 			sev, why := h.gv(l.GroupVersion)
+			ev := append([]string{"simulated from " + sim.Start}, h.evidence()...)
 			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: sev, Subject: l.GroupVersion + "@" + l.Server,
-				Step:    fmt.Sprintf("%d: %s", st.N, st.Step),
-				Message: fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s; %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup, why),
+				Step:     fmt.Sprintf("%d: %s", st.N, st.Step),
+				Message:  fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s; %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup, why),
+				Evidence: ev,
 				Hint: fmt.Sprintf("before upgrading %s, remove %s=%t from its --runtime-config and move the clients of %s to a version %s serves",
 					l.Server, l.GroupVersion, l.Enabled, l.GroupVersion, l.Version)})
 		}

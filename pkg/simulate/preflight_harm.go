@@ -62,29 +62,37 @@ func (h harm) of(gvr string) (Severity, string) {
 	case g != nil && g.AtRisk > 0:
 		return Blocking, "replayed clients meet it: " + agentsOf(g)
 	case h.usable[gvr] && h.tr == nil:
-		return Blocking, "every apiserver answers it before the upgrade, so clients may use it (no --audit-log or --requests says none does)"
+		return Blocking, "clients may use it: every apiserver answers it before the upgrade, and no replayed traffic (--audit-log, --requests) says none does"
 	case h.usable[gvr] && g != nil:
 		return Blocking, "clients use it: " + agentsOf(g)
 	case h.usable[gvr]:
-		return Warning, "every apiserver answers it before the upgrade, but no replayed request uses it (" + h.tr.Read() + ")"
+		return Warning, "every apiserver answers it before the upgrade, but none of the " + h.tr.Short() + " uses it"
 	case !h.served[gvr]:
-		return Warning, "no apiserver served it before the upgrade, so no client depends on it yet" + h.noClient()
+		return Warning, "new: no apiserver served it before the upgrade, so no client depends on it yet" + h.noClient()
 	}
-	return Warning, "some apiserver already answers it 404 or 503 before the upgrade, so no client can depend on it" + h.noClient()
+	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 before the upgrade" + h.noClient()
 }
 
 func (h harm) noClient() string {
 	if h.tr == nil {
 		return ""
 	}
-	return " (and no replayed request uses it)"
+	return "; no replayed request uses it"
+}
+
+// evidence is what the traffic behind a severity is, when some was replayed.
+func (h harm) evidence() []string {
+	if h.tr == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("traffic %s (%s): %s", h.tr.Source, h.tr.Format, h.tr.Read())}
 }
 
 // gv decides the severity of losing a whole group/version (a --runtime-config entry an
 // upgrade skips): blocking unless replayed traffic shows no client of it.
 func (h harm) gv(groupVersion string) (Severity, string) {
 	if h.tr == nil {
-		return Blocking, "its clients may use it (no --audit-log or --requests says none does)"
+		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, says none does)"
 	}
 	var agents []string
 	for _, g := range h.tr.GVRs {
@@ -93,7 +101,7 @@ func (h harm) gv(groupVersion string) (Severity, string) {
 		}
 	}
 	if len(agents) == 0 {
-		return Warning, "no replayed request uses it (" + h.tr.Read() + ")"
+		return Warning, "none of the " + h.tr.Short() + " uses it"
 	}
 	return Blocking, "clients use it: " + strings.Join(agents, ", ")
 }
@@ -116,6 +124,15 @@ func agentsOf(g *GVRTraffic) string {
 		return fmt.Sprintf("%d request(s)", g.Requests)
 	}
 	return listSome(names, 5)
+}
+
+// Short says how many requests were replayed over what span: "48 replayed requests (over
+// 3m12s)".
+func (t *TrafficReport) Short() string {
+	if t.From == nil || t.To == nil {
+		return fmt.Sprintf("%d replayed requests (a request list: no times)", t.Requests)
+	}
+	return fmt.Sprintf("%d replayed requests (over %s)", t.Requests, t.To.Sub(*t.From).Round(time.Second))
 }
 
 // Read says how much traffic was read and over what span: what "no client" rests on.

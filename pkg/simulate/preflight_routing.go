@@ -78,12 +78,11 @@ func routingFindings(sim *Simulation, tr *TrafficReport) []Finding {
 	}
 	var out []Finding
 	for _, w := range order {
-		sev, why := h.of(w.gvr)
 		if len(w.fixable) > 0 {
-			out = append(out, fixableWindow(sim, w, sev, why))
+			out = append(out, fixableWindow(sim, w, h))
 		}
 		if len(w.unavoidableAt) > 0 {
-			out = append(out, unavoidableWindow(sim, w, sev, why))
+			out = append(out, unavoidableWindow(sim, w, h))
 		}
 	}
 	return out
@@ -102,7 +101,8 @@ func servedAtStep(sim *Simulation, r Risk) bool {
 	return false
 }
 
-func fixableWindow(sim *Simulation, w *gvrWindows, sev Severity, why string) Finding {
+func fixableWindow(sim *Simulation, w *gvrWindows, h harm) Finding {
+	sev, why := h.of(w.gvr)
 	var hints, proxyless []string
 	for _, r := range w.fixable {
 		switch {
@@ -115,12 +115,15 @@ func fixableWindow(sim *Simulation, w *gvrWindows, sev Severity, why string) Fin
 		}
 	}
 	if len(proxyless) > 0 {
-		list := strings.Join(proxyless, ", ")
-		hints = append([]string{fmt.Sprintf("another apiserver serves it at those steps, but %s does not route to it: turn the peer proxy on on %s (the gate and --peer-ca-file) and make sure it has learned its peers", list, list)}, hints...)
+		list, does, it := strings.Join(proxyless, ", "), "does", "it has"
+		if len(proxyless) > 1 {
+			does, it = "do", "they have"
+		}
+		hints = append([]string{fmt.Sprintf("another apiserver serves it at those steps, but %s %s not route to it: turn the peer proxy on on %s (the gate and --peer-ca-file) and make sure %s learned the peers", list, does, list, it)}, hints...)
 	}
 	return Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: sev, Subject: w.gvr, Step: riskSteps(w.fixable),
 		Message:  fmt.Sprintf("%s; %s; %s", windowsText(w.fixable), servedByText(w.fixable), why),
-		Evidence: append(reasons(w.fixable), "simulated from "+sim.Start),
+		Evidence: append(append(reasons(w.fixable), "simulated from "+sim.Start), h.evidence()...),
 		Hint:     strings.Join(hints, "; "), Windows: w.fixable}
 }
 
@@ -143,7 +146,8 @@ func orderHint(sim *Simulation, first, last []string) string {
 	return "upgrade so that some reachable server serves it at every step (--order), or keep its clients off until the upgrade completes"
 }
 
-func unavoidableWindow(sim *Simulation, w *gvrWindows, sev Severity, why string) Finding {
+func unavoidableWindow(sim *Simulation, w *gvrWindows, h harm) Finding {
+	sev, why := h.of(w.gvr)
 	source := strings.Join(w.first, ", ")
 	var what, hint string
 	if len(w.last) == 0 {
@@ -155,7 +159,7 @@ func unavoidableWindow(sim *Simulation, w *gvrWindows, sev Severity, why string)
 	}
 	return Finding{Check: CheckUnavoidableWindow.ID, Name: CheckUnavoidableWindow.Name, Severity: sev, Subject: w.gvr, Step: riskSteps(w.unavoidableAt),
 		Message:  fmt.Sprintf("%s; %s; %s", windowsText(w.unavoidableAt), what, why),
-		Evidence: []string{"no reachable apiserver lists it at " + stepsText(stepNumbers(w.unavoidableAt)), "simulated from " + sim.Start},
+		Evidence: append([]string{"no reachable apiserver lists it at " + stepsText(stepNumbers(w.unavoidableAt)), "simulated from " + sim.Start}, h.evidence()...),
 		Hint:     hint, Windows: w.unavoidableAt}
 }
 
