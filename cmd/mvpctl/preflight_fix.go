@@ -35,10 +35,10 @@ func fixGroups(findings []simulate.Finding) []*fixGroup {
 	return out
 }
 
-// what says which findings a fix is for: their subjects when few, else how many.
+// what says which findings a fix is for: their subjects when they are short, else how many.
 func (g *fixGroup) what() string {
-	if len(g.subjects) <= maxFixSubjects {
-		return strings.Join(g.subjects, ", ")
+	if list := strings.Join(g.subjects, ", "); len(list) <= maxFixSubjects {
+		return list
 	}
 	return fmt.Sprintf("%d findings", len(g.subjects))
 }
@@ -54,8 +54,9 @@ func (g *fixGroup) severities() string {
 	return strings.Join(parts, ", ")
 }
 
-// maxFixSubjects is how many subjects a fix line names before it counts them instead.
-const maxFixSubjects = 3
+// maxFixSubjects is how long the list of subjects a fix line names may be before it counts
+// them instead.
+const maxFixSubjects = 40
 
 // stepsLine numbers the steps of the rehearsal, which the findings refer to by number.
 func stepsLine(rep *simulate.PreflightReport) string {

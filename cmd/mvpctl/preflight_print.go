@@ -162,8 +162,9 @@ func acceptedWhy(r simulate.AcceptRule) string {
 }
 
 // printPreflightMarkdown writes a pull-request comment: the summary and one row per check and
-// fix in view, every finding and its evidence in collapsed <details> blocks, all within what
-// GitHub takes in a comment (markdownBudget; -o json keeps what does not fit).
+// fix in view, every finding (one row for those a check words alike) and their evidence in
+// collapsed <details> blocks, all within what GitHub takes in a comment (markdownBudget; -o
+// json keeps what does not fit).
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
@@ -191,10 +192,19 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 		if err := output.MarkdownTable(&b, []string{"Check", "Findings", "For", "Fix"}, rows); err != nil {
 			return err
 		}
+		// Findings of a check with the same severity and message (which names no subject)
+		// share a row that lists their subjects.
 		rows = nil
+		row := map[string]int{}
 		var evidence []string
 		for _, f := range rep.Findings {
-			rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
+			key := f.Check + "\x00" + string(f.Severity) + "\x00" + f.Message
+			if i, ok := row[key]; ok {
+				rows[i][2] += "\n" + f.Subject
+			} else {
+				row[key] = len(rows)
+				rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
+			}
 			for _, e := range f.Evidence {
 				evidence = appendNewString(evidence, e)
 			}

@@ -11,12 +11,12 @@ import (
 // misses the upgrade that breaks clients.
 //
 //   - Blocking: a replayed client meets the window; or the GVR is usable today (every
-//     reachable apiserver answers it, locally or by proxy, before the first step), so a client
-//     may depend on it, and no replayed traffic says otherwise.
+//     reachable apiserver answers it, locally or by proxy, at the start), so a client may
+//     depend on it, and no replayed traffic says otherwise.
 //   - Warning: the GVR is usable today but the replayed traffic holds no client of it (the
-//     finding says how much traffic was read, over what span); or it was not usable before the
-//     rehearsal (new in the target, or already 404 on some apiserver) and no replayed client
-//     meets the window.
+//     finding says how much traffic was read, over what span); or it is not usable at the
+//     start (new in the target, or already 404 or 503 on some apiserver) and no replayed
+//     client meets the window.
 
 // harm is what decides a window's severity: which GVRs clients can use at the start, and the
 // replayed traffic when there is some.
@@ -62,15 +62,15 @@ func (h harm) of(gvr string) (Severity, string) {
 	case g != nil && g.AtRisk > 0:
 		return Blocking, "replayed clients meet it: " + agentsOf(g)
 	case h.usable[gvr] && h.tr == nil:
-		return Blocking, "clients may use it: every apiserver answers it before the upgrade, and no replayed traffic (--audit-log, --requests) says none does"
+		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) says none does"
 	case h.usable[gvr] && g != nil:
 		return Blocking, "clients use it: " + agentsOf(g)
 	case h.usable[gvr]:
-		return Warning, "every apiserver answers it before the upgrade, but none of the " + h.tr.Short() + " uses it"
+		return Warning, "every apiserver answers it at the start, but none of the " + h.tr.Short() + " uses it"
 	case !h.served[gvr]:
-		return Warning, "new: no apiserver served it before the upgrade, so no client depends on it yet" + h.noClient()
+		return Warning, "new: no apiserver serves it at the start, so no client depends on it yet" + h.noClient()
 	}
-	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 before the upgrade" + h.noClient()
+	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 at the start" + h.noClient()
 }
 
 func (h harm) noClient() string {
