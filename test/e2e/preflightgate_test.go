@@ -58,10 +58,11 @@ func findingsOf(rep preflightJSON, check string) map[string]string {
 
 // TestPreflightGate, on real apiservers: a healthy plane whose servers counted peer-discovery
 // sync errors at start-up gets no MVP031; what only mvc-b serves (batch/v1: mvc-a runs
-// without it) is unserved while mvc-b restarts whatever the order — a warning (MVP011) that
-// names the client that used it, from the servers' audit logs; --write-baseline then a re-run
-// exits 0; then a real new risk — mvc-b restarted with a peer address nothing listens on, so
-// mvc-a cannot fetch its discovery — fails the gate again, with MVP031 firing.
+// without it) is unserved while mvc-b restarts whatever the order (MVP011): blocking for
+// batch/v1/jobs, whose client the servers' audit logs name, a warning for batch/v1/cronjobs,
+// which none of the logged requests uses; --write-baseline then a re-run exits 0; then a real
+// new risk — mvc-b restarted with a peer address nothing listens on, so mvc-a cannot fetch its
+// discovery — fails the gate again, with MVP031 firing.
 func TestPreflightGate(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	dir := t.TempDir()
@@ -115,18 +116,22 @@ func TestPreflightGate(t *testing.T) {
 
 	traffic := []string{"--audit-log", "mvc-a=" + logA, "--audit-log", "mvc-b=" + logB}
 	healthy := append([]string{"--snapshot", snap.Path, "--no-baseline"}, traffic...)
-	rep := runPreflight(t, 2, healthy...)
+	rep := runPreflight(t, 3, healthy...)
 	t.Logf("healthy plane: %+v", rep.Summary)
 	if f := findingsOf(rep, "MVP031"); len(f) > 0 {
 		t.Errorf("MVP031 on a healthy plane: %v", f)
 	}
 	windows := findingsOf(rep, "MVP011")
-	t.Logf("MVP011: %d GVR(s); batch/v1/jobs: %s", len(windows), windows["batch/v1/jobs"])
-	if rep.Summary.Blocking != 0 || !strings.Contains(windows["batch/v1/jobs"], agent) || !strings.Contains(windows["batch/v1/jobs"], "only mvc-b serves it") {
-		t.Errorf("want only warnings, MVP011 on batch/v1/jobs naming %s; got %+v\n%v", agent, rep.Summary, rep.Findings)
+	t.Logf("MVP011: %d GVR(s); batch/v1/jobs: %s; batch/v1/cronjobs: %s", len(windows), windows["batch/v1/jobs"], windows["batch/v1/cronjobs"])
+	if jobs := windows["batch/v1/jobs"]; !strings.HasPrefix(jobs, "blocking: ") || !strings.Contains(jobs, agent) || !strings.Contains(jobs, "only mvc-b serves it") ||
+		!strings.HasPrefix(windows["batch/v1/cronjobs"], "warning: ") || !strings.Contains(windows["batch/v1/cronjobs"], "replayed requests") {
+		t.Errorf("want MVP011 blocking on batch/v1/jobs naming %s, a warning on batch/v1/cronjobs; got %+v\n%v", agent, rep.Summary, rep.Findings)
+	}
+	if f := findingsOf(rep, "MVP020")["batch/v1/jobs"]; !strings.HasPrefix(f, "blocking: ") || !strings.Contains(f, agent) {
+		t.Errorf("MVP020 on batch/v1/jobs: %q", f)
 	}
 
-	// Accept them: the re-run passes, the warnings listed as accepted.
+	// Accept them: the re-run passes, the findings listed as accepted.
 	base := filepath.Join(dir, "accepted.txt")
 	if r := runMvpctl(t, append([]string{"preflight", "--to", "1.37", "--write-baseline", base, "--reason", "e2e"}, healthy...)...); r.Exit != 0 {
 		t.Fatalf("%s", r)
