@@ -46,6 +46,22 @@ func auditFlags(t *testing.T, dir string) func(path string) []string {
 	}
 }
 
+// waitLogged waits until the audit log at path holds n requests of user agent.
+func waitLogged(t *testing.T, path, agent string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if bytes.Count(b, []byte(`"userAgent":"`+agent+`"`)) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the %d request(s) of %s are not logged after 30s", path, n, agent)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 func findingsOf(rep preflightJSON, check string) map[string]string {
 	out := map[string]string{}
 	for _, f := range rep.Findings {
@@ -86,17 +102,7 @@ func TestPreflightGate(t *testing.T) {
 			t.Fatalf("GET jobs via mvc-a: %v %v", err, resp)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(logA)
-		if bytes.Count(b, []byte(`"userAgent":"`+agent+`"`)) >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the 3 requests of %s are not logged after 30s", logA, agent)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitLogged(t, logA, agent, 3)
 
 	// Read each server at its own URL: after the break below, mvc-b's published address is a
 	// dead one.

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -42,16 +41,7 @@ func TestPreflightHarm(t *testing.T) {
 	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
 		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, _ := os.ReadFile(logA); bytes.Contains(b, []byte(`"userAgent":"`+agent+`"`)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the request of %s is not logged after 30s", logA, agent)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitLogged(t, logA, agent, 1)
 	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
 	start := []string{"--snapshot", snap.Path, "--no-baseline"}
 
