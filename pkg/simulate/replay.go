@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -157,8 +158,10 @@ type replayer struct {
 	// resolved is what count found for each pair it met: the workers make few pairs and use
 	// them block after block. Bounded like the workers' tables.
 	resolved map[*pairInfo]*resolvedPair
-	// first and last are the earliest and latest raw requestReceivedTimestamp read.
-	first, last string
+	// first and last are the earliest and latest raw requestReceivedTimestamp read, and
+	// whether each has an apiserver's UTC form (utcStamp).
+	first, last       string
+	firstUTC, lastUTC bool
 }
 
 // resolvedPair is a pair's rows in the report and its outcomes at each step. None of them
@@ -319,36 +322,65 @@ func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, erro
 	return rp, nil
 }
 
-// span widens the span of the traffic read to the raw timestamp ts. An apiserver writes every
-// timestamp alike, so one of the length of the first read compares as a string; any other is
-// parsed (and skipped when it is not a time).
+// span widens the span of the traffic read to the raw timestamp ts, without parsing the
+// timestamps an apiserver writes (stampBefore).
 func (r *replayer) span(ts string) {
 	if ts == "" {
 		return
 	}
-	if len(ts) != len(r.first) {
-		t := parseTimestamp(ts)
-		if t.IsZero() {
-			return
-		}
-		if r.first == "" || t.Before(parseTimestamp(r.first)) {
-			r.first = ts
-		}
-		if r.last == "" || t.After(parseTimestamp(r.last)) {
-			r.last = ts
-		}
+	utc := utcStamp(ts)
+	if !utc && parseTimestamp(ts).IsZero() {
 		return
 	}
-	if ts < r.first {
-		r.first = ts
-	}
-	if len(ts) != len(r.last) {
-		if parseTimestamp(ts).After(parseTimestamp(r.last)) {
-			r.last = ts
+	before := func(a string, aUTC bool, b string, bUTC bool) bool {
+		if aUTC && bUTC {
+			return stampBefore(a, b)
 		}
-	} else if ts > r.last {
-		r.last = ts
+		return parseTimestamp(a).Before(parseTimestamp(b))
 	}
+	if r.first == "" || before(ts, utc, r.first, r.firstUTC) {
+		r.first, r.firstUTC = ts, utc
+	}
+	if r.last == "" || before(r.last, r.lastUTC, ts, utc) {
+		r.last, r.lastUTC = ts, utc
+	}
+}
+
+// stampBefore reports whether a is before b, two timestamps of the UTC form an apiserver
+// writes (utcStamp: "2026-11-23T09:36:23.1234Z", any number of fraction digits), by
+// comparing their strings.
+func stampBefore(a, b string) bool {
+	if a[:19] != b[:19] {
+		return a[:19] < b[:19]
+	}
+	fa, fb := strings.TrimPrefix(a[19:len(a)-1], "."), strings.TrimPrefix(b[19:len(b)-1], ".")
+	for i := 0; i < len(fa) || i < len(fb); i++ {
+		da, db := byte('0'), byte('0')
+		if i < len(fa) {
+			da = fa[i]
+		}
+		if i < len(fb) {
+			db = fb[i]
+		}
+		if da != db {
+			return da < db
+		}
+	}
+	return false
+}
+
+// utcStamp says whether s has the shape of an RFC 3339 UTC timestamp with digits where they
+// belong: 2026-11-23T09:36:23Z, with or without a fraction of a second.
+func utcStamp(s string) bool {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || (len(s) > 20 && s[19] != '.') {
+		return false
+	}
+	for i := 0; i < len(s)-1; i++ {
+		if c := s[i]; (c < '0' || c > '9') && i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && i != 19 {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *replayer) report() *TrafficReport {
