@@ -62,16 +62,14 @@ func atRiskLine(sim *simulate.Simulation) string {
 	if sim == nil {
 		return ""
 	}
-	gvrs, steps := map[string]bool{}, []string{}
+	gvrs, steps := map[string]bool{}, []int{}
 	for _, r := range sim.AtRisk {
 		gvrs[r.GVR] = true
-		if s := fmt.Sprintf("%d (%s)", r.StepN, r.Step); len(steps) == 0 || steps[len(steps)-1] != s {
-			steps = append(steps, s)
-		}
+		steps = append(steps, r.StepN)
 	}
 	line := "At risk: no GVR served somewhere answers 404 or 503 at any step"
 	if len(gvrs) > 0 {
-		line = fmt.Sprintf("At risk: %d GVR(s) answer 404 or 503 on some apiserver at step(s) %s", len(gvrs), strings.Join(steps, ", "))
+		line = fmt.Sprintf("At risk: %d GVR(s) answer 404 or 503 on some apiserver at %s", len(gvrs), simulate.StepsText(steps))
 	}
 	if n := len(sim.Removed); n > 0 {
 		line += fmt.Sprintf("; %d GVR(s) removed by the target", n)

@@ -159,7 +159,7 @@ func unavoidableWindow(sim *Simulation, w *gvrWindows, h harm) Finding {
 	}
 	return Finding{Check: CheckUnavoidableWindow.ID, Name: CheckUnavoidableWindow.Name, Severity: sev, Subject: w.gvr, Step: riskSteps(w.unavoidableAt),
 		Message:  fmt.Sprintf("%s; %s; %s", windowsText(w.unavoidableAt), what, why),
-		Evidence: append([]string{"no reachable apiserver lists it at " + stepsText(stepNumbers(w.unavoidableAt)), "simulated from " + sim.Start}, h.evidence()...),
+		Evidence: append([]string{"no reachable apiserver lists it at " + StepsText(stepNumbers(w.unavoidableAt)), "simulated from " + sim.Start}, h.evidence()...),
 		Hint:     hint, Windows: w.unavoidableAt}
 }
 
@@ -189,7 +189,7 @@ func windowsText(risks []Risk) string {
 		var texts []string
 		sharing := map[string][]string{}
 		for _, srv := range servers {
-			text := stepsText(steps[srv])
+			text := StepsText(steps[srv])
 			if sharing[text] == nil {
 				texts = append(texts, text)
 			}
@@ -221,7 +221,7 @@ func servedByText(risks []Risk) string {
 	}
 	parts := make([]string, len(sets))
 	for i, set := range sets {
-		parts[i] = set + " at " + stepsText(steps[set])
+		parts[i] = set + " at " + StepsText(steps[set])
 	}
 	return "served by " + strings.Join(parts, ", by ")
 }
@@ -250,8 +250,8 @@ func riskSteps(risks []Risk) string {
 	return strings.Join(steps, ", ")
 }
 
-// stepsText writes step numbers as runs: "step 2", "steps 2–4", "steps 0, 2–3".
-func stepsText(ns []int) string {
+// StepsText writes step numbers as runs: "step 2", "steps 2–4", "steps 0, 2–3".
+func StepsText(ns []int) string {
 	ns = append([]int(nil), ns...)
 	sort.Ints(ns)
 	ns = slices.Compact(ns)

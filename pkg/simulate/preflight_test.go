@@ -236,7 +236,7 @@ func TestWindowWords(t *testing.T) {
 	if got, want := servedByText(risks), "served by a at steps 2–3, by a, b at steps 4, 6"; got != want {
 		t.Errorf("servedByText = %q, want %q", got, want)
 	}
-	if got, want := stepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {
+	if got, want := StepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {
 		t.Errorf("stepsText = %q, want %q", got, want)
 	}
 }
