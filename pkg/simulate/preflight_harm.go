@@ -137,9 +137,9 @@ func (t *TrafficReport) Short() string {
 
 // Read says how much traffic was read and over what span: what "no client" rests on.
 func (t *TrafficReport) Read() string {
-	s := fmt.Sprintf("%d request(s) read from %s", t.Requests, t.Source)
+	s := fmt.Sprintf("%d request(s)", t.Requests)
 	if t.From == nil || t.To == nil {
 		return s + ", over no known span (a request list has no times)"
 	}
-	return fmt.Sprintf("%s, received %s to %s (%s)", s, t.From.UTC().Format(time.RFC3339), t.To.UTC().Format(time.RFC3339), t.To.Sub(*t.From).Round(time.Second))
+	return fmt.Sprintf("%s received %s to %s (%s)", s, t.From.UTC().Format(time.RFC3339), t.To.UTC().Format(time.RFC3339), t.To.Sub(*t.From).Round(time.Second))
 }
