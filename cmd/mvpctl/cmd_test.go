@@ -167,6 +167,7 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"version", "-o", "table"}, `unknown output format "table" for "mvpctl version": want one of text|json|yaml`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.99"}, `no profile for Kubernetes 1.99: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36"}, `simulate upgrade needs --to VERSION`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--steps", "some"}, `--steps "some": want changed or all`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.34,b=1.34", "--to", "1.37"}, `a v1.34.4 → v1.37.2 skips a minor version; b v1.34.4 → v1.37.2 skips a minor version; pass --allow-skew`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.35"}, `a v1.36.3 → v1.35.4 is a downgrade; b v1.36.3 → v1.35.4 is a downgrade`},
 		{[]string{"preflight", "--servers", "a=1.35,b=1.37", "--to", "1.37"}, `at the start, the control plane is outside the version-skew policy: b (v1.37.2) and a (v1.35.4) are more than one minor version apart`},

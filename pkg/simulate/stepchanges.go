@@ -45,7 +45,7 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 		for _, r := range full[j] {
 			for _, c := range r.Cells {
 				if c.Server == srv.Name {
-					before[srv.Name][r.Name] = c.Text
+					before[srv.Name][r.Name] = cellKey(c)
 				}
 			}
 		}
@@ -56,7 +56,7 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 			continue
 		}
 		for _, c := range r.Cells {
-			if was, ok := before[c.Server][r.Name]; c.Text != route.Unreachable && (!ok || was != c.Text) {
+			if was, ok := before[c.Server][r.Name]; c.Text != route.Unreachable && (!ok || was != cellKey(c)) {
 				out = append(out, r)
 				break
 			}
@@ -64,6 +64,10 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 	}
 	return out
 }
+
+// cellKey is what a cell answers: its text and, for a 503, why (a crash's two phases differ
+// only in that).
+func cellKey(c route.Cell) string { return c.Text + " " + c.Unavailable }
 
 // lastReachable is the index of the last step in which server is reachable, or -1.
 func lastReachable(steps []StepResult, server string) int {
