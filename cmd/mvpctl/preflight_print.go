@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
@@ -204,7 +205,9 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 				rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
 			}
 			for _, e := range f.Evidence {
-				evidence = appendNewString(evidence, e)
+				if !slices.Contains(evidence, e) {
+					evidence = append(evidence, e)
+				}
 			}
 		}
 		fmt.Fprintf(&b, "\n<details><summary>%d finding(s)</summary>\n\n", len(rep.Findings))
@@ -259,15 +262,6 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 	if n < len(rows) {
 		fmt.Fprintf(b, "\n… %d more %s: `-o json` lists them all\n", len(rows)-n, what)
 	}
-}
-
-func appendNewString(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 // junitCases makes one failing case per finding, one skipped case per accepted finding and
