@@ -173,3 +173,18 @@ func TestMarkdownWithinBudget(t *testing.T) {
 		t.Errorf("%d characters; tail:\n%s", b.Len(), b.String()[max(0, b.Len()-600):])
 	}
 }
+
+// TestPreflightOldWindowKeys: accept rules of the per-server MVP010 form (ID:GVR@SERVER) still
+// accept the per-GVR findings whose every server they cover, and the run says how to rewrite
+// them.
+func TestPreflightOldWindowKeys(t *testing.T) {
+	args := []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--no-baseline", "--ignore", "MVP010:*@b", "-o", "name"}
+	out, errOut, code := run(t, args...)
+	if code != ExitIncomplete || !strings.Contains(out, "MVP010:certificates.k8s.io/v1/clustertrustbundles") {
+		t.Errorf("one server of two covered: exit %d, findings\n%s", code, out)
+	}
+	out, errOut, code = run(t, append(args, "--ignore", "MVP010:*@c")...)
+	if code != ExitIncomplete || strings.Contains(out, "MVP010") || !strings.Contains(errOut, `warning: --ignore: MVP010:*@b names one server's window`) || !strings.Contains(errOut, "write MVP010:*") {
+		t.Errorf("both covered: exit %d, findings\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// MVP010 findings were once one per server, keyed ID:GVR@SERVER; they are one per GVR now,
-// keyed ID:GVR, with each server's record in Finding.Windows. A baseline written before still
-// works: rules of the old form accept a finding when, together, they cover every server of its
-// windows — never more than they accepted before — and the report says how to rewrite them.
+// MVP010 findings are one per GVR, keyed ID:GVR, with each server's record in
+// Finding.Windows. A baseline may hold rules of the per-server form, ID:GVR@SERVER (one
+// server's window): they accept a finding when, together, they cover every server of its
+// windows — never more than each server's rule says — and the report says how to rewrite them.
 
 // legacyWindowRule says whether r is an MVP010 rule of the per-server form.
 func legacyWindowRule(r AcceptRule) bool {
@@ -61,8 +61,8 @@ func legacyNotes(rules []AcceptRule) []string {
 	for _, r := range rules {
 		if legacyWindowRule(r) {
 			gvr, _, _ := strings.Cut(r.Subject, "@")
-			out = append(out, fmt.Sprintf("%s: %s names one server's window, the form MVP010 keys had when its findings were one per server: "+
-				"it still accepts MVP010:%s when such rules cover every server that answers 404 or 503 for it; write MVP010:%s instead (--write-baseline rewrites the file)",
+			out = append(out, fmt.Sprintf("%s: %s names one server's window (ID:GVR@SERVER), but MVP010 findings are one per GVR (ID:GVR): "+
+				"it accepts MVP010:%s only with rules like it for every server that answers 404 or 503 for it; write MVP010:%s instead (--write-baseline rewrites the file)",
 				r.Source, r.Key(), gvr, gvr))
 		}
 	}
