@@ -285,7 +285,7 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 		case !all:
 			fmt.Fprintf(w, "%d row(s) change:\n", len(rows))
 		}
-		if err := printRoutingRows(w, s.Table.Servers, rows, o); err != nil {
+		if err := printRoutingRows(w, route.RoutingTable{Servers: s.Table.Servers, Rows: rows}, o); err != nil {
 			return err
 		}
 	}
@@ -299,19 +299,8 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 	return nil
 }
 
-func printRoutingRows(w io.Writer, servers []route.ServerSummary, tableRows []route.Row, o output.Options) error {
-	headers := []string{"NAME"}
-	for _, s := range servers {
-		headers = append(headers, output.Header(s.Name))
-	}
-	var rows [][]string
-	for _, r := range tableRows {
-		row := []string{r.Name}
-		for _, c := range r.Cells {
-			row = append(row, o.Paint(c.Text, outcomeTone(c.Outcome)))
-		}
-		rows = append(rows, row)
-	}
+func printRoutingRows(w io.Writer, t route.RoutingTable, o output.Options) error {
+	headers, rows := routesTable(t, o, false, false)
 	return output.Table(w, headers, rows, o.NoHeaders)
 }
 
