@@ -64,6 +64,9 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 			return rules, nil
 		}
+		if err := snapshot.CheckRegular(name); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w: not read; remove it, or give --baseline FILE or --no-baseline", name, err)
+		}
 	}
 	fileRules, err := readAcceptFile(name)
 	if err != nil {
