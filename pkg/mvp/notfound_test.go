@@ -19,11 +19,11 @@ func TestLastResortNotFound(t *testing.T) {
 		rule        Rule
 	}{
 		// v0.37.2 not_found_handler.go:64: http.NotFound (net/http: text/plain; charset=utf-8).
-		{36, NotFoundText, "text/plain; charset=utf-8", "404 page not found\n", RuleNotFoundText},
-		{37, NotFoundText, "text/plain; charset=utf-8", "404 page not found\n", RuleNotFoundText},
+		{36, ShapeText, "text/plain; charset=utf-8", "404 page not found\n", RuleNotFoundText},
+		{37, ShapeText, "text/plain; charset=utf-8", "404 page not found\n", RuleNotFoundText},
 		// v0.38.0-alpha.2 not_found_handler.go:64-77: responsewriters.ErrorNegotiated of a Status.
-		{38, NotFoundStatus, "application/json", alpha2Body + "\n", RuleNotFoundStatus},
-		{39, NotFoundStatus, "application/json", alpha2Body + "\n", RuleNotFoundStatus},
+		{38, ShapeStatus, "application/json", alpha2Body + "\n", RuleNotFoundStatus},
+		{39, ShapeStatus, "application/json", alpha2Body + "\n", RuleNotFoundStatus},
 	} {
 		v := snapshot.Version{Major: 1, Minor: tc.minor}
 		got := LastResortNotFound(v)

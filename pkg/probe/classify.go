@@ -1,7 +1,8 @@
 // Package probe sends real requests to kube-apiservers and classifies what they
-// answer. This file holds the classification: it is the one place that knows the
-// response shapes of kube-apiserver's handler chain and of the Mixed Version Proxy
-// (see testdata/README.md for where the shapes were captured).
+// answer. This file holds the classification: it maps each response shape of kube-apiserver's
+// handler chain and of the Mixed Version Proxy to a class (see testdata/README.md for where the
+// shapes were captured). The texts that identify the shapes are the apiserver's and live in
+// pkg/mvp (notfound.go, endpointresolution.go, transport.go, proxied.go, aggregated.go).
 package probe
 
 import (
@@ -22,7 +23,7 @@ import (
 // Version Proxy handle a request itself instead of proxying it (the loop-prevention
 // header; any client may send it).
 const (
-	ForcedLocalHeader = "X-Kubernetes-Peer-Proxied"
+	ForcedLocalHeader = mvp.LoopPreventionHeader
 	ForcedLocalValue  = "true"
 )
 
@@ -57,10 +58,10 @@ const (
 	ClassError Class = "error"
 )
 
-// Messages and prefixes that identify the shapes above.
+// Messages and prefixes that identify the shapes above: the apiserver's own, from pkg/mvp.
 const (
-	MsgEndpointResolution = "Error getting ip and port info of the remote server while proxying"
-	PrefixTransportError  = "error trying to reach service:"
+	MsgEndpointResolution = mvp.EndpointResolutionMessage
+	PrefixTransportError  = mvp.TransportMessagePrefix + ":"
 
 	mediaTypeJSON = "application/json"
 	mediaTypeText = "text/plain"
@@ -137,14 +138,14 @@ func Classify(o Observation) Classification {
 		c.Class, c.Why = ClassDenied, fmt.Sprintf("HTTP %d", code)
 	case code == http.StatusNotFound:
 		switch {
-		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details) && st.Message == mvp.NotFoundMessage:
-			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("Status NotFound %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundMessage, mvp.RuleNotFoundStatus.Versions())
+		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details) && st.Message == mvp.NotFoundText:
+			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("Status NotFound %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundStatus.Versions())
 		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details):
 			c.Class, c.Why = ClassUnknownResource, "Status NotFound with empty details (no handler for this version/resource)"
 		case st != nil && !detailsEmpty(st.Details):
 			c.Class, c.Why = ClassServed, "Status NotFound about an object: "+describeDetails(st.Details)
-		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.NotFoundMessage:
-			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("text/plain %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundMessage, mvp.RuleNotFoundText.Versions())
+		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.NotFoundText:
+			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("text/plain %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundText.Versions())
 		default:
 			c.Class, c.Why = ClassError, "404 of an unknown shape: "+summary(o)
 		}

@@ -155,7 +155,7 @@ func TestHealthyPair(t *testing.T) {
 	if r := results(rep, "kas-b", "batch/v1/jobs")[0]; r.Observed.ForcedLocal.ContentType != pt.ContentTypeText {
 		t.Errorf("batch forced local on kas-b: %+v, want text/plain 404", r.Observed.ForcedLocal)
 	}
-	if r := results(rep, "kas-b", "apps/v1/deployments")[0]; r.Observed.ForcedLocal.ContentType != pt.ContentTypeJSON || r.Observed.ForcedLocal.Message != mvp.UnknownResourceMessage {
+	if r := results(rep, "kas-b", "apps/v1/deployments")[0]; r.Observed.ForcedLocal.ContentType != pt.ContentTypeJSON || r.Observed.ForcedLocal.Message != mvp.NotFoundMessage {
 		t.Errorf("deployments forced local on kas-b: %+v, want a Status with empty details", r.Observed.ForcedLocal)
 	}
 	// The watch starts at the list's resourceVersion: no initial state is sent.

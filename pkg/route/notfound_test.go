@@ -43,7 +43,7 @@ func TestNotFoundBody(t *testing.T) {
 			t.Errorf("%s: says provisional %t, inferred %t; want %t", tc.version, provisional, d.Inferred, want)
 		}
 	}
-	if a, b := mvp.LastResortNotFound(snapshot.Version{Major: 1, Minor: 37}), mvp.LastResortNotFound(snapshot.Version{Major: 1, Minor: 38}); a.Shape != mvp.NotFoundText || b.Shape != mvp.NotFoundStatus {
+	if a, b := mvp.LastResortNotFound(snapshot.Version{Major: 1, Minor: 37}), mvp.LastResortNotFound(snapshot.Version{Major: 1, Minor: 38}); a.Shape != mvp.ShapeText || b.Shape != mvp.ShapeStatus {
 		t.Errorf("shapes %s, %s", a.Shape, b.Shape)
 	}
 }

@@ -205,8 +205,8 @@ func TestSmoke(t *testing.T) {
 		// Known group/version, unknown resource: Status NotFound with empty details.
 		c, r := o.observe(ctx, a, "v1.36.3-a-unknown-resource", "unknown resource in a served group/version", http.MethodGet, "/apis/batch/v1/namespaces/default/nosuchresources", "", true)
 		wantClass(t, c, probe.ClassUnknownResource)
-		if st := probe.ParseStatus(r.ContentType, r.Body); st == nil || st.Message != mvp.UnknownResourceMessage {
-			t.Errorf("unknown resource: want Status %q, got %s", mvp.UnknownResourceMessage, r)
+		if st := probe.ParseStatus(r.ContentType, r.Body); st == nil || st.Message != mvp.NotFoundMessage {
+			t.Errorf("unknown resource: want Status %q, got %s", mvp.NotFoundMessage, r)
 		}
 		// Known group, unknown version: same shape.
 		c, _ = o.observe(ctx, a, "v1.36.3-a-unknown-version", "unknown version of a served group", http.MethodGet, "/apis/batch/v9/namespaces/default/jobs", "", true)

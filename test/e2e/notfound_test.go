@@ -33,11 +33,11 @@ func TestNotFoundBody(t *testing.T) {
 		path  string
 		shape mvp.NotFoundShape
 	}{
-		{"/apis/nosuch.example.com/v1/namespaces/default/things", mvp.NotFoundText},
-		{"/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims", mvp.NotFoundUnknownResource},
+		{"/apis/nosuch.example.com/v1/namespaces/default/things", mvp.ShapeText},
+		{"/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims", mvp.ShapeUnknownResource},
 		// Discovery paths (never proxied) answer the same way.
-		{"/apis/nosuch.example.com/v1", mvp.NotFoundText},
-		{"/apis/resource.k8s.io/v1beta1", mvp.NotFoundUnknownResource},
+		{"/apis/nosuch.example.com/v1", mvp.ShapeText},
+		{"/apis/resource.k8s.io/v1beta1", mvp.ShapeUnknownResource},
 	} {
 		real, err := srv.Get(ctx, tc.path, "Accept", "application/json")
 		if err != nil {
