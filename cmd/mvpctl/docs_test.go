@@ -20,6 +20,9 @@ import (
 // prints the code it got: add it with a comment if it is what the docs mean. 1 (a usage or
 // input error) is never accepted.
 var docsOfflineExit = map[string]int{
+	// README's first screen.
+	"mvpctl routes --snapshot examples/skew.yaml --group batch":                                                           ExitOK,
+	"mvpctl explain --snapshot examples/skew.yaml -o table jobs.batch":                                                    ExitOK,
 	"mvpctl routes --snapshot examples/skew.yaml":                                                                         ExitOK,
 	"mvpctl explain --snapshot examples/skew.yaml GET /apis/batch/v1/namespaces/default/jobs":                             ExitOK,
 	"mvpctl explain --snapshot examples/skew.yaml --why-not GET /apis/certificates.k8s.io/v1beta1/podcertificaterequests": ExitOK,

@@ -11,7 +11,7 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// TestReadableOutput (issue 25) on a real pair — kas-a v1.36.3, kas-b v1.36.3 with batch/v1
+// TestReadableOutput on a real pair — kas-a v1.36.3, kas-b v1.36.3 with batch/v1
 // off, the peer proxy set up: explain's resource forms build the list request they say, in
 // -n's namespace, and what mvpctl predicts for it is what each apiserver does with it;
 // --group and -o name/csv on the live routes table; -n refused where it would be ignored;
