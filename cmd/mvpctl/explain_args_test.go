@@ -38,6 +38,14 @@ func TestExplainForms(t *testing.T) {
 		{args: []string{"--resource", "Job"}, wantPath: "/apis/batch/v1/namespaces/default/jobs"},
 		{args: []string{"--group", "batch"}, wantErr: "group batch selects 2 resources: batch/v1/cronjobs, batch/v1/jobs; name one"},
 		{args: []string{"--group", "apps", "jobs"}, wantErr: `no reachable server serves "jobs" with group apps`},
+		// kubectl's other names: short names and singulars from the recorded discovery, kinds.
+		{args: []string{"cj"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		{args: []string{"Job"}, wantPath: "/apis/batch/v1/namespaces/default/jobs"},
+		{args: []string{"cronjob.batch"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		{args: []string{"pod"}, wantPath: "/api/v1/namespaces/default/pods"},
+		{args: []string{"--resource", "cj"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		// The example records no /api document: the core group's short names are unknown.
+		{args: []string{"po"}, wantErr: "this snapshot records no /api discovery document, which holds the core group's short names; name the resource, e.g. pods"},
 		// METHOD PATH as before.
 		{args: []string{"GET", "/apis/batch/v1/namespaces/x/jobs"}, wantPath: "/apis/batch/v1/namespaces/x/jobs"},
 		// Bad input: one line naming the forms.
@@ -99,5 +107,16 @@ func TestNamespaceRefused(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "explain", "--snapshot", skew, "-n", "x", "jobs.batch"); code == ExitError {
 		t.Errorf("explain -n: %s", stderr)
+	}
+}
+
+// TestRoutesResourceOtherNames: --resource takes kubectl's short names, singulars and kinds
+// in routes as in explain.
+func TestRoutesResourceOtherNames(t *testing.T) {
+	for _, arg := range []string{"cj", "cronjob", "CronJob", "cj.batch"} {
+		stdout, stderr, code := run(t, "routes", "--snapshot", "../../examples/skew.yaml", "--resource", arg, "-o", "name")
+		if code != ExitOK || stdout != "batch/v1/cronjobs\n" {
+			t.Errorf("routes --resource %s: exit %d, %q, %q; want batch/v1/cronjobs", arg, code, stdout, stderr)
+		}
 	}
 }

@@ -94,7 +94,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
-	narrowPreflight(g, rep, o.filter.filter(), pl.start)
+	narrowPreflight(g, rep, o.filter.filterOf(pl.start), pl.start)
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}

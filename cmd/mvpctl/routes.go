@@ -74,7 +74,7 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := o.filter.filter()
+	filter := o.filter.filterOf(snap)
 	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
 	if len(table.Rows) == 0 && !filter.Empty() {
 		return noMatch(filter)

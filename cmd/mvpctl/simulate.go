@@ -80,7 +80,7 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	sim.Narrow(filter, pl.start.Kinds())
+	sim.Narrow(o.filter.filterOf(pl.start), pl.start.Kinds())
 	rep := simulate.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
 		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
