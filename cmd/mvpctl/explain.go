@@ -24,6 +24,7 @@ type explainOptions struct {
 	filter        filterFlags
 	output        *output.Flags
 	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
+	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -48,6 +49,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 		Example: `  mvpctl explain --snapshot cluster.yaml batch/v1/jobs
   mvpctl explain --snapshot cluster.yaml -n team-a jobs.batch
   mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
+  mvpctl explain --snapshot cluster.yaml --fail-on 404,503 cj   # exit 3 if some server answers 404 or 503
   mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
 		Args: cobra.ArbitraryArgs, // parseExplainArgs says which forms it takes
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
@@ -59,6 +61,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.filter.addFlags(cmd.Flags(), "choose among")
+	cmd.Flags().StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
 	o.output.AddFlags(cmd.Flags())
 	return usesNamespace(cmd)
 }
@@ -69,6 +72,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 		return err
 	}
 	a, err := parseExplainArgs(args, o.filter.filter(), g.configFlags.Overrides.Context.Namespace)
+	if err != nil {
+		return err
+	}
+	failOn, err := parseFailOnStatuses(o.failOn)
 	if err != nil {
 		return err
 	}
@@ -91,10 +98,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot}, opts); err != nil {
 		return err
 	}
-	if o.server != "" {
-		return nil // the one server asked about was evaluated: nothing is missing
-	}
-	return partialResult(snap)
+	return explainResult(e, failOn, snap, o.server != "")
 }
 
 // explanationWriter prints an explanation: step by step (text), or one row per server.

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // TestExplainForms: every argument form explain accepts builds the request it says, -n
@@ -117,6 +121,55 @@ func TestRoutesResourceOtherNames(t *testing.T) {
 		stdout, stderr, code := run(t, "routes", "--snapshot", "../../examples/skew.yaml", "--resource", arg, "-o", "name")
 		if code != ExitOK || stdout != "batch/v1/cronjobs\n" {
 			t.Errorf("routes --resource %s: exit %d, %q, %q; want batch/v1/cronjobs", arg, code, stdout, stderr)
+		}
+	}
+}
+
+// TestExplainFailOn: --fail-on 404,503 makes explain exit 3 when some server answers one of
+// them, and names the servers; other statuses are refused.
+func TestExplainFailOn(t *testing.T) {
+	const example = "../../examples/skew.yaml"
+	notServed := []string{"GET", "/apis/certificates.k8s.io/v1beta1/podcertificaterequests"} // 404 on both
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{append([]string{"--fail-on", "404,503"}, notServed...), ExitFindings, "explain: kas-a answers 404; kas-b answers 404 (--fail-on 404,503)"},
+		{append([]string{"--fail-on", "404", "--apiserver", "kas-b"}, notServed...), ExitFindings, "explain: kas-b answers 404 (--fail-on 404)"},
+		{append([]string{"--fail-on", "503"}, notServed...), ExitOK, ""},
+		{append([]string{}, notServed...), ExitOK, ""},
+		{[]string{"--fail-on", "404,503", "jobs.batch"}, ExitOK, ""}, // local on kas-a, proxied on kas-b
+		{[]string{"--fail-on", "500", "jobs"}, ExitError, `--fail-on "500": want 404, 503 or both`},
+		{[]string{"--fail-on", "blocking", "jobs"}, ExitError, `--fail-on "blocking"`},
+	} {
+		_, stderr, code := run(t, append([]string{"explain", "--snapshot", example, "-o", "name"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.inStderr) || (tc.inStderr == "" && stderr != "") {
+			t.Errorf("explain %s: exit %d, stderr %q; want %d with %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.inStderr)
+		}
+	}
+}
+
+// TestExplainResultMayAnswer: an outcome a server may also give (a random peer choice, a
+// crash window) counts for --fail-on, said as "may".
+func TestExplainResultMayAnswer(t *testing.T) {
+	snap := snapshot.New()
+	e := route.Explanation{Servers: []route.Decision{
+		{Server: "a", Outcome: mvp.Proxied, AlsoPossible: []string{mvp.OutcomeKey(mvp.Unavailable, mvp.Transport)}},
+		{Server: "b", Outcome: mvp.Local},
+	}}
+	for _, tc := range []struct {
+		failOn []int
+		code   int
+		msg    string
+	}{
+		{[]int{503}, ExitFindings, "explain: a may answer 503 (unavailable/transport) (--fail-on 503)"},
+		{[]int{404}, ExitOK, ""},
+		{nil, ExitOK, ""},
+	} {
+		err := explainResult(e, tc.failOn, snap, false)
+		if exitCode(err) != tc.code || (err != nil && err.Error() != tc.msg) {
+			t.Errorf("--fail-on %v: %v (exit %d); want exit %d %q", tc.failOn, err, exitCode(err), tc.code, tc.msg)
 		}
 	}
 }
