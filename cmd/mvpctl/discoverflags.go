@@ -32,6 +32,9 @@ type discoverFlags struct {
 	// requireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
 	requireLeases bool
+	// instead is what the command can read instead of a live cluster, for the hint of an error
+	// that found none ("pass --snapshot FILE"); "" when it needs one (snapshot, watch, probe).
+	instead string
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
@@ -104,7 +107,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if err != nil {
 		return nil, err
 	}
-	if err := requireKubeconfig(g); err != nil {
+	if err := requireKubeconfig(g, d.instead); err != nil {
 		return nil, err
 	}
 	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {
@@ -145,7 +148,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if err != nil {
 		return nil, err
 	}
-	if err := requireReachable(snap, liveHint); err != nil {
+	if err := requireReachable(snap, liveHint(d.instead)); err != nil {
 		return nil, err
 	}
 	for _, w := range warnings {

@@ -31,6 +31,7 @@ type planFlags struct {
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
+	p.source.live.instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
 	p.profiles.addFlags(fs)
 	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
 	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")

@@ -70,6 +70,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	}
 	fs := cmd.Flags()
 	o.source.addFlags(fs)
+	o.source.live.instead = "" // a snapshot file does not spare probe the cluster: it sends requests
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
 	o.filter.addFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
@@ -108,7 +109,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// measured; a second one kills.
 	ctx := cmd.Context()
 
-	base, configFor, err := serverConfigs(g, o.source.live.contexts)
+	base, configFor, err := serverConfigs(g, o.source.live.contexts, "probe sends requests to")
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
 	}
-	if err := requireKubeconfig(g); err != nil {
+	if err := requireKubeconfig(g, ""); err != nil {
 		return err
 	}
 	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {

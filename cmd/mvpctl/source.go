@@ -24,6 +24,7 @@ type snapshotSource struct {
 func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.file, "snapshot", "", "read this snapshot file (YAML or JSON, - for stdin) instead of discovering the live cluster")
 	s.live.addFlags(fs)
+	s.live.instead = "pass --snapshot FILE"
 }
 
 // load returns the snapshot; a partial one (some server unreadable) is no error.
@@ -69,11 +70,22 @@ func refuseLB(snap *snapshot.Snapshot, what string) error {
 
 // requireReachable fails when no server of the snapshot could be read: there is nothing to
 // route, and an empty table would read as "all clear".
-// Hints for requireReachable: what to do when nothing was read.
-const (
-	snapshotFileHint = "the snapshot holds no evidence to work from; take a new one"
-	liveHint         = "check --kubeconfig/--context and the address, or pass --snapshot FILE"
-)
+// snapshotFileHint is requireReachable's hint for a snapshot file in which nothing was read.
+const snapshotFileHint = "the snapshot holds no evidence to work from; take a new one"
+
+// liveHint is requireReachable's hint for a live read that got nothing; instead is what else
+// the command can read (discoverFlags.instead).
+func liveHint(instead string) string {
+	return orInstead("check --kubeconfig/--context and the address", instead)
+}
+
+// orInstead is a hint, followed by what else the command can read, if anything.
+func orInstead(hint, instead string) string {
+	if instead == "" {
+		return hint
+	}
+	return hint + ", or " + instead
+}
 
 func requireReachable(snap *snapshot.Snapshot, hint string) error {
 	for _, s := range snap.Servers {
@@ -90,8 +102,10 @@ func requireReachable(snap *snapshot.Snapshot, hint string) error {
 
 // requireKubeconfig refuses a live discovery with no kubeconfig at all: client-go would fall
 // back to http://localhost:8080 and every line after would only repeat that nothing is there.
-// In a pod, the in-cluster config counts as a kubeconfig.
-func requireKubeconfig(g *globalOptions) error {
+// In a pod, the in-cluster config counts as a kubeconfig. instead is what else the command
+// can read ("pass --snapshot FILE"), "" when it needs a cluster whatever its flags: the error
+// names only flags the command has.
+func requireKubeconfig(g *globalOptions, instead string) error {
 	cf := g.configFlags
 	if cf.ServerOverride() != "" {
 		return nil
@@ -104,7 +118,7 @@ func requireKubeconfig(g *globalOptions) error {
 		return nil // a broken kubeconfig: client-go's own error says what is wrong with it
 	}
 	if len(raw.Clusters) == 0 {
-		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — point at one, or pass --snapshot FILE (simulate and preflight also take --servers)")
+		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — " + orInstead("point at one", instead))
 	}
 	return nil
 }

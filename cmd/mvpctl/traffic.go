@@ -42,6 +42,7 @@ ProxyTraffic.
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	o.source.addFlags(cmd.Flags())
+	o.source.live.instead = "" // a snapshot file does not spare traffic the cluster: it reads /metrics
 	cmd.Flags().DurationVar(&o.interval, "interval", 10*time.Second, "time between the two reads of the counters")
 	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "time allowed for one read of a server's /metrics")
 	o.output.AddFlags(cmd.Flags())
@@ -59,7 +60,7 @@ func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := refuseLB(snap, "traffic reads each apiserver's counters"); err != nil {
 		return err
 	}
-	base, configFor, err := serverConfigs(g, o.source.live.contexts)
+	base, configFor, err := serverConfigs(g, o.source.live.contexts, "traffic reads the /metrics of")
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,9 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := requireKubeconfig(g, ""); err != nil {
+		return err // before the lease watch, whose client-go error would only repeat it
+	}
 	if live.viaLB {
 		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
@@ -167,7 +170,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 		}
 	}
 	if f.metrics {
-		_, configFor, err := serverConfigs(g, live.contexts)
+		_, configFor, err := serverConfigs(g, live.contexts, "")
 		if err != nil {
 			return err
 		}
