@@ -45,3 +45,42 @@ func TestNoKubeconfigHints(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveFlagsRefusedOffline: a flag that only a live read uses — a connection flag
+// (--server, --context, ...) or a discovery flag (--endpoint, --timeout, ...) — is refused
+// with the reason when no cluster is read (--snapshot, --servers), not silently ignored;
+// probe and traffic send requests to a snapshot's servers, so the connection flags apply.
+func TestLiveFlagsRefusedOffline(t *testing.T) {
+	const skew = "../../examples/skew.yaml"
+	for _, tc := range []struct {
+		args []string
+		want string // "" when the flags are taken
+	}{
+		{[]string{"routes", "--snapshot", skew, "--server", "https://127.0.0.1:1"}, "--server cannot be used with --snapshot: it applies to a read of the live cluster"},
+		{[]string{"explain", "--snapshot", skew, "--context", "nosuch", "jobs"}, "--context cannot be used with --snapshot"},
+		{[]string{"routes", "--snapshot", skew, "--token", "x", "--as", "me"}, "--as, --token cannot be used with --snapshot: they apply"},
+		{[]string{"routes", "--snapshot", skew, "--endpoint", "https://127.0.0.1:1"}, "--endpoint cannot be used with --snapshot"},
+		{[]string{"discovery", "diff", "--snapshot", skew, "--insecure-skip-tls-verify"}, "--insecure-skip-tls-verify cannot be used with --snapshot"},
+		{[]string{"simulate", "upgrade", "--snapshot", skew, "--to", "1.37", "--kubeconfig", "x"}, "--kubeconfig cannot be used with --snapshot"},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--context", "x"}, "--context cannot be used with --servers"},
+		{[]string{"preflight", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--timeout", "3s"}, "--timeout cannot be used with --servers"},
+		{[]string{"routes", "--snapshot", skew, "-v", "1", "--no-color"}, ""},
+	} {
+		_, stderr, code := run(t, tc.args...)
+		if tc.want == "" {
+			if code == ExitError {
+				t.Errorf("%v: exit 1: %s", tc.args, stderr)
+			}
+			continue
+		}
+		if code != ExitError || !strings.HasPrefix(stderr, "error: "+tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit 1 and one line %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// probe with a snapshot sends requests with the kubeconfig's credentials: --context is
+	// taken (here it names no context, and that is the error).
+	_, stderr, _ := run(t, "probe", "--snapshot", skew, "--context", "nosuch")
+	if strings.Contains(stderr, "cannot be used with --snapshot") {
+		t.Errorf("probe --snapshot --context: refused: %s", stderr)
+	}
+}

@@ -65,6 +65,11 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 	if p.servers != "" && p.source.file != "" {
 		return nil, nil, errors.New("give one of --servers and --snapshot")
 	}
+	if p.servers != "" {
+		if err := p.source.refuseLiveFlags("--servers"); err != nil {
+			return nil, nil, err
+		}
+	}
 	if p.scenario != "" {
 		sc, err := simulate.LoadScenario(p.scenario)
 		if err != nil {

@@ -70,7 +70,7 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	}
 	fs := cmd.Flags()
 	o.source.addFlags(fs)
-	o.source.live.instead = "" // a snapshot file does not spare probe the cluster: it sends requests
+	o.source.sendRequests()
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
 	o.filter.addFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")

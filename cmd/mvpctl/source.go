@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -19,6 +20,16 @@ import (
 type snapshotSource struct {
 	file string
 	live discoverFlags
+	// sendsRequests: the command sends requests to the servers of a --snapshot file too
+	// (probe, traffic), so the connection flags apply to it.
+	sendsRequests bool
+}
+
+// sendRequests says the command sends requests to the snapshot's servers, whatever the
+// snapshot's source: a file does not spare it the cluster, and the connection flags apply.
+func (s *snapshotSource) sendRequests() {
+	s.sendsRequests = true
+	s.live.instead = ""
 }
 
 func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
@@ -38,8 +49,8 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
-		if set := s.live.setFlags(); len(set) > 0 {
-			return nil, fmt.Errorf("%s cannot be used with --snapshot: the snapshot already records which apiservers were read (drop --snapshot to read the live cluster)", strings.Join(set, ", "))
+		if err := s.refuseLiveFlags("--snapshot"); err != nil {
+			return nil, err
 		}
 		snap, err := snapshot.LoadFile(s.file)
 		if err != nil {
@@ -56,6 +67,24 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return nil, errors.New("no snapshot")
 	}
 	return snap, nil
+}
+
+// refuseLiveFlags refuses, rather than ignores, the flags only a live read uses — the
+// discovery flags (--endpoint, --contexts, ...), and the connection flags (--server,
+// --context, ...) unless the command sends requests to the servers anyway — when the servers
+// come from elsewhere (from: --snapshot, --servers).
+func (s *snapshotSource) refuseLiveFlags(from string) error {
+	set := s.live.setFlags()
+	if !s.sendsRequests {
+		set = append(set, kubeflags.SetConnectionFlags(s.live.fs)...)
+	}
+	switch len(set) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s cannot be used with %s: it applies to a read of the live cluster, and none is made (drop %s to read the live cluster)", set[0], from, from)
+	}
+	return fmt.Errorf("%s cannot be used with %s: they apply to a read of the live cluster, and none is made (drop %s to read the live cluster)", strings.Join(set, ", "), from, from)
 }
 
 // refuseLB refuses a snapshot sampled through a load balancer for a command that must reach

@@ -42,7 +42,7 @@ ProxyTraffic.
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	o.source.addFlags(cmd.Flags())
-	o.source.live.instead = "" // a snapshot file does not spare traffic the cluster: it reads /metrics
+	o.source.sendRequests()
 	cmd.Flags().DurationVar(&o.interval, "interval", 10*time.Second, "time between the two reads of the counters")
 	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "time allowed for one read of a server's /metrics")
 	o.output.AddFlags(cmd.Flags())
