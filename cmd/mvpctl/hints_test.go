@@ -4,6 +4,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 var flagInText = regexp.MustCompile(`(^|[\s(,])(--[a-z][a-z-]*)`)
@@ -82,5 +88,77 @@ func TestLiveFlagsRefusedOffline(t *testing.T) {
 	_, stderr, _ := run(t, "probe", "--snapshot", skew, "--context", "nosuch")
 	if strings.Contains(stderr, "cannot be used with --snapshot") {
 		t.Errorf("probe --snapshot --context: refused: %s", stderr)
+	}
+}
+
+// TestHelpPlaceholders: the value placeholder of every flag in --help (pflag takes the first
+// `quoted` word of the usage) is one word: FILE, string, duration — never a phrase.
+func TestHelpPlaceholders(t *testing.T) {
+	for _, c := range allCommands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); strings.ContainsAny(name, " \t") {
+				t.Errorf("%s --%s: placeholder %q in --help", c.CommandPath(), f.Name, name)
+			}
+		})
+	}
+}
+
+// allCommands is every command of the tree, the root included.
+func allCommands() []*cobra.Command {
+	root := newRootCmd(&globalOptions{configFlags: kubeflags.New()})
+	var cmds []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		cmds = append(cmds, c)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return cmds
+}
+
+// TestSimulateRunHelpListsSteps: simulate run --help lists every step action with an example,
+// and each example runs.
+func TestSimulateRunHelpListsSteps(t *testing.T) {
+	help, _, code := run(t, "simulate", "run", "--help")
+	if code != ExitOK {
+		t.Fatalf("simulate run --help: exit %d", code)
+	}
+	for _, k := range simulate.StepKinds {
+		if !strings.Contains(help, "  "+k.Example+" ") || !strings.Contains(help, k.Does) {
+			t.Errorf("simulate run --help does not list %s (%s):\n%s", k.Action, k.Example, help)
+		}
+		if _, stderr, code := run(t, "simulate", "run", "--servers", "a=1.36,b=1.36", "--proxy=configured", "--step", k.Example); code == ExitError {
+			t.Errorf("simulate run --step %s: exit 1: %s", k.Example, stderr)
+		}
+	}
+}
+
+// TestProfilesShowWithoutVersion: profiles show without VERSION lists what there is to show,
+// as profiles list does, in every format.
+func TestProfilesShowWithoutVersion(t *testing.T) {
+	for _, format := range []string{"table", "name", "json"} {
+		list, _, _ := run(t, "profiles", "list", "-o", format)
+		show, stderr, code := run(t, "profiles", "show", "-o", format)
+		if code != ExitOK || show != list || list == "" {
+			t.Errorf("profiles show -o %s: exit %d (%s), %q; want profiles list's %q", format, code, stderr, show, list)
+		}
+	}
+}
+
+// TestCompletionShells: completion prints the script of each shell cobra supports; any other
+// shell is a usage error (exit 1), as an unknown command is, not the help and exit 0.
+func TestCompletionShells(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		if stdout, stderr, code := run(t, "completion", shell); code != ExitOK || !strings.Contains(stdout, "mvpctl") {
+			t.Errorf("completion %s: exit %d, %d bytes: %s", shell, code, len(stdout), stderr)
+		}
+	}
+	for _, shell := range []string{"tcsh", "ksh"} {
+		stdout, stderr, code := run(t, "completion", shell)
+		if code != ExitError || stdout != "" || !strings.Contains(stderr, `unknown command "`+shell+`" for "mvpctl completion"`) {
+			t.Errorf("completion %s: exit %d, stdout %q, stderr %q; want exit 1 naming the shell", shell, code, stdout, stderr)
+		}
 	}
 }

@@ -44,8 +44,12 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
 	o := &simulateOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	long := short + ".\n\n"
+	if !upgrade {
+		long += stepKindsHelp() + "\n\n"
+	}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Long: short + ".\n\n" + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
+		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if upgrade && o.plan.to == "" {
 				return errors.New("simulate upgrade needs --to VERSION")
