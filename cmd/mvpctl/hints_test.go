@@ -162,3 +162,12 @@ func TestCompletionShells(t *testing.T) {
 		}
 	}
 }
+
+// TestTrafficJoinAttribution: preflight on the example's merged audit log does not print
+// "unknown → unknown" rows; it says the requests could not be attributed to servers and why.
+func TestTrafficJoinAttribution(t *testing.T) {
+	stdout, _, _ := run(t, "preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy=configured", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz")
+	if strings.Contains(stdout, "unknown (merged log)   unknown (merged log)") || !strings.Contains(stdout, "not attributed to servers: an audit event does not name the server that wrote it") {
+		t.Errorf("the join of a merged log:\n%s", stdout)
+	}
+}

@@ -275,19 +275,37 @@ func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error 
 	if len(p.Pairs) == 0 {
 		return nil
 	}
+	if why := p.Unattributed(); why != "" {
+		fmt.Fprintf(w, "  %s\n", why)
+	}
+	headers, rows := proxiedTable(p)
+	if err := output.Table(w, headers, rows, noHeaders); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// proxiedTable is a row per proxying server, peer and codes; without the server columns when
+// no event's server is known (Unattributed says why).
+func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
+	attributed := p.Attributed()
 	var rows [][]string
 	for _, pr := range p.Pairs {
 		code := fmt.Sprint(pr.Code)
 		if pr.ToCode != pr.Code {
 			code += fmt.Sprintf(" (to: %d)", pr.ToCode)
 		}
-		rows = append(rows, []string{pr.From, pr.To, code, fmt.Sprint(pr.Requests)})
+		if attributed {
+			rows = append(rows, []string{pr.From, pr.To, code, fmt.Sprint(pr.Requests)})
+		} else {
+			rows = append(rows, []string{code, fmt.Sprint(pr.Requests)})
+		}
 	}
-	if err := output.Table(w, []string{"PROXIED-FROM", "TO", "CODE", "REQUESTS"}, rows, noHeaders); err != nil {
-		return err
+	if attributed {
+		return []string{"PROXIED-FROM", "TO", "CODE", "REQUESTS"}, rows
 	}
-	fmt.Fprintln(w)
-	return nil
+	return []string{"CODE", "REQUESTS"}, rows
 }
 
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
