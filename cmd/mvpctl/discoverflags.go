@@ -64,6 +64,22 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
 
+// validate checks the flags of a live read together: its bounds, and --via-lb apart from the
+// flags that name apiservers one by one.
+func (d *discoverFlags) validate() error {
+	switch {
+	case d.concurrency < 1:
+		return fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
+	case d.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, got %s", d.timeout)
+	case d.lbSamples < snapshot.LBMinSamples || d.lbSamples > snapshot.LBMaxSamples:
+		return fmt.Errorf("--lb-samples must be %d to %d, got %d", snapshot.LBMinSamples, snapshot.LBMaxSamples, d.lbSamples)
+	case d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0):
+		return fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+	}
+	return nil
+}
+
 // discover takes a live snapshot. Progress goes to stderr when it is a terminal; warnings and
 // one line per unreadable server follow the discovery. A partial snapshot is returned without
 // error: the caller decides what partial means for its exit code (snapshot.Partial). A
@@ -87,17 +103,8 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 // the plane again and again (watch), where a server down is an event of its own. Warnings are
 // printed once per run (globalOptions.warn).
 func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
-	if d.concurrency < 1 {
-		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
-	}
-	if d.timeout <= 0 {
-		return nil, fmt.Errorf("--timeout must be positive, got %s", d.timeout)
-	}
-	if d.lbSamples < snapshot.LBMinSamples || d.lbSamples > snapshot.LBMaxSamples {
-		return nil, fmt.Errorf("--lb-samples must be %d to %d, got %d", snapshot.LBMinSamples, snapshot.LBMaxSamples, d.lbSamples)
-	}
-	if d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0) {
-		return nil, fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+	if err := d.validate(); err != nil {
+		return nil, err
 	}
 	manifests, err := readManifests(d.manifests)
 	if err != nil {

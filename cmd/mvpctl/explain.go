@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -54,16 +55,35 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 		Args: cobra.ArbitraryArgs, // parseExplainArgs says which forms it takes
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	o.source.addFlags(cmd.Flags())
-	o.profiles.addFlags(cmd.Flags())
-	addAPIServerFlag(cmd.Flags(), &o.server, "explain for this")
-	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
-	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
-	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
-	o.filter.addFlags(cmd.Flags(), "choose among")
-	cmd.Flags().StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return usesNamespace(cmd)
+}
+
+// addFlags adds the flags of explain but -o (output.Flags' own).
+func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
+	o.source.addFlags(fs)
+	o.profiles.addFlags(fs)
+	addAPIServerFlag(fs, &o.server, "explain for this")
+	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
+	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
+	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
+	o.filter.addFlags(fs, "choose among")
+	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
+}
+
+// validate checks the arguments and flags together, before anything is read: what is
+// explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
+func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, error) {
+	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
+	if err != nil {
+		return a, nil, err
+	}
+	failOn, err := parseFailOnStatuses(o.failOn)
+	if err != nil {
+		return a, nil, err
+	}
+	return a, failOn, o.source.validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -71,11 +91,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	a, err := parseExplainArgs(args, o.filter.filter(), g.configFlags.Overrides.Context.Namespace)
-	if err != nil {
-		return err
-	}
-	failOn, err := parseFailOnStatuses(o.failOn)
+	a, failOn, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}

@@ -47,36 +47,16 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 // plan returns the starting snapshot, the steps, and the target version ("" when not an
 // upgrade).
 func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, []simulate.Step, error) {
-	if err := p.profiles.use(g); err != nil {
+	if err := p.validate(); err != nil {
 		return nil, nil, err
 	}
-	modes := 0
-	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
-		if set {
-			modes++
-		}
-	}
-	if modes > 1 {
-		return nil, nil, errors.New("give one of --to, --scenario and --step")
-	}
-	if len(p.order) > 0 && p.to == "" {
-		return nil, nil, errors.New("--order goes with --to")
-	}
-	if p.servers != "" && p.source.file != "" {
-		return nil, nil, errors.New("give one of --servers and --snapshot")
-	}
-	if p.servers != "" {
-		if err := p.source.refuseLiveFlags("--servers"); err != nil {
-			return nil, nil, err
-		}
+	if err := p.profiles.use(g); err != nil {
+		return nil, nil, err
 	}
 	if p.scenario != "" {
 		sc, err := simulate.LoadScenario(p.scenario)
 		if err != nil {
 			return nil, nil, err
-		}
-		if p.servers != "" || p.source.file != "" {
-			return nil, nil, fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
 		}
 		var start *snapshot.Snapshot
 		if sc.From.Snapshot != "" {
@@ -116,6 +96,41 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		steps = append(steps, st)
 	}
 	return start, steps, p.checkSkew(start, steps)
+}
+
+// validate checks the flags together, before anything is read: one way to give the steps,
+// one start, and the flags that go with each.
+func (p *planFlags) validate() error {
+	modes := 0
+	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return errors.New("give one of --to, --scenario and --step")
+	case len(p.order) > 0 && p.to == "":
+		return errors.New("--order goes with --to")
+	case p.servers != "" && p.source.file != "":
+		return errors.New("give one of --servers and --snapshot")
+	case p.scenario != "" && (p.servers != "" || p.source.file != ""):
+		return fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
+	case p.requests != "" && len(p.auditLogs) > 0:
+		return errors.New("give one of --requests and --audit-log")
+	}
+	for _, v := range p.auditLogs {
+		if _, path := splitAuditLog(v); path == "" {
+			return fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
+		}
+	}
+	switch {
+	case p.servers != "":
+		return p.source.refuseLiveFlags("--servers")
+	case p.scenario != "":
+		return p.source.refuseLiveFlags("--scenario")
+	}
+	return p.source.validate()
 }
 
 // checkSkew refuses a plan outside the version-skew policy unless --allow-skew.
@@ -171,9 +186,7 @@ func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error
 
 // traffic opens the traffic files, if any were given. The caller closes them.
 func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error) {
-	switch {
-	case p.requests != "" && len(p.auditLogs) > 0:
-		return nil, "", "", errors.New("give one of --requests and --audit-log")
+	switch { // validate has checked the flags
 	case p.requests != "":
 		tr, err := simulate.OpenTraffic(p.requests, simulate.FormatRequests)
 		if err != nil {
@@ -184,10 +197,6 @@ func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error)
 		var trs []*simulate.TrafficReader
 		for _, v := range p.auditLogs {
 			server, path := splitAuditLog(v)
-			if path == "" {
-				closeAll(trs)
-				return nil, "", "", fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
-			}
 			tr, err := simulate.OpenTraffic(path, simulate.FormatAuditLog)
 			if err != nil {
 				closeAll(trs)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -15,9 +16,23 @@ import (
 )
 
 type simulateOptions struct {
-	plan   planFlags
-	filter filterFlags
-	output *output.Flags
+	upgrade bool // simulate upgrade (--to), not simulate run
+	plan    planFlags
+	filter  filterFlags
+	output  *output.Flags
+}
+
+// validate checks the flags together, before anything is read.
+func (o *simulateOptions) validate() error {
+	switch {
+	case o.upgrade && o.plan.to == "":
+		return errors.New("simulate upgrade needs --to VERSION")
+	case !o.upgrade && o.plan.to != "":
+		return errors.New("use simulate upgrade for --to")
+	case !o.filter.filter().Empty() && (o.plan.requests != "" || len(o.plan.auditLogs) > 0):
+		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
+	}
+	return o.plan.validate()
 }
 
 func newSimulateCmd(g *globalOptions) *cobra.Command {
@@ -43,27 +58,24 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &simulateOptions{upgrade: upgrade, output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	long := short + ".\n\n"
 	if !upgrade {
 		long += stepKindsHelp() + "\n\n"
 	}
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if upgrade && o.plan.to == "" {
-				return errors.New("simulate upgrade needs --to VERSION")
-			}
-			if !upgrade && o.plan.to != "" {
-				return errors.New("use simulate upgrade for --to")
-			}
-			return o.run(cmd, g)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
-	o.plan.addFlags(cmd.Flags())
-	o.filter.addFlags(cmd.Flags(), "report only")
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// addFlags adds the flags of simulate upgrade and run but -o (output.Flags' own).
+func (o *simulateOptions) addFlags(fs *pflag.FlagSet) {
+	o.plan.addFlags(fs)
+	o.filter.addFlags(fs, "report only")
 }
 
 func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
@@ -71,15 +83,14 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.validate(); err != nil {
+		return err
+	}
 	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
 	defer pl.close()
-	filter := o.filter.filter()
-	if !filter.Empty() && len(pl.traffic) > 0 {
-		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
-	}
 	sim, err := simulate.Run(pl.start, pl.steps)
 	if err != nil {
 		return err

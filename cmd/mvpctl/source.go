@@ -38,8 +38,20 @@ func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 	s.live.instead = "pass --snapshot FILE"
 }
 
+// validate checks the flags together: with --snapshot, none that only a live read uses;
+// without, the live read's bounds.
+func (s *snapshotSource) validate() error {
+	if s.file != "" {
+		return s.refuseLiveFlags("--snapshot")
+	}
+	return s.live.validate()
+}
+
 // load returns the snapshot; a partial one (some server unreadable) is no error.
 func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
 	if s.file == "-" {
 		snap, err := snapshot.Load(g.streams.In, "<stdin>")
 		if err != nil {
@@ -49,9 +61,6 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
-		if err := s.refuseLiveFlags("--snapshot"); err != nil {
-			return nil, err
-		}
 		snap, err := snapshot.LoadFile(s.file)
 		if err != nil {
 			return nil, err

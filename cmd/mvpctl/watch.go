@@ -46,14 +46,17 @@ func (w *watchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.metrics, "metrics", true, "read each apiserver's peer-proxy counters from /metrics every --interval and print what was proxied (get on /metrics)")
 }
 
-func (w *watchFlags) validate() error {
-	if w.interval < minWatchInterval {
+// validate checks the flags of a watch (watch, routes --watch) together with its live read's.
+func (w *watchFlags) validate(live *discoverFlags) error {
+	switch {
+	case w.interval < minWatchInterval:
 		return fmt.Errorf("--interval must be at least %s, got %s", minWatchInterval, w.interval)
-	}
-	if w.untilStable < 0 || w.timeoutTotal < 0 {
+	case w.untilStable < 0 || w.timeoutTotal < 0:
 		return fmt.Errorf("--until-stable and --timeout-total cannot be negative")
+	case live.viaLB:
+		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
-	return nil
+	return live.validate()
 }
 
 // setFlags lists the watch flags given on the command line.
@@ -125,7 +128,7 @@ type watchOptions struct {
 
 // runWatch is the command: `mvpctl watch` and `mvpctl routes --watch`.
 func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *watchFlags, opts output.Options) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(live); err != nil {
 		return err
 	}
 	if ctx == nil {
@@ -133,9 +136,6 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	}
 	if err := requireKubeconfig(g, ""); err != nil {
 		return err // before the lease watch, whose client-go error would only repeat it
-	}
-	if live.viaLB {
-		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
