@@ -65,7 +65,7 @@ func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
 	o.source.addFlags(fs)
 	o.profiles.addFlags(fs)
 	addAPIServerFlag(fs, &o.server, "explain for this")
-	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
+	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
 	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.filter.addFlags(fs, "choose among")
@@ -262,7 +262,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
 	if e.Request.HeaderProxied {
-		b.WriteString(" (with x-kubernetes-peer-proxied: true)")
+		b.WriteString(" (with " + strings.ToLower(mvp.LoopPreventionHeader) + ": true)")
 	}
 	b.WriteString("\n")
 	if info.IsResourceRequest {

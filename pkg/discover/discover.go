@@ -151,7 +151,7 @@ func (d *discoverer) endpoints() ([]string, error) {
 		if err != nil {
 			// Never echo a URL that holds credentials.
 			shown := e
-			if strings.Contains(err.Error(), "credentials") {
+			if errors.Is(err, apiclient.ErrURLCredentials) {
 				shown = "(URL with credentials)"
 			}
 			return nil, fmt.Errorf("--endpoint %s: %w", shown, err)
