@@ -177,8 +177,11 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 		{[]string{"profiles", "show", "1.20"}, `no profile for Kubernetes 1.20`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "kas-a="}, `--audit-log "kas-a=": want FILE or SERVER=FILE`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "=testdata/audit-kas-a.log"}, `--audit-log "=testdata/audit-kas-a.log": want FILE or SERVER=FILE`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "nosuch=testdata/audit-kas-a.log"}, `--audit-log "nosuch=testdata/audit-kas-a.log": no apiserver "nosuch" in the control plane (apiservers: a)`},
+		{[]string{"simulate", "upgrade", "--snapshot", skew, "--to", "1.37", "--proxy", "weird"}, `--proxy sets up servers started from profiles (--servers, or a scenario's from.servers); a snapshot or a live cluster says how each server is set up: drop --proxy`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--requests", "testdata/requests.txt"}, `give one of --requests and --audit-log`},
-		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--audit-log", "b=testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--audit-log", "b=testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -35,6 +35,9 @@ type discoverFlags struct {
 	// instead is what the command can read instead of a live cluster, for the hint of an error
 	// that found none ("pass --snapshot FILE"); "" when it needs one (snapshot, watch, probe).
 	instead string
+	// knownServers are the apiservers a watch's last read reached: the leases are listed
+	// through them when the kubeconfig's server does not answer (discover.Options.KnownServers).
+	knownServers []string
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
@@ -138,6 +141,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		ViaLB:            d.viaLB,
 		LBSamples:        d.lbSamples,
 		RequireLeases:    d.requireLeases,
+		KnownServers:     d.knownServers,
 		Manifests:        manifests,
 		ControlPlane:     kcp,
 		Timeout:          d.timeout,

@@ -32,7 +32,7 @@ type acceptFlags struct {
 }
 
 func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&a.ignore, "ignore", nil, "accept the findings of check ID (on SUBJECT, which may hold * and ?): ID[:SUBJECT] (repeatable)")
+	fs.StringArrayVar(&a.ignore, "ignore", nil, "accept the findings of check ID (on SUBJECT, which may hold * and ?; \\* \\? \\# \\\\ and \\xHH are those characters): ID[:SUBJECT] (repeatable)")
 	fs.StringVar(&a.baseline, "baseline", "", "file of accepted risks, one ID[:SUBJECT] a line (default: "+defaultAcceptFile+" in the current directory, if it exists)")
 	fs.BoolVar(&a.noBaseline, "no-baseline", false, "read no file of accepted risks (neither --baseline nor "+defaultAcceptFile+")")
 	fs.StringVar(&a.write, "write-baseline", "", "write a baseline that accepts every current finding to FILE, then exit 0")
@@ -63,6 +63,9 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 		name = defaultAcceptFile
 		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 			return rules, nil
+		}
+		if err := snapshot.CheckRegular(name); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w: not read; remove it, or give --baseline FILE or --no-baseline", name, err)
 		}
 	}
 	fileRules, err := readAcceptFile(name)

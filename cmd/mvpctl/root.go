@@ -19,6 +19,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/trace"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -205,7 +206,7 @@ func Execute(args []string, streams Streams) int {
 	if selfContained(g.argv0, args) {
 		return execute(args, g)
 	}
-	ctx, interrupted := process.HandleSignals(snapshot.RemoveTempFiles)
+	ctx, interrupted := process.HandleSignals(g.streams.ErrOut, snapshot.RemoveTempFiles)
 	g.ctx = ctx
 	code := execute(args, g)
 	if c, ok := interrupted(); ok {
@@ -215,6 +216,10 @@ func Execute(args []string, streams Streams) int {
 }
 
 func execute(args []string, g *globalOptions) int {
+	// Every byte mvpctl writes passes output.Guard: text from a cluster, a log or a file
+	// reaches the terminal as text, whichever printer wrote it.
+	g.streams.Out = output.Guard(g.streams.Out, g.color)
+	g.streams.ErrOut = output.Guard(g.streams.ErrOut, nil)
 	streams := g.streams
 	args = g.pluginArgs(args)
 	root := newRootCmdFor(g, args)

@@ -15,9 +15,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // ErrorKind classifies a failed request, so callers and tests can tell failures apart without
@@ -87,6 +88,7 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 		verifyErr  *tls.CertificateVerificationError
 		netErr     net.Error
 		alertError tls.AlertError
+		netOp      *net.OpError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -95,6 +97,11 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		e.Kind = KindTimeout
 		e.Msg = fmt.Sprintf("no answer within %s — the server is overloaded or a firewall drops the traffic; raise --timeout or check the address", timeout)
+	case errors.As(err, &netOp) && netOp.Op == "proxyconnect":
+		// net/http marks every failure to go through the proxy so: the apiserver was never
+		// reached, and is not to blame.
+		e.Kind = KindUnreachable
+		e.Msg = fmt.Sprintf("the proxy (the kubeconfig's proxy-url, or HTTPS_PROXY) did not let the request through (%s) — the apiserver was not reached; check the proxy", OneLine(netOp.Err.Error()))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.Kind = KindRefused
 		e.Msg = "connection refused — nothing listens there: the apiserver is down or the address is wrong"
@@ -299,32 +306,10 @@ func innermost(err error) string {
 // in a server's message would otherwise reach the terminal: title change, screen clear).
 func OneLine(s string) string { return EscapeControl(strings.Join(strings.Fields(s), " ")) }
 
-// EscapeControl replaces control characters (C0, DEL, C1) and invalid UTF-8 with Go escapes
-// (\x1b), so text from a server or a file prints as text.
-func EscapeControl(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// EscapeControl replaces control characters (C0, DEL, C1), text-direction controls and
+// invalid UTF-8 with Go escapes (\x1b), so text from a server or a file prints as text: the
+// one rule, textsafe's.
+func EscapeControl(s string) string { return textsafe.Visible(s) }
 
 func Clip(s string, n int) string {
 	if len(s) <= n {
