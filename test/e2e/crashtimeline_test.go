@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -85,7 +84,7 @@ func TestCrashTimeline(t *testing.T) {
 	for i, delay := range []time.Duration{0, 8 * time.Second, 16 * time.Second, 24 * time.Second, 35 * time.Second} {
 		time.Sleep(time.Until(killed.Add(delay)))
 		snap, _ := mvpctlSnapshot(t, fmt.Sprintf("%s/%d.json", dir, i), []int{2}, "--kubeconfig", b.Kubeconfig)
-		e, err := mvpctlExplainTimeline(t, snap.Path)
+		e, err := mvpctlExplain(t, snap, batchJobs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,28 +184,4 @@ func TestCrashTimeline(t *testing.T) {
 		}
 	}
 	t.Logf("stated vs observed, kas-b's answer for jobs:\n%s", strings.Join(table, "\n"))
-}
-
-// explainDecisionTimeline is the part of a Decision the timeline test reads.
-type explainDecisionTimeline struct {
-	explainDecision
-	Timeline []explainSwitch `json:"timeline"`
-}
-
-// mvpctlExplainTimeline is `mvpctl explain -o json --snapshot FILE GET jobs` with every
-// decision's timeline.
-func mvpctlExplainTimeline(t *testing.T, file string) (struct {
-	Servers []explainDecisionTimeline `json:"servers"`
-}, error) {
-	var e struct {
-		Servers []explainDecisionTimeline `json:"servers"`
-	}
-	r := runMvpctl(t, "explain", "-o", "json", "--snapshot", file, batchJobs.Method, batchJobs.Path)
-	if r.Exit != 0 && r.Exit != 2 {
-		return e, fmt.Errorf("%s", r)
-	}
-	if err := json.Unmarshal(r.Stdout, &e); err != nil {
-		return e, fmt.Errorf("%s\n%v", r, err)
-	}
-	return e, nil
 }
