@@ -201,7 +201,7 @@ func (r *Router) plainTimeline(d Decision, crashed []mvp.CrashedPeer) (intro str
 			line := fmt.Sprintf("at %s's next peer-discovery rebuild, which drops %s: %s — it comes when an apiserver starts or restarts, an apiserver of %s stops gracefully, or a pending retry of a failed peer-discovery sync runs",
 				d.Server, who, answer, mvp.StopDeletesIdentityLeaseVersions())
 			if sw.Latest != nil {
-				line += fmt.Sprintf(", and by %s UTC at the latest (when the identity lease of %s is garbage-collected)", clock(*sw.Latest), who)
+				line += fmt.Sprintf(", and by %s UTC at the latest (when the identity lease of %s is garbage-collected)", clock(ceilSecond(*sw.Latest)), who)
 			}
 			if expiry != "" {
 				line += fmt.Sprintf("; a rebuild before the address of %s expires brings it at once", expiry)
@@ -225,7 +225,7 @@ func (r *Router) plainBounds(sw Switch) string {
 	switch at := r.snap.TakenAt; {
 	case at.IsZero():
 	case at.Before(*sw.Earliest):
-		s += fmt.Sprintf(" (%s–%s after the snapshot)", sw.Earliest.Sub(at).Truncate(time.Second), ceilSecond(*sw.Latest).Sub(at).Round(time.Second))
+		s += fmt.Sprintf(" (%s–%s after the snapshot)", sw.Earliest.Sub(at).Truncate(time.Second), (sw.Latest.Sub(at) + time.Second - 1).Truncate(time.Second))
 	case at.Before(*sw.Latest):
 		s += " (the snapshot falls in between: it may have come already)"
 	}
