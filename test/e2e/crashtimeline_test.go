@@ -109,7 +109,11 @@ func TestCrashTimeline(t *testing.T) {
 	restarted := time.Now()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		mu.Lock()
-		last := samples[len(samples)-1]
+		n := len(samples)
+		last := sample{}
+		if n > 0 {
+			last = samples[n-1]
+		}
 		mu.Unlock()
 		if last.key == "not-found" && last.at.After(restarted) {
 			break
