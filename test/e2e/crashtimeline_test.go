@@ -47,8 +47,8 @@ func TestCrashTimeline(t *testing.T) {
 
 	// The observer: kas-b's answer, every 250 ms, until told to stop.
 	type sample struct {
-		at  time.Time
-		key string
+		at, end time.Time // when the observation began and ended
+		key     string
 	}
 	var (
 		mu      sync.Mutex
@@ -62,7 +62,7 @@ func TestCrashTimeline(t *testing.T) {
 			o := observeRoute(ctx, b, batchJobs)
 			if o.err == nil {
 				mu.Lock()
-				samples = append(samples, sample{o.at, observedKey(o.obs)})
+				samples = append(samples, sample{o.at, time.Now(), observedKey(o.obs)})
 				mu.Unlock()
 			}
 			select {
@@ -126,7 +126,8 @@ func TestCrashTimeline(t *testing.T) {
 	var observed []observedSwitch
 	for i := 1; i < len(samples); i++ {
 		if samples[i].key != samples[i-1].key {
-			observed = append(observed, observedSwitch{samples[i-1].key, samples[i].key, samples[i-1].at, samples[i].at})
+			// The answer changed after the earlier observation began and before the later ended.
+			observed = append(observed, observedSwitch{samples[i-1].key, samples[i].key, samples[i-1].at, samples[i].end})
 		}
 	}
 	rel := func(at time.Time) string { return fmt.Sprintf("%+.1fs", at.Sub(killed).Seconds()) }
