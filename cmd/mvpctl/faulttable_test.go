@@ -155,6 +155,8 @@ func processCases() []processCase {
 		phase("traffic waits between the two reads", []string{"traffic", "--interval", "60s"}, false, false, false, 1500*time.Millisecond),
 	)
 
+	cases = append(cases, escapeCases()...)
+
 	cases = append(cases, processCase{
 		fault: "snapshot file: a 2 MB gzip that expands to 2 GiB", command: "routes --snapshot bomb.json.gz", exit: ExitError, within: 10 * time.Second, alone: true,
 		setup: func(t *testing.T, dir string) processRun {

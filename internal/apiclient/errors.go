@@ -15,9 +15,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // ErrorKind classifies a failed request, so callers and tests can tell failures apart without
@@ -113,9 +114,10 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case strings.Contains(err.Error(), "getting credentials: "):
 		// client-go's exec or auth-provider plugin failed before the request was sent: a
 		// kubeconfig problem, not the server's. Its own output is not repeated (secrets).
+		// client-go formats this error with %v (exec.go, refreshCredsLocked): no type to ask.
 		e.Kind = KindConfig
 		e.Msg = fmt.Sprintf("the kubeconfig's credential plugin failed (%s) — run it by hand to see why", Clip(credentialReason(err), 160))
-	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's, unexported
 		e.Kind = KindTLS
 		e.Msg = "TLS handshake failed: the address does not speak HTTPS, it answered in plain HTTP — check the port, or use an http:// URL if that is really intended"
 	case errors.As(err, &recordErr):
@@ -211,7 +213,9 @@ func ContentTypeError(base, path, got, want string) *Error {
 		Msg: fmt.Sprintf("200 with Content-Type %q, want %s — something between mvpctl and the apiserver rewrote the response (a proxy?)", got, want)}
 }
 
-// DecodeError words a body that did not decode; a cut-off body is named as such.
+// DecodeError words a body that did not decode; a cut-off body is named as such. The JSON
+// decoders say "unexpected end" only in their messages (a *json.SyntaxError, or a plain error
+// from goccy/go-json and the apimachinery decoders): no type tells a cut-off body apart.
 func DecodeError(base, path string, size int, err error) *Error {
 	var syn *json.SyntaxError
 	if errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end")) || strings.Contains(err.Error(), "unexpected end of JSON input") {
@@ -296,32 +300,10 @@ func innermost(err error) string {
 // in a server's message would otherwise reach the terminal: title change, screen clear).
 func OneLine(s string) string { return EscapeControl(strings.Join(strings.Fields(s), " ")) }
 
-// EscapeControl replaces control characters (C0, DEL, C1) and invalid UTF-8 with Go escapes
-// (\x1b), so text from a server or a file prints as text.
-func EscapeControl(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// EscapeControl replaces control characters (C0, DEL, C1), text-direction controls and
+// invalid UTF-8 with Go escapes (\x1b), so text from a server or a file prints as text: the
+// one rule, textsafe's.
+func EscapeControl(s string) string { return textsafe.Visible(s) }
 
 func Clip(s string, n int) string {
 	if len(s) <= n {

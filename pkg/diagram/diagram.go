@@ -75,21 +75,41 @@ type Graph struct {
 	Nodes    []Node
 	Edges    []Edge
 	Clusters []Cluster
-	index    map[string]int
+	index    map[string]int    // node ID → position in Nodes
+	ids      map[string]string // key → node or cluster ID
+	used     map[string]bool   // IDs given
 }
 
 // Node adds a node, or returns the existing one with that key, and returns its ID. The ID is
-// key made safe for both renderers.
+// key made safe for both renderers, and different from every other key's (uniqueID).
 func (g *Graph) Node(key, label string, kind Kind) string {
-	id := ID(key)
-	if g.index == nil {
-		g.index = map[string]int{}
-	}
-	if _, ok := g.index[id]; !ok {
+	id, added := g.uniqueID(key)
+	if added {
+		if g.index == nil {
+			g.index = map[string]int{}
+		}
 		g.index[id] = len(g.Nodes)
 		g.Nodes = append(g.Nodes, Node{ID: id, Label: label, Kind: kind})
 	}
 	return id
+}
+
+// uniqueID is the ID of key: ID(key) for the first key that makes it, with "_2", "_3", ...
+// added for the next ones, so that servers kas-a and kas.a stay two nodes. added is false
+// when key has its ID already.
+func (g *Graph) uniqueID(key string) (id string, added bool) {
+	if id, ok := g.ids[key]; ok {
+		return id, false
+	}
+	if g.ids == nil {
+		g.ids, g.used = map[string]string{}, map[string]bool{}
+	}
+	id = ID(key)
+	for n := 2; g.used[id]; n++ {
+		id = fmt.Sprintf("%s_%d", ID(key), n)
+	}
+	g.ids[key], g.used[id] = id, true
+	return id, true
 }
 
 // Edge adds an edge between two node IDs.
@@ -99,7 +119,8 @@ func (g *Graph) Edge(from, to, label string, style Style, kind Kind) {
 
 // Cluster adds a cluster of node IDs.
 func (g *Graph) Cluster(key, label string, nodes ...string) {
-	g.Clusters = append(g.Clusters, Cluster{ID: ID("cluster_" + key), Label: label, Nodes: nodes})
+	id, _ := g.uniqueID("cluster_" + key)
+	g.Clusters = append(g.Clusters, Cluster{ID: id, Label: label, Nodes: nodes})
 }
 
 // ID makes key an identifier both renderers accept: letters, digits and underscores.
@@ -234,8 +255,10 @@ func mermaidNode(n Node) string {
 	return fmt.Sprintf("%s[\"%s\"]", n.ID, label)
 }
 
-// mermaidText escapes a label: quotes as #quot;, line breaks as <br/>.
+// mermaidText escapes a label: quotes, markup and '#' as entity codes, line breaks as <br/>.
 func mermaidText(s string) string {
+	s = strings.ReplaceAll(s, "#", "#35;") // first: the codes below start with '#'
+	s = strings.ReplaceAll(s, "&", "#amp;")
 	s = strings.ReplaceAll(s, `"`, "#quot;")
 	s = strings.ReplaceAll(s, "<", "#lt;")
 	s = strings.ReplaceAll(s, ">", "#gt;")

@@ -62,3 +62,36 @@ func TestIDAndWrap(t *testing.T) {
 		t.Errorf("Wrap = %q", got)
 	}
 }
+
+// TestKeysThatLookAlike: keys that ID makes one identifier (servers kas-a and kas.a) stay
+// apart in both renderers, and labels from outside are quoted, never markup.
+func TestKeysThatLookAlike(t *testing.T) {
+	g := &Graph{}
+	a := g.Node("kas-a", "kas-a", Server)
+	dot := g.Node("kas.a", `kas.a"];x[label="evil`, Server)
+	third := g.Node("kas_a_2", "kas_a_2", Server)
+	if a == dot || dot == third || a == third {
+		t.Fatalf("IDs %q %q %q: two keys share a node", a, dot, third)
+	}
+	if again := g.Node("kas.a", "", Server); again != dot {
+		t.Errorf("kas.a again: %q, want %q", again, dot)
+	}
+	g.Node("html", `<img src=x onerror=alert(1)> & #quot;`, Server)
+	var m, d bytes.Buffer
+	_ = g.WriteMermaid(&m)
+	_ = g.WriteDOT(&d)
+	for _, id := range []string{a, dot, third} {
+		if n := strings.Count(m.String(), "    "+id+"["); n != 1 {
+			t.Errorf("mermaid: node %s drawn %d times:\n%s", id, n, m.String())
+		}
+		if n := strings.Count(d.String(), "    "+id+" ["); n != 1 {
+			t.Errorf("dot: node %s drawn %d times:\n%s", id, n, d.String())
+		}
+	}
+	if strings.Contains(m.String(), "<img") || !strings.Contains(m.String(), "#lt;img src=x onerror=alert(1)#gt; #amp; #35;quot;") {
+		t.Errorf("mermaid label not escaped:\n%s", m.String())
+	}
+	if !strings.Contains(d.String(), `label="kas.a\"];x[label=\"evil"`) {
+		t.Errorf("dot label not quoted:\n%s", d.String())
+	}
+}

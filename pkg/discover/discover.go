@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -56,7 +57,7 @@ func (d *discoverer) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Progress(d.red.Clean(fmt.Sprintf(format, args...)))
+	d.opts.Progress(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) warn(format string, args ...any) {
@@ -65,7 +66,7 @@ func (d *discoverer) warn(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Warn(d.red.Clean(fmt.Sprintf(format, args...)))
+	d.opts.Warn(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
@@ -137,6 +138,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	snap.Source = d.source(primaryBase, endpoints, contexts)
 	snap.Cluster = cluster
 	snap.Servers = d.assemble(results, cluster.Sources(), snap.TakenAt)
+	d.escapeText(snap)
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: the snapshot taken is not valid (%v); please report it", err)
 	}
@@ -151,7 +153,7 @@ func (d *discoverer) endpoints() ([]string, error) {
 		if err != nil {
 			// Never echo a URL that holds credentials.
 			shown := e
-			if strings.Contains(err.Error(), "credentials") {
+			if errors.Is(err, apiclient.ErrURLCredentials) {
 				shown = "(URL with credentials)"
 			}
 			return nil, fmt.Errorf("--endpoint %s: %w", shown, err)
@@ -277,4 +279,20 @@ func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout ti
 	}
 	wg.Wait()
 	return results
+}
+
+// escapeText records the control characters (and a server name's spaces) a cluster or a
+// kubeconfig stated as visible text, saying where: odd text is data, not a reason to stop.
+func (d *discoverer) escapeText(snap *snapshot.Snapshot) {
+	fields := snap.EscapeText()
+	if len(fields) == 0 {
+		return
+	}
+	const shown = 5
+	more := ""
+	if len(fields) > shown {
+		more = fmt.Sprintf(" and %d more", len(fields)-shown)
+		fields = fields[:shown]
+	}
+	d.warn("text read from the cluster or the kubeconfig holds control characters or, in a server name, spaces or non-ASCII characters: recorded as escapes (\\x1b) in %s%s", strings.Join(fields, ", "), more)
 }

@@ -90,6 +90,7 @@ func (d *discoverer) runLB(ctx context.Context, cfg *rest.Config, base, kubeCont
 			snap.Servers[i].PeerProxy.Evidence[j] = d.red.Clean(e)
 		}
 	}
+	d.escapeText(snap)
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: the snapshot taken through %s is not valid (%v); please report it", base, err)
 	}

@@ -21,7 +21,9 @@ import (
 	toolswatch "k8s.io/client-go/tools/watch"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/redact"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // IdentityLease is one kube-apiserver identity lease as the lease watch reports it.
@@ -226,10 +228,13 @@ func describeStatus(err error) error {
 	return err
 }
 
+// identityLeaseOf reads a lease as the snapshot records it (Snapshot.EscapeText): a hostname
+// holding control characters names its server as the snapshot does, escaped.
 func identityLeaseOf(l *coordinationv1.Lease) IdentityLease {
-	il := IdentityLease{Name: l.Name, Hostname: l.Labels[hostnameLabel], Address: l.Annotations[peerAddressAnnotation]}
+	il := IdentityLease{Name: snapshot.ServerNameText(l.Name), Hostname: snapshot.ServerNameText(l.Labels[hostnameLabel]),
+		Address: output.Visible(l.Annotations[peerAddressAnnotation])}
 	if l.Spec.HolderIdentity != nil {
-		il.Holder = *l.Spec.HolderIdentity
+		il.Holder = output.Visible(*l.Spec.HolderIdentity)
 	}
 	if l.Spec.RenewTime != nil {
 		il.Renew = l.Spec.RenewTime.UTC()

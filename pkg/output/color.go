@@ -14,6 +14,10 @@ const (
 
 var toneCodes = map[Tone]string{Notice: "\x1b[36m", Failure: "\x1b[31m"}
 
+// toneCodeList is toneCodes' values: the only escape sequences, with colorReset, that Guard
+// lets through (when colour is on).
+var toneCodeList = []string{toneCodes[Notice], toneCodes[Failure]}
+
 const colorReset = "\x1b[0m"
 
 // Paint colours text in tone when o.Color is set and the format is for people (table, wide,

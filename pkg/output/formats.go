@@ -31,16 +31,25 @@ var TableFormats = []Format{FormatWide, FormatName, FormatJSONPath, FormatCSV}
 func writeNames(out io.Writer, names []string) error {
 	var b strings.Builder
 	for _, n := range names {
-		b.WriteString(n)
+		b.WriteString(Visible(n))
 		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
 }
 
-// writeCSV writes RFC 4180 CSV; empty cells stay empty (<none> is for people).
+// writeCSV writes RFC 4180 CSV; empty cells stay empty (<none> is for people). Cells are
+// Visible: a value cannot add a line.
 func writeCSV(out io.Writer, headers []string, rows [][]string, noHeaders bool) error {
 	w := csv.NewWriter(out)
+	visible := make([][]string, len(rows))
+	for i, r := range rows {
+		visible[i] = make([]string, len(r))
+		for j, c := range r {
+			visible[i][j] = Visible(c)
+		}
+	}
+	rows = visible
 	if !noHeaders {
 		if err := w.Write(headers); err != nil {
 			return err

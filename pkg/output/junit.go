@@ -51,16 +51,17 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes one test suite in the JUnit XML format CI dashboards read.
+// JUnit writes one test suite in the JUnit XML format CI dashboards read. The XML encoder
+// escapes markup; control characters, which XML cannot hold, are made Visible first.
 func JUnit(w io.Writer, suite string, cases []JUnitCase) error {
 	s := junitSuite{Name: suite, Tests: len(cases)}
 	for _, c := range cases {
-		jc := junitCase{Name: c.Name, ClassName: c.ClassName}
+		jc := junitCase{Name: Visible(c.Name), ClassName: Visible(c.ClassName)}
 		if c.FailureType != "" {
-			jc.Failure = &junitFailure{Type: c.FailureType, Message: c.Message, Text: c.Detail}
+			jc.Failure = &junitFailure{Type: Visible(c.FailureType), Message: Visible(c.Message), Text: VisibleLines(c.Detail)}
 			s.Failures++
 		} else if c.Skipped != "" {
-			jc.Skipped = &junitSkipped{Message: c.Skipped}
+			jc.Skipped = &junitSkipped{Message: Visible(c.Skipped)}
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, jc)

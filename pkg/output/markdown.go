@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// MarkdownTable writes a GitHub-flavoured markdown table, for PR comments. Pipes and newlines
-// in cells are escaped so a cell can never break the table.
+// MarkdownTable writes a GitHub-flavoured markdown table, for PR comments. Pipes, newlines
+// and control characters in cells are escaped so a cell can never break the table, and HTML
+// as MarkdownHTML says.
 func MarkdownTable(w io.Writer, headers []string, rows [][]string) error {
 	var b strings.Builder
 	line := func(cells []string) {
@@ -25,10 +26,14 @@ func MarkdownTable(w io.Writer, headers []string, rows [][]string) error {
 	for _, r := range rows {
 		line(r)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, MarkdownHTML(b.String()))
 	return err
 }
 
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", "<br>", "\r", "").Replace(s)
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(Visible(strings.TrimSuffix(l, "\r")), "|", `\|`)
+	}
+	return strings.Join(lines, "<br>")
 }

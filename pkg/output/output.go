@@ -109,8 +109,12 @@ type DOTWriter interface {
 	WriteDOT(out io.Writer) error
 }
 
-// Write prints w to out as o says.
+// Write prints w to out as o says. What is not JSON or YAML goes through Guard (and markdown
+// through MarkdownHTML): text from outside prints as text whatever a printer forgot.
 func Write(out io.Writer, w Writer, o Options) error {
+	if !o.Format.Structured() {
+		out = Guard(out, func() bool { return o.Color })
+	}
 	switch o.Format {
 	case FormatJSON:
 		if jw, ok := w.(JSONWriter); ok {
@@ -124,7 +128,7 @@ func Write(out io.Writer, w Writer, o Options) error {
 		return EncodeYAML(out, w.Object())
 	case FormatMarkdown:
 		if mw, ok := w.(MarkdownWriter); ok {
-			return mw.WriteMarkdown(out)
+			return mw.WriteMarkdown(markdownGuard{out})
 		}
 	case FormatJUnit:
 		if jw, ok := w.(JUnitWriter); ok {
@@ -160,7 +164,7 @@ func Write(out io.Writer, w Writer, o Options) error {
 // reader can act on each item as it comes), every other format as WriteText.
 func WriteLine(out io.Writer, w Writer, o Options) error {
 	if o.Format != FormatJSON {
-		return w.WriteText(out, o)
+		return w.WriteText(Guard(out, func() bool { return o.Color }), o)
 	}
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)

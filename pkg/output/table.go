@@ -10,7 +10,7 @@ import (
 
 // Table writes rows under headers the way kubectl does: no borders, no separator lines,
 // left-aligned columns three spaces apart, no trailing blanks. Headers must already be
-// uppercase without spaces (NAME, KAS-A). Empty cells print as <none>. tablewriter lays the
+// uppercase without spaces (NAME, KAS-A). Empty cells print as <none>; every cell is Cell'd. tablewriter lays the
 // table out (docs/performance.md, decisions: one renderer).
 func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error {
 	cells := make([][]string, len(rows))
@@ -20,7 +20,7 @@ func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error
 			if c == "" {
 				c = "<none>"
 			}
-			cells[i][j] = c
+			cells[i][j] = Cell(c)
 		}
 	}
 	if noHeaders {

@@ -23,8 +23,10 @@ func TestTableLayout(t *testing.T) {
 			"A       B\n日本    x\nabcde   y\n"},
 		{"ANSI colour", nil, [][]string{{"\x1b[31mred\x1b[0m", "x"}, {"green", "y"}},
 			"\x1b[31mred\x1b[0m     x\ngreen   y\n"},
-		{"two lines", nil, [][]string{{"a\nbbb", "x"}, {"c", "y"}},
-			"a     x\nbbb\nc     y\n"},
+		{"a newline is visible: a value cannot add a line", nil, [][]string{{"a\nbbb", "x"}, {"c", "y"}},
+			"a\\x0abbb   x\nc          y\n"},
+		{"an escape sequence is visible", nil, [][]string{{"\x1b]0;pwned\x07\x1b[2J", "x"}},
+			"\\x1b]0;pwned\\x07\\x1b[2J   x\n"},
 		{"ragged", []string{"A", "B", "C"}, [][]string{{"a"}, {"a", "b", "c"}},
 			"A   B   C\na\na   b   c\n"},
 	}

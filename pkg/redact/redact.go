@@ -21,6 +21,9 @@ type Redactor struct {
 	mu      sync.RWMutex
 	secrets []string
 	known   map[string]bool // secrets, as a set: a token is learned again at every request
+	// tokens are the bearer tokens among secrets: a server that echoes the start of one
+	// (a 12-character prefix, as some log it) has it redacted too (echo.go).
+	tokens []string
 }
 
 // Process holds every credential any Redactor of the process was given or learned, for text
@@ -37,6 +40,7 @@ func (r *Redactor) Add(cfg *rest.Config) {
 	if cfg == nil {
 		return
 	}
+	r.addToken(cfg.BearerToken)
 	vals := []string{cfg.BearerToken, cfg.Password, string(cfg.TLSClientConfig.KeyData), string(cfg.TLSClientConfig.CertData)}
 	if cfg.Username != "" || cfg.Password != "" {
 		// A server that echoes the Authorization header shows the pair in base64.
@@ -99,6 +103,9 @@ func (r *Redactor) AddAuthorization(h string) {
 		return
 	}
 	cred = strings.TrimSpace(cred)
+	if strings.EqualFold(scheme, "bearer") {
+		r.addToken(cred)
+	}
 	vals := []string{cred}
 	if strings.EqualFold(scheme, "basic") {
 		if raw, err := base64.StdEncoding.DecodeString(cred); err == nil {
@@ -159,12 +166,20 @@ func Sent(ctx context.Context) bool {
 	return m.sent
 }
 
-// Clean replaces every registered credential in s with [REDACTED].
+// Clean replaces every registered credential in s with [REDACTED]: as it is, JSON-escaped
+// (a server's JSON message quoting it), and a bearer token's start of tokenPrefix
+// characters or more.
 func (r *Redactor) Clean(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if u, ok := unescapeJSON(s); ok && r.holdsSecret(u) {
+		s = u // the escaped copy is shown unescaped: output escapes what needs it
+	}
 	for _, v := range r.secrets {
 		s = strings.ReplaceAll(s, v, "[REDACTED]")
+	}
+	for _, t := range r.tokens {
+		s = redactPrefixes(s, t)
 	}
 	return s
 }

@@ -24,3 +24,23 @@ func TestRedactor(t *testing.T) {
 		}
 	}
 }
+
+// TestEchoedTokenShapes: a bearer token a server echoes in part (its first 12 characters or
+// more) or JSON-escaped is redacted too.
+func TestEchoedTokenShapes(t *testing.T) {
+	const token = "k8s-token/ABCDEFGHIJKLMNOPQRSTUVWXYZ+0123456789"
+	var r Redactor
+	r.AddAuthorization("Bearer " + token)
+	for in, want := range map[string]string{
+		"invalid token k8s-token/AB…":                                         "invalid token [REDACTED]…",
+		"invalid token k8s-token/ABCDEFGH, retry":                             "invalid token [REDACTED], retry",
+		`{"message":"bad k8s-token\/ABCDEFGHIJKLMNOPQRSTUVWXYZ+0123456789"}`:  `{"message":"bad [REDACTED]"}`,
+		`bad \u006b\u0038s-token\/ABCDEFGHIJKLMNOPQRSTUVWXYZ\u002b0123456789`: `bad [REDACTED]`,
+		"k8s-token/A is 11 characters: kept":                                  "k8s-token/A is 11 characters: kept",
+		`escapes without a token stay: \u001b`:                                `escapes without a token stay: \u001b`,
+	} {
+		if got := r.Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

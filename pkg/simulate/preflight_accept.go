@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
 // Accepted risks: rules that accept findings by check ID and subject (--ignore, a baseline
@@ -19,7 +21,9 @@ import (
 //	# a comment
 //	ID[:SUBJECT]   [# [YYYY-MM-DD] reason]
 //
-// SUBJECT may hold * (any run of characters, / included) and ? (one character).
+// SUBJECT may hold * (any run of characters, / included) and ? (one character); \*, \?, \#
+// and \\ are those characters themselves, \xHH and \uHHHH a character a rule cannot hold
+// as it is (acceptkey.go). The key of a finding (Finding.Key) is its subject so escaped.
 
 // AcceptRule accepts the findings of one check whose subject matches.
 type AcceptRule struct {
@@ -32,7 +36,7 @@ type AcceptRule struct {
 	// Source says where the rule is: "--ignore", or FILE:LINE.
 	Source string `json:"source"`
 
-	match *regexp.Regexp
+	match *subjectGlob
 }
 
 // AcceptedFinding is a finding an accept rule accepted.
@@ -56,13 +60,18 @@ func (r AcceptRule) Matches(f Finding) bool {
 
 // Key is what accepts exactly this finding: ID:SUBJECT, the rule that names its check and
 // subject (written in one place: AcceptRule.Key).
-func (f Finding) Key() string { return AcceptRule{Check: f.Check, Subject: f.Subject}.Key() }
+func (f Finding) Key() string {
+	return AcceptRule{Check: f.Check, Subject: EscapeSubject(f.Subject)}.Key()
+}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 // ParseAcceptRule reads ID[:SUBJECT] (the form of --ignore and of a file's line, without its
 // comment). source is where it was written, for errors and the report.
 func ParseAcceptRule(s, source string) (AcceptRule, error) {
+	if err := checkRuleText(s); err != nil {
+		return AcceptRule{}, fmt.Errorf("%q: %w", s, err)
+	}
 	s = strings.TrimSpace(s)
 	if s == "" || strings.ContainsAny(s, " \t") {
 		return AcceptRule{}, fmt.Errorf("%q: want ID[:SUBJECT], e.g. MVP011:batch/v1beta1/cronjobs (one rule, no spaces)", s)
@@ -81,18 +90,11 @@ func ParseAcceptRule(s, source string) (AcceptRule, error) {
 	}
 	r := AcceptRule{Check: id, Subject: subject, Source: source}
 	if subject != "" {
-		var b strings.Builder
-		for _, part := range strings.SplitAfter(subject, "") {
-			switch part {
-			case "*":
-				b.WriteString(".*")
-			case "?":
-				b.WriteString(".")
-			default:
-				b.WriteString(regexp.QuoteMeta(part))
-			}
+		m, err := subjectPattern(subject)
+		if err != nil {
+			return AcceptRule{}, fmt.Errorf("%q: %w", s, err)
 		}
-		r.match = regexp.MustCompile("^" + b.String() + "$")
+		r.match = m
 	}
 	return r, nil
 }
@@ -107,11 +109,14 @@ func ParseAcceptFile(r io.Reader, name string) ([]AcceptRule, error) {
 	sc.Buffer(make([]byte, 0, 4096), maxAcceptLine)
 	var rules []AcceptRule
 	for n := 1; sc.Scan(); n++ {
-		rule, comment, _ := strings.Cut(sc.Text(), "#")
+		source := fmt.Sprintf("%s:%d", name, n)
+		if strings.IndexByte(sc.Text(), 0) >= 0 {
+			return nil, fmt.Errorf("%s: holds a NUL byte: not a file of accept rules (one ID[:SUBJECT] a line, text)", source)
+		}
+		rule, comment := cutComment(sc.Text())
 		if strings.TrimSpace(rule) == "" {
 			continue
 		}
-		source := fmt.Sprintf("%s:%d", name, n)
 		ar, err := ParseAcceptRule(rule, source)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
@@ -201,7 +206,7 @@ func WriteBaseline(w io.Writer, rep *PreflightReport, today time.Time, reason st
 			continue
 		}
 		seen[f.Key()] = true
-		fmt.Fprintf(&b, "# %s: %s\n%s%s\n", f.Severity, oneLine(f.Message, 160), f.Key(), comment(today.Format(time.DateOnly), reason))
+		fmt.Fprintf(&b, "# %s: %s\n%s%s\n", f.Severity, output.Visible(oneLine(f.Message, 160)), f.Key(), comment(today.Format(time.DateOnly), reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -211,7 +216,7 @@ func WriteBaseline(w io.Writer, rep *PreflightReport, today time.Time, reason st
 const SourceIgnoreFlag = "--ignore"
 
 func comment(date, reason string) string {
-	c := strings.TrimSpace(date + " " + strings.ReplaceAll(reason, "\n", " "))
+	c := strings.TrimSpace(date + " " + output.Visible(strings.ReplaceAll(reason, "\n", " ")))
 	if c == "" {
 		return ""
 	}

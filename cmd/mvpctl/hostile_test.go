@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/watch"
+)
+
+// Text others control, as the fault sweep planted it: escape sequences that retitle the
+// terminal (OSC 0 … BEL) and clear it (CSI 2J), a bidi override, and HTML that a
+// pull-request comment would run.
+const (
+	hostileTitle  = "\x1b]0;pwned\x07"
+	hostileClear  = "\x1b[2J"
+	hostileBidi   = "\u202eevil"
+	hostileImg    = "<img src=x onerror=alert(1)>"
+	hostileScript = "</td><script>alert(1)</script>"
+	hostileText   = hostileTitle + hostileClear + hostileBidi + hostileImg + hostileScript
+)
+
+// checkHostileOutput fails when a planted string got through as it is: a control character
+// anywhere (JSON and YAML escape them; everything else makes them visible), HTML in
+// markdown or JUnit.
+func checkHostileOutput(t *testing.T, format, stream, got string) {
+	t.Helper()
+	for _, raw := range []string{"\x1b", "\x07", "\u202e"} {
+		if raw == "\u202e" && (format == "json" || format == "yaml") && stream == "stdout" {
+			continue // a printable character to JSON and YAML, which keep the exact value
+		}
+		if strings.Contains(got, raw) {
+			t.Errorf("-o %s: %s holds %q as it is:\n%s", format, stream, raw, got)
+		}
+	}
+	if stream != "stdout" {
+		return
+	}
+	switch format {
+	case "markdown", "junit", "mermaid":
+		for _, html := range []string{"<img", "<script", "</td>"} {
+			if strings.Contains(got, html) {
+				t.Errorf("-o %s: %q as HTML:\n%s", format, html, got)
+			}
+		}
+	}
+}
+
+// formatsOf lists the -o values of command, jsonpath with a template.
+func formatsOf(t *testing.T, command string) []string {
+	t.Helper()
+	for _, f := range outputFlags() {
+		if f.command == command {
+			var out []string
+			for _, form := range f.formats {
+				if form == "jsonpath=TEMPLATE" {
+					form = "jsonpath={.apiVersion}"
+				}
+				out = append(out, form)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no command %q with -o", command)
+	return nil
+}
+
+func writeTestFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHostileStringsEverywhere plants the hostile strings in every source of text from
+// outside that the offline commands print — an audit log's User-Agent, a server's name, a
+// baseline's reason comments, an --ignore rule, a --manifest file's container name — and
+// runs each command in every format it has: no escape sequence reaches stdout or stderr, no
+// HTML reaches markdown or JUnit, and the planted text is still shown, escaped.
+func TestHostileStringsEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	const example = "../../examples/skew.yaml"
+	jsonText := strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, `"`, `\"`).Replace(hostileText)
+	audit, err := os.ReadFile("testdata/audit-kas-a.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The requests are made for a GVR the upgrade puts at risk: only their clients are shown.
+	auditLog := writeTestFile(t, dir, "audit.log", strings.NewReplacer(`"userAgent":"kubectl/v1.36.3"`, `"userAgent":"kubectl/v1.36.3 `+jsonText+`"`,
+		"/apis/batch/v1/namespaces/default/jobs", "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims").Replace(string(audit)))
+	skew, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := writeTestFile(t, dir, "renamed.yaml", strings.ReplaceAll(string(skew), "kas-b", "kas-b</td><script>"))
+	baseline := writeTestFile(t, dir, "baseline", "MVP011  # 2026-11-27 "+hostileText+"\n")
+	manifest := writeTestFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \""+jsonText+"\"\n    command: [etcd]\n")
+
+	tests := []struct {
+		source  string
+		command string
+		args    []string
+		shown   string // in stdout or stderr of -o table, escaped
+	}{
+		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x1b]0;pwned\x07`},
+		{"audit log User-Agent", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--audit-log", auditLog}, `\x1b]0;pwned\x07`},
+		{"server name", "mvpctl preflight", []string{"preflight", "--snapshot", renamed, "--to", "1.37", "--no-baseline"}, "kas-b</td><script>"},
+		{"server name", "mvpctl routes", []string{"routes", "--snapshot", renamed}, "kas-b</td><script>"},
+		{"server name", "mvpctl explain", []string{"explain", "--snapshot", renamed, "jobs"}, "kas-b</td><script>"},
+		{"baseline reason", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--baseline", baseline}, `\x1b]0;pwned\x07`},
+		{"--ignore rule", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--ignore", "MVP011:" + hostileText}, `\x1b]0;pwned\a`},
+		{"--manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
+	}
+	for _, tt := range tests {
+		for _, form := range formatsOf(t, tt.command) {
+			t.Run(tt.source+"/"+tt.command+" -o "+form, func(t *testing.T) {
+				stdout, stderr, _ := run(t, append(slices.Clone(tt.args), "-o", form)...)
+				checkHostileOutput(t, form, "stdout", stdout)
+				checkHostileOutput(t, form, "stderr", stderr)
+				if form == "table" && !strings.Contains(stdout+stderr, tt.shown) {
+					t.Errorf("the planted text is not shown as %q:\n%s\n%s", tt.shown, stdout, stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestHostileStringsLive plants the hostile strings in what the live commands read and print
+// as lines or tables: /metrics label values (traffic, watch) and an identity lease's name,
+// holder and hostname (watch).
+func TestHostileStringsLive(t *testing.T) {
+	from := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	rep := &proxytraffic.Report{APIVersion: "mvpctl.io/v1alpha1", Kind: "ProxyTraffic", From: from, To: from.Add(10 * time.Second),
+		Servers: []proxytraffic.Server{{Name: "kas-b" + hostileText, Version: "v1.36.3", Read: true, ByGVR: true, ProxiedTotal: 3,
+			Proxied: []proxytraffic.Count{{GVR: "batch/v1/" + hostileText, Code: hostileTitle, Count: 3}}}}}
+	for _, form := range formatsOf(t, "mvpctl traffic") {
+		t.Run("traffic -o "+form, func(t *testing.T) {
+			var b bytes.Buffer
+			format := output.Format(form)
+			opts := output.Options{Format: format}
+			if strings.HasPrefix(form, "jsonpath=") {
+				opts = output.Options{Format: output.FormatJSONPath, JSONPath: strings.TrimPrefix(form, "jsonpath=")}
+			}
+			if err := output.Write(&b, trafficWriter{rep}, opts); err != nil {
+				t.Fatal(err)
+			}
+			checkHostileOutput(t, form, "stdout", b.String())
+		})
+	}
+	at := time.Date(2026, 11, 24, 10, 0, 4, 0, time.UTC)
+	events := []watch.Event{
+		{Type: watch.LeaseAdded, Server: "kas-a" + hostileText, Lease: "apiserver-x" + hostileText, To: "apiserver-x_" + hostileText},
+		{Type: watch.LeaseNewHolder, Server: "kas-a", Lease: "apiserver-x", From: "a", To: hostileText},
+		{Type: watch.Proxied, Server: "kas-b", GVR: "batch/v1/" + hostileText, Traffic: &watch.Traffic{Code: hostileTitle, Count: 5}},
+		{Type: watch.ProxyErrors, Server: "kas-b", GVR: "batch/v1/jobs", Traffic: &watch.Traffic{Type: hostileText, Count: 2}},
+	}
+	for _, e := range events {
+		for _, format := range []output.Format{output.FormatText, output.FormatJSON} {
+			t.Run("watch "+string(e.Type)+" -o "+string(format), func(t *testing.T) {
+				e.Time = at
+				var b bytes.Buffer
+				l := eventLine{doc: watch.NewEventDoc(e, "v1.36.3", hostileClear), loc: time.UTC}
+				if err := output.WriteLine(&b, l, output.Options{Format: format}); err != nil {
+					t.Fatal(err)
+				}
+				checkHostileOutput(t, string(format), "stdout", b.String())
+			})
+		}
+	}
+}
