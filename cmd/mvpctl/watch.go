@@ -152,6 +152,9 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 			}
 		}
 		if err == nil {
+			live.knownServers = reachedEndpoints(snap, live.knownServers)
+		}
+		if err == nil {
 			// Discovery may switch to sampling by itself (no lease address dialled).
 			err = refuseLB(snap, "watch follows each apiserver by name from one read to the next")
 		}
@@ -183,6 +186,22 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 		return err
 	}
 	return watchResult(res)
+}
+
+// reachedEndpoints are the URLs of the servers snap reached, or known when it reached none:
+// those a watch lists the identity leases through when the kubeconfig's server does not
+// answer.
+func reachedEndpoints(snap *snapshot.Snapshot, known []string) []string {
+	var out []string
+	for _, s := range snap.Servers {
+		if s.Reachable && s.Endpoint != "" {
+			out = append(out, s.Endpoint)
+		}
+	}
+	if len(out) == 0 {
+		return known
+	}
+	return out
 }
 
 // runLoop runs the loop and prints its summary.
