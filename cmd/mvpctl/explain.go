@@ -295,6 +295,12 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		for _, a := range d.Plain.Alternatives {
 			fmt.Fprintf(&b, "  Also possible: %s\n", a)
 		}
+		if len(d.Plain.Timeline) > 0 {
+			fmt.Fprintf(&b, "  %s\n", d.Plain.TimelineIntro)
+			for i, s := range d.Plain.Timeline {
+				fmt.Fprintf(&b, "    %d. %s\n", i+1, s)
+			}
+		}
 		if d.Inferred {
 			b.WriteString("  Note: this answer rests on inference or on an assumed configuration (the steps say which).\n")
 		}
