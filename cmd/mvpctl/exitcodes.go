@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+
+	"github.com/mvpctl/mvpctl/internal/process"
 )
 
 // The exitcodes*.go files are the one place where mvpctl's exit codes are decided: the codes
@@ -24,6 +26,10 @@ const (
 	// ExitFindings is a result with findings that block: a prediction contradicted by a live
 	// server, stale or missing discovery, a GVR that would 404 or 503 during an upgrade.
 	ExitFindings = 3
+	// ExitInterrupted and ExitTerminated: ended by SIGINT or SIGTERM, 128 + the signal's
+	// number as shells report it (internal/process decides them where the signal comes).
+	ExitInterrupted = process.ExitInterrupted
+	ExitTerminated  = process.ExitTerminated
 )
 
 // exitError carries an exit code through cobra's error return.

@@ -224,7 +224,7 @@ func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) err
 // watchResult is `mvpctl watch`'s result (and `routes --watch`'s): a 404/503 window is a
 // finding, and wins over a partial watch — some read got nothing (every server counted as
 // down for it), or some server was still down at the end, so its windows could not close.
-// An interrupted watch exits 130/143 whatever this says (signals.go).
+// An interrupted watch exits 130/143 whatever this says (process.HandleSignals).
 func watchResult(res watch.Result) error {
 	s := res.Summary
 	if n := len(s.Windows); n > 0 {

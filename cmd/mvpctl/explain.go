@@ -55,7 +55,7 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	o.source.addFlags(cmd.Flags())
 	o.profiles.addFlags(cmd.Flags())
 	addAPIServerFlag(cmd.Flags(), &o.server, "explain for this")
-	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries x-kubernetes-peer-proxied: true (the loop-prevention header)")
+	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.filter.addFlags(cmd.Flags(), "choose among")
@@ -242,7 +242,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
 	if e.Request.HeaderProxied {
-		b.WriteString(" (with x-kubernetes-peer-proxied: true)")
+		b.WriteString(" (with " + strings.ToLower(mvp.LoopPreventionHeader) + ": true)")
 	}
 	b.WriteString("\n")
 	if info.IsResourceRequest {

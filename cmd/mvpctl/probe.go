@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 )
@@ -40,7 +42,7 @@ func newProbeCmd(g *globalOptions) *cobra.Command {
 does with a request, then send that request to the apiserver directly and compare.
 
 Each request is sent twice: normally, and with the loop-prevention header
-(x-kubernetes-peer-proxied: true, or --proxied-header), which makes a server handle the request
+(` + strings.ToLower(mvp.LoopPreventionHeader) + `: true, or --proxied-header), which makes a server handle the request
 itself. Together the two answers tell local, proxied (and which peers can have answered),
 404 (the server's own "I do not serve this"), 503 (endpoint-resolution or transport), or other
 (401/403/429/5xx, timeouts: reported as inconclusive or error, never as a routing outcome). A
@@ -49,8 +51,8 @@ server that forwards a request carrying the header is reported as a loop-header 
 Read-only by default: list (limit=1; namespaced resources in the namespace of -n or the
 kubeconfig context, else "default"), get of a name that cannot exist, and a watch with
 timeoutSeconds=1. --write-dry-run adds a create with dryRun=All of a minimal object; nothing is
-ever written otherwise. Each apiserver's /metrics (apiserver_rerouted_request_total,
-apiserver_peer_proxy_errors_total) is read before and after, to show how many requests it
+ever written otherwise. Each apiserver's /metrics (` + mvp.ReroutedMetric + `,
+` + mvp.PeerProxyErrorsMetric + `) is read before and after, to show how many requests it
 proxied during the probe.
 
 Selection: by default every GVR that some reachable apiserver does not serve itself, plus one
@@ -104,7 +106,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		namespace = probe.DefaultNamespace
 	}
 
-	// Ctrl-C ends cmd.Context() (signals.go): the run stops cleanly and prints what was
+	// Ctrl-C ends cmd.Context() (process.HandleSignals): the run stops cleanly and prints what was
 	// measured; a second one kills.
 	ctx := cmd.Context()
 

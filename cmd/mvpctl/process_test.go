@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mvpctl/mvpctl/internal/process"
 )
 
 // A process run is one run of the built binary, measured as a whole: exit status, wall time,
@@ -137,7 +139,7 @@ func processesWith(marker string) []string {
 		if err != nil || !bytes.Contains(env, []byte(marker+"\x00")) {
 			continue
 		}
-		if state, _ := procStat(pid); state == 0 || state == 'Z' || state == 'X' {
+		if !process.Alive(pid) {
 			continue
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")

@@ -15,10 +15,12 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
-
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/internal/trace"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // Streams are the command's I/O, injected so commands run in-process in tests.
@@ -54,9 +56,9 @@ type globalOptions struct {
 	// probe) is printed once.
 	warned   map[string]bool
 	warnedMu sync.Mutex
-	// ctx ends on the first SIGINT or SIGTERM (signals.go); nil means never.
+	// ctx ends on the first SIGINT or SIGTERM (process.HandleSignals); nil means never.
 	ctx context.Context
-	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (trace.go).
+	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (internal/trace).
 	verbosity int
 	// noColor is --no-color (color.go).
 	noColor bool
@@ -144,7 +146,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		g.startTrace()
+		trace.Start(g.verbosity, g.streams.ErrOut)
 		return checkNamespaceFlag(cmd)
 	}
 
@@ -196,7 +198,7 @@ func Execute(args []string, streams Streams) int {
 	if selfContained(g.argv0, args) {
 		return execute(args, g)
 	}
-	ctx, interrupted := handleSignals()
+	ctx, interrupted := process.HandleSignals(snapshot.RemoveTempFiles)
 	g.ctx = ctx
 	code := execute(args, g)
 	if c, ok := interrupted(); ok {

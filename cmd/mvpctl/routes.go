@@ -134,22 +134,28 @@ func (w routesWriter) Names() []string {
 	return names
 }
 
-// Table is the routing table: a row per GVR, a column per server (SERVED-BY first when
-// wide), VIA-LB for a snapshot sampled through a load balancer.
+// Table is the routing table as routes prints it (routesTable; wide with -o wide).
 func (w routesWriter) Table(o output.Options) ([]string, [][]string) {
-	t, wide := w.table, o.Wide()
-	headers := []string{"NAME"}
+	return routesTable(w.table, o, o.Wide(), true)
+}
+
+// routesTable lays out a routing table, for routes and for each step of simulate: a row per
+// GVR, a column per server, each cell painted by its outcome; wide adds SERVED-BY first, each
+// 503's kind and [inferred]; viaLB adds VIA-LB, the share of requests through the load
+// balancer each outcome gets, when the table's snapshot was sampled through one.
+func routesTable(t route.RoutingTable, o output.Options, wide, viaLB bool) (headers []string, rows [][]string) {
+	headers = []string{"NAME"}
 	if wide {
 		headers = append(headers, "SERVED-BY")
 	}
 	for _, s := range t.Servers {
 		headers = append(headers, output.Header(s.Name))
 	}
-	viaLB := len(t.Rows) > 0 && t.Rows[0].ThroughLB != nil
+	viaLB = viaLB && len(t.Rows) > 0 && t.Rows[0].ThroughLB != nil
 	if viaLB {
 		headers = append(headers, "VIA-LB")
 	}
-	rows := make([][]string, 0, len(t.Rows))
+	rows = make([][]string, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		row := []string{r.Name}
 		if wide {

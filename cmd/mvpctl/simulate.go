@@ -242,18 +242,7 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 }
 
 func printRoutingRows(w io.Writer, t route.RoutingTable, o output.Options) error {
-	headers := []string{"NAME"}
-	for _, s := range t.Servers {
-		headers = append(headers, output.Header(s.Name))
-	}
-	var rows [][]string
-	for _, r := range t.Rows {
-		row := []string{r.Name}
-		for _, c := range r.Cells {
-			row = append(row, o.Paint(c.Text, outcomeTone(c.Outcome)))
-		}
-		rows = append(rows, row)
-	}
+	headers, rows := routesTable(t, o, false, false)
 	return output.Table(w, headers, rows, o.NoHeaders)
 }
 

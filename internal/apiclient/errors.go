@@ -114,9 +114,10 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case strings.Contains(err.Error(), "getting credentials: "):
 		// client-go's exec or auth-provider plugin failed before the request was sent: a
 		// kubeconfig problem, not the server's. Its own output is not repeated (secrets).
+		// client-go formats this error with %v (exec.go, refreshCredsLocked): no type to ask.
 		e.Kind = KindConfig
 		e.Msg = fmt.Sprintf("the kubeconfig's credential plugin failed (%s) — run it by hand to see why", Clip(credentialReason(err), 160))
-	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's, unexported
 		e.Kind = KindTLS
 		e.Msg = "TLS handshake failed: the address does not speak HTTPS, it answered in plain HTTP — check the port, or use an http:// URL if that is really intended"
 	case errors.As(err, &recordErr):
@@ -212,7 +213,9 @@ func ContentTypeError(base, path, got, want string) *Error {
 		Msg: fmt.Sprintf("200 with Content-Type %q, want %s — something between mvpctl and the apiserver rewrote the response (a proxy?)", got, want)}
 }
 
-// DecodeError words a body that did not decode; a cut-off body is named as such.
+// DecodeError words a body that did not decode; a cut-off body is named as such. The JSON
+// decoders say "unexpected end" only in their messages (a *json.SyntaxError, or a plain error
+// from goccy/go-json and the apimachinery decoders): no type tells a cut-off body apart.
 func DecodeError(base, path string, size int, err error) *Error {
 	var syn *json.SyntaxError
 	if errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end")) || strings.Contains(err.Error(), "unexpected end of JSON input") {

@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// ErrURLCredentials is NormalizeBase's error for a URL with user info: a caller must not echo
+// such a URL (errors.Is).
+var ErrURLCredentials = errors.New("the URL holds credentials; remove them (mvpctl uses the kubeconfig's)")
+
 // NormalizeBase checks a server URL and returns it without user info, query or trailing
 // slash ("https://" assumed when there is no scheme). A URL with user info is refused: mvpctl
 // takes credentials from the kubeconfig, and echoing the URL back would print them.
@@ -17,10 +21,14 @@ func NormalizeBase(raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) { // its text quotes the URL, which may hold credentials
+			err = ue.Err
+		}
 		return "", fmt.Errorf("not a URL: %s", OneLine(err.Error()))
 	}
 	if u.User != nil {
-		return "", errors.New("the URL holds credentials; remove them (mvpctl uses the kubeconfig's)")
+		return "", ErrURLCredentials
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
 		return "", fmt.Errorf("scheme %q: want https", u.Scheme)

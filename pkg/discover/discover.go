@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -57,7 +57,7 @@ func (d *discoverer) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Progress(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Progress(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) warn(format string, args ...any) {
@@ -66,7 +66,7 @@ func (d *discoverer) warn(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Warn(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Warn(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
@@ -153,7 +153,7 @@ func (d *discoverer) endpoints() ([]string, error) {
 		if err != nil {
 			// Never echo a URL that holds credentials.
 			shown := e
-			if strings.Contains(err.Error(), "credentials") {
+			if errors.Is(err, apiclient.ErrURLCredentials) {
 				shown = "(URL with credentials)"
 			}
 			return nil, fmt.Errorf("--endpoint %s: %w", shown, err)

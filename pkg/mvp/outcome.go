@@ -41,13 +41,3 @@ const (
 	// "error trying to reach service: ...".
 	Transport Unavailable503 = "transport"
 )
-
-// The messages the apiserver sends with each 503.
-const (
-	EndpointResolutionMessage = "Error getting ip and port info of the remote server while proxying"
-	TransportMessagePrefix    = "error trying to reach service"
-)
-
-// LoopPreventionHeader is set on every proxied request; a server that receives it never
-// proxies again (docs/behaviour.md §3.2).
-const LoopPreventionHeader = "X-Kubernetes-Peer-Proxied"

@@ -1,7 +1,8 @@
 // Package probe sends real requests to kube-apiservers and classifies what they
-// answer. This file holds the classification: it is the one place that knows the
-// response shapes of kube-apiserver's handler chain and of the Mixed Version Proxy
-// (see testdata/README.md for where the shapes were captured).
+// answer. This file holds the classification: it maps each response shape of kube-apiserver's
+// handler chain and of the Mixed Version Proxy to a class (see testdata/README.md for where the
+// shapes were captured). The texts that identify the shapes are the apiserver's and live in
+// pkg/mvp (notfound.go, endpointresolution.go, transport.go, proxied.go, aggregated.go).
 package probe
 
 import (
@@ -22,7 +23,7 @@ import (
 // Version Proxy handle a request itself instead of proxying it (the loop-prevention
 // header; any client may send it).
 const (
-	ForcedLocalHeader = "X-Kubernetes-Peer-Proxied"
+	ForcedLocalHeader = mvp.LoopPreventionHeader
 	ForcedLocalValue  = "true"
 )
 
@@ -55,12 +56,12 @@ const (
 	ClassError Class = "error"
 )
 
-// Messages and prefixes that identify the shapes above.
+// Messages and prefixes that identify the shapes above: the apiserver's own, from pkg/mvp.
 const (
-	TextNotFoundBody      = "404 page not found"
-	MsgUnknownResource    = "the server could not find the requested resource"
-	MsgEndpointResolution = "Error getting ip and port info of the remote server while proxying"
-	PrefixTransportError  = "error trying to reach service:"
+	TextNotFoundBody      = mvp.NotFoundText
+	MsgUnknownResource    = mvp.NotFoundMessage
+	MsgEndpointResolution = mvp.EndpointResolutionMessage
+	PrefixTransportError  = mvp.TransportMessagePrefix + ":"
 
 	mediaTypeJSON = "application/json"
 	mediaTypeText = "text/plain"
@@ -142,7 +143,7 @@ func Classify(o Observation) Classification {
 		case st != nil && !detailsEmpty(st.Details):
 			c.Class, c.Why = ClassServed, "Status NotFound about an object: "+describeDetails(st.Details)
 		case st == nil && (mt == mediaTypeText || mt == "") && text == TextNotFoundBody:
-			c.Class, c.Why = ClassUnknownResource, `text/plain "404 page not found" (no handler for this group/version)`
+			c.Class, c.Why = ClassUnknownResource, `text/plain "`+TextNotFoundBody+`" (no handler for this group/version)`
 		default:
 			c.Class, c.Why = ClassError, "404 of an unknown shape: "+summary(o)
 		}

@@ -46,19 +46,9 @@ func (r *Router) aggregatedFor(req Request) *snapshot.APIService {
 	return nil
 }
 
-// aggregatorOutcome is the answer of v's own kube-aggregator for a request to APIService a's
-// group/version (mvp.AnswerOf): what the local handler chain does with it.
-func (r *Router) aggregatorOutcome(v *serverView, a *snapshot.APIService, d *Decision, st *steps) {
-	ans := mvp.AnswerOf(*a)
-	d.Outcome, d.Unavailable = ans.Outcome, ans.Unavailable
-	if ans.Outcome == mvp.Unavailable {
-		d.Status = status(503)
-	}
-	d.AlsoPossible = append(d.AlsoPossible, ans.AlsoPossible...)
-	d.APIService = &APIServiceRef{Name: a.Name, Service: a.Service.String(), Available: a.Available}
-	if st.quiet {
-		return
-	}
+// sayAggregator words the answer of v's own kube-aggregator for a request to APIService a's
+// group/version (mvp.AnswerOf, ans): what the local handler chain does with it.
+func sayAggregator(v *serverView, a *snapshot.APIService, ans mvp.AggregatorAnswer, d *Decision, st *steps) {
 	gv, cond := a.GroupVersion(), mvp.APIServiceConditionText(*a)
 	st.add("%s belongs to APIService %s (service %s, %s): %s's own kube-aggregator answers it", gv, a.Name, a.Service, cond, v.srv.Name)
 	if ans.Outcome != mvp.Unavailable {

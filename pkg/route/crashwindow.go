@@ -7,12 +7,13 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// resolveWithin is resolveAndProxy when a candidate stopped answering so recently that its
-// endpoint key may or may not have expired at the snapshot (mvp.EndpointResolvesKnown): the
-// decision is made for both, the likelier one at the snapshot's time (mvp.EndpointLikelyAlive)
-// is the answer, and the other one is an alternative that holds until or from a known moment —
-// never one confident answer that may be wrong.
-func (r *Router) resolveWithin(v *serverView, req Request, gvr gvrKey, cands []*serverView, anyFailureIs503 bool, d *Decision, st *steps) {
+// resolveWithin is resolve when a candidate stopped answering so recently that its endpoint
+// key may or may not have expired at the snapshot (mvp.EndpointResolvesKnown): the decision is
+// made for both, the likelier one at the snapshot's time (mvp.EndpointLikelyAlive) is the
+// answer, and the other one is an alternative that holds until or from a known moment — never
+// one confident answer that may be wrong.
+func (r *Router) resolveWithin(vd *verdict, cands []*serverView, anyFailureIs503 bool) {
+	vd.cands = cands
 	var unknown []*serverView
 	for _, p := range cands {
 		if _, known := mvp.EndpointResolvesKnown(p.srv); !known {
@@ -20,49 +21,69 @@ func (r *Router) resolveWithin(v *serverView, req Request, gvr gvrKey, cands []*
 		}
 	}
 	if len(unknown) == 0 {
-		r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, nil, d, st)
+		vd.proxy = resolve(vd, cands, anyFailureIs503, nil)
+		r.applyProxy(vd)
 		return
 	}
+	w := &endpointWindow{unknown: unknown, likelyAlive: !r.snap.TakenAt.IsZero()}
 	alive := map[*serverView]bool{}
-	var goneBy, aliveUntil []string
-	likelyAlive := !r.snap.TakenAt.IsZero()
 	for _, p := range unknown {
 		alive[p] = true
-		w := p.srv.PeerProxy.EndpointWindow
-		aliveUntil = append(aliveUntil, w.AliveUntil.UTC().Format("15:04:05"))
-		goneBy = append(goneBy, w.GoneBy.UTC().Format("15:04:05"))
-		likelyAlive = likelyAlive && mvp.EndpointLikelyAlive(*w, r.snap.TakenAt)
+		w.windows = append(w.windows, *p.srv.PeerProxy.EndpointWindow)
+		w.likelyAlive = w.likelyAlive && mvp.EndpointLikelyAlive(*p.srv.PeerProxy.EndpointWindow, r.snap.TakenAt)
 	}
-	st.add("%s stopped answering; its endpoint key lives until at least %s and is gone by %s (UTC): at the snapshot it may or may not have expired",
-		viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", "))
-	st.say("", "%s stopped answering; its published address stays resolvable until between %s and %s UTC, and the snapshot falls in that window",
-		viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", "))
-	// The likelier answer at the snapshot's time is decided with its steps; the other one is
-	// an alternative, so that whichever the server gives is one the prediction allows.
+	// The likelier answer at the snapshot's time is the verdict; the other one is an
+	// alternative, so that whichever the server gives is one the prediction allows.
 	answerAlive, otherAlive := map[*serverView]bool(nil), alive
-	if likelyAlive {
+	if w.likelyAlive {
 		answerAlive, otherAlive = alive, nil
 	}
-	other := *d
-	other.Peers, other.Candidates = append([]string(nil), d.Peers...), append([]Candidate(nil), d.Candidates...)
-	other.Alternatives, other.AlsoPossible = nil, nil
-	otherSteps := steps{list: append([]Step(nil), st.list...), quiet: st.quiet}
-	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, otherAlive, &other, &otherSteps)
-	r.resolveAndProxy(v, req, gvr, cands, anyFailureIs503, answerAlive, d, st)
-	d.Inferred = true
-	if other.Outcome == d.Outcome && other.Unavailable == d.Unavailable {
+	other := verdict{v: vd.v, req: vd.req, gvr: vd.gvr, proxy: resolve(vd, cands, anyFailureIs503, otherAlive)}
+	r.applyProxy(&other)
+	vd.proxy = resolve(vd, cands, anyFailureIs503, answerAlive)
+	r.applyProxy(vd)
+	vd.inferred, vd.window = true, w
+	w.other = candidateResult{other.outcome, other.unavailable}
+	if w.other != (candidateResult{vd.outcome, vd.unavailable}) {
+		vd.alsoPossible = append(vd.alsoPossible, mvp.OutcomeKey(other.outcome, other.unavailable))
+	}
+}
+
+// windowTimes are the window's bounds as people read them (UTC clock times).
+func (w *endpointWindow) windowTimes() (aliveUntil, goneBy string) {
+	var until, gone []string
+	for _, t := range w.windows {
+		until = append(until, t.AliveUntil.UTC().Format("15:04:05"))
+		gone = append(gone, t.GoneBy.UTC().Format("15:04:05"))
+	}
+	return strings.Join(until, ", "), strings.Join(gone, ", ")
+}
+
+// sayWindow words the window before the resolution's own steps.
+func (w *endpointWindow) sayWindow(st *steps) {
+	aliveUntil, goneBy := w.windowTimes()
+	st.add("%s stopped answering; its endpoint key lives until at least %s and is gone by %s (UTC): at the snapshot it may or may not have expired",
+		viewNames(w.unknown), aliveUntil, goneBy)
+	st.say("", "%s stopped answering; its published address stays resolvable until between %s and %s UTC, and the snapshot falls in that window",
+		viewNames(w.unknown), aliveUntil, goneBy)
+}
+
+// sayAlternative words the other half of the window, after the resolution's steps.
+func (w *endpointWindow) sayAlternative(vd *verdict, d *Decision, st *steps) {
+	if w.other == (candidateResult{vd.outcome, vd.unavailable}) {
 		return
 	}
-	d.AlsoPossible = append(d.AlsoPossible, outcomeText(other))
-	if likelyAlive {
+	aliveUntil, goneBy := w.windowTimes()
+	other, answer := mvp.OutcomeKey(w.other.outcome, w.other.unavailable), mvp.OutcomeKey(vd.outcome, vd.unavailable)
+	if w.likelyAlive {
 		d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s once the endpoint key of %s has expired (between %s and %s UTC)",
-			outcomeText(other), viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", ")))
-		st.add("likelier at the snapshot (the first half of the window): %s; from %s at the latest: %s", outcomeText(*d), strings.Join(goneBy, ", "), outcomeText(other))
+			other, viewNames(w.unknown), aliveUntil, goneBy))
+		st.add("likelier at the snapshot (the first half of the window): %s; from %s at the latest: %s", answer, goneBy, other)
 		return
 	}
 	d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s while the endpoint key of %s lives (until between %s and %s UTC)",
-		outcomeText(other), viewNames(unknown), strings.Join(aliveUntil, ", "), strings.Join(goneBy, ", ")))
-	st.add("until then: %s; from %s at the latest: %s", outcomeText(other), strings.Join(goneBy, ", "), outcomeText(*d))
+		other, viewNames(w.unknown), aliveUntil, goneBy))
+	st.add("until then: %s; from %s at the latest: %s", other, goneBy, answer)
 }
 
 // outcomeText is the decision's outcome as alternatives name it (mvp.OutcomeKey).

@@ -157,27 +157,18 @@ func (d Decision) Cell() string {
 
 func status(code int) *int { return &code }
 
-// steps accumulates numbered steps, and the same decision in plain words.
+// steps accumulates numbered steps, and the same decision in plain words (Router.word).
 type steps struct {
 	list  []Step
 	plain []PlainStep
-	// quiet skips the text: a routing table needs each decision's outcome, not its steps,
-	// and formatting them was most of the table's time.
-	quiet bool
 }
 
 // say adds a plain step applying rule.
 func (s *steps) say(rule mvp.Rule, format string, args ...any) {
-	if s.quiet {
-		return
-	}
 	s.plain = append(s.plain, PlainStep{Text: fmt.Sprintf(format, args...), Rule: rule})
 }
 
 func (s *steps) add(format string, args ...any) {
-	if s.quiet {
-		return
-	}
 	s.list = append(s.list, Step{N: len(s.list) + 1, Text: fmt.Sprintf(format, args...)})
 }
 

@@ -1,73 +1,51 @@
 package route
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// localOutcome is the server's own handler chain: it serves the GVR (local), or answers 404,
-// or its kube-aggregator answers for an aggregated APIService.
-// plainWhy is why a GVR the server does not serve is a 404, in plain words.
-func (r *Router) localOutcome(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps, why, plainWhy string) {
-	if a := r.aggregatedFor(req); a != nil {
+// serveLocally is the server's own handler chain, which a request the filter does not proxy
+// reaches: it serves the GVR (local), or answers 404 (mvp.NotFoundShape), or its
+// kube-aggregator answers for an aggregated APIService (mvp.AnswerOf).
+func (r *Router) serveLocally(vd *verdict) {
+	v, req, gvr := vd.v, vd.req, vd.gvr
+	l := &vd.local
+	switch a := r.aggregatedFor(req); {
+	case a != nil:
 		// The local handler for an aggregated APIService's group/version is kube-aggregator's
 		// proxy, whether or not the server's discovery lists it (docs/behaviour.md §16).
-		r.aggregatorOutcome(v, a, d, st)
+		l.kind, l.aggregated, l.answer = localAggregator, a, mvp.AnswerOf(*a)
+		vd.rule = mvp.RuleAggregator
+		vd.outcome, vd.unavailable = l.answer.Outcome, l.answer.Unavailable
+		if l.answer.Outcome == mvp.Unavailable {
+			vd.status = status(503)
+		}
+		vd.alsoPossible = append(vd.alsoPossible, l.answer.AlsoPossible...)
+		vd.apiService = &APIServiceRef{Name: a.Name, Service: a.Service.String(), Available: a.Available}
 		return
-	}
-	info := req.Info
-	if !info.IsResourceRequest {
+	case !req.Info.IsResourceRequest:
 		if gv, ok := discoveryGroupVersion(req.Path); ok && !v.servesGroupVersion(parseGroupVersion(gv)) {
 			// /apis/<g>/<v> and /api/<v> have a handler only for group/versions the server
 			// serves itself; peers are never asked (docs/behaviour.md §3.3).
-			st.add("the server serves nothing of %s: its discovery path has no handler, 404 page not found (discovery is never proxied)", gv)
-			d.Outcome, d.Status = mvp.NotFound, status(404)
-			d.Reason = fmt.Sprintf("404: discovery of %s, which this server does not serve; discovery is never proxied", gv)
-			d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves nothing of %s, and discovery is never proxied", v.srv.Name, gv)
-			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask an apiserver that serves %s, or switch it on on %s with %s", gv, v.srv.Name, mvp.EnableFlag(gv)))
+			l.kind, l.gv = localDiscovery404, gv
+			vd.outcome, vd.status = mvp.NotFound, status(404)
 			return
 		}
-		st.add("non-resource request: the local handler chain answers")
-		d.Outcome, d.Reason = mvp.Local, why
-		d.Plain.Answer = fmt.Sprintf("served locally — %s is not a resource request, so %s answers it itself and never proxies it", req.Path, v.srv.Name)
+		l.kind = localNonResource
+	case mvp.LocalNotFound(v.local.has(gvr.id), true):
+		l.kind = localNotServed404
+		vd.outcome, vd.status = mvp.NotFound, status(404)
 		return
-	}
-	if !v.local.has(gvr.id) {
-		d.Outcome, d.Status = mvp.NotFound, status(404)
-		if st.quiet { // a table cell: the outcome alone (Reason and Plain are explain's)
-			return
-		}
-		st.add("the local handler chain does not serve %s: 404 (%s)", gvr, notFoundShape(v, gvr))
-		d.Reason = fmt.Sprintf("404: %s; the server does not serve %s itself", why, gvr)
-		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s; %s does not serve %s itself", plainWhy, v.srv.Name, r.gvOrGVR(v, gvr))
-		if plainWhy == fmt.Sprintf("no apiserver serves %s", gvr) {
-			d.Plain.Answer = "404 Not Found — " + plainWhy
-		}
+	case mvp.LocalNotFound(true, v.servesSubresource(gvr, req.Info.Subresource)):
+		l.kind = localNoSubresource404
+		vd.outcome, vd.status = mvp.NotFound, status(404)
 		return
+	default:
+		l.kind = localServed
 	}
-	if !v.servesSubresource(gvr, info.Subresource) {
-		st.add("the server serves %s but not its subresource %q: 404 from the local chain", gvr, info.Subresource)
-		d.Outcome, d.Status = mvp.NotFound, status(404)
-		d.Reason = fmt.Sprintf("404: the server serves %s but not subresource %s", gvr, info.Subresource)
-		d.Plain.Answer = fmt.Sprintf("404 Not Found — %s serves %s but not its subresource %s", v.srv.Name, gvr, info.Subresource)
-		subs := "none"
-		if l := v.subresourcesOf(gvr); len(l) > 0 {
-			subs = strings.Join(l, ", ")
-		}
-		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("ask for a subresource %s serves for %s (%s), or run a version that has %s", v.srv.Name, gvr, subs, info.Subresource))
-		return
-	}
-	d.Outcome, d.Reason = mvp.Local, why
-	if st.quiet {
-		return
-	}
-	st.add("the local handler chain serves %s", gvr)
-	d.Plain.Answer = fmt.Sprintf("served locally — %s serves %s itself", v.srv.Name, gvr)
-	if why != "served by this server" && why != "this server is in the StorageVersion entry" {
-		d.Plain.Answer += "; " + why
-	}
+	vd.outcome = mvp.Local
 }
 
 // discoveryGroupVersion returns the group/version of a per-group/version discovery path:
@@ -81,12 +59,4 @@ func discoveryGroupVersion(path string) (string, bool) {
 		return parts[1], true
 	}
 	return "", false
-}
-
-// notFoundShape names which of the two local 404s the client gets (real-control-plane.md).
-func notFoundShape(v *serverView, gvr gvrKey) string {
-	if v.servesGroupVersionOf(gvr) {
-		return "a Status NotFound: the group/version is served, the resource is not"
-	}
-	return `text/plain "404 page not found": the group/version has no handler`
 }

@@ -1,172 +1,117 @@
 package route
 
 import (
-	"fmt"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
-// resolveAndProxy is steps 8–9: resolve each candidate's endpoint, then pick one at random.
-// anyFailureIs503 is the SV-era rule (docs/behaviour.md §11.1). endpointAlive overrides, for the servers it
-// names, whether their endpoint resolves.
-func (r *Router) resolveAndProxy(v *serverView, req Request, gvr gvrKey, cands []*serverView, anyFailureIs503 bool, endpointAlive map[*serverView]bool, d *Decision, st *steps) {
-	var resolved, failed []Candidate
-	var fixes []string
-	for _, p := range cands {
-		resolves, override := endpointAlive[p]
-		if !override {
-			resolves = mvp.EndpointResolves(p.srv)
-		}
-		c := Candidate{Server: p.srv.Name, ID: p.srv.ID, Address: p.srv.PeerAdvertiseAddress, Resolves: resolves, Inferred: p.inferred}
-		if c.ID == "" {
-			c.ID = p.srv.Name
-		}
-		d.Peers = append(d.Peers, c.ID)
-		words := !st.quiet // a table cell needs the outcomes, not the words (steps, results, fixes)
-		if c.Inferred {
-			d.Inferred = true
-			if words {
-				st.add("peer %s could not be read; that it serves %s is inferred from a reachable server's peer-aggregated discovery", p.srv.Name, gvr)
-				st.say("", "%s could not be read when the snapshot was taken; that it serves %s is inferred from what another apiserver's /apis lists", p.srv.Name, gvr)
-			}
-		}
+// resolve is steps 8–9, the end of the apiserver's filter: resolve each candidate's endpoint
+// (resolveServingLocation), answer the endpoint-resolution 503 when the era's rule says so
+// (mvp.EndpointResolution503), else pick one resolvable peer at random (rand.Intn) — reported
+// as the most common result with the others as alternatives. anyFailureIs503 is the SV-era
+// rule (docs/behaviour.md §11.1); alive overrides, for the servers it names, whether their
+// endpoint resolves.
+func resolve(vd *verdict, cands []*serverView, anyFailureIs503 bool, alive map[*serverView]bool) proxyVerdict {
+	p := proxyVerdict{anyFailureIs503: anyFailureIs503, peers: make([]string, 0, len(cands)), resolved: make([]Candidate, 0, len(cands))}
+	for _, peer := range cands {
+		c := tryPeer(vd, peer, alive)
+		p.peers = append(p.peers, c.ID)
 		if !c.Resolves {
-			if words {
-				why, plain, fix := unresolvable(p)
-				c.Result = fmt.Sprintf("endpoint does not resolve (%s)", why)
-				st.say("", "%s serves %s, but its address cannot be resolved: %s", c.PeerName(), gvr, plain)
-				fixes = append(fixes, fix)
-			}
-			failed = append(failed, c)
+			p.failed = append(p.failed, c)
 			continue
 		}
-		switch {
-		case !p.srv.Reachable:
-			c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
-			if words {
-				st.say(mvp.RuleTransport503, "%s's address %s resolves, but %s does not answer there", c.PeerName(), orUnknownAddress(c.Address), c.PeerName())
-				fixes = append(fixes, fmt.Sprintf("make %s's advertised address %s reachable from %s (bring %s back up)", c.PeerName(), orUnknownAddress(c.Address), v.srv.Name, c.PeerName()))
-				c.Result = "503: the peer's endpoint lease lives but the peer does not answer (" + mvp.TransportMessagePrefix + ")"
-			}
-		case p.local.has(gvr.id) && p.servesSubresource(gvr, req.Info.Subresource):
-			c.outcome = mvp.Proxied
-			if words {
-				st.say("", "%s serves %s and its address %s resolves", c.PeerName(), gvr, orUnknownAddress(c.Address))
-				c.Result = "the peer serves it: its answer is passed back"
-			}
-		default:
-			c.outcome, c.peer404 = mvp.Proxied, true
-			if words {
-				st.say(mvp.RuleLearnsAggregatedView, "%s lists %s in its /apis but does not serve it itself: proxied there, the request meets a 404", c.PeerName(), gvr)
-				c.Result = "404 from the peer: the request arrives with the loop-prevention header and the peer does not serve it itself"
-			}
-		}
-		resolved = append(resolved, c)
+		p.resolved = append(p.resolved, c)
 	}
-	d.Candidates = append(resolved, failed...)
-	if !st.quiet {
-		st.add("candidate peers: %s", candidateList(d.Candidates))
+	p.endpoint503 = mvp.EndpointResolution503(len(p.failed), len(p.resolved), anyFailureIs503)
+	if p.endpoint503 || len(p.resolved) == 0 {
+		return p
 	}
+	p.pick()
+	return p
+}
 
-	if len(failed) > 0 && (anyFailureIs503 || len(resolved) == 0) {
-		d.Outcome, d.Status, d.Unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
-		if st.quiet {
-			return
-		}
-		rule := "no candidate's endpoint resolves"
-		if anyFailureIs503 && len(resolved) > 0 {
-			rule = "a candidate's endpoint does not resolve, and in " + mvp.RuleAnyUnresolved503.Versions() + " any failure is fatal"
-		}
-		st.add("%s: 503 %q", rule, mvp.EndpointResolutionMessage)
-		if anyFailureIs503 && len(resolved) > 0 {
-			st.say(mvp.RuleAnyUnresolved503, "one candidate's address cannot be resolved, and that alone fails the request: 503 %q", mvp.EndpointResolutionMessage)
-		} else {
-			st.say(mvp.RuleNoneResolves503, "no candidate's address can be resolved: 503 %q", mvp.EndpointResolutionMessage)
-		}
-		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s %s %s, but %s address cannot be resolved", candidateNames(failed), serves(len(failed)), r.gvOrGVR(v, gvr), their(len(failed)))
-		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
-		d.Reason = "503 (endpoint resolution): " + rule
-		return
+// tryPeer is what happens when the request goes to candidate peer: its endpoint does not
+// resolve; it resolves but the peer does not answer (mvp.Transport503); the peer serves the
+// GVR; or it lists the GVR in its /apis without serving it itself, and answers 404.
+func tryPeer(vd *verdict, peer *serverView, alive map[*serverView]bool) Candidate {
+	resolves, override := alive[peer]
+	if !override {
+		resolves = mvp.EndpointResolves(peer.srv)
 	}
-	if len(resolved) == 0 { // SV era: entry lists only unknown servers and none failed; cannot happen
-		r.localOutcome(v, req, gvr, d, st, "no peer to proxy to", "no peer to proxy to")
-		return
+	c := Candidate{Server: peer.srv.Name, ID: peer.srv.ID, Address: peer.srv.PeerAdvertiseAddress, Resolves: resolves, Inferred: peer.inferred}
+	if c.ID == "" {
+		c.ID = peer.srv.Name
 	}
-
-	// The random choice: report the most common result, and the others as alternatives.
-	type result struct {
-		outcome     mvp.Outcome
-		unavailable string
-	}
-	var results []result // distinct, few: a candidate's outcome and kind of 503
-	counts := make([]int, len(resolved))
-	countOf := func(c Candidate) *int {
-		r := result{c.outcome, c.unavailable}
-		i := slices.Index(results, r)
-		if i < 0 {
-			i = len(results)
-			results = append(results, r)
-		}
-		return &counts[i]
-	}
-	for _, c := range resolved {
-		*countOf(c)++
-	}
-	// Ties go to a successful proxy: the table shows where requests can go, and the
-	// alternatives say how often they fail.
-	best := resolved[0]
-	for _, c := range resolved {
-		nc, nb := *countOf(c), *countOf(best)
-		if nc > nb || (nc == nb && c.outcome == mvp.Proxied && best.outcome != mvp.Proxied) {
-			best = c
-		}
-	}
-	d.Outcome = best.outcome
-	if best.outcome == mvp.Unavailable {
-		d.Status, d.Unavailable = status(503), best.unavailable
-	}
-	if st.quiet {
-		return
-	}
-	for i, r := range results {
-		if r != (result{best.outcome, best.unavailable}) {
-			key := mvp.OutcomeKey(r.outcome, r.unavailable)
-			d.Alternatives = append(d.Alternatives, fmt.Sprintf("%s with probability %d/%d", key, counts[i], len(resolved)))
-			d.AlsoPossible = append(d.AlsoPossible, key)
-		}
-	}
-	sort.Strings(d.Alternatives)
-	st.add("the apiserver picks one of %d resolvable peer(s) uniformly at random", len(resolved))
-	header := strings.ToLower(mvp.LoopPreventionHeader)
-	if len(resolved) > 1 {
-		st.say(mvp.RuleRandomPeer, "%s picks one of %s at random and forwards the request with %s: true", v.srv.Name, candidateNames(resolved), header)
-	} else {
-		st.say(mvp.RuleLoopHeader, "%s forwards the request to %s with %s: true (so it is not proxied again) and passes the answer back", v.srv.Name, resolved[0].PeerName(), header)
-	}
-	if best.outcome == mvp.Unavailable {
-		d.Reason = "503 (transport): the chosen peer does not answer"
-		d.Plain.Answer = fmt.Sprintf("503 Service Unavailable — %s serves %s, but does not answer at its address", best.PeerName(), r.gvOrGVR(v, gvr))
-		d.Plain.WhyNot = append(d.Plain.WhyNot, fixes...)
-		return
-	}
-	d.Reason = "proxied to " + resolvedNames(resolved)
-	var serving, answering404 []Candidate
-	for _, c := range resolved {
-		if c.outcome == mvp.Proxied && c.peer404 {
-			answering404 = append(answering404, c)
-		} else if c.outcome == mvp.Proxied {
-			serving = append(serving, c)
-		}
-	}
-	target := plainResolvedNames(resolved)
 	switch {
-	case len(serving) > 0:
-		d.Plain.Answer = fmt.Sprintf("proxied to %s — %s does not serve %s itself; %s %s", target, v.srv.Name, r.gvOrGVR(v, gvr), candidateNames(serving), does(len(serving)))
+	case !resolves:
+	case mvp.Transport503(peer.srv.Reachable):
+		c.outcome, c.unavailable = mvp.Unavailable, mvp.Transport
+	case peer.local.has(vd.gvr.id) && peer.servesSubresource(vd.gvr, vd.req.Info.Subresource):
+		c.outcome = mvp.Proxied
 	default:
-		d.Plain.Answer = fmt.Sprintf("proxied to %s, which answers 404 — %s lists %s but does not serve it itself", target, candidateNames(answering404), gvr)
-		d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("upgrade %s, so that it learns from each peer's own discovery rather than from what the peer lists in its /apis", v.srv.Name))
+		c.outcome, c.peer404 = mvp.Proxied, true
+	}
+	return c
+}
+
+// pick counts the distinct results of the resolved candidates and takes the most common one
+// as the answer. Ties go to a successful proxy: the table shows where requests can go, and the
+// alternatives say how often they fail.
+func (p *proxyVerdict) pick() {
+	p.counts = make([]int, 0, 2)
+	for _, c := range p.resolved {
+		res := candidateResult{c.outcome, c.unavailable}
+		i := slices.Index(p.results, res)
+		if i < 0 {
+			i = len(p.results)
+			p.results, p.counts = append(p.results, res), append(p.counts, 0)
+		}
+		p.counts[i]++
+	}
+	count := func(c Candidate) int {
+		return p.counts[slices.Index(p.results, candidateResult{c.outcome, c.unavailable})]
+	}
+	p.best = p.resolved[0]
+	for _, c := range p.resolved {
+		nc, nb := count(c), count(p.best)
+		if nc > nb || (nc == nb && c.outcome == mvp.Proxied && p.best.outcome != mvp.Proxied) {
+			p.best = c
+		}
+	}
+}
+
+// applyProxy makes the resolution vd's outcome: the endpoint-resolution 503, the chosen peer's
+// result, or — with no candidate at all — the local handler chain.
+func (r *Router) applyProxy(vd *verdict) {
+	p := &vd.proxy
+	vd.stop = stopResolve
+	for _, c := range p.resolved {
+		vd.inferred = vd.inferred || c.Inferred
+	}
+	for _, c := range p.failed {
+		vd.inferred = vd.inferred || c.Inferred
+	}
+	switch {
+	case p.endpoint503:
+		vd.outcome, vd.status, vd.unavailable = mvp.Unavailable, status(503), mvp.EndpointResolution
+		vd.rule = mvp.RuleNoneResolves503
+		if p.anyFailureIs503 && len(p.resolved) > 0 {
+			vd.rule = mvp.RuleAnyUnresolved503
+		}
+		return
+	case len(p.resolved) == 0: // SV era: entry lists only unknown servers and none failed; cannot happen
+		r.serveLocally(vd)
+		return
+	}
+	vd.outcome = p.best.outcome
+	vd.rule = mvp.PeerChoiceRule(len(p.resolved))
+	if p.best.outcome == mvp.Unavailable {
+		vd.status, vd.unavailable, vd.rule = status(503), p.best.unavailable, mvp.RuleTransport503
+	}
+	for _, res := range p.results {
+		if res != (candidateResult{p.best.outcome, p.best.unavailable}) {
+			vd.alsoPossible = append(vd.alsoPossible, mvp.OutcomeKey(res.outcome, res.unavailable))
+		}
 	}
 }

@@ -75,9 +75,9 @@ func (r *Router) Decide(server string, req Request) (Decision, error) {
 	return r.decide(v, req), nil
 }
 
-// decide runs the decision procedure of docs/behaviour.md §2 for server v.
+// decide runs the decision procedure of docs/behaviour.md §2 for server v and words it.
 func (r *Router) decide(v *serverView, req Request) Decision {
-	return r.decideWith(v, req, r.keyOf(req), false)
+	return r.explained(v, req, r.keyOf(req))
 }
 
 // keyOf is the numbered GVR of a resource request (id -1 for any other request, and for a
@@ -89,112 +89,95 @@ func (r *Router) keyOf(req Request) gvrKey {
 	return r.gvrs.key(req.Info.GVR())
 }
 
-// decideWith is decide for gvr, the request's keyOf; quiet leaves the steps out (routing
-// tables).
-func (r *Router) decideWith(v *serverView, req Request, gvr gvrKey, quiet bool) Decision {
-	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{}}
-	st := steps{quiet: quiet}
-	r.decideSteps(v, req, gvr, &d, &st)
-	d.Steps = st.list
-	d.Plain.Steps = st.plain
-	for _, c := range d.Candidates {
-		if c.Resolves && c.outcome == mvp.Proxied {
-			d.Plain.ProxiedTo = append(d.Plain.ProxiedTo, c.PeerName())
-		}
-	}
-	for _, a := range d.Alternatives {
-		d.Plain.Alternatives = append(d.Plain.Alternatives, plainAlternative.Replace(a))
-	}
-	if !quiet {
-		d.Hazards = r.hazards(v)
-	}
+// explained is the decision for gvr, the request's keyOf, with its steps and plain words.
+func (r *Router) explained(v *serverView, req Request, gvr gvrKey) Decision {
+	var vd verdict
+	r.verdictOf(v, req, gvr, &vd)
+	d := vd.decision()
+	r.word(&vd, &d)
 	if TraceDecision != nil {
 		TraceDecision(req.Method+" "+req.URL(), d)
 	}
 	return d
 }
 
+// cellDecision is the decision a routing table's cell shows: the verdict without its words,
+// which formatting was most of a table's time — unless decisions are traced (`-v 4`), which
+// shows them in full.
+func (r *Router) cellDecision(v *serverView, req Request, gvr gvrKey) Decision {
+	if TraceDecision != nil {
+		return r.explained(v, req, gvr)
+	}
+	var vd verdict
+	r.verdictOf(v, req, gvr, &vd)
+	return vd.decision()
+}
+
 // TraceDecision, when set, is told of every routing decision made: `mvpctl -v 4` logs them.
 var TraceDecision func(request string, d Decision)
 
-func (r *Router) decideSteps(v *serverView, req Request, gvr gvrKey, d *Decision, st *steps) {
-	info := req.Info
-
-	if !st.quiet { // the arguments cost more than the rest of a table cell's decision
-		st.add("server %s runs %s: %s", v.srv.Name, v.srv.Version, mvp.Describe(v.version))
-	}
-	if mvp.Newer(v.version) {
-		// Rules of a minor mvpctl does not know are an assumption, and say so.
-		d.Inferred = true
-		st.say("", "%s runs %s, newer than the rules mvpctl knows: assumed to behave like 1.%d", v.srv.Name, v.srv.Version, mvp.NewestKnownMinor)
-	}
-
-	// Step 0: is the filter installed at all?
-	if !v.era.HasProxy() {
-		st.add("Kubernetes %s predates the Mixed Version Proxy (%s): no proxy filter", v.version.MinorString(), mvp.RuleFilter.Versions())
-		st.say(mvp.RuleNoProxy, "%s runs Kubernetes %s, which has no Mixed Version Proxy: it answers only for what it serves itself", v.srv.Name, v.version.MinorString())
-		r.notFoundFix(v, req, gvr, fmt.Sprintf("upgrade %s to a version with the Mixed Version Proxy (%s) and set it up", v.srv.Name, mvp.RuleFilter.Versions()), d)
-		r.localOutcome(v, req, gvr, d, st, "no proxy filter "+mvp.RuleNoProxy.Versions(), fmt.Sprintf("%s has no Mixed Version Proxy", v.srv.Name))
+// verdictOf decides what server v does with req, as the apiserver's proxy filter does
+// (k8s.io/apiserver peerproxy_handler.go, WrapHandler): no filter, a non-resource request,
+// the loop-prevention header → the local handler chain; then the peers that serve the GVR,
+// their endpoints resolved, one picked at random.
+func (r *Router) verdictOf(v *serverView, req Request, gvr gvrKey, vd *verdict) {
+	*vd = verdict{v: v, req: req, gvr: gvr, newer: mvp.Newer(v.version)}
+	vd.inferred = vd.newer // rules of a minor mvpctl does not know are an assumption
+	installed := r.filterInstalled(vd)
+	if rule, local := mvp.LocalRule(v.era.HasProxy(), installed, req.Info.IsResourceRequest, req.HeaderProxied); local {
+		vd.rule = rule
+		switch rule {
+		case mvp.RuleNonResource:
+			vd.stop = stopNonResource
+		case mvp.RuleLoopHeader:
+			vd.stop = stopLoopHeader
+		}
+		r.serveLocally(vd)
 		return
+	}
+	if v.era.RoutesOnStorageVersions() {
+		r.storageVersionPeers(vd)
+		return
+	}
+	r.discoveryPeers(vd)
+}
+
+// filterInstalled is step 0: whether v's proxy filter is in its handler chain; when it is
+// not, vd says why.
+func (r *Router) filterInstalled(vd *verdict) bool {
+	v := vd.v
+	if !v.era.HasProxy() {
+		vd.stop = stopNoProxy
+		return false
 	}
 	gate, gateAssumed := mvp.GateOn(v.srv)
 	filter, filterAssumed := mvp.FilterInstalled(v.srv)
-	stated := statedNote(v.srv)
 	switch {
 	case !gate:
-		st.add("feature gate UnknownVersionInteroperabilityProxy is off%s%s: no proxy filter", assumedNote(gateAssumed, "the version's default"), stated)
-		d.Inferred = d.Inferred || gateAssumed
-		gateWhy := "the UnknownVersionInteroperabilityProxy gate is off"
-		if gateAssumed {
-			gateWhy += fmt.Sprintf(" (assumed: it is off by default in %s)", mvp.RuleGateDefaultOff.Versions())
-		}
-		st.say(mvp.RuleFilter, "the proxy filter is not installed: %s%s", gateWhy, stated)
-		r.notFoundFix(v, req, gvr, fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true and set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
-		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (feature gate off)", fmt.Sprintf("%s's proxy filter is not installed (feature gate off)", v.srv.Name))
-		return
+		vd.stop, vd.gateAssumed = stopGateOff, gateAssumed
+		vd.inferred = vd.inferred || gateAssumed
+		return false
 	case !filter:
-		st.add("feature gate on%s, but no --peer-ca-file: no proxy filter%s%s", assumedNote(gateAssumed, "the version's default"),
-			assumedNote(filterAssumed, "not observed; kube-apiserver has no --peer-ca-file unless it is set"), stated)
-		d.Inferred = d.Inferred || gateAssumed || filterAssumed
-		caWhy := "--peer-ca-file is not set"
-		if filterAssumed {
-			caWhy += " (assumed: it has no default)"
-		}
-		st.say(mvp.RuleFilter, "the proxy filter is not installed: the UnknownVersionInteroperabilityProxy gate is on, but %s%s", caWhy, stated)
-		r.notFoundFix(v, req, gvr, fmt.Sprintf("set --peer-ca-file on %s so its proxy filter is installed", v.srv.Name), d)
-		r.localOutcome(v, req, gvr, d, st, "the proxy filter is absent (no --peer-ca-file)", fmt.Sprintf("%s's proxy filter is not installed (no --peer-ca-file)", v.srv.Name))
-		return
-	default:
-		st.add("proxy filter installed (gate on, --peer-ca-file set)%s", stated)
-		st.say(mvp.RuleFilter, "the proxy filter is installed: the UnknownVersionInteroperabilityProxy gate is on and --peer-ca-file is set%s", stated)
-		d.Plain.FilterInstalled = true
+		vd.stop, vd.gateAssumed, vd.filterAssumed = stopNoPeerCA, gateAssumed, filterAssumed
+		vd.inferred = vd.inferred || gateAssumed || filterAssumed
+		return false
 	}
+	return true
+}
 
-	// Step 2: non-resource requests.
-	if !info.IsResourceRequest {
-		st.add("%s %s is not a resource request (discovery, health, version, metrics...): never proxied", req.Method, req.Path)
-		st.say(mvp.RuleNonResource, "%s is not a resource request (discovery, health, version, metrics): it is never proxied", req.Path)
-		r.localOutcome(v, req, gvr, d, st, "non-resource request: served by the local handler chain", "")
-		return
+// decision is the verdict as a Decision, without words: what a routing table's cell needs.
+func (vd *verdict) decision() Decision {
+	v := vd.v
+	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{},
+		Outcome: vd.outcome, Status: vd.status, Unavailable: vd.unavailable, Inferred: vd.inferred,
+		AlsoPossible: vd.alsoPossible, Causes: vd.causes, APIService: vd.apiService}
+	if vd.stop != stopResolve {
+		return d
 	}
-	// Step 3: loop-prevention header.
-	if req.HeaderProxied {
-		st.add("header x-kubernetes-peer-proxied: true is present: served locally, never proxied again")
-		st.say(mvp.RuleLoopHeader, "the request carries %s: true, so a peer already proxied it: %s answers it itself and never proxies it again", strings.ToLower(mvp.LoopPreventionHeader), v.srv.Name)
-		if !v.local.has(gvr.id) {
-			d.Plain.WhyNot = append(d.Plain.WhyNot, fmt.Sprintf("send the request without %s (only apiservers set it)", strings.ToLower(mvp.LoopPreventionHeader)))
-		}
-		r.localOutcome(v, req, gvr, d, st, "the loop-prevention header forces local handling", "the request was already proxied once")
-		return
+	p := &vd.proxy
+	if p.peers != nil {
+		d.Peers = p.peers
 	}
-	st.add("caches assumed synced (before sync, every request is handled locally)")
-	if !st.quiet {
-		st.add("routing key %s (core group keyed %s in this era; subresource, name, namespace and verb are ignored)", keyString(gvr.GVR, v.era), v.era.CoreKey())
-	}
-
-	if v.era.RoutesOnStorageVersions() {
-		r.decideStorageVersion(v, req, gvr, d, st)
-		return
-	}
-	r.decideDiscovery(v, req, gvr, d, st)
+	d.Candidates = append(p.resolved, p.failed...)
+	return d
 }

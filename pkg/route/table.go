@@ -142,8 +142,7 @@ func (r *Router) cells(row Row, req Request, key gvrKey) Row {
 			row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Text: Unreachable})
 			continue
 		}
-		// Quiet: a cell needs the outcome, not the steps and words (but `-v 4` traces them).
-		d := r.decideWith(v, req, key, TraceDecision == nil)
+		d := r.cellDecision(v, req, key)
 		row.Cells = append(row.Cells, Cell{Server: v.srv.Name, Outcome: d.Outcome, Status: d.Status,
 			Unavailable: d.Unavailable, Peers: d.Peers, Text: d.Cell(), Inferred: d.Inferred})
 	}

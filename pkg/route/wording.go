@@ -141,8 +141,9 @@ func unresolvable(p *serverView) (why, plain, fix string) {
 			fmt.Sprintf("turn on --feature-gates=UnknownVersionInteroperabilityProxy=true on %s so it publishes its address", p.srv.Name)
 	}
 	if !p.srv.Reachable {
-		return "the peer is down and its 15 s endpoint lease has expired",
-			"it is down and its published address (a peer endpoint lease with a 15 s TTL) has expired",
+		ttl := int(mvp.EndpointLeaseTTL.Seconds())
+		return fmt.Sprintf("the peer is down and its %d s endpoint lease has expired", ttl),
+			fmt.Sprintf("it is down and its published address (a peer endpoint lease with a %d s TTL) has expired", ttl),
 			fmt.Sprintf("bring %s back up: it publishes its address again once it runs", p.srv.Name)
 	}
 	return "no peer endpoint lease", "it has no peer endpoint lease",

@@ -56,7 +56,7 @@ func configurationFindings(s *snapshot.Snapshot, evidence map[string]string) []F
 		}
 		if mvp.CanAggregateDiscovery(v) && pp.PeerAggregatedDiscovery != nil && !*pp.PeerAggregatedDiscovery && (pp.FilterInstalled == nil || *pp.FilterInstalled) {
 			add(CheckPeerDiscovery, Warning, srv, "peer-aggregated discovery is off: clients of this server do not see APIs only its peers serve",
-				"peer-aggregated discovery needs the gate and --peer-ca-file; check that peers are learned (apiserver_peer_discovery_sync_errors_total)", ev...)
+				"peer-aggregated discovery needs the gate and --peer-ca-file; check that peers are learned ("+mvp.PeerDiscoverySyncErrorsMetric+")", ev...)
 		}
 	}
 	return out

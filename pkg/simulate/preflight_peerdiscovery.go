@@ -48,7 +48,7 @@ func peerDiscoveryFindings(s *snapshot.Snapshot, evidence map[string]string, dif
 			}
 		}
 		unlearned, shows := learnedView(s, srv, diff)
-		counters := fmt.Sprintf("apiserver_peer_discovery_sync_errors_total: fetch_discovery %g, hostport_resolution %g, lease_list %g",
+		counters := fmt.Sprintf("%s: fetch_discovery %g, hostport_resolution %g, lease_list %g", mvp.PeerDiscoverySyncErrorsMetric,
 			errs[mvp.SyncErrorFetch], errs[mvp.SyncErrorHostPort], errs[mvp.SyncErrorLeaseList])
 		var msg []string
 		switch {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -264,6 +265,23 @@ func isContent(l []byte) bool {
 	return len(l) > 0 && l[0] != '#'
 }
 
+// notAnObject reports whether err says the whole document is a string or a list: a type
+// error of goccy/go-json or of encoding/json (which sigs.k8s.io/yaml wraps) about the top-level
+// value, not a field.
+func notAnObject(err error) bool {
+	var (
+		goccy *gojson.UnmarshalTypeError
+		std   *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &goccy):
+		return goccy.Struct == "" && goccy.Field == "" && (goccy.Value == "string" || goccy.Value == "array")
+	case errors.As(err, &std):
+		return std.Struct == "" && std.Field == "" && (std.Value == "string" || std.Value == "array")
+	}
+	return false
+}
+
 // decodeError turns parser messages into one line; a truncated document is named as such.
 func decodeError(err error) error {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
@@ -271,9 +289,11 @@ func decodeError(err error) error {
 	for _, noise := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
 		msg = strings.ReplaceAll(msg, noise, "")
 	}
-	if strings.HasPrefix(msg, "cannot unmarshal string into Go value") || strings.HasPrefix(msg, "cannot unmarshal array into Go value") {
+	if notAnObject(err) {
 		return errors.New("not a snapshot: the document is not a YAML or JSON object")
 	}
+	// A cut document has no error type of its own in these parsers (go-yaml's are plain
+	// strings): their words are all there is.
 	for _, hint := range []string{"unexpected end of JSON input", "did not find expected", "found unexpected end of stream", "could not find expected"} {
 		if strings.Contains(msg, hint) {
 			return fmt.Errorf("not a complete document (truncated?): %s", msg)

@@ -6,10 +6,11 @@ import (
 	"bufio"
 	"go/build"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,21 +99,13 @@ func imports(t *testing.T, root string) map[string][]string {
 // TestFloors: every package is on a floor of docs/architecture.md, and no package imports one
 // on its own floor or above it.
 func TestFloors(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	fl := floors(t, root)
 	pkgs := imports(t, root)
 	if len(pkgs) < 10 {
 		t.Fatalf("found %d packages under %s: not the module", len(pkgs), root)
 	}
-	var names []string
-	for p := range pkgs {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
 		pf, ok := floorOf(fl, p)
 		if !ok {
 			t.Errorf("%s is on no floor: add it to the floors block of docs/architecture.md", p)

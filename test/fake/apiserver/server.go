@@ -20,6 +20,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 // How a fake server answers discovery, by the kube-apiserver versions that behave so.
@@ -140,7 +142,7 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// What kube-apiserver answers for a path no handler serves.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, "404 page not found\n")
+		fmt.Fprint(w, mvp.NotFoundText+"\n")
 	}
 }
 
@@ -287,7 +289,7 @@ func (f *Server) serveResourceList(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
-	fmt.Fprint(w, "404 page not found\n")
+	fmt.Fprint(w, mvp.NotFoundText+"\n")
 }
 
 // WriteJSON writes v as JSON with the given Content-Type.

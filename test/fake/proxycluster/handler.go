@@ -189,9 +189,9 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	var b strings.Builder
 	b.WriteString("# HELP apiserver_request_total [STABLE] Counter of apiserver requests.\n# TYPE apiserver_request_total counter\n")
 	b.WriteString(`apiserver_request_total{code="200",verb="GET"} 42` + "\n")
-	writeFamily(&b, "apiserver_rerouted_request_total", "[ALPHA] Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it", s.rerouted)
+	writeFamily(&b, mvp.ReroutedMetric, "[ALPHA] Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it", s.rerouted)
 	if mvp.HasPeerProxyMetrics(parsed(s.Version)) {
-		writeFamily(&b, "apiserver_peer_proxy_errors_total", "[ALPHA] Total number of errors encountered while proxying requests to a peer kube apiserver", s.errors)
+		writeFamily(&b, mvp.PeerProxyErrorsMetric, "[ALPHA] Total number of errors encountered while proxying requests to a peer kube apiserver", s.errors)
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	fmt.Fprint(w, b.String())

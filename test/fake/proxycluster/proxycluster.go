@@ -7,16 +7,18 @@
 // checks they stay equal).
 package proxycluster
 
+import "github.com/mvpctl/mvpctl/pkg/mvp"
+
 // Bodies captured from real v1.36.3 servers (pkg/probe/testdata).
 const (
 	// BodyTextNotFound: a path no handler serves (unknown group/version).
-	BodyTextNotFound = "404 page not found\n"
+	BodyTextNotFound = mvp.NotFoundText + "\n"
 	// BodyUnknownResource: a served group/version, an unknown resource.
-	BodyUnknownResource = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}` + "\n"
+	BodyUnknownResource = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + mvp.NotFoundMessage + `","reason":"NotFound","details":{},"code":404}` + "\n"
 	// BodyEndpointResolution: no candidate peer's address resolves.
-	BodyEndpointResolution = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Error getting ip and port info of the remote server while proxying","reason":"ServiceUnavailable","code":503}` + "\n"
+	BodyEndpointResolution = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"` + mvp.EndpointResolutionMessage + `","reason":"ServiceUnavailable","code":503}` + "\n"
 	// BodyTransportFormat: the chosen peer does not answer (%s is its address).
-	BodyTransportFormat = "error trying to reach service: dial tcp %s: connect: connection refused\n"
+	BodyTransportFormat = mvp.TransportMessagePrefix + ": dial tcp %s: connect: connection refused\n"
 	// BodyMissingObjectFormat: a missing object of a served resource (name, group, resource).
 	BodyMissingObjectFormat = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"%[3]s.%[2]s \"%[1]s\" not found","reason":"NotFound","details":{"name":"%[1]s","group":"%[2]s","kind":"%[3]s"},"code":404}` + "\n"
 	// BodyForbiddenFormat: RBAC denied (user, verb, resource, group).

@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"os"
@@ -67,7 +67,7 @@ func liveDescendants(pid int) []int {
 	for len(queue) > 0 && len(out) < 1<<14 {
 		p := queue[0]
 		queue = queue[1:]
-		if state, _ := procStat(p); state != 0 && state != 'Z' && state != 'X' {
+		if Alive(p) {
 			out = append(out, p)
 		}
 		queue = append(queue, children(p)...)
@@ -130,4 +130,10 @@ func procStat(pid int) (state byte, ppid int) {
 	}
 	ppid, _ = strconv.Atoi(f[1])
 	return f[0][0], ppid
+}
+
+// Alive reports whether pid is a process that has not ended (a zombie has).
+func Alive(pid int) bool {
+	state, _ := procStat(pid)
+	return state != 0 && state != 'Z' && state != 'X'
 }

@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // What others write to the process's stderr — a kubeconfig's exec credential plugin, which
 // client-go gives os.Stderr, and klog — reaches the user as kubectl shows it: line by line, as
 // it comes (a device-code sign-in prompt must be seen while the plugin waits for it), on a
-// terminal or not; but cleaned of credentials first (cleanForeign). mvpctl's own messages go
+// terminal or not; but cleaned of credentials first (CleanForeign). mvpctl's own messages go
 // to the real stderr directly.
 const (
 	// foreignHold is how long a line is held before it is shown, so that a token the plugin
@@ -29,10 +29,10 @@ const (
 	foreignHeld = 1 << 20
 )
 
-// cleanForeign is a line from others as it is shown: every credential the process knows
+// CleanForeign is a line from others as it is shown: every credential the process knows
 // (the kubeconfig's, the tokens learned from requests) and every secret shape redacted,
 // control characters escaped (no escape sequence reaches the terminal).
-func cleanForeign(line string) string {
+func CleanForeign(line string) string {
 	return apiclient.EscapeControl(redact.Shapes(redact.Process.Clean(line)))
 }
 
@@ -105,7 +105,7 @@ func (g *stderrGuard) show() {
 			h := held[0]
 			held = held[1:]
 			size -= len(h.text)
-			line := cleanForeign(strings.TrimSuffix(string(h.text), "\r"))
+			line := CleanForeign(strings.TrimSuffix(string(h.text), "\r"))
 			if h.complete {
 				line += "\n"
 			}

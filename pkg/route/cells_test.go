@@ -8,8 +8,8 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// TestTableCellsAgreeWithDecide: a routing table decides its cells quietly (no steps, no
-// words); every cell still says what the full decision (explain's) says, on the repository's
+// TestTableCellsAgreeWithDecide: a routing table's cells are verdicts without words (no steps,
+// no plain text); every cell still says what the full decision (explain's) says, on the repository's
 // snapshots and a generated one with a CRD group/version missing from one server.
 func TestTableCellsAgreeWithDecide(t *testing.T) {
 	files, err := filepath.Glob("../../cmd/mvpctl/testdata/snapshots/*.yaml")

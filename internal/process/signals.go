@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // Exit codes after a signal, as shells report them (128 + the signal number).
@@ -16,15 +14,16 @@ const (
 	ExitTerminated  = 143 // SIGTERM
 )
 
-// handleSignals makes the first SIGINT or SIGTERM end the returned context, so that every
+// HandleSignals makes the first SIGINT or SIGTERM end the returned context, so that every
 // request stops and commands print what they have (probe) and clean up; a second signal
-// exits at once (exitProcess). Either way no temporary file and no child process is left
-// behind. interrupted reports, after the command, the exit code the signal calls for.
+// runs cleanup and exits at once (Exit). Either way no temporary file and no child process
+// is left behind. interrupted reports, after the command, the exit code the signal calls
+// for (having run cleanup).
 //
 // signal.NotifyContext would replace the first half only: it says which signal came only as
 // the text of its cause, and the second signal needs a channel of its own registered from
 // the start anyway (docs/architecture.md).
-func handleSignals() (ctx context.Context, interrupted func() (int, bool)) {
+func HandleSignals(cleanup func()) (ctx context.Context, interrupted func() (int, bool)) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -38,7 +37,9 @@ func handleSignals() (ctx context.Context, interrupted func() (int, bool)) {
 		first = s
 		mu.Unlock()
 		cancel()
-		exitProcess(signalExitCode(<-sigs))
+		code := signalExitCode(<-sigs)
+		cleanup()
+		Exit(code)
 	}()
 	return ctx, func() (int, bool) {
 		mu.Lock()
@@ -46,7 +47,7 @@ func handleSignals() (ctx context.Context, interrupted func() (int, bool)) {
 		if first == nil {
 			return 0, false
 		}
-		snapshot.RemoveTempFiles()
+		cleanup()
 		return signalExitCode(first), true
 	}
 }

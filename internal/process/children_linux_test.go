@@ -1,0 +1,53 @@
+package process
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestEndChildren: a child that ignores SIGTERM, and the child it started in the background,
+// are both gone after endChildren, within its bounds, and none is left a zombie.
+func TestEndChildren(t *testing.T) {
+	marker := t.TempDir() + "/started"
+	cmd := exec.Command("/bin/sh", "-c", "trap '' TERM\nsleep 300 &\ntouch "+marker+"\nwait\n")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never started")
+		}
+	}
+	pids := liveDescendants(os.Getpid())
+	if len(pids) < 2 {
+		t.Fatalf("descendants %v, want the shell and its sleep", pids)
+	}
+	start := time.Now()
+	endChildren(50*time.Millisecond, 400*time.Millisecond)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("endChildren took %s", took)
+	}
+	for _, pid := range pids {
+		if Alive(pid) {
+			t.Errorf("process %d still alive", pid)
+		}
+	}
+	if left := liveDescendants(os.Getpid()); len(left) > 0 {
+		t.Errorf("left %v", left)
+	}
+}
+
+func TestProcStat(t *testing.T) {
+	state, ppid := procStat(os.Getpid())
+	if state == 0 || ppid != os.Getppid() {
+		t.Errorf("procStat(self) = %q, %d; want a state and parent %d", state, ppid, os.Getppid())
+	}
+	if Alive(1 << 30) {
+		t.Error("a pid that cannot exist is alive")
+	}
+}
