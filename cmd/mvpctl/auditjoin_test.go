@@ -10,16 +10,20 @@ import (
 )
 
 func TestSplitAuditLog(t *testing.T) {
-	for _, c := range []struct{ in, server, path string }{
-		{"audit.log", "", "audit.log"},
-		{"kas-a=audit.log", "kas-a", "audit.log"},
-		{"kas-a=/var/log/a=b.log", "kas-a", "/var/log/a=b.log"},
-		{"./a=b.log", "", "./a=b.log"},
-		{"/var/log/a=b.log", "", "/var/log/a=b.log"},
-		{"kas-a=", "kas-a", ""},
+	for _, c := range []struct {
+		in, server, path string
+		named            bool
+	}{
+		{"audit.log", "", "audit.log", false},
+		{"kas-a=audit.log", "kas-a", "audit.log", true},
+		{"kas-a=/var/log/a=b.log", "kas-a", "/var/log/a=b.log", true},
+		{"./a=b.log", "", "./a=b.log", false},
+		{"/var/log/a=b.log", "", "/var/log/a=b.log", false},
+		{"kas-a=", "kas-a", "", true},
+		{"=audit.log", "", "audit.log", true},
 	} {
-		if s, p := splitAuditLog(c.in); s != c.server || p != c.path {
-			t.Errorf("splitAuditLog(%q) = %q, %q; want %q, %q", c.in, s, p, c.server, c.path)
+		if s, p, named := splitAuditLog(c.in); s != c.server || p != c.path || named != c.named {
+			t.Errorf("splitAuditLog(%q) = %q, %q, %v; want %q, %q, %v", c.in, s, p, named, c.server, c.path, c.named)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func TestGolden(t *testing.T) {
 		// The upgrade as a timeline: the crash's two phases share their 503 box.
 		{"simulate-timeline-crash.mmd", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml", "-o", "mermaid"}, ExitOK},
 		{"simulate-timeline-crash.dot", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml", "-o", "dot"}, ExitOK},
-		{"preflight-timeline-1.35-1.36.dot", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36", "-o", "dot"}, ExitFindings},
+		{"preflight-timeline-1.35-1.36.dot", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36", "-o", "dot"}, ExitIncomplete},
 		{"explain-unavailable.dot", []string{"explain", "--snapshot", skew, "-o", "dot", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitIncomplete},
 		{"explain-verbose.txt", []string{"explain", "--snapshot", skew, "--verbose", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		// From the real profiles (make profiles): a three-server rolling upgrade 1.36 → 1.37.
@@ -104,13 +104,14 @@ func TestGolden(t *testing.T) {
 		// and the example's recorded /apis documents checked.
 		{"simulate-upgrade-skew-audit-example.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz"}, ExitOK},
 		// Two servers' own audit logs, joined: what kas-b (no batch/v1) proxied to kas-a.
-		{"preflight-skew-audit-join.txt", []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-a=testdata/audit-kas-a.log", "--audit-log", "kas-b=testdata/audit-kas-b.log"}, ExitIncomplete},
+		{"preflight-skew-audit-join.txt", []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-a=testdata/audit-kas-a.log", "--audit-log", "kas-b=testdata/audit-kas-b.log"}, ExitFindings},
 		{"simulate-upgrade-skew-audit-join.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-b=testdata/audit-kas-b.log", "--audit-log", "kas-a=testdata/audit-kas-a.log"}, ExitOK},
 		{"discovery-diff-example.txt", []string{"discovery", "diff", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
 		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
-		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window.
-		{"preflight-1.35-1.36-default.txt", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36"}, ExitFindings},
+		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window, a
+		// warning: no client could use them before the upgrade.
+		{"preflight-1.35-1.36-default.txt", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36"}, ExitIncomplete},
 		{"preflight-crash.md", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
 		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37", "-o", "json"}, ExitOK},
@@ -166,6 +167,7 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"version", "-o", "table"}, `unknown output format "table" for "mvpctl version": want one of text|json|yaml`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.99"}, `no profile for Kubernetes 1.99: mvpctl has profiles for v1.33.13, v1.34.4, v1.35.4, v1.36.3, v1.37.2`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36"}, `simulate upgrade needs --to VERSION`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--steps", "some"}, `--steps "some": want changed or all`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.34,b=1.34", "--to", "1.37"}, `a v1.34.4 → v1.37.2 skips a minor version; b v1.34.4 → v1.37.2 skips a minor version; pass --allow-skew`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.35"}, `a v1.36.3 → v1.35.4 is a downgrade; b v1.36.3 → v1.35.4 is a downgrade`},
 		{[]string{"preflight", "--servers", "a=1.35,b=1.37", "--to", "1.37"}, `at the start, the control plane is outside the version-skew policy: b (v1.37.2) and a (v1.35.4) are more than one minor version apart`},
@@ -177,8 +179,11 @@ func TestInputErrors(t *testing.T) {
 		{[]string{"preflight", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 		{[]string{"profiles", "show", "1.20"}, `no profile for Kubernetes 1.20`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "kas-a="}, `--audit-log "kas-a=": want FILE or SERVER=FILE`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "=testdata/audit-kas-a.log"}, `--audit-log "=testdata/audit-kas-a.log": want FILE or SERVER=FILE`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "nosuch=testdata/audit-kas-a.log"}, `--audit-log "nosuch=testdata/audit-kas-a.log": no apiserver "nosuch" in the control plane (apiservers: a)`},
+		{[]string{"simulate", "upgrade", "--snapshot", skew, "--to", "1.37", "--proxy", "weird"}, `--proxy sets up servers started from profiles (--servers, or a scenario's from.servers); a snapshot or a live cluster says how each server is set up: drop --proxy`},
 		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--requests", "testdata/requests.txt"}, `give one of --requests and --audit-log`},
-		{[]string{"simulate", "upgrade", "--servers", "a=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--audit-log", "b=testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
+		{[]string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "a=testdata/audit-kas-a.log", "--audit-log", "b=testdata/nope.log"}, `traffic testdata/nope.log: no such file or directory`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

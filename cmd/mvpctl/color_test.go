@@ -43,7 +43,7 @@ func TestColor(t *testing.T) {
 		{[]string{"explain", "--snapshot", example, "-o", "wide", "jobs.batch"}, []string{ansiCyan + "proxied to kas-a" + ansiReset}},
 		{[]string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, []string{ansiRed + "404 Not Found" + ansiReset}},
 		{[]string{"explain", "--snapshot", skew, "-o", "table", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, []string{ansiRed + "503 Service Unavailable" + ansiReset}},
-		{[]string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37"}, []string{ansiRed + "404" + ansiReset, ansiCyan + "proxy→kas-a" + ansiReset}},
+		{[]string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--steps", "all"}, []string{ansiRed + "404" + ansiReset, ansiCyan + "proxy→kas-a" + ansiReset}},
 		{[]string{"routes", "--snapshot", skew}, []string{ansiRed + "404" + ansiReset}},
 	} {
 		out := runOnTerminal(t, tc.args...)

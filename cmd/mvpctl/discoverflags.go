@@ -32,6 +32,9 @@ type discoverFlags struct {
 	// requireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
 	requireLeases bool
+	// knownServers are the apiservers a watch's last read reached: the leases are listed
+	// through them when the kubeconfig's server does not answer (discover.Options.KnownServers).
+	knownServers []string
 }
 
 // discoverFlagNames are the flags of discoverFlags, which only a live discovery reads.
@@ -128,6 +131,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		ViaLB:            d.viaLB,
 		LBSamples:        d.lbSamples,
 		RequireLeases:    d.requireLeases,
+		KnownServers:     d.knownServers,
 		Manifests:        manifests,
 		ControlPlane:     kcp,
 		Timeout:          d.timeout,

@@ -40,11 +40,16 @@ var docsOfflineExit = map[string]int{
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --proxy=configured --to 1.37 --audit-log examples/audit.log.gz -o junit": ExitOK,
 	"mvpctl simulate run --servers a=1.37,b=1.36 --proxy=configured --step peer-ca-wrong:b":                                   ExitOK,
 	// docs/ci.md's GitLab job on the shipped skew snapshot (for snapshots/prod.yaml): kas-b
-	// (--runtime-config=api/all=true) serves alpha/beta GVRs the default kas-a lacks, which kas-a
-	// answers 404 while kas-b is down for its upgrade, whatever the order: warnings (MVP011).
-	"mvpctl preflight --snapshot snapshots/prod.yaml --to 1.37 -o junit > preflight.xml": ExitIncomplete,
-	// docs/ci.md's accepted risks: the same warnings, written to a baseline, then accepted.
-	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37":                                                                              ExitIncomplete,
+	// (--runtime-config=api/all=true) serves alpha/beta GVRs that kas-a answers by proxy today
+	// and 404 while kas-b is down for its upgrade, whatever the order; without traffic to say
+	// they are unused, each blocks (MVP011).
+	"mvpctl preflight --snapshot snapshots/prod.yaml --to 1.37 -o junit > preflight.xml": ExitFindings,
+	// docs/ci.md's examples of each severity: GVRs new in the target warn; the example's
+	// windows block without traffic, and with its audit log only the one a client uses does.
+	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37":                                  ExitIncomplete,
+	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37":                                   ExitFindings,
+	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --audit-log examples/audit.log.gz": ExitFindings,
+	// docs/ci.md's accepted risks: the same findings, written to a baseline, then accepted.
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --write-baseline accepted.txt --reason \"alpha/beta APIs only kas-b serves\"": ExitOK,
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --baseline accepted.txt":                                                      ExitOK,
 }

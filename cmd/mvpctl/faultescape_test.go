@@ -93,11 +93,11 @@ func escapeCases() []processCase {
 					t.Errorf("the client is not shown, escaped:\n%s", r.stdout)
 				}
 			}),
-		offline("audit log: a User-Agent holding `<img onerror>`", "preflight --to 1.37 --audit-log audit.log -o markdown", ExitIncomplete,
+		offline("audit log: a User-Agent holding `<img onerror>`", "preflight --to 1.37 --audit-log audit.log -o markdown", ExitFindings,
 			func(t *testing.T, _ string) []string {
 				return []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--audit-log", hostileAudit(t), "-o", "markdown"}
 			}, noHTML),
-		offline("snapshot: a server named `kas-b</td><script>`", "preflight --to 1.37 -o markdown", ExitIncomplete,
+		offline("snapshot: a server named `kas-b</td><script>`", "preflight --to 1.37 -o markdown", ExitFindings,
 			func(t *testing.T, _ string) []string {
 				snap := fromExample(t, "renamed.yaml", func(s string) string { return strings.ReplaceAll(s, "kas-b", "kas-b</td><script>") })
 				return []string{"preflight", "--snapshot", snap, "--to", "1.37", "--no-baseline", "-o", "markdown"}

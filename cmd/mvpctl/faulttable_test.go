@@ -15,6 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/apimetrics"
+	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/installer"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
@@ -96,6 +103,7 @@ func processCases() []processCase {
 		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
 		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
 		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
 		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
 	)
 
@@ -155,6 +163,117 @@ func processCases() []processCase {
 		phase("traffic waits between the two reads", []string{"traffic", "--interval", "60s"}, false, false, false, 1500*time.Millisecond),
 	)
 
+	// A signal while the command is blocked on something no context ends: a read of a pipe or
+	// a device, a write to a stdout nobody reads. The process ends whatever it waits on.
+	blocked := func(fault string, sig syscall.Signal, args []string, prepare func(t *testing.T, dir string, r *processRun)) processCase {
+		exit := ExitInterrupted
+		if sig == syscall.SIGTERM {
+			exit = ExitTerminated
+		}
+		return processCase{fault: signalName(sig) + " while " + fault, command: strings.Join(args, " "), exit: exit, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				r := processRun{args: append([]string{}, args...), sig: &signalAt{sig: sig, ready: after(700 * time.Millisecond)}}
+				if prepare != nil {
+					prepare(t, dir, &r)
+				}
+				return r
+			},
+			check: func(t *testing.T, r processResult) {
+				if n := strings.Count(r.stderr, "error: "); n != 1 || !strings.Contains(r.stderr, "interrupted by "+signalName(sig)) {
+					t.Errorf("stderr %q: want one error line saying it was interrupted", r.stderr)
+				}
+			},
+		}
+	}
+	fifo := func(name string) func(t *testing.T, dir string, r *processRun) {
+		return func(t *testing.T, dir string, r *processRun) {
+			path := filepath.Join(t.TempDir(), name) // dir is checked for leftovers
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range r.args {
+				r.args[i] = strings.ReplaceAll(a, name, path)
+			}
+		}
+	}
+	manyServers := "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36,f=1.36,g=1.36,h=1.36"
+	cases = append(cases,
+		blocked("reading a stdin nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "-"},
+			func(t *testing.T, dir string, r *processRun) { r.silentStdin = true }),
+		blocked("opening a FIFO nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "snap.fifo"}, fifo("snap.fifo")),
+		blocked("replaying an endless audit log", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "/dev/zero"}, nil),
+		blocked("replaying an endless audit log", syscall.SIGTERM, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "/dev/zero"}, nil),
+		blocked("writing to a stdout nobody reads", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", manyServers, "--to", "1.37", "-o", "json"},
+			func(t *testing.T, dir string, r *processRun) { r.blockedStdout = true }),
+	)
+
+	// A FIFO where mvpctl looks for a file by itself is refused at once, not opened.
+	cases = append(cases,
+		processCase{fault: "a FIFO named x.json in the profile directory", command: "profiles list", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				config := t.TempDir()
+				profiles := filepath.Join(config, "mvpctl", "profiles")
+				if err := os.MkdirAll(profiles, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Mkfifo(filepath.Join(profiles, "x.json"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"profiles", "list"}, env: []string{"XDG_CONFIG_HOME=" + config}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, "x.json: a named pipe (FIFO), not a regular file") {
+					t.Errorf("stderr %q", r.stderr)
+				}
+			},
+		},
+		processCase{fault: "a FIFO named .mvpctl-ignore in the current directory", command: "preflight --servers a=1.36,b=1.36 --to 1.37", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				cwd := t.TempDir()
+				if err := syscall.Mkfifo(filepath.Join(cwd, ".mvpctl-ignore"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"preflight", "--servers", "a=1.36,b=1.36", "--to", "1.37"}, dir: cwd}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, "baseline .mvpctl-ignore: a named pipe (FIFO), not a regular file") {
+					t.Errorf("stderr %q", r.stderr)
+				}
+			},
+		},
+	)
+
+	// Inputs past a bound: refused at once, naming the bound, in bounded memory.
+	scenario := func(fault string, steps int, want string) processCase {
+		return processCase{fault: fault, command: "simulate run --scenario scenario.yaml", exit: ExitError, within: 3 * time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				var b strings.Builder
+				b.WriteString("apiVersion: mvpctl.io/v1alpha1\nkind: Scenario\nfrom:\n  servers:\n  - {name: a, version: \"1.36\", proxy: configured}\n  - {name: b, version: \"1.37\", proxy: configured}\nsteps:\n")
+				for i := range steps {
+					b.WriteString([]string{"- {action: crash, server: b}\n", "- {action: start, server: b}\n"}[i%2])
+				}
+				path := filepath.Join(t.TempDir(), "scenario.yaml")
+				if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"simulate", "run", "--scenario", path}}
+			},
+			check: func(t *testing.T, r processResult) {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr %q, want %q", r.stderr, want)
+				}
+			},
+		}
+	}
+	cases = append(cases,
+		scenario("a scenario of 20,000 steps", 20000, "20000 steps; at most 200 are simulated"),
+		scenario("a scenario file of 2 MB", 60000, "larger than 1 MiB: not a scenario file"),
+		processCase{fault: "an endless scenario file (/dev/zero)", command: "simulate run --scenario /dev/zero", exit: ExitError, within: 3 * time.Second,
+			setup: func(t *testing.T, dir string) processRun {
+				return processRun{args: []string{"simulate", "run", "--scenario", "/dev/zero"}}
+			},
+		},
+	)
 	cases = append(cases, escapeCases()...)
 
 	cases = append(cases, processCase{
@@ -268,6 +387,39 @@ var measured = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // stableColumns is the doc with the measured values blanked.
 func stableColumns(doc string) string { return measured().ReplaceAllString(doc, "| … (") }
 
+// boundsDoc is the table of every bound on what mvpctl reads, from the constants that set them.
+func boundsDoc() string {
+	mib := func(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+	rows := [][2]string{
+		{"a snapshot or profile file, stdin, a gzip once expanded", mib(snapshot.MaxSize)},
+		{"a `--manifest` or `--kubeadm-control-plane` file", mib(installer.MaxManifestBytes)},
+		{"a baseline (`--baseline`, `.mvpctl-ignore`)", mib(maxAcceptFile)},
+		{"a scenario file; its steps (each step's routing is kept for the report)", fmt.Sprintf("%s; %d steps", mib(simulate.MaxScenarioFile), simulate.MaxSteps)},
+		{"one answer of an apiserver (discovery documents, lists)", mib(apiclient.DefaultMaxBody)},
+		{"the ConfigMap kube-system/kubeadm-config", mib(discover.MaxKubeadmConfig)},
+		{"the identity-lease list; one event of the lease watch", mib(discover.MaxLeaseAnswer)},
+		{"what a credential plugin, and what it starts, writes (Linux: its stdout is read whole by client-go)", mib(process.MaxChildOutput)},
+		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries)},
+	}
+	var b strings.Builder
+	b.WriteString(`## Bounds
+
+Every read has a bound; past it the read is refused with one line naming the source and the
+bound (a server's answer is never cut short silently), so that no single input costs more
+than a few hundred MB. Time: one ` + "`--timeout`" + ` is one deadline for the whole exchange with a server
+(its lease list and its own reads); a signal ends the process within a second whatever it
+waits on (the command gets 0.4 s to stop by itself, docs/architecture.md). Files mvpctl finds
+by itself (the profile directory's ` + "`*.json`" + `, ` + "`.mvpctl-ignore`" + `) are read only when regular files.
+
+| what is read | bound |
+|---|---|
+`)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
+	}
+	return b.String()
+}
+
 func faultTableDoc(cases []processCase, results []processResult) string {
 	var b strings.Builder
 	b.WriteString(`# Faults, measured on the whole process
@@ -282,6 +434,9 @@ other columns must match this file.
 
 A credential plugin runs as client-go runs it, with the kubeconfig's ` + "`exec`" + ` entry; the servers
 are the fake apiservers of the tests. How mvpctl ends its child processes: docs/architecture.md.
+
+` + boundsDoc() + `
+## Measured
 
 | fault | command | exit | wall time (bound) | peak RSS (bound) | processes left |
 |---|---|---|---|---|---|

@@ -64,6 +64,9 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 	if p.servers != "" && p.source.file != "" {
 		return nil, nil, errors.New("give one of --servers and --snapshot")
 	}
+	if p.proxy != "" && p.servers == "" && p.scenario == "" {
+		return nil, nil, errors.New("--proxy sets up servers started from profiles (--servers, or a scenario's from.servers); a snapshot or a live cluster says how each server is set up: drop --proxy")
+	}
 	if p.scenario != "" {
 		sc, err := simulate.LoadScenario(p.scenario)
 		if err != nil {
@@ -73,6 +76,9 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 			return nil, nil, fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
 		}
 		var start *snapshot.Snapshot
+		if sc.From.Snapshot != "" && p.proxy != "" {
+			return nil, nil, fmt.Errorf("--proxy sets up servers started from profiles, and scenario %s starts from a snapshot, which says how each server is set up: drop --proxy", p.scenario)
+		}
 		if sc.From.Snapshot != "" {
 			path := sc.From.Snapshot
 			if !filepath.IsAbs(path) {
@@ -156,15 +162,16 @@ func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error
 	if err != nil {
 		return nil, err
 	}
-	tr, source, format, err := p.traffic()
+	tr, source, format, err := p.traffic(start)
 	if err != nil {
 		return nil, err
 	}
 	return &planned{start: start, steps: steps, traffic: tr, trafficSource: source, trafficFormat: format}, nil
 }
 
-// traffic opens the traffic files, if any were given. The caller closes them.
-func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error) {
+// traffic opens the traffic files, if any were given; an audit log's SERVER must be one of
+// start's servers. The caller closes them.
+func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*simulate.TrafficReader, string, string, error) {
 	switch {
 	case p.requests != "" && len(p.auditLogs) > 0:
 		return nil, "", "", errors.New("give one of --requests and --audit-log")
@@ -177,10 +184,14 @@ func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error)
 	case len(p.auditLogs) > 0:
 		var trs []*simulate.TrafficReader
 		for _, v := range p.auditLogs {
-			server, path := splitAuditLog(v)
-			if path == "" {
+			server, path, named := splitAuditLog(v)
+			if path == "" || named && server == "" {
 				closeAll(trs)
 				return nil, "", "", fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
+			}
+			if named && start.Find(server) == nil {
+				closeAll(trs)
+				return nil, "", "", fmt.Errorf("--audit-log %q: no apiserver %q in the control plane (apiservers: %s)", v, server, strings.Join(start.ServerNames(), ", "))
 			}
 			tr, err := simulate.OpenTraffic(path, simulate.FormatAuditLog)
 			if err != nil {
@@ -197,12 +208,12 @@ func (p *planFlags) traffic() ([]*simulate.TrafficReader, string, string, error)
 
 // splitAuditLog reads an --audit-log value: SERVER=FILE when there is an '=' before any path
 // separator, FILE otherwise (give a file whose name has an '=' as ./NAME).
-func splitAuditLog(v string) (server, path string) {
+func splitAuditLog(v string) (server, path string, named bool) {
 	i := strings.IndexByte(v, '=')
 	if i < 0 || strings.ContainsAny(v[:i], `/\`) {
-		return "", v
+		return "", v, false
 	}
-	return v[:i], v[i+1:]
+	return v[:i], v[i+1:], true
 }
 
 func closeAll(trs []*simulate.TrafficReader) {

@@ -33,7 +33,10 @@ Mixed Version Proxy, and — through every step of the upgrade (--to) or scenari
 that is served somewhere reachable from every apiserver. With --requests or --audit-log, real
 traffic is replayed and requests that would fail, or that use APIs the target removes, are
 reported. Each finding has a stable check ID, a subject, a severity, evidence and a fix
-hint; docs/ci.md says how each check's severity is decided.
+hint; docs/ci.md says how each check's severity is decided. A 404/503 window blocks when a
+request that works today fails during the upgrade, or may: a replayed request meets it, or
+every apiserver answers its GVR at the start and no replayed traffic shows that nothing uses
+it. A window for a GVR new in the target that no replayed request uses is a warning.
 
 Accepted risks: --ignore ID[:SUBJECT] (SUBJECT may hold * and ?), and a file of such rules,
 one a line with an optional "# YYYY-MM-DD reason": --baseline FILE, or else ` + "`" + defaultAcceptFile + "`" + `
@@ -95,6 +98,14 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	narrowPreflight(g, rep, o.filter.filter(), pl.start)
+	for _, n := range rep.AcceptNotes {
+		g.warn(n)
+	}
+	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
+		// The baseline lists every finding, each with its message: the summary is enough here.
+		printPreflightSummary(g.streams.Out, rep)
+		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
+	}
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 			return rules, nil
 		}
+		if err := snapshot.CheckRegular(name); err != nil {
+			return nil, fmt.Errorf("baseline %s: %w: not read; remove it, or give --baseline FILE or --no-baseline", name, err)
+		}
 	}
 	fileRules, err := readAcceptFile(name)
 	if err != nil {
@@ -90,7 +93,11 @@ func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightRep
 	if err := snapshot.WriteAtomic(a.write, b.Bytes(), ".mvpctl-baseline-*"); err != nil {
 		return fmt.Errorf("--write-baseline %s: %w", a.write, err)
 	}
-	fmt.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%d new, %d already accepted); %d stale rule(s) dropped\n",
-		a.write, len(rep.Findings)+len(rep.Accepted), len(rep.Findings), len(rep.Accepted), len(rep.StaleAccepts))
+	newOnes := fmt.Sprint(len(rep.Findings), " new")
+	if len(rep.Findings) > 0 {
+		newOnes += ": " + countsByCheck(rep.Findings)
+	}
+	fmt.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
+		a.write, len(rep.Findings)+len(rep.Accepted), newOnes, len(rep.Accepted), len(rep.StaleAccepts))
 	return nil
 }

@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestPreflightBaseline is the issue's "done when": the shipped example's findings are
-// warnings a reviewer accepts; --write-baseline then a re-run exits 0 with them listed as
-// accepted; a new risk after that fails again; a rule that matches nothing is stale.
+// TestPreflightBaseline: the shipped example's findings are windows no order avoids, for GVRs
+// every apiserver answers today, so blocking without traffic; a reviewer accepts them:
+// --write-baseline then a re-run exits 0 with them listed as accepted; a new risk after that
+// fails again; a rule that matches nothing is stale.
 func TestPreflightBaseline(t *testing.T) {
 	skew, err := filepath.Abs("../../examples/skew.yaml")
 	if err != nil {
@@ -35,12 +36,12 @@ func TestPreflightBaseline(t *testing.T) {
 		return errOut
 	}
 
-	// Before: only warnings (windows no order avoids), exit 2.
-	check(t, ExitIncomplete, "preflight-skew-example.txt")
+	// Before: windows no order avoids, blocking since nothing says no client uses them, exit 3.
+	check(t, ExitFindings, "preflight-skew-example.txt")
 
 	// --write-baseline writes every finding, dated, and exits 0.
 	errOut := check(t, ExitOK, "", "--write-baseline", base, "--reason", "alpha/beta APIs only kas-b serves; accepted in review")
-	if !strings.Contains(errOut, "wrote "+base+": 21 finding(s) accepted (21 new, 0 already accepted)") {
+	if !strings.Contains(errOut, "wrote "+base+": 21 finding(s) accepted (21 new: MVP011 ×21; 0 already accepted)") {
 		t.Errorf("stderr: %q", errOut)
 	}
 	written, err := os.ReadFile(base)
@@ -76,7 +77,7 @@ func TestPreflightBaseline(t *testing.T) {
 	check(t, ExitOK, "preflight-skew-stale.md", "--baseline", stale, "-o", "markdown")
 
 	// JUnit: accepted findings are skipped cases named by their key, the rest fail.
-	check(t, ExitIncomplete, "preflight-skew-ignore.xml", "--ignore", "MVP011:resource.k8s.io/*", "-o", "junit")
+	check(t, ExitFindings, "preflight-skew-ignore.xml", "--ignore", "MVP011:resource.k8s.io/*", "-o", "junit")
 }
 
 // TestPreflightAcceptSources: --ignore with a glob, .mvpctl-ignore read by default from the
@@ -113,7 +114,7 @@ func TestPreflightAcceptSources(t *testing.T) {
 	}
 	// 11 of the 21 findings are about resource.k8s.io.
 	s, code := result(t, "--ignore", "MVP011:resource.k8s.io/*")
-	if code != ExitIncomplete || s["accepted"] != 11.0 || s["warning"] != 10.0 || !s["sources"].(map[string]bool)["--ignore"] {
+	if code != ExitFindings || s["accepted"] != 11.0 || s["blocking"] != 10.0 || !s["sources"].(map[string]bool)["--ignore"] {
 		t.Errorf("--ignore glob: exit %d, summary %v", code, s)
 	}
 	if err := os.WriteFile(".mvpctl-ignore", []byte("# every unavoidable window\nMVP011  # 2026-11-01 accepted\n"), 0o644); err != nil {
@@ -132,11 +133,11 @@ func TestPreflightAcceptSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, code = result(t, "--baseline", "other")
-	if code != ExitIncomplete || s["accepted"] != 0.0 || s["staleRules"] != 1 {
+	if code != ExitFindings || s["accepted"] != 0.0 || s["staleRules"] != 1 {
 		t.Errorf("--baseline replaces .mvpctl-ignore: exit %d, summary %v", code, s)
 	}
 	s, code = result(t, "--no-baseline")
-	if code != ExitIncomplete || s["accepted"] != 0.0 {
+	if code != ExitFindings || s["accepted"] != 0.0 {
 		t.Errorf("--no-baseline: exit %d, summary %v", code, s)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
@@ -62,16 +63,14 @@ func atRiskLine(sim *simulate.Simulation) string {
 	if sim == nil {
 		return ""
 	}
-	gvrs, steps := map[string]bool{}, []string{}
+	gvrs, steps := map[string]bool{}, []int{}
 	for _, r := range sim.AtRisk {
 		gvrs[r.GVR] = true
-		if s := fmt.Sprintf("%d (%s)", r.StepN, r.Step); len(steps) == 0 || steps[len(steps)-1] != s {
-			steps = append(steps, s)
-		}
+		steps = append(steps, r.StepN)
 	}
 	line := "At risk: no GVR served somewhere answers 404 or 503 at any step"
 	if len(gvrs) > 0 {
-		line = fmt.Sprintf("At risk: %d GVR(s) answer 404 or 503 on some apiserver at step(s) %s", len(gvrs), strings.Join(steps, ", "))
+		line = fmt.Sprintf("At risk: %d GVR(s) answer 404 or 503 on some apiserver at %s", len(gvrs), simulate.StepsText(steps))
 	}
 	if n := len(sim.Removed); n > 0 {
 		line += fmt.Sprintf("; %d GVR(s) removed by the target", n)
@@ -81,22 +80,22 @@ func atRiskLine(sim *simulate.Simulation) string {
 
 func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
 	noHeaders := o.NoHeaders
-	for _, a := range rep.Assumptions {
-		fmt.Fprintf(w, "ASSUMED %s\n", a)
-	}
-	for _, a := range rep.Stated {
-		fmt.Fprintf(w, "STATED %s\n", a)
-	}
-	fmt.Fprintln(w, preflightResultLine(rep))
-	if l := atRiskLine(rep.Simulation); l != "" {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w, rep.CheckedLine())
+	printPreflightSummary(w, rep)
 	if len(rep.Findings) > 0 {
 		headers, rows := findingsTable(rep.Findings, o.Wide())
 		fmt.Fprintln(w)
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
+		}
+		if !o.Wide() {
+			var fixes [][]string
+			for _, g := range fixGroups(rep.Findings) {
+				fixes = append(fixes, []string{g.check, g.what(), g.hint})
+			}
+			fmt.Fprintln(w, "\nFIX (once per check and fix; -o wide puts it on every row):")
+			if err := output.Table(w, []string{"ID", "FOR", "FIX"}, fixes, noHeaders); err != nil {
+				return err
+			}
 		}
 	}
 	if len(rep.Accepted) > 0 {
@@ -124,6 +123,25 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 	return nil
 }
 
+// printPreflightSummary prints what a reader needs first: what was assumed or stated, the
+// result, what is at risk, what was checked and its steps (which findings refer to by number).
+func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport) {
+	for _, a := range rep.Assumptions {
+		fmt.Fprintf(w, "ASSUMED %s\n", a)
+	}
+	for _, a := range rep.Stated {
+		fmt.Fprintf(w, "STATED %s\n", a)
+	}
+	fmt.Fprintln(w, preflightResultLine(rep))
+	if l := atRiskLine(rep.Simulation); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w, rep.CheckedLine())
+	if l := stepsLine(rep); l != "" {
+		fmt.Fprintln(w, l)
+	}
+}
+
 // staleRows are the rows of the stale accept rules: rule, source, date and reason.
 func staleRows(rep *simulate.PreflightReport) [][]string {
 	var rows [][]string
@@ -142,45 +160,108 @@ func acceptedWhy(r simulate.AcceptRule) string {
 	return why
 }
 
+// printPreflightMarkdown writes a pull-request comment: the summary and one row per check and
+// fix in view, every finding (one row for those a check words alike) and their evidence in
+// collapsed <details> blocks, all within what GitHub takes in a comment (markdownBudget; -o
+// json keeps what does not fit).
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
-	fmt.Fprintf(w, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
+	var b strings.Builder
+	fmt.Fprintf(&b, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
 	for _, a := range rep.Assumptions {
-		fmt.Fprintf(w, "**Assumed:** %s\n\n", a)
+		fmt.Fprintf(&b, "**Assumed:** %s\n\n", a)
 	}
 	for _, a := range rep.Stated {
-		fmt.Fprintf(w, "**Stated:** %s\n\n", a)
+		fmt.Fprintf(&b, "**Stated:** %s\n\n", a)
 	}
-	fmt.Fprintf(w, "**%s**\n\n", preflightResultLine(rep))
+	fmt.Fprintf(&b, "**%s**\n\n", preflightResultLine(rep))
 	if l := atRiskLine(rep.Simulation); l != "" {
-		fmt.Fprintf(w, "%s\n\n", l)
+		fmt.Fprintf(&b, "%s\n\n", l)
 	}
-	fmt.Fprintf(w, "%s\n\n", rep.CheckedLine())
+	fmt.Fprintf(&b, "%s\n\n", rep.CheckedLine())
+	if l := stepsLine(rep); l != "" {
+		fmt.Fprintf(&b, "%s\n\n", l)
+	}
 	if len(rep.Findings) == 0 {
-		fmt.Fprintln(w, "No findings.")
+		b.WriteString("No findings.\n")
 	} else {
 		var rows [][]string
-		for _, f := range rep.Findings {
-			rows = append(rows, []string{f.Check + " " + f.Name, string(f.Severity), f.Subject, f.Message, strings.Join(f.Evidence, "\n"), f.Hint})
+		for _, g := range fixGroups(rep.Findings) {
+			rows = append(rows, []string{g.check + " " + g.name, g.severities(), g.what(), g.hint})
 		}
-		if err := output.MarkdownTable(w, []string{"Check", "Severity", "Subject", "Finding", "Evidence", "Fix"}, rows); err != nil {
+		if err := output.MarkdownTable(&b, []string{"Check", "Findings", "For", "Fix"}, rows); err != nil {
 			return err
 		}
+		// Findings of a check with the same severity and message (which names no subject)
+		// share a row that lists their subjects.
+		rows = nil
+		row := map[string]int{}
+		var evidence []string
+		for _, f := range rep.Findings {
+			key := f.Check + "\x00" + string(f.Severity) + "\x00" + f.Message
+			if i, ok := row[key]; ok {
+				rows[i][2] += "\n" + f.Subject
+			} else {
+				row[key] = len(rows)
+				rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
+			}
+			for _, e := range f.Evidence {
+				if !slices.Contains(evidence, e) {
+					evidence = append(evidence, e)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "\n<details><summary>%d finding(s)</summary>\n\n", len(rep.Findings))
+		mdTableWithin(&b, []string{"Check", "Severity", "Subject", "Finding"}, rows, "finding(s)")
+		fmt.Fprintf(&b, "\n</details>\n\n<details><summary>Evidence (%d line(s))</summary>\n\n", len(evidence))
+		for i, e := range evidence {
+			if b.Len()+len(e) > markdownBudget {
+				fmt.Fprintf(&b, "- … %d more line(s): `-o json` has them all\n", len(evidence)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
+		}
+		b.WriteString("\n</details>\n")
 	}
 	if len(rep.Accepted) > 0 {
 		var rows [][]string
 		for _, a := range rep.Accepted {
 			rows = append(rows, []string{a.Check + " " + a.Name, string(a.Severity), a.Subject, a.Message, a.AcceptedBy.Source, acceptedWhy(a.AcceptedBy)})
 		}
-		fmt.Fprintf(w, "\n#### Accepted (baseline): %d, not counted in the result\n\n", len(rep.Accepted))
-		if err := output.MarkdownTable(w, []string{"Check", "Severity", "Subject", "Finding", "Accepted by", "Reason"}, rows); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "\n<details><summary>Accepted (baseline): %d, not counted in the result</summary>\n\n", len(rep.Accepted))
+		mdTableWithin(&b, []string{"Check", "Severity", "Subject", "Finding", "Accepted by", "Reason"}, rows, "accepted finding(s)")
+		b.WriteString("\n</details>\n")
 	}
 	if len(rep.StaleAccepts) > 0 {
-		fmt.Fprintf(w, "\n#### Stale: %d accept rule(s) match no finding: remove them\n\n", len(rep.StaleAccepts))
-		return output.MarkdownTable(w, []string{"Rule", "Source", "Reason"}, staleRows(rep))
+		fmt.Fprintf(&b, "\n#### Stale: %d accept rule(s) match no finding: remove them\n\n", len(rep.StaleAccepts))
+		mdTableWithin(&b, []string{"Rule", "Source", "Reason"}, staleRows(rep), "stale rule(s)")
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// markdownBudget is the size a preflight comment stays under: GitHub refuses a comment over
+// 65,536 characters, and a job summary is cut at 1 MiB; the margin is for what a CI step adds.
+const markdownBudget = 60000
+
+// mdTableWithin writes the rows of a markdown table that fit in markdownBudget, then says how
+// many did not.
+func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what string) {
+	room := markdownBudget - b.Len()
+	n := 0
+	for _, r := range rows {
+		size := 2
+		for _, c := range r {
+			size += len(c) + 3 + 4*strings.Count(c, "|") + 4*strings.Count(c, "\n") // escapes grow a cell
+		}
+		if room -= size; room < 0 {
+			break
+		}
+		n++
+	}
+	_ = output.MarkdownTable(b, headers, rows[:n]) // a strings.Builder does not fail
+	if n < len(rows) {
+		fmt.Fprintf(b, "\n… %d more %s: `-o json` lists them all\n", len(rows)-n, what)
+	}
 }
 
 // junitCases makes one failing case per finding, one skipped case per accepted finding and

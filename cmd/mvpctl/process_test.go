@@ -36,6 +36,9 @@ type processRun struct {
 	sig  *signalAt
 	// stdin, when set, is the process's stdin (a pty's replica, say).
 	stdin *os.File
+	// silentStdin gives the process a pipe for stdin that nobody writes to; blockedStdout, a
+	// pipe for stdout that nobody reads.
+	silentStdin, blockedStdout bool
 }
 
 type processResult struct {
@@ -61,6 +64,12 @@ func runProcess(t *testing.T, r processRun) processResult {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if r.stdin != nil {
 		cmd.Stdin = r.stdin
+	}
+	if r.silentStdin {
+		cmd.Stdin = idlePipe(t, false)
+	}
+	if r.blockedStdout {
+		cmd.Stdout = idlePipe(t, true)
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -105,6 +114,32 @@ func runProcess(t *testing.T, r processRun) processResult {
 		}
 	}
 	return res
+}
+
+// idlePipe is one end of a pipe whose other end the test holds and never uses until it ends:
+// the write end (a stdin nobody writes to) or the read end's writer (a stdout nobody reads).
+func idlePipe(t *testing.T, writeEnd bool) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	if writeEnd {
+		return w
+	}
+	return r
+}
+
+// after is a ready function: d has passed since it was first asked (the process started).
+func after(d time.Duration) func() bool {
+	var at time.Time
+	return func() bool {
+		if at.IsZero() {
+			at = time.Now().Add(d)
+		}
+		return time.Now().After(at)
+	}
 }
 
 // sendWhenReady waits (at most 30s) for the signal's moment and sends it; an early exit is

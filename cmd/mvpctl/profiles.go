@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,9 +78,31 @@ type profileListWriter struct{ list simulate.ProfileList }
 
 func (w profileListWriter) Object() any { return w.list }
 
+// WriteText prints the table with each source's common part — how the profiles were
+// recorded, the same sentence for most — once, as a numbered note under it (-o csv and json
+// keep every source whole).
 func (w profileListWriter) WriteText(out io.Writer, o output.Options) error {
 	headers, rows := w.Table(o)
-	return output.Table(out, headers, rows, o.NoHeaders)
+	var notes []string
+	for i, p := range w.list.Items {
+		head, how, ok := strings.Cut(p.Source, ": ")
+		if !ok {
+			continue
+		}
+		n := slices.Index(notes, how)
+		if n < 0 {
+			notes = append(notes, how)
+			n = len(notes) - 1
+		}
+		rows[i][len(rows[i])-1] = fmt.Sprintf("%s [%d]", head, n+1)
+	}
+	if err := output.Table(out, headers, rows, o.NoHeaders); err != nil {
+		return err
+	}
+	for i, how := range notes {
+		fmt.Fprintf(out, "[%d] %s\n", i+1, how)
+	}
+	return nil
 }
 
 // Table is a row per profile; it has no wide columns.

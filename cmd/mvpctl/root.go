@@ -198,7 +198,7 @@ func Execute(args []string, streams Streams) int {
 	if selfContained(g.argv0, args) {
 		return execute(args, g)
 	}
-	ctx, interrupted := process.HandleSignals(snapshot.RemoveTempFiles)
+	ctx, interrupted := process.HandleSignals(g.streams.ErrOut, snapshot.RemoveTempFiles)
 	g.ctx = ctx
 	code := execute(args, g)
 	if c, ok := interrupted(); ok {

@@ -18,7 +18,14 @@ type simulateOptions struct {
 	plan   planFlags
 	filter filterFlags
 	output *output.Flags
+	steps  string
 }
+
+// The values of simulate's --steps: which steps' routing the text output prints.
+const (
+	stepsChanged = "changed"
+	stepsAll     = "all"
+)
 
 func newSimulateCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
@@ -59,6 +66,7 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 	o.plan.addFlags(cmd.Flags())
 	o.filter.addFlags(cmd.Flags(), "report only")
 	o.output.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.steps, "steps", stepsChanged, "which steps' routing the text output prints: changed (the rows each step changes) or all (every step's whole table, as -o wide)")
 	return cmd
 }
 
@@ -66,6 +74,9 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	opts, err := g.outputOptions(cmd, o.output)
 	if err != nil {
 		return err
+	}
+	if o.steps != stepsChanged && o.steps != stepsAll {
+		return fmt.Errorf("--steps %q: want %s or %s", o.steps, stepsChanged, stepsAll)
 	}
 	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
@@ -90,7 +101,7 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			return err
 		}
 	}
-	if err := output.Write(g.streams.Out, simulationWriter{rep}, opts); err != nil {
+	if err := output.Write(g.streams.Out, simulationWriter{rep: rep, allSteps: o.steps == stepsAll}, opts); err != nil {
 		return err
 	}
 	return simulateResult(rep, pl.start)
@@ -98,7 +109,11 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 
 // simulationWriter prints a simulation: the routing at every step, what is at risk, and
 // what happens to the replayed traffic.
-type simulationWriter struct{ rep simulate.SimulationReport }
+type simulationWriter struct {
+	rep simulate.SimulationReport
+	// allSteps prints every step's whole routing table (--steps all; -o wide does too).
+	allSteps bool
+}
 
 func (w simulationWriter) Object() any { return w.rep }
 
@@ -169,11 +184,20 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 		fmt.Fprintf(w, "Only the GVRs of %s\n", sim.Filter)
 	}
 	fmt.Fprintln(w, "\nAT RISK (404 or 503 for a GVR that some server serves):")
-	if len(sim.AtRisk) == 0 {
+	switch {
+	case len(sim.AtRisk) == 0:
 		fmt.Fprintln(w, "none")
-	} else {
+	case o.Wide():
 		headers, rows := sw.Table(o)
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
+			return err
+		}
+	default: // one line a GVR; -o wide has a row per step and server, with the reason
+		var rows [][]string
+		for _, g := range simulate.RiskGroups(sim.AtRisk) {
+			rows = append(rows, []string{g.GVR, o.Paint(g.Windows, output.Failure), g.ServedBy})
+		}
+		if err := output.Table(w, []string{"GVR", "ANSWERS", "SERVED-BY"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -211,7 +235,31 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 			return err
 		}
 	}
-	for _, s := range sim.Steps {
+	if err := printSteps(w, sim, o, sw.allSteps || o.Wide()); err != nil {
+		return err
+	}
+	if rep.Traffic != nil {
+		return printTraffic(w, rep.Traffic, noHeaders)
+	}
+	return nil
+}
+
+// printSteps prints each step: its servers, phase and notes, then its routing — every row
+// (all), or only the rows the step changes, leaving out the start (what `mvpctl routes`
+// prints) and the steps that change nothing, which a last line names.
+func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all bool) error {
+	var unchanged []string
+	for i, s := range sim.Steps {
+		rows := s.Table.Rows
+		if !all {
+			if i == 0 {
+				continue // the start: `mvpctl routes` prints it, and the changes are from it
+			}
+			if rows = sim.ChangedRows(i); len(rows) == 0 && len(s.Notes) == 0 {
+				unchanged = append(unchanged, fmt.Sprint(s.N))
+				continue
+			}
+		}
 		var servers []string
 		for _, srv := range s.Servers {
 			state := srv.Version
@@ -227,16 +275,26 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 		for _, n := range s.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
-		if len(s.Table.Rows) == 0 {
+		switch {
+		case all && len(rows) == 0:
 			fmt.Fprintln(w, "every reachable server serves every GVR itself: nothing is proxied")
 			continue
+		case len(rows) == 0:
+			fmt.Fprintln(w, "the routing does not change")
+			continue
+		case !all:
+			fmt.Fprintf(w, "%d row(s) change:\n", len(rows))
 		}
-		if err := printRoutingRows(w, s.Table, o); err != nil {
+		if err := printRoutingRows(w, route.RoutingTable{Servers: s.Table.Servers, Rows: rows}, o); err != nil {
 			return err
 		}
 	}
-	if rep.Traffic != nil {
-		return printTraffic(w, rep.Traffic, noHeaders)
+	if !all {
+		skipped := "the start's routing (step 0: `mvpctl routes` prints it)"
+		if len(unchanged) > 0 {
+			skipped += fmt.Sprintf(" and step(s) %s, which change no routing", strings.Join(unchanged, ", "))
+		}
+		fmt.Fprintf(w, "\nNot printed: %s, nor the rows a step leaves as they were; --steps all or -o wide prints every step's whole table\n", skipped)
 	}
 	return nil
 }

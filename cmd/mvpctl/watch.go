@@ -32,6 +32,7 @@ type watchFlags struct {
 	timeoutTotal time.Duration
 	leaseWatch   bool
 	metrics      bool
+	exporter     exporterFlags // `mvpctl watch` only (watch_exporter.go)
 	fs           *pflag.FlagSet
 }
 
@@ -113,6 +114,7 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
 	}
 	o.live.addFlags(cmd.Flags())
 	o.flags.addFlags(cmd.Flags())
+	o.flags.exporter.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -138,6 +140,13 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	defer stop()
 	errOut := g.streams.ErrOut
 	loop := newWatchLoop(g.streams.Out, errOut, opts, time.Local)
+	if f.exporter.address != "" {
+		x, err := startExporterFor(g, &f.exporter, loop, errOut)
+		if err != nil {
+			return err
+		}
+		defer x.stop()
+	}
 	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) {
 		snap, err := live.discoverQuiet(ctx, g)
 		if errors.Is(err, discover.ErrLeasesNotListed) {
@@ -150,6 +159,9 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 			for _, s := range snap.Servers {
 				live.requireLeases = live.requireLeases || s.IdentityLease != nil
 			}
+		}
+		if err == nil {
+			live.knownServers = reachedEndpoints(snap, live.knownServers)
 		}
 		if err == nil {
 			// Discovery may switch to sampling by itself (no lease address dialled).
@@ -183,6 +195,22 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 		return err
 	}
 	return watchResult(res)
+}
+
+// reachedEndpoints are the URLs of the servers snap reached, or known when it reached none:
+// those a watch lists the identity leases through when the kubeconfig's server does not
+// answer.
+func reachedEndpoints(snap *snapshot.Snapshot, known []string) []string {
+	var out []string
+	for _, s := range snap.Servers {
+		if s.Reachable && s.Endpoint != "" {
+			out = append(out, s.Endpoint)
+		}
+	}
+	if len(out) == 0 {
+		return known
+	}
+	return out
 }
 
 // runLoop runs the loop and prints its summary.

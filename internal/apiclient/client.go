@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -108,6 +109,23 @@ type Response struct {
 	Took time.Duration
 }
 
+type maxBodyKey struct{}
+
+// WithMaxBody returns ctx for requests whose answer is read at most n bytes long, when n is
+// under the client's MaxBody: a kind of answer with a bound of its own (a ConfigMap holds at
+// most 1 MiB) is not read to the bound of the largest kind (a discovery document).
+func WithMaxBody(ctx context.Context, n int64) context.Context {
+	return context.WithValue(ctx, maxBodyKey{}, n)
+}
+
+// maxBody is the bound on one answer's body for a request with ctx.
+func (c *Client) maxBody(ctx context.Context) int64 {
+	if n, ok := ctx.Value(maxBodyKey{}).(int64); ok && n > 0 && n < c.opts.MaxBody {
+		return n
+	}
+	return c.opts.MaxBody
+}
+
 // Get sends one GET with the given Accept header.
 func (c *Client) Get(ctx context.Context, path, accept string) (*Response, error) {
 	var h http.Header
@@ -141,11 +159,12 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 		return nil, e
 	}
 	defer resp.Body.Close()
-	b, readErr := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
+	limit := c.maxBody(ctx)
+	b, readErr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	r := &Response{Code: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"),
 		ETag: resp.Header.Get("ETag"), Took: time.Since(t0)}
-	if int64(len(b)) > c.opts.MaxBody {
-		b, r.Truncated = b[:c.opts.MaxBody], true
+	if int64(len(b)) > limit {
+		b, r.Truncated = b[:limit], true
 	}
 	r.Body = b
 	if readErr != nil {
@@ -223,6 +242,8 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 			return nil, errPluginHung
 		}
 		req = req.WithContext(redact.WithSentMarker(req.Context()))
+		pluginRequests.Add(1)
+		defer pluginRequests.Add(-1)
 	}
 	type result struct {
 		resp *http.Response
@@ -252,6 +273,21 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 	}
 }
 
+// pluginRequests counts the requests in flight whose credentials come from a plugin: only
+// then can a plugin run, and only then does the process watch what its children write
+// (internal/process).
+var pluginRequests atomic.Int32
+
+// PluginMayRun reports whether a request whose credentials come from a plugin is in flight.
+func PluginMayRun() bool { return pluginRequests.Load() > 0 }
+
+// pluginStopped is why the process stopped a credential plugin ("" when it did not).
+var pluginStopped atomic.Value
+
+// NotePluginStopped records why the process stopped a credential plugin (it wrote past its
+// bound), for the error of the request it held up.
+func NotePluginStopped(reason string) { pluginStopped.Store(reason) }
+
 // hungPlugins are the credential plugins (by command) that did not finish within a request's
 // time: mvpctl runs them once per process, not once per request.
 var hungPlugins sync.Map
@@ -265,6 +301,10 @@ func (c *Client) transportError(ctx context.Context, path string, err error) *Er
 	if errors.Is(err, errPluginHung) && errors.Is(ctx.Err(), context.Canceled) {
 		return &Error{Kind: KindTimeout, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("interrupted while the kubeconfig's credential plugin %q ran (so no request was sent)", c.plugin)}
+	}
+	if why, _ := pluginStopped.Load().(string); why != "" && c.plugin != "" && strings.Contains(err.Error(), "getting credentials: ") {
+		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
+			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q was stopped: %s (so no request was sent) — run it by hand to see what it prints", c.plugin, why)}
 	}
 	if errors.Is(err, errPluginHung) {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,

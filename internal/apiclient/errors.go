@@ -88,6 +88,7 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 		verifyErr  *tls.CertificateVerificationError
 		netErr     net.Error
 		alertError tls.AlertError
+		netOp      *net.OpError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -96,6 +97,11 @@ func TransportError(base, path string, timeout time.Duration, err error) *Error 
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		e.Kind = KindTimeout
 		e.Msg = fmt.Sprintf("no answer within %s — the server is overloaded or a firewall drops the traffic; raise --timeout or check the address", timeout)
+	case errors.As(err, &netOp) && netOp.Op == "proxyconnect":
+		// net/http marks every failure to go through the proxy so: the apiserver was never
+		// reached, and is not to blame.
+		e.Kind = KindUnreachable
+		e.Msg = fmt.Sprintf("the proxy (the kubeconfig's proxy-url, or HTTPS_PROXY) did not let the request through (%s) — the apiserver was not reached; check the proxy", OneLine(netOp.Err.Error()))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.Kind = KindRefused
 		e.Msg = "connection refused — nothing listens there: the apiserver is down or the address is wrong"

@@ -8,6 +8,7 @@ package apimetrics
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -19,9 +20,16 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// MaxLines bounds how much of /metrics is scanned: a server exports tens of thousands of
-// lines, and a body that never ends must not keep mvpctl reading.
-const MaxLines = 2_000_000
+// The bounds of one read of /metrics, each an error naming it when passed (a server's
+// /metrics is never cut short silently). A kube-apiserver exports tens of thousands of lines,
+// tens of MiB; the families mvpctl reads (the peer-proxy counters) hold a few hundred series.
+// Lines outside the families asked for are only scanned, not stored, so MaxBytes costs time,
+// not memory; MaxSeries bounds what is stored and parsed (2 million series once took 2.8 GB).
+const (
+	MaxBytes  = 256 << 20
+	MaxLines  = 2_000_000
+	MaxSeries = 50_000
+)
 
 // Series maps a label set (LabelKey) to its value.
 type Series map[string]float64
@@ -41,14 +49,25 @@ func Parse(r io.Reader, families ...string) (Sample, error) {
 		s[f] = Series{}
 	}
 	var kept bytes.Buffer
-	sc := bufio.NewScanner(r)
+	body := &io.LimitedReader{R: r, N: MaxBytes + 1}
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 0; n < MaxLines && sc.Scan(); n++ {
+	lines, series := 0, 0
+	for sc.Scan() {
+		if lines++; lines > MaxLines {
+			return s, fmt.Errorf("more than %d lines: not read (a kube-apiserver exports tens of thousands)", MaxLines)
+		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if ofFamily(line, families) {
+			if series++; series > MaxSeries {
+				return s, fmt.Errorf("more than %d series of %s: not read (a kube-apiserver exports a few hundred)", MaxSeries, strings.Join(families, ", "))
+			}
 			kept.Write(line)
 			kept.WriteByte('\n')
 		}
+	}
+	if body.N <= 0 {
+		return s, fmt.Errorf("larger than %d MiB: not read (a kube-apiserver exports tens of MiB)", MaxBytes>>20)
 	}
 	if err := sc.Err(); err != nil {
 		return s, err

@@ -100,3 +100,37 @@ func TestLabelKeyRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// endless repeats line for ever: a /metrics body that never ends.
+type endless struct {
+	line []byte
+	off  int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], e.line[e.off:])
+		n += c
+		e.off = (e.off + c) % len(e.line)
+	}
+	return n, nil
+}
+
+// TestParseBounds: a body over each bound is an error naming the bound, never read whole.
+func TestParseBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name, line, want string
+	}{
+		{"series of a family asked for", `apiserver_rerouted_request_total{code="200",n="x"} 1` + "\n", "more than 50000 series of apiserver_rerouted_request_total"},
+		{"lines of other families", "other 1\n", "more than 2000000 lines"},
+		{"bytes of long comment lines", "# " + strings.Repeat("x", 4000) + "\n", "larger than 256 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(&endless{line: []byte(tt.line)}, rerouted)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -136,4 +137,50 @@ func procStat(pid int) (state byte, ppid int) {
 func Alive(pid int) bool {
 	state, _ := procStat(pid)
 	return state != 0 && state != 'Z' && state != 'X'
+}
+
+// watchChildOutput stops a child process that writes more than limit bytes (wchar of
+// /proc/PID/io: its stdout and stderr): client-go reads a credential plugin's whole stdout
+// into memory, so a plugin writing without end (500 MB once cost 1 GB, and was reported as
+// not finishing) would take the process's memory with it. Checked every tick while a request
+// that runs a plugin is in flight (apiclient.PluginMayRun); the child and its descendants get
+// SIGKILL and stopped hears why.
+func watchChildOutput(limit int64, tick time.Duration, mayRun func() bool, stopped func(reason string), done <-chan struct{}) {
+	self := os.Getpid()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		if !mayRun() {
+			continue
+		}
+		for _, pid := range liveDescendants(self) {
+			if written(pid) <= limit {
+				continue
+			}
+			for _, p := range append(liveDescendants(pid), pid) {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+			stopped(fmt.Sprintf("it wrote more than %d MiB (an ExecCredential is a few KiB)", limit>>20))
+		}
+	}
+}
+
+// written is the wchar of /proc/PID/io: the bytes pid wrote (0 when unknown).
+func written(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }

@@ -3,6 +3,8 @@ package process
 import (
 	"os"
 	"os/exec"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -49,5 +51,36 @@ func TestProcStat(t *testing.T) {
 	}
 	if Alive(1 << 30) {
 		t.Error("a pid that cannot exist is alive")
+	}
+}
+
+// TestWatchChildOutput: a child writing past the bound is killed, with what it started, and
+// the reason is heard; nothing is checked while no plugin may run.
+func TestWatchChildOutput(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "while :; do head -c 1048576 /dev/zero; done > /dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var mayRun atomic.Bool
+	reasons := make(chan string, 4)
+	done := make(chan struct{})
+	defer close(done)
+	go watchChildOutput(8<<20, 5*time.Millisecond, mayRun.Load, func(r string) { reasons <- r }, done)
+	time.Sleep(200 * time.Millisecond)
+	if len(reasons) > 0 || !Alive(cmd.Process.Pid) {
+		t.Fatal("stopped while no plugin could run")
+	}
+	mayRun.Store(true)
+	select {
+	case r := <-reasons:
+		if !strings.Contains(r, "wrote more than 8 MiB") {
+			t.Errorf("reason %q", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("never stopped")
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Error("the child was not killed")
 	}
 }

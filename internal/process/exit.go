@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
 )
 
 // The bounds of Exit once Supervise ran: a child gets childGrace to end on SIGTERM, then
@@ -19,6 +21,14 @@ const (
 	childGrace    = 100 * time.Millisecond
 	childKillWait = 400 * time.Millisecond
 	stderrDrain   = 250 * time.Millisecond
+)
+
+// MaxChildOutput bounds what a child process (a credential plugin) writes, checked every
+// childOutputTick: an ExecCredential is a few KiB; at a pipe's speed the check lets at most a
+// few tens of MiB more through.
+const (
+	MaxChildOutput  = 16 << 20
+	childOutputTick = 5 * time.Millisecond
 )
 
 // exit is what Exit does: before Supervise, run nothing but os.Exit.
@@ -37,6 +47,7 @@ func Exit(code int) { exit(code) }
 // main, before any child starts.
 func Supervise(errOut io.Writer, cleanup func()) {
 	adoptOrphans()
+	go watchChildOutput(MaxChildOutput, childOutputTick, apiclient.PluginMayRun, apiclient.NotePluginStopped, nil)
 	guard := guardStderr(errOut)
 	var once sync.Once
 	exit = func(code int) {

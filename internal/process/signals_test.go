@@ -1,6 +1,7 @@
 package process
 
 import (
+	"io"
 	"syscall"
 	"testing"
 	"time"
@@ -10,7 +11,7 @@ import (
 // after cleanup ran; before it, nothing is reported.
 func TestHandleSignals(t *testing.T) {
 	cleaned := 0
-	ctx, interrupted := HandleSignals(func() { cleaned++ })
+	ctx, interrupted := HandleSignals(io.Discard, func() { cleaned++ })
 	if _, ok := interrupted(); ok {
 		t.Fatal("interrupted before any signal")
 	}

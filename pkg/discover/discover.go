@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,10 @@ type discoverer struct {
 	leaseErr string
 	// kubeadmStated are the flags kube-system/kubeadm-config states (nil when not read).
 	kubeadmStated *snapshot.StatedFlags
+	// deadlines holds, by server URL, the deadline its first request (the lease list) set:
+	// one --timeout is one deadline for the whole exchange with a server, so a server that
+	// trickles the lease list's answer is not given a fresh --timeout for its /version.
+	deadlines map[string]time.Time
 }
 
 func (d *discoverer) progress(format string, args ...any) {
@@ -227,11 +232,20 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	} else if len(endpoints) > 0 && endpoints[0] != primaryBase {
 		vias = append(vias, via{base, endpoints[0]})
 	}
-	var msgs []string
+	var (
+		msgs       []string
+		primaryErr error
+	)
 	for _, v := range vias {
 		c, err := newServerClient(v.cfg, v.base, "", d.opts.timeout(), &d.red)
 		if err == nil {
 			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
+			if dl, ok := lctx.Deadline(); ok && d.deadlines[v.base].IsZero() {
+				if d.deadlines == nil {
+					d.deadlines = map[string]time.Time{}
+				}
+				d.deadlines[v.base] = dl
+			}
 			var leases []identityLease
 			leases, err = listIdentityLeases(lctx, c)
 			cancel()
@@ -244,6 +258,17 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 			}
 		}
 		msgs = append(msgs, err.Error())
+		if v == vias[0] {
+			primaryErr = err
+		}
+	}
+	if notAnswering(primaryErr) {
+		if leases, through, ok := d.listLeasesThroughKnown(ctx, base, vias[0].base, func(b string) bool {
+			return slices.ContainsFunc(vias, func(v via) bool { return v.base == b })
+		}); ok {
+			d.warn("the kubeconfig's server %s does not answer the identity-lease list: listed through %s, an apiserver known from the last read (the kubeconfig's server is tried first at every read)", primaryBase, through)
+			return leases, true, timedOut
+		}
 	}
 	d.leaseErr = strings.Join(msgs, "; ")
 	if d.opts.RequireLeases {
@@ -251,6 +276,46 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	}
 	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", d.leaseErr)
 	return nil, false, timedOut
+}
+
+// notAnswering reports whether err is a server that did not answer (down, restarting,
+// unreachable, silent), not one that answered with a refusal another server would repeat.
+func notAnswering(err error) bool {
+	var e *apiclient.Error
+	return errors.As(err, &e) && (e.Kind == apiclient.KindRefused || e.Kind == apiclient.KindUnreachable || e.Kind == apiclient.KindTimeout)
+}
+
+// listLeasesThroughKnown lists the identity leases through the first of Options.KnownServers
+// (other than those tried) that answers, with cfg's credentials, each tried under the TLS
+// server names its own address, the kubeconfig's server's and kubernetes.default.svc (the
+// name every apiserver's serving certificate holds).
+func (d *discoverer) listLeasesThroughKnown(ctx context.Context, cfg *rest.Config, primaryBase string, tried func(string) bool) ([]identityLease, string, bool) {
+	for _, known := range d.opts.KnownServers {
+		b, err := apiclient.NormalizeBase(known)
+		if err != nil || tried(b) {
+			continue
+		}
+		names := apiclient.ServerNames(cfg, b, apiclient.HostOnly(primaryBase))
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, name := range names {
+			c, err := newServerClient(cfg, b, name, d.opts.timeout(), &d.red)
+			if err != nil {
+				break
+			}
+			lctx, cancel := context.WithTimeout(ctx, d.opts.timeout())
+			leases, err := listIdentityLeases(lctx, c)
+			cancel()
+			if err == nil {
+				return leases, b, true
+			}
+			if !apiclient.IsHostnameMismatch(err) {
+				break
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // fetchAll reads every target, at most Concurrency at a time.
@@ -266,7 +331,13 @@ func (d *discoverer) fetchAll(ctx context.Context, targets []*target, timeout ti
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = fetchServer(ctx, t, timeout, &d.red)
+			fctx := ctx
+			if dl, ok := d.deadlines[t.base]; ok {
+				var cancel context.CancelFunc
+				fctx, cancel = context.WithDeadline(ctx, dl)
+				defer cancel()
+			}
+			results[i] = fetchServer(fctx, t, timeout, &d.red)
 			if r := results[i]; d.opts.FeatureGates != nil && r.client != nil && r.err == nil {
 				readFeatureGates(ctx, r, timeout, d.opts.FeatureGates)
 			}

@@ -33,6 +33,11 @@ const kubeadmConfigRBAC = "get on configmaps/kubeadm-config in kube-system (the 
 
 const kubeadmConfigPath = "/api/v1/namespaces/" + installer.KubeadmConfigNamespace + "/configmaps/" + installer.KubeadmConfigName
 
+// MaxKubeadmConfig bounds the kubeadm-config answer: a ConfigMap's data is at most 1 MiB
+// (the apiserver refuses more), its JSON a little more; a larger answer is not the ConfigMap
+// and is not read whole (64 MB once took 310 MB to read and parse).
+const MaxKubeadmConfig = 2 << 20
+
 // readKubeadmConfig reads kube-system/kubeadm-config through c. Not there (404) is not a
 // kubeadm cluster, recorded silently; a 403 or a malformed ConfigMap is one warning, and the
 // snapshot is taken without it. The ClusterConfiguration's flags are kept for stateInstaller.
@@ -40,7 +45,13 @@ func (d *discoverer) readKubeadmConfig(ctx context.Context, c *serverClient, tim
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in := &snapshot.Installer{}
-	resp, err := c.get(ctx, kubeadmConfigPath, "application/json")
+	resp, err := c.Get(apiclient.WithMaxBody(ctx, MaxKubeadmConfig), kubeadmConfigPath, "application/json")
+	if err == nil && resp.Truncated {
+		err = apiclient.InvalidDoc(c.base, kubeadmConfigPath, fmt.Sprintf("the answer is larger than %d MiB, more than a ConfigMap holds", MaxKubeadmConfig>>20))
+	}
+	if err == nil && resp.Cut != nil {
+		err = apiclient.DecodeError(c.base, kubeadmConfigPath, len(resp.Body), resp.Cut)
+	}
 	if err == nil {
 		err = c.checkJSON(kubeadmConfigPath, resp)
 	}

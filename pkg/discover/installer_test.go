@@ -58,6 +58,8 @@ func TestKubeadmConfig(t *testing.T) {
 			wantWarning: []string{"ConfigMap kube-system/kubeadm-config is malformed: data.ClusterConfiguration: apiVersion \"kubeadm.k8s.io/v1beta9\""}},
 		{name: "server error", answer: answer(500, "application/json", `{"kind":"Status","status":"Failure","message":"etcdserver: request timed out","code":500}`), wantState: snapshot.KubeadmConfigUnreadable,
 			wantWarning: []string{"cannot read ConfigMap kube-system/kubeadm-config", "HTTP 500"}},
+		{name: "a 64 MB answer", answer: kubeadmConfigMap(t, string(v1beta4)+"\n# "+strings.Repeat("x", 64<<20)), wantState: snapshot.KubeadmConfigUnreadable,
+			wantWarning: []string{"cannot read ConfigMap kube-system/kubeadm-config", "larger than 2 MiB, more than a ConfigMap holds"}},
 		{name: "read", answer: kubeadmConfigMap(t, string(v1beta4)), wantState: snapshot.KubeadmConfigRead,
 			wantStated: &snapshot.StatedFlags{Source: "ConfigMap kube-system/kubeadm-config (kubeadm.k8s.io/v1beta4 ClusterConfiguration, apiServer.extraArgs)", Flags: fromConfigMap}},
 		{name: "a manifest over the ConfigMap", answer: kubeadmConfigMap(t, string(v1beta4)), manifest: true, wantState: snapshot.KubeadmConfigRead, wantStated: &manifestFlags},

@@ -184,7 +184,7 @@ func (w *LeaseWatch) watchLeases(rc *rest.RESTClient, established func(), stop c
 		timeout = DefaultLeaseWatchTimeout
 	}
 	return &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout+5*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithValue(ctx, leaseWatchStopKey{}, stop), timeout+5*time.Second)
 		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
 			Param("labelSelector", identityLabel+"="+identityLabelValue).
 			Param("watch", "true").Param("resourceVersion", opts.ResourceVersion).Param("allowWatchBookmarks", "true").
@@ -268,6 +268,7 @@ func leaseClient(base *rest.Config) (*rest.RESTClient, error) {
 	cfg.ContentType = runtime.ContentTypeJSON
 	cfg.AcceptContentTypes = runtime.ContentTypeJSON
 	cfg.Timeout = 0 // a watch lasts: each request has its own deadline or timeoutSeconds
+	cfg.Wrap(boundLeaseBodies)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}

@@ -64,6 +64,12 @@ type Options struct {
 	// caller that already knows the servers by their leases (a watch), that substitute would
 	// make every server vanish for one read.
 	RequireLeases bool
+	// KnownServers are the URLs of apiservers known from an earlier read (a watch's last
+	// snapshot): when the kubeconfig's server does not answer the lease list (it restarts:
+	// upgrading the node admin.conf names comes first), the leases are listed through each of
+	// these in turn, said in one warning, so the others stay observed. The kubeconfig's
+	// server is tried first again at every read.
+	KnownServers []string
 
 	// Manifests are static pod manifests, each stating one server's flags (over what
 	// kube-system/kubeadm-config states for every server).

@@ -83,3 +83,20 @@ func ControlPlaneSkew(versions map[string]snapshot.Version) error {
 	return fmt.Errorf("the control plane is outside the version-skew policy: %s (%s) and %s (%s) are more than one minor version apart (%s)",
 		newest, nw, oldest, o, strings.Join(at, ", "))
 }
+
+// EmulationFloorMinors is how many minors below its binary version a kube-apiserver can
+// emulate (--emulated-version): the floor is the binary's minor minus 3, and an emulated
+// version above the binary's is refused too (k8s.io/apiserver
+// pkg/util/compatibility/version.go:45, `binaryVersion.WithPatch(0).SubtractMinor(3)`, the
+// same in v0.33 to v0.38.0-alpha.2; checked by component-base compatibility.Validate).
+const EmulationFloorMinors = 3
+
+// CheckEmulatedVersion returns an error when emulated (major.minor) is a version binary
+// cannot emulate: newer than binary, or more than EmulationFloorMinors minors older.
+func CheckEmulatedVersion(binary, emulated snapshot.Version) error {
+	if emulated.Major != binary.Major || emulated.Minor > binary.Minor || emulated.Minor+EmulationFloorMinors < binary.Minor {
+		return fmt.Errorf("emulated version %s is not between %d.%d and %s: a kube-apiserver %s cannot emulate it", emulated.MinorString(),
+			binary.Major, max(binary.Minor-EmulationFloorMinors, 0), binary.MinorString(), binary)
+	}
+	return nil
+}

@@ -30,7 +30,9 @@ type PreflightReport struct {
 	// StaleAccepts are accept rules that matched no finding: the risk is gone, or the rule is
 	// wrong; remove them.
 	StaleAccepts []AcceptRule `json:"staleAccepts,omitempty"`
-	Summary      Summary      `json:"summary"`
+	// AcceptNotes say how to rewrite accept rules of an old form (preflight_legacy.go).
+	AcceptNotes []string `json:"acceptNotes,omitempty"`
+	Summary     Summary  `json:"summary"`
 	// Filtered says which findings a --resource/--group filter left out (Narrow, filter.go).
 	Filtered *FindingsFiltered `json:"filtered,omitempty"`
 	// Simulation and Traffic hold the underlying results.
@@ -102,7 +104,6 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	}
 	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence, diff)...)
 	rep.Findings = append(rep.Findings, rebuildExitFindings(in.Start, len(in.Steps), evidence)...)
-	rep.Findings = append(rep.Findings, configLossFindings(sim)...)
 	if found, ran := apiServiceFindings(in.Start); ran {
 		rep.Findings = append(rep.Findings, found...)
 	} else {
@@ -120,10 +121,10 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 		}
 		rep.Traffic = tr
 	}
-	routing, onlyUnavoidable := routingFindings(sim, rep.Traffic)
-	rep.Findings = append(rep.Findings, routing...)
+	rep.Findings = append(rep.Findings, configLossFindings(sim, newHarm(sim, rep.Traffic))...)
+	rep.Findings = append(rep.Findings, routingFindings(sim, rep.Traffic)...)
 	if rep.Traffic != nil {
-		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim, onlyUnavoidable)...)
+		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim)...)
 	}
 	rep.accept(in.Accept)
 	rep.summarize()

@@ -144,6 +144,15 @@ func (r *PreflightReport) accept(rules []AcceptRule) {
 	kept := r.Findings[:0:0]
 	for _, f := range r.Findings {
 		i := firstMatch(rules, f)
+		if i < 0 { // an old per-server MVP010 rule (preflight_legacy.go)?
+			old, covered := legacyMatch(rules, f)
+			for _, j := range old {
+				used[j] = true
+			}
+			if covered {
+				i = old[0]
+			}
+		}
 		if i < 0 {
 			kept = append(kept, f)
 			continue
@@ -151,6 +160,7 @@ func (r *PreflightReport) accept(rules []AcceptRule) {
 		used[i] = true
 		r.Accepted = append(r.Accepted, AcceptedFinding{Finding: f, AcceptedBy: rules[i]})
 	}
+	r.AcceptNotes = legacyNotes(rules)
 	r.Findings = kept
 	for i, u := range used {
 		if !u && firstMatchAny(rules[i], r.Accepted) {

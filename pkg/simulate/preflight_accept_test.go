@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -159,8 +160,53 @@ func TestUnavoidable(t *testing.T) {
 // the GVR after its upgrade, while one that serves it before is still up.
 func TestOrderHint(t *testing.T) {
 	sim := &Simulation{Steps: []StepResult{{Servers: []route.ServerSummary{{Name: "a"}, {Name: "b"}, {Name: "c"}}}}}
-	got := orderHint(sim, "x.k8s.io/v1/things", []string{"a"}, []string{"c"})
-	if !strings.Contains(got, "upgrade c (it serves x.k8s.io/v1/things after its upgrade) while a still serves it: --order c,a,b") {
+	got := orderHint(sim, []string{"a"}, []string{"c"})
+	if !strings.Contains(got, "upgrade c first (it serves it after its upgrade) while a still serves it: --order c,a,b") {
 		t.Errorf("hint %q", got)
+	}
+}
+
+// TestLegacyWindowRules: a baseline of per-server MVP010 keys (ID:GVR@SERVER) still accepts a
+// per-GVR finding when its rules cover every server of the windows, and never otherwise; the
+// report says how to rewrite them.
+func TestLegacyWindowRules(t *testing.T) {
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}, {Name: "c", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := UpgradePlan(start, "1.37", nil)
+	for _, tc := range []struct {
+		name         string
+		rules        []string
+		accepted     bool
+		stale, notes int
+	}{
+		{"one rule a server, covering both", []string{"MVP010:new.k8s.io/v1/widgets@b", "MVP010:new.k8s.io/v1/widgets@c"}, true, 0, 2},
+		{"a glob over servers", []string{"MVP010:new.k8s.io/v1/widgets@*"}, true, 0, 1},
+		{"one server of two: not accepted, not stale", []string{"MVP010:new.k8s.io/v1/widgets@b"}, false, 0, 1},
+		{"another GVR's: stale", []string{"MVP010:x.k8s.io/v1/things@b"}, false, 1, 1},
+		{"the new form", []string{"MVP010:new.k8s.io/v1/widgets"}, true, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rules []AcceptRule
+			for i, s := range tc.rules {
+				r, err := ParseAcceptRule(s, fmt.Sprintf("base:%d", i+1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rules = append(rules, r)
+			}
+			rep, err := Preflight(PreflightInput{Start: start, Steps: steps, Target: "1.37", Accept: rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			accepted := false
+			for _, a := range rep.Accepted {
+				accepted = accepted || a.Key() == "MVP010:new.k8s.io/v1/widgets"
+			}
+			if accepted != tc.accepted || len(rep.StaleAccepts) != tc.stale || len(rep.AcceptNotes) != tc.notes {
+				t.Errorf("accepted %v (want %v), stale %v (want %d), notes %q (want %d)", accepted, tc.accepted, rep.StaleAccepts, tc.stale, rep.AcceptNotes, tc.notes)
+			}
+		})
 	}
 }

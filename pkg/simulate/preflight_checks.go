@@ -60,4 +60,7 @@ type Finding struct {
 	// Evidence says where the facts come from: which server, which document, when.
 	Evidence []string `json:"evidence"`
 	Hint     string   `json:"hint"`
+	// Windows are a window finding's (MVP010, MVP011) records: each server that answers 404
+	// or 503 for its GVR, at each step, with the routing reason.
+	Windows []Risk `json:"windows,omitempty"`
 }

@@ -109,40 +109,30 @@ func discoveryFindings(s *snapshot.Snapshot, evidence map[string]string) (out []
 	return out, rep
 }
 
-// trafficFindings: replayed requests that use a removed API (MVP021), or that would fail in a
-// window an order or the peer proxy could close (MVP020); those that only meet windows no
-// order avoids are named in MVP011 (onlyUnavoidable) instead.
-func trafficFindings(tr *TrafficReport, sim *Simulation, onlyUnavoidable map[string]bool) []Finding {
+// trafficFindings: replayed requests that use a removed API (MVP021), or that get 404 or 503
+// on some apiserver at some step (MVP020), each naming its clients: a replayed client that
+// fails is harm, whatever the window's rule.
+func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 	var out []Finding
-	ev := fmt.Sprintf("traffic %s (%s): %d requests", tr.Source, tr.Format, tr.Requests)
-	for _, g := range tr.GVRs {
+	ev := fmt.Sprintf("traffic %s (%s): %s", tr.Source, tr.Format, tr.Read())
+	for i := range tr.GVRs {
+		g := &tr.GVRs[i]
 		if g.Removed {
 			out = append(out, Finding{Check: CheckTrafficRemoved.ID, Name: CheckTrafficRemoved.Name, Severity: Blocking, Subject: g.GVR,
-				Message:  fmt.Sprintf("%d request(s) use %s, which no apiserver serves after the last step", g.Requests, g.GVR),
+				Message:  fmt.Sprintf("%d request(s) use %s, which no apiserver serves after the last step; clients: %s", g.Requests, g.GVR, agentsOf(g)),
 				Evidence: []string{ev, "profiles " + strings.Join(sim.Profiles, ", ")},
-				Hint:     "migrate these clients to a served version of the API before upgrading (see the user agents below)"})
+				Hint:     "migrate these clients to a served version of the API before upgrading"})
 			continue
 		}
-		if g.AtRisk > 0 && !onlyUnavoidable[g.GVR] {
+		if g.AtRisk > 0 {
 			steps := make([]string, len(g.AtRiskSteps))
 			for i, s := range g.AtRiskSteps {
 				steps[i] = fmt.Sprintf("%d (%s)", s, sim.Steps[s].Step)
 			}
 			out = append(out, Finding{Check: CheckTrafficFails.ID, Name: CheckTrafficFails.Name, Severity: Blocking, Subject: g.GVR,
-				Message:  fmt.Sprintf("%d of %d request(s) for %s would get 404 or 503 on some apiserver at step(s) %s", g.AtRisk, g.Requests, g.GVR, strings.Join(steps, ", ")),
+				Message:  fmt.Sprintf("%d of %d request(s) for %s would get 404 or 503 on some apiserver at step(s) %s; clients: %s", g.AtRisk, g.Requests, g.GVR, strings.Join(steps, ", "), agentsOf(g)),
 				Evidence: []string{ev},
-				Hint:     "see MVP010 for the servers, steps and fix (an upgrade order, or the peer proxy on every server)"})
-		}
-	}
-	var agents []string
-	for _, a := range tr.UserAgents {
-		if a.AtRisk > 0 && len(agents) < 10 {
-			agents = append(agents, fmt.Sprintf("%s (%d)", a.UserAgent, a.AtRisk))
-		}
-	}
-	if len(agents) > 0 {
-		for i := range out {
-			out[i].Evidence = append(out[i].Evidence, "user agents at risk: "+strings.Join(agents, ", "))
+				Hint:     "see MVP010/MVP011 of the same GVR for the servers, the steps and the fix"})
 		}
 	}
 	if tr.Malformed > 0 {
@@ -169,13 +159,17 @@ func peersOf(s *snapshot.Snapshot, srv *snapshot.Server) []*snapshot.Server {
 // configLossFindings: an upgraded server keeps its --runtime-config, and an entry naming a
 // group/version the new version no longer has is skipped at start-up (mvp.UnknownGroupVersionAtStartup):
 // what its clients used is gone from that server.
-func configLossFindings(sim *Simulation) []Finding {
+// Its clients lose it on that server: blocking, unless replayed traffic shows none.
+func configLossFindings(sim *Simulation, h harm) []Finding {
 	var out []Finding
 	for _, st := range sim.Steps {
 		for _, l := range st.ConfigLosses {
-			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: Blocking, Subject: l.GroupVersion + "@" + l.Server,
-				Step:    fmt.Sprintf("%d: %s", st.N, st.Step),
-				Message: fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup),
+			sev, why := h.gv(l.GroupVersion)
+			ev := append([]string{"simulated from " + sim.Start}, h.evidence()...)
+			out = append(out, Finding{Check: CheckConfigLoss.ID, Name: CheckConfigLoss.Name, Severity: sev, Subject: l.GroupVersion + "@" + l.Server,
+				Step:     fmt.Sprintf("%d: %s", st.N, st.Step),
+				Message:  fmt.Sprintf("%s keeps --runtime-config entry %s=%t, but %s has no %s: %s; %s", l.Server, l.GroupVersion, l.Enabled, l.Version, l.GroupVersion, mvp.UnknownGroupVersionAtStartup, why),
+				Evidence: ev,
 				Hint: fmt.Sprintf("before upgrading %s, remove %s=%t from its --runtime-config and move the clients of %s to a version %s serves",
 					l.Server, l.GroupVersion, l.Enabled, l.GroupVersion, l.Version)})
 		}

@@ -2,16 +2,19 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// The 404/503 windows of the rehearsed upgrade, judged from the operator's side: a window an
-// upgrade order or the peer proxy could close is blocking (MVP010); a window no order can
-// avoid — every apiserver that serves the GVR is down, and no order puts another one in its
-// place — is a warning (MVP011) that names the clients it affects.
+// The 404/503 windows of the rehearsed upgrade, one finding per rule and GVR: MVP010 for a
+// window an upgrade order or the peer proxy could close (the fix names how), MVP011 for one
+// no order avoids — every apiserver that serves the GVR is down, and no order puts another
+// one in its place. Their severity is decided by harm (preflight_harm.go), not by which of the
+// two it is. Each finding keeps its per-server records (Finding.Windows).
 
 // unavoidable says whether no upgrade order can keep gvr served throughout. Servers that
 // serve it at the start (first) or at the end (last) are its only possible sources: when the
@@ -43,46 +46,46 @@ func servers(s *snapshot.Snapshot, gvr string) (names []string, up bool) {
 	return names, up
 }
 
-// window is what one unavoidable GVR's findings are built from.
-type window struct {
-	gvr         string
-	first, last []string
-	steps       []string // "2 (stop kas-b)", in order
-	answering   []string // servers that answer 404
+// gvrWindows are one GVR's at-risk cells, split by rule.
+type gvrWindows struct {
+	gvr                    string
+	first, last            []string
+	fixable, unavoidableAt []Risk
 }
 
-// routingFindings turns the simulation's at-risk cells into findings: MVP010 (blocking) for
-// what an order or the peer proxy can fix, one MVP011 (warning) per GVR whose window no order
-// avoids. It returns the GVRs whose only windows are unavoidable: their replayed clients are
-// named in MVP011, not in a blocking MVP020.
-func routingFindings(sim *Simulation, tr *TrafficReport) (out []Finding, onlyUnavoidable map[string]bool) {
-	fixable := map[string]bool{}
+// routingFindings turns the simulation's at-risk cells into findings: for each GVR, one MVP010
+// for the windows an order or the peer proxy can close and one MVP011 for those no order
+// avoids, each with the severity its harm decides.
+func routingFindings(sim *Simulation, tr *TrafficReport) []Finding {
+	h := newHarm(sim, tr)
 	firstSnap, lastSnap := sim.Steps[0].snap, sim.Steps[len(sim.Steps)-1].snap
-	windows := map[string]*window{}
-	var order []string
+	byGVR := map[string]*gvrWindows{}
+	var order []*gvrWindows
 	for _, r := range sim.AtRisk {
-		first, _ := servers(firstSnap, r.GVR)
-		last, _ := servers(lastSnap, r.GVR)
-		if r.Outcome == mvp.NotFound && !servedAtStep(sim, r) && unavoidable(first, last) {
-			w := windows[r.GVR]
-			if w == nil {
-				w = &window{gvr: r.GVR, first: first, last: last}
-				windows[r.GVR] = w
-				order = append(order, r.GVR)
-			}
-			w.steps = appendNew(w.steps, fmt.Sprintf("%d (%s)", r.StepN, r.Step))
-			w.answering = appendNew(w.answering, r.Server)
-			continue
+		w := byGVR[r.GVR]
+		if w == nil {
+			w = &gvrWindows{gvr: r.GVR}
+			w.first, _ = servers(firstSnap, r.GVR)
+			w.last, _ = servers(lastSnap, r.GVR)
+			byGVR[r.GVR] = w
+			order = append(order, w)
 		}
-		fixable[r.GVR] = true
-		out = append(out, fixableWindow(sim, r, first, last))
+		if r.Outcome == mvp.NotFound && !servedAtStep(sim, r) && unavoidable(w.first, w.last) {
+			w.unavoidableAt = append(w.unavoidableAt, r)
+		} else {
+			w.fixable = append(w.fixable, r)
+		}
 	}
-	onlyUnavoidable = map[string]bool{}
-	for _, g := range order {
-		out = append(out, unavoidableWindow(windows[g], sim, tr))
-		onlyUnavoidable[g] = !fixable[g]
+	var out []Finding
+	for _, w := range order {
+		if len(w.fixable) > 0 {
+			out = append(out, fixableWindow(sim, w, h))
+		}
+		if len(w.unavoidableAt) > 0 {
+			out = append(out, unavoidableWindow(sim, w, h))
+		}
 	}
-	return out, onlyUnavoidable
+	return out
 }
 
 // servedAtStep: some reachable server lists r's GVR at r's step (then r's server could reach
@@ -98,30 +101,35 @@ func servedAtStep(sim *Simulation, r Risk) bool {
 	return false
 }
 
-func fixableWindow(sim *Simulation, r Risk, first, last []string) Finding {
-	status := fmt.Sprint(r.Status)
-	if r.Unavailable != "" {
-		status += " (" + r.Unavailable + ")"
+func fixableWindow(sim *Simulation, w *gvrWindows, h harm) Finding {
+	sev, why := h.of(w.gvr)
+	var hints, proxyless []string
+	for _, r := range w.fixable {
+		switch {
+		case r.Outcome == mvp.Unavailable:
+			hints = appendNew(hints, "a crashed peer still holds its identity lease: restart it, or delete its lease (kube-system/"+"apiserver-…) once it is gone for good")
+		case servedAtStep(sim, r):
+			proxyless = appendNew(proxyless, r.Server)
+		default:
+			hints = appendNew(hints, orderHint(sim, w.first, w.last))
+		}
 	}
-	var hint string
-	switch {
-	case r.Outcome == mvp.Unavailable:
-		hint = "a crashed peer still holds its identity lease: restart it, or delete its lease (kube-system/" + "apiserver-…) once it is gone for good"
-	case servedAtStep(sim, r):
-		hint = fmt.Sprintf("another apiserver serves it at this step, but %s does not route to it (see the evidence): turn the peer proxy on on %s (the gate and --peer-ca-file) and make sure it has learned its peers", r.Server, r.Server)
-	default:
-		hint = orderHint(sim, r.GVR, first, last)
+	if len(proxyless) > 0 {
+		list, does, it := strings.Join(proxyless, ", "), "does", "it has"
+		if len(proxyless) > 1 {
+			does, it = "do", "they have"
+		}
+		hints = append([]string{fmt.Sprintf("another apiserver serves it at those steps, but %s %s not route to it: turn the peer proxy on on %s (the gate and --peer-ca-file) and make sure %s learned the peers", list, does, list, it)}, hints...)
 	}
-	return Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: Blocking,
-		Subject: r.GVR + "@" + r.Server, Step: fmt.Sprintf("%d: %s", r.StepN, r.Step),
-		Message:  fmt.Sprintf("at step %d (%s) %s answers %s for %s; served by %s", r.StepN, r.Step, r.Server, status, r.GVR, strings.Join(r.ServedBy, ", ")),
-		Evidence: []string{r.Reason, "simulated from " + sim.Start},
-		Hint:     hint}
+	return Finding{Check: CheckServedEveryStep.ID, Name: CheckServedEveryStep.Name, Severity: sev, Subject: w.gvr, Step: riskSteps(w.fixable),
+		Message:  fmt.Sprintf("%s; %s; %s", windowsText(w.fixable), servedByText(w.fixable), why),
+		Evidence: append(append(reasons(w.fixable), "simulated from "+sim.Start), h.evidence()...),
+		Hint:     strings.Join(hints, "; "), Windows: w.fixable}
 }
 
-// orderHint names an order that keeps gvr served: first a server that serves it at the end,
+// orderHint names an order that keeps a GVR served: first a server that serves it at the end,
 // while another that serves it at the start is still up.
-func orderHint(sim *Simulation, gvr string, first, last []string) string {
+func orderHint(sim *Simulation, first, last []string) string {
 	for _, y := range last {
 		for _, z := range first {
 			if y != z {
@@ -131,47 +139,155 @@ func orderHint(sim *Simulation, gvr string, first, last []string) string {
 						order = append(order, s.Name)
 					}
 				}
-				return fmt.Sprintf("upgrade %s (it serves %s after its upgrade) while %s still serves it: --order %s", y, gvr, z, strings.Join(order, ","))
+				return fmt.Sprintf("upgrade %s first (it serves it after its upgrade) while %s still serves it: --order %s", y, z, strings.Join(order, ","))
 			}
 		}
 	}
 	return "upgrade so that some reachable server serves it at every step (--order), or keep its clients off until the upgrade completes"
 }
 
-func unavoidableWindow(w *window, sim *Simulation, tr *TrafficReport) Finding {
+func unavoidableWindow(sim *Simulation, w *gvrWindows, h harm) Finding {
+	sev, why := h.of(w.gvr)
 	source := strings.Join(w.first, ", ")
-	var why, hint string
+	var what, hint string
 	if len(w.last) == 0 {
-		why = fmt.Sprintf("served by %s at the start, by no apiserver of the target version: gone after the upgrade", source)
+		what = fmt.Sprintf("served by %s at the start, by no apiserver of the target version: gone after the upgrade", source)
 		hint = "no order avoids this window, and the API is gone after it: move its clients to a version the target serves before the upgrade"
 	} else {
-		why = fmt.Sprintf("only %s serves it, before and after its upgrade", source)
-		hint = fmt.Sprintf("no order avoids this window; it lasts while %s is down: restart it promptly and let its clients retry, serve the API on another apiserver too (the same --runtime-config on every apiserver), or turn it off if nothing uses it", source)
+		what = fmt.Sprintf("only %s serves it, before and after its upgrade", source)
+		hint = "no order avoids this window; it lasts while the only apiserver that serves it is down: restart it promptly and let its clients retry, serve the API on another apiserver too (the same --runtime-config on every apiserver), or turn it off if nothing uses it"
 	}
-	return Finding{Check: CheckUnavoidableWindow.ID, Name: CheckUnavoidableWindow.Name, Severity: Warning, Subject: w.gvr,
-		Step:     strings.Join(w.steps, ", "),
-		Message:  fmt.Sprintf("404 on %s at step %s: %s; clients: %s", strings.Join(w.answering, ", "), strings.Join(w.steps, ", "), why, clientsOf(tr, w.gvr)),
-		Evidence: []string{"no reachable apiserver lists it at step " + strings.Join(w.steps, ", "), "simulated from " + sim.Start},
-		Hint:     hint}
+	return Finding{Check: CheckUnavoidableWindow.ID, Name: CheckUnavoidableWindow.Name, Severity: sev, Subject: w.gvr, Step: riskSteps(w.unavoidableAt),
+		Message:  fmt.Sprintf("%s; %s; %s", windowsText(w.unavoidableAt), what, why),
+		Evidence: append([]string{"no reachable apiserver lists it at " + StepsText(stepNumbers(w.unavoidableAt)), "simulated from " + sim.Start}, h.evidence()...),
+		Hint:     hint, Windows: w.unavoidableAt}
 }
 
-// clientsOf names the replayed clients of gvr, or says that none were given.
-func clientsOf(tr *TrafficReport, gvr string) string {
-	if tr == nil {
-		return "not known (no --audit-log or --requests given)"
-	}
-	for _, g := range tr.GVRs {
-		if g.GVR != gvr {
-			continue
+// windowsText says which server answers what at which steps, one clause per status:
+// "404 on b at steps 2–3, on c at steps 2–4; 503 (transport) on b at step 5".
+func windowsText(risks []Risk) string {
+	var statuses []string
+	byStatus := map[string][]Risk{}
+	for _, r := range risks {
+		st := riskStatus(r)
+		if byStatus[st] == nil {
+			statuses = append(statuses, st)
 		}
-		var names []string
-		for _, a := range g.Agents() {
-			names = append(names, fmt.Sprintf("%s (%d request(s))", a.UserAgent, a.Requests))
-		}
-		return listSome(names, 5)
+		byStatus[st] = append(byStatus[st], r)
 	}
-	return "none in the replayed traffic"
+	var clauses []string
+	for _, st := range statuses {
+		var servers []string
+		steps := map[string][]int{}
+		for _, r := range byStatus[st] {
+			if steps[r.Server] == nil {
+				servers = append(servers, r.Server)
+			}
+			steps[r.Server] = append(steps[r.Server], r.StepN)
+		}
+		// Servers with the same steps share a clause: "on a, b at step 5".
+		var texts []string
+		sharing := map[string][]string{}
+		for _, srv := range servers {
+			text := StepsText(steps[srv])
+			if sharing[text] == nil {
+				texts = append(texts, text)
+			}
+			sharing[text] = append(sharing[text], srv)
+		}
+		parts := make([]string, len(texts))
+		for i, text := range texts {
+			parts[i] = "on " + strings.Join(sharing[text], ", ") + " at " + text
+		}
+		clauses = append(clauses, st+" "+strings.Join(parts, ", "))
+	}
+	return strings.Join(clauses, "; ")
 }
+
+// servedByText says which servers serve the GVR while it fails: "served by a", or per steps
+// when that changes: "served by a at steps 2–3, by a, b at step 4".
+func servedByText(risks []Risk) string {
+	var sets []string
+	steps := map[string][]int{}
+	for _, r := range risks {
+		set := orNone(strings.Join(r.ServedBy, ", "))
+		if steps[set] == nil {
+			sets = append(sets, set)
+		}
+		steps[set] = append(steps[set], r.StepN)
+	}
+	if len(sets) == 1 {
+		return "served by " + sets[0]
+	}
+	parts := make([]string, len(sets))
+	for i, set := range sets {
+		parts[i] = set + " at " + StepsText(steps[set])
+	}
+	return "served by " + strings.Join(parts, ", by ")
+}
+
+func riskStatus(r Risk) string {
+	if r.Unavailable != "" {
+		return fmt.Sprintf("%d (%s)", r.Status, r.Unavailable)
+	}
+	return fmt.Sprint(r.Status)
+}
+
+func stepNumbers(risks []Risk) []int {
+	ns := make([]int, len(risks))
+	for i, r := range risks {
+		ns[i] = r.StepN
+	}
+	return ns
+}
+
+// riskSteps names the steps of risks: "2 (upgrade a to 1.37), 3 (stop b)".
+func riskSteps(risks []Risk) string {
+	var steps []string
+	for _, r := range risks {
+		steps = appendNew(steps, fmt.Sprintf("%d (%s)", r.StepN, r.Step))
+	}
+	return strings.Join(steps, ", ")
+}
+
+// StepsText writes step numbers as runs: "step 2", "steps 2–4", "steps 0, 2–3".
+func StepsText(ns []int) string {
+	ns = append([]int(nil), ns...)
+	sort.Ints(ns)
+	ns = slices.Compact(ns)
+	var runs []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j == i {
+			runs = append(runs, fmt.Sprint(ns[i]))
+		} else {
+			runs = append(runs, fmt.Sprintf("%d–%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	if len(ns) == 1 {
+		return "step " + runs[0]
+	}
+	return "steps " + strings.Join(runs, ", ")
+}
+
+// reasons are the distinct routing reasons of risks, the first few.
+func reasons(risks []Risk) []string {
+	var out []string
+	for _, r := range risks {
+		out = appendNew(out, r.Reason)
+	}
+	if len(out) > maxReasons {
+		out = append(out[:maxReasons], fmt.Sprintf("… %d more reason(s): -o json lists every server's", len(out)-maxReasons))
+	}
+	return out
+}
+
+// maxReasons bounds the routing reasons a window finding quotes; its Windows keep them all.
+const maxReasons = 3
 
 func appendNew(list []string, s string) []string {
 	for _, x := range list {

@@ -26,13 +26,14 @@ func TestPreflight(t *testing.T) {
 	}
 	ids := checkIDs(rep)
 	// old.k8s.io/v1beta1/gadgets, which 1.37 removes, is unserved while the last server that
-	// serves it restarts whatever the order: one MVP011 warning for the GVR, naming its client,
-	// not an MVP010 per server; its use of a removed API blocks (MVP021).
+	// serves it restarts whatever the order: one MVP011 for the GVR, not one per server, and
+	// blocking, since a replayed client uses it; its use of a removed API blocks too (MVP021).
 	if ids["MVP010"] != 0 || ids["MVP011"] != 1 || ids["MVP021"] != 1 || ids["MVP022"] != 1 || ids["MVP001"] != 0 {
 		t.Errorf("findings by check: %v", ids)
 	}
 	for _, f := range rep.Findings {
-		if f.Check == "MVP011" && (f.Severity != Warning || f.Subject != "old.k8s.io/v1beta1/gadgets" || !strings.Contains(f.Message, "clients: <none> (1 request(s))") || !strings.Contains(f.Message, "gone after the upgrade")) {
+		if f.Check == "MVP011" && (f.Severity != Blocking || f.Subject != "old.k8s.io/v1beta1/gadgets" || !strings.Contains(f.Message, "clients meet it: <none> (1 request(s))") ||
+			!strings.Contains(f.Message, "gone after the upgrade") || !strings.HasPrefix(f.Message, "404 on a, b at step 5; ") || len(f.Windows) != 2) {
 			t.Errorf("MVP011: %+v", f)
 		}
 	}
@@ -142,46 +143,100 @@ func TestPreflightFailing(t *testing.T) {
 	}
 }
 
-// TestPreflightWindows: a window the peer proxy would close stays blocking (MVP010) with a hint
-// that says so; a window no order avoids is one warning per GVR (MVP011), not blocking.
-func TestPreflightWindows(t *testing.T) {
-	// 1.36 defaults (no --peer-ca-file, no proxy): once a runs 1.37, b answers 404 for
-	// new.k8s.io/v1/widgets while a serves it — the proxy would reach it.
-	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
+// TestPreflightHarm: a window's severity is its harm to clients. Fixtures: 1.37 removes
+// old.k8s.io/v1beta1/gadgets and adds new.k8s.io/v1/widgets; a 1.36 server's --runtime-config
+// may enable old.k8s.io/v1alpha1/relics, which 1.37 does not have.
+func TestPreflightHarm(t *testing.T) {
+	type want struct {
+		result string
+		// severity of each check:subject
+		findings map[string]Severity
+		// text each named finding's message holds
+		says map[string]string
 	}
-	steps, _ := UpgradePlan(start, "1.37", nil)
-	rep, err := Preflight(PreflightInput{Start: start, Steps: steps})
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name    string
+		proxy   string
+		relics  bool   // server a's --runtime-config enables old.k8s.io/v1alpha1
+		traffic string // --requests lines; "" for none
+		want    want
+	}{
+		{"no proxy, no traffic: a GVR every server answers today blocks, one new in the target warns", "", false, "", want{"blocking",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP010:new.k8s.io/v1/widgets": "404 on b at step 2; served by a; new: no apiserver serves it at the start",
+				"MVP010:old.k8s.io/v1beta1/gadgets": "404 on a at step 2; served by b; clients may use it: every apiserver answers it at the start"}}},
+		{"traffic with no client of either: warnings saying what was read", "", false, "GET /api/v1/pods\n", want{"warning",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Warning},
+			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, but none of the 1 replayed requests (a request list: no times) uses it",
+				"MVP010:new.k8s.io/v1/widgets": "; no replayed request uses it"}}},
+		{"a replayed client of a GVR new in the target blocks", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", want{"blocking",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Blocking, "MVP020:new.k8s.io/v1/widgets": Blocking, "MVP010:old.k8s.io/v1beta1/gadgets": Warning},
+			map[string]string{"MVP020:new.k8s.io/v1/widgets": "1 of 1 request(s) for new.k8s.io/v1/widgets would get 404 or 503 on some apiserver at step(s) 2 (upgrade a to 1.37); clients: <none> (1 request(s))"}}},
+		{"proxy configured: the window no order avoids blocks without traffic", "configured", false, "", want{"blocking",
+			map[string]Severity{"MVP011:old.k8s.io/v1beta1/gadgets": Blocking}, nil}},
+		{"a --runtime-config entry the target lacks blocks without traffic", "configured", true, "", want{"blocking",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP011:old.k8s.io/v1alpha1/relics": Warning}, nil}},
+		{"... warns with traffic that holds no client of it", "configured", true, "GET /api/v1/pods\nGET /apis/old.k8s.io/v1beta1/gadgets/x\n", want{"blocking",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "none of the 2 replayed requests (a request list: no times) uses it"}}},
+		{"... and blocks naming the client when the traffic holds one", "configured", true, "GET /apis/old.k8s.io/v1alpha1/relics\n", want{"blocking",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP021:old.k8s.io/v1alpha1/relics": Blocking},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "clients use it: <none> (1 request(s))"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: tc.proxy}, {Name: "b", Version: "1.36", Proxy: tc.proxy}}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.relics {
+				a := start.Find("a")
+				a.Resources = append(a.Resources, snapshot.Resource{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Source: snapshot.SourceBuiltin})
+			}
+			steps, _ := UpgradePlan(start, "1.37", nil)
+			in := PreflightInput{Start: start, Steps: steps, Target: "1.37"}
+			if tc.traffic != "" {
+				tr, _ := NewTrafficReader(strings.NewReader(strings.ReplaceAll(tc.traffic, `\n`, "\n")), "reqs.txt", FormatRequests)
+				in.Traffic, in.TrafficSource, in.TrafficFormat = []*TrafficReader{tr}, "reqs.txt", FormatRequests
+			}
+			rep, err := Preflight(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]Finding{}
+			for _, f := range rep.Findings {
+				got[f.Key()] = f
+			}
+			for key, sev := range tc.want.findings {
+				if f, ok := got[key]; !ok || f.Severity != sev {
+					t.Errorf("%s: want %s, got %+v", key, sev, f)
+				}
+			}
+			for key, text := range tc.want.says {
+				if !strings.Contains(got[key].Message, text) {
+					t.Errorf("%s: message %q lacks %q", key, got[key].Message, text)
+				}
+			}
+			if rep.Summary.Result != tc.want.result {
+				t.Errorf("result %s, want %s: %+v", rep.Summary.Result, tc.want.result, rep.Findings)
+			}
+		})
 	}
-	ids := checkIDs(rep)
-	subjects := map[string]bool{}
-	for _, f := range rep.Findings {
-		if f.Check != CheckServedEveryStep.ID {
-			continue
-		}
-		subjects[f.Subject] = true
-		server := f.Subject[strings.Index(f.Subject, "@")+1:]
-		if f.Severity != Blocking || !strings.Contains(f.Hint, "turn the peer proxy on on "+server) {
-			t.Errorf("MVP010 %+v", f)
-		}
-	}
-	if !subjects["new.k8s.io/v1/widgets@b"] || !subjects["old.k8s.io/v1beta1/gadgets@a"] {
-		t.Errorf("MVP010 subjects %v", subjects)
-	}
-	// old.k8s.io/v1beta1/gadgets, which 1.37 removes: unserved while b, the last to serve it,
-	// restarts — whatever the order.
-	if ids["MVP010"] == 0 || ids["MVP011"] != 1 {
-		t.Errorf("findings by check %v", ids)
-	}
+}
 
-	// The same with the proxy configured: only the window no order avoids is left, a warning.
-	start, _ = FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, time.Time{})
-	steps, _ = UpgradePlan(start, "1.37", nil)
-	rep, _ = Preflight(PreflightInput{Start: start, Steps: steps})
-	if ids := checkIDs(rep); ids["MVP010"] != 0 || ids["MVP011"] != 1 || rep.Summary.Result != "warning" {
-		t.Errorf("proxy configured: %v %+v", ids, rep.Summary)
+// TestWindowWords: the windows of a GVR in one line, steps as runs.
+func TestWindowWords(t *testing.T) {
+	risks := []Risk{
+		{StepN: 2, Server: "b", Status: 404, ServedBy: []string{"a"}}, {StepN: 2, Server: "c", Status: 404, ServedBy: []string{"a"}},
+		{StepN: 3, Server: "b", Status: 404, ServedBy: []string{"a"}}, {StepN: 3, Server: "c", Status: 404, ServedBy: []string{"a"}},
+		{StepN: 4, Server: "c", Status: 404, ServedBy: []string{"a", "b"}}, {StepN: 6, Server: "c", Status: 503, Unavailable: "transport", ServedBy: []string{"a", "b"}},
+	}
+	if got, want := windowsText(risks), "404 on b at steps 2–3, on c at steps 2–4; 503 (transport) on c at step 6"; got != want {
+		t.Errorf("windowsText = %q, want %q", got, want)
+	}
+	if got, want := servedByText(risks), "served by a at steps 2–3, by a, b at steps 4, 6"; got != want {
+		t.Errorf("servedByText = %q, want %q", got, want)
+	}
+	if got, want := StepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {
+		t.Errorf("stepsText = %q, want %q", got, want)
 	}
 }

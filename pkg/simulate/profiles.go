@@ -155,6 +155,15 @@ func DecodeProfile(data []byte) (Profile, error) {
 	if err != nil {
 		return Profile{}, fmt.Errorf("server %q: %w", srv.Name, err)
 	}
+	if srv.EmulatedVersion != "" {
+		ev, err := snapshot.ParseVersion(srv.EmulatedVersion)
+		if err == nil {
+			err = mvp.CheckEmulatedVersion(v, ev)
+		}
+		if err != nil {
+			return Profile{}, fmt.Errorf("server %q: %w", srv.Name, err)
+		}
+	}
 	p := Profile{Version: v, Server: *srv, TakenAt: snap.TakenAt.UTC().Format("2006-01-02"), Source: snap.Source,
 		Resources: srv.Resources, GateDefault: srv.PeerProxy.GateEnabled}
 	servers := []*snapshot.Server{srv}

@@ -146,9 +146,14 @@ func profileDirFiles(src ProfileSources) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, filepath.Join(src.Dir, e.Name()))
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
 		}
+		path := filepath.Join(src.Dir, e.Name())
+		if err := snapshot.CheckRegular(path); err != nil {
+			return nil, fmt.Errorf("profile %s: %w: the profile directory holds profile files only; remove it", path, err)
+		}
+		files = append(files, path)
 	}
 	return files, nil
 }

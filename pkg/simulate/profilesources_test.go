@@ -199,3 +199,27 @@ func TestProfileDirErrors(t *testing.T) {
 		t.Errorf("a missing directory: %v", err)
 	}
 }
+
+// A profile whose emulated version its binary cannot emulate is refused, naming the range;
+// one within it is read.
+func TestProfileRefused(t *testing.T) {
+	emulating := func(emulated string) string {
+		return strings.Replace(string(profileFile("v1.36.3", "v1/pods").Data), "  version: v1.36.3\n", "  version: v1.36.3\n  emulatedVersion: \""+emulated+"\"\n", 1)
+	}
+	for _, tt := range []struct {
+		name, emulated, want string
+	}{
+		{"8 minors behind", "1.28", `server "default": emulated version 1.28 is not between 1.33 and 1.36: a kube-apiserver v1.36.3 cannot emulate it`},
+		{"ahead of the binary", "1.37", `server "default": emulated version 1.37 is not between 1.33 and 1.36: a kube-apiserver v1.36.3 cannot emulate it`},
+		{"3 minors behind", "1.33", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "v1.36.3.json", emulating(tt.emulated))
+			_, err := useProfiles(t, ProfileSources{Dir: dir})
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != "profile "+path+": "+tt.want) {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}

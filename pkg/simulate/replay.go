@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -22,9 +24,14 @@ type TrafficReport struct {
 	Unparsable  int64 `json:"unparsable"`
 	// Malformed counts unreadable lines (with a few examples); Skipped audit events of
 	// non-final stages.
-	Malformed         int64    `json:"malformed"`
-	MalformedExamples []string `json:"malformedExamples,omitempty"`
-	Skipped           int64    `json:"skippedStages,omitempty"`
+	Malformed int64 `json:"malformed"`
+	// From and To are the earliest and latest requestReceivedTimestamp of the events read
+	// (audit logs; absent for request lists, which have no times): the span the traffic
+	// covers, which says how much a "no client of it" is worth.
+	From              *time.Time `json:"from,omitempty"`
+	To                *time.Time `json:"to,omitempty"`
+	MalformedExamples []string   `json:"malformedExamples,omitempty"`
+	Skipped           int64      `json:"skippedStages,omitempty"`
 	// ProxiedCopies counts audit events whose audit ID an earlier event of the log has: a
 	// request one server proxied to a peer is logged by both (a log merged from several
 	// servers), and is replayed once.
@@ -151,6 +158,10 @@ type replayer struct {
 	// resolved is what count found for each pair it met: the workers make few pairs and use
 	// them block after block. Bounded like the workers' tables.
 	resolved map[*pairInfo]*resolvedPair
+	// first and last are the earliest and latest raw requestReceivedTimestamp read, and
+	// whether each has an apiserver's UTC form (utcStamp).
+	first, last       string
+	firstUTC, lastUTC bool
 }
 
 // resolvedPair is a pair's rows in the report and its outcomes at each step. None of them
@@ -207,6 +218,7 @@ func newReplayer(sim *Simulation, source, format string) *replayer {
 func (r *replayer) block(b *block, server string) error {
 	for i := range b.events {
 		e := &b.events[i]
+		r.span(e.received)
 		if e.auditID != "" && r.recent.see(e.auditID, e.idHash, seenEvent{server: server, method: e.method, uri: e.uri, agent: e.agent, code: e.code, received: e.received}) {
 			r.rep.ProxiedCopies++
 			continue
@@ -310,8 +322,72 @@ func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, erro
 	return rp, nil
 }
 
+// span widens the span of the traffic read to the raw timestamp ts, without parsing the
+// timestamps an apiserver writes (stampBefore).
+func (r *replayer) span(ts string) {
+	if ts == "" {
+		return
+	}
+	utc := utcStamp(ts)
+	if !utc && parseTimestamp(ts).IsZero() {
+		return
+	}
+	before := func(a string, aUTC bool, b string, bUTC bool) bool {
+		if aUTC && bUTC {
+			return stampBefore(a, b)
+		}
+		return parseTimestamp(a).Before(parseTimestamp(b))
+	}
+	if r.first == "" || before(ts, utc, r.first, r.firstUTC) {
+		r.first, r.firstUTC = ts, utc
+	}
+	if r.last == "" || before(r.last, r.lastUTC, ts, utc) {
+		r.last, r.lastUTC = ts, utc
+	}
+}
+
+// stampBefore reports whether a is before b, two timestamps of the UTC form an apiserver
+// writes (utcStamp: "2026-11-23T09:36:23.1234Z", any number of fraction digits), by
+// comparing their strings.
+func stampBefore(a, b string) bool {
+	if a[:19] != b[:19] {
+		return a[:19] < b[:19]
+	}
+	fa, fb := strings.TrimPrefix(a[19:len(a)-1], "."), strings.TrimPrefix(b[19:len(b)-1], ".")
+	for i := 0; i < len(fa) || i < len(fb); i++ {
+		da, db := byte('0'), byte('0')
+		if i < len(fa) {
+			da = fa[i]
+		}
+		if i < len(fb) {
+			db = fb[i]
+		}
+		if da != db {
+			return da < db
+		}
+	}
+	return false
+}
+
+// utcStamp says whether s has the shape of an RFC 3339 UTC timestamp with digits where they
+// belong: 2026-11-23T09:36:23Z, with or without a fraction of a second.
+func utcStamp(s string) bool {
+	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || (len(s) > 20 && s[19] != '.') {
+		return false
+	}
+	for i := 0; i < len(s)-1; i++ {
+		if c := s[i]; (c < '0' || c > '9') && i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && i != 19 {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *replayer) report() *TrafficReport {
 	rep := r.rep
+	if from, to := parseTimestamp(r.first), parseTimestamp(r.last); !from.IsZero() && !to.IsZero() {
+		rep.From, rep.To = &from, &to
+	}
 	r.recent.flush()
 	rep.Proxied = r.join.report()
 	for i, st := range r.steps {

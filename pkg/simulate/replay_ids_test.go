@@ -64,3 +64,35 @@ func TestRecentIDsMatchesMapModel(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampOrder: the span of the traffic compares an apiserver's timestamps as strings,
+// whatever the number of fraction digits, parses other forms, and skips what is not a time.
+func TestTimestampOrder(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2026-11-23T10:00:00.5Z", "2026-11-23T10:00:00.000200Z", false},
+		{"2026-11-23T10:00:00.000200Z", "2026-11-23T10:00:00.5Z", true},
+		{"2026-11-23T10:00:00Z", "2026-11-23T10:00:00.000001Z", true},
+		{"2026-11-23T10:00:00.10Z", "2026-11-23T10:00:00.1Z", false},
+		{"2026-11-23T09:59:59.999Z", "2026-11-23T10:00:00Z", true},
+	} {
+		if got := stampBefore(tc.a, tc.b); got != tc.want {
+			t.Errorf("stampBefore(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	// Other forms are parsed: 11:00+02:00 is 09:00 UTC.
+	r := &replayer{}
+	for _, ts := range []string{"2026-11-23T10:00:00Z", "2026-11-23T11:00:00+02:00", "not a time", "2026-11-23T10:30:00.5Z"} {
+		r.span(ts)
+	}
+	if r.first != "2026-11-23T11:00:00+02:00" || r.last != "2026-11-23T10:30:00.5Z" {
+		t.Errorf("span %s to %s", r.first, r.last)
+	}
+	for s, want := range map[string]bool{"2026-11-23T10:00:00Z": true, "2026-11-23T10:00:00.123Z": true, "2026-11-23T10:00:0xZ": false, "2026-11-23 10:00:00Z": false, "": false} {
+		if utcStamp(s) != want {
+			t.Errorf("utcStamp(%q) = %v", s, !want)
+		}
+	}
+}

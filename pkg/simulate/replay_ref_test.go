@@ -60,6 +60,14 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		if err != nil {
 			return nil, err
 		}
+		if t := tq.Received; !t.IsZero() {
+			if rep.From == nil || t.Before(*rep.From) {
+				rep.From = &t
+			}
+			if rep.To == nil || t.After(*rep.To) {
+				rep.To = &t
+			}
+		}
 		if recent.see(tq.AuditID, idHash(tq.AuditID), seenEvent{server: tq.server, method: tq.Method, uri: tq.Path, agent: tq.UserAgent, code: tq.Code, received: tq.received}) {
 			rep.ProxiedCopies++
 			continue

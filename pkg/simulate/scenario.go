@@ -6,6 +6,7 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -16,6 +17,15 @@ import (
 
 // ScenarioKind is the kind of a scenario file.
 const ScenarioKind = "Scenario"
+
+// MaxSteps bounds the steps one simulation applies: the routing after every step is kept for
+// the report (about 0.3 MB a step for two servers started from profiles, more for a larger
+// control plane), so an unbounded list costs unbounded memory (20,000 steps took 6 GB). A
+// rolling upgrade is a few steps a server; a crash drill a few more.
+const MaxSteps = 200
+
+// MaxScenarioFile bounds a scenario file's size: 200 steps take a few KiB.
+const MaxScenarioFile = 1 << 20
 
 // Scenario is a starting control plane and the steps applied to it.
 type Scenario struct {
@@ -96,9 +106,9 @@ func (s Step) String() string {
 
 // LoadScenario reads and validates a scenario file.
 func LoadScenario(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readScenarioFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", path, errors.Unwrap(err))
+		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
 	var sc Scenario
 	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
@@ -108,6 +118,23 @@ func LoadScenario(path string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario %s: %w", path, err)
 	}
 	return &sc, nil
+}
+
+// readScenarioFile reads at most MaxScenarioFile bytes of path.
+func readScenarioFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioFile+1))
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	if len(data) > MaxScenarioFile {
+		return nil, fmt.Errorf("larger than %d MiB: not a scenario file", MaxScenarioFile>>20)
+	}
+	return data, nil
 }
 
 // Validate checks the scenario's shape; server names are checked against the starting
@@ -129,10 +156,21 @@ func (sc *Scenario) Validate() error {
 			return fmt.Errorf("from.servers[%d]: name and version must be set", i)
 		}
 	}
+	if err := checkStepCount(len(sc.Steps)); err != nil {
+		return fmt.Errorf("steps: %w", err)
+	}
 	for i, st := range sc.Steps {
 		if err := st.validate(); err != nil {
 			return fmt.Errorf("steps[%d]: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// checkStepCount refuses more than MaxSteps steps.
+func checkStepCount(n int) error {
+	if n > MaxSteps {
+		return fmt.Errorf("%d steps; at most %d are simulated (the routing after each is kept for the report): split the scenario", n, MaxSteps)
 	}
 	return nil
 }

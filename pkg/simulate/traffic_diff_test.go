@@ -39,7 +39,7 @@ func readAllNew(t *testing.T, data []byte, name, format string) readResult {
 			}
 			break
 		}
-		r.Reqs = append(r.Reqs, TrafficRequest{Method: q.Method, Path: q.Path, UserAgent: q.UserAgent})
+		r.Reqs = append(r.Reqs, TrafficRequest{Method: q.Method, Path: q.Path, UserAgent: q.UserAgent, Received: q.Received})
 	}
 	r.Malformed, r.Examples, r.Skipped = tr.Malformed, tr.Examples, tr.Skipped
 	return r
@@ -200,7 +200,7 @@ func TestTrafficReaderReadErrorMatchesReference(t *testing.T) {
 				got.Err = err.Error()
 				break
 			}
-			got.Reqs = append(got.Reqs, TrafficRequest{Method: q.Method, Path: q.Path, UserAgent: q.UserAgent})
+			got.Reqs = append(got.Reqs, TrafficRequest{Method: q.Method, Path: q.Path, UserAgent: q.UserAgent, Received: q.Received})
 		}
 		if got.Err != want.Err || len(got.Reqs) != len(want.Reqs) {
 			t.Errorf("cut at %d: got %d requests, %q; want %d, %q", cut, len(got.Reqs), got.Err, len(want.Reqs), want.Err)

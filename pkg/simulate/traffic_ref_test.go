@@ -163,5 +163,7 @@ func (t *refReader) parseAuditLineRef(line []byte) (TrafficRequest, bool, string
 	if !ok || ev.RequestURI == "" {
 		return TrafficRequest{}, false, fmt.Sprintf("event without a known verb and requestURI (verb %q)", ev.Verb)
 	}
-	return TrafficRequest{Method: method, Path: ev.RequestURI, UserAgent: ev.UserAgent}, true, ""
+	var j auditJoinFields
+	_ = json.Unmarshal(line, &j)
+	return TrafficRequest{Method: method, Path: ev.RequestURI, UserAgent: ev.UserAgent, Received: parseTimestamp(j.Received)}, true, ""
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -227,4 +228,32 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// CheckRegular returns an error unless path is a regular file (or a symlink to one). A file
+// mvpctl finds rather than is given — a profile directory's *.json, the current directory's
+// accept file — is read only then: opening a named pipe waits for a writer that may never
+// come, a device may never end. A file the user names (a snapshot, --profile, an audit log)
+// may be a pipe: `<(zcat audit.log.gz)` is one.
+func CheckRegular(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	kind := ""
+	switch m := info.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	case m.IsDir():
+		kind = "a directory"
+	default:
+		kind = "not a regular file"
+	}
+	return fmt.Errorf("%s, not a regular file", kind)
 }

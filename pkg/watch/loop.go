@@ -52,6 +52,12 @@ type Loop struct {
 	// Traffic, when set, samples the proxy counters after each interval read.
 	Traffic TrafficSampler
 
+	// Sink, when set, receives every read (the exporter's metrics).
+	Sink Sink
+	// RetryFirstRead: a first read that gets nothing is reported to the Sink and tried again
+	// every Interval, instead of ending the watch (an exporter waits for its plane).
+	RetryFirstRead bool
+
 	Emit func(EventDoc) error
 	Warn func(string)
 	// Loc is the time zone of the times in warnings (UTC when nil).
@@ -64,6 +70,7 @@ type Loop struct {
 	last     *snapshot.Snapshot
 	version  map[string]string // last known version per server
 	lastRead time.Time
+	sampled  []proxytraffic.Server // the counters' sample of the last read (nil: none)
 }
 
 // ErrNoObservation, wrapped in an error of Read, says that the read learned nothing about
@@ -93,7 +100,7 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		l.Loc = time.UTC
 	}
 	start := l.Clock.Now()
-	snap, err := l.Read(ctx)
+	snap, readStart, err := l.firstRead(ctx, start)
 	if err != nil {
 		return Result{}, err // nothing could be read: fail as every command does
 	}
@@ -101,9 +108,10 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 	if _, err := l.observeRead(ctx, snap, at, true); err != nil {
 		return Result{}, err
 	}
+	l.report(readStart, nil)
 	snapshots, failed, leaseReads := 1, 0, 0
 	lastChange := at
-	l.lastRead = start
+	l.lastRead = readStart
 	var rereadAt time.Time // a lease change asked for a read at this time
 	leases := l.Leases
 	var stopped string
@@ -168,6 +176,8 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		at := l.Clock.Now()
 		snapshots++
 		n := 0
+		l.sampled = nil
+		readErr := err // err is reused below
 		switch {
 		case errors.Is(err, ErrNoObservation):
 			// Nothing was learned about any server (the kubeconfig's server, through which
@@ -192,6 +202,7 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			}
 			n += stale
 		}
+		l.report(l.lastRead, readErr)
 		if n > 0 {
 			lastChange = at
 		}
@@ -310,6 +321,7 @@ func (l *Loop) observeRead(ctx context.Context, snap *snapshot.Snapshot, at time
 			servers = nil // interrupted: a sample cut short is none
 		}
 	}
+	l.sampled = servers
 	l.proven.forget(snap)
 	l.proven.add(servers, snap)
 	n, err := l.observe(l.proven.apply(snap), at)

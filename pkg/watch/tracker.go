@@ -78,6 +78,13 @@ type Tracker struct {
 	// apiServices are the aggregated APIServices last seen, by name; nil until a snapshot
 	// recorded them.
 	apiServices map[string]apiServiceState
+	// rows are the routing table's GVRs of the last observation, by row name.
+	rows map[string]rowState
+}
+
+type rowState struct {
+	gvr      snapshot.GVR
+	servedBy []string
 }
 
 type serverState struct {
@@ -143,8 +150,10 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 	table := route.NewRouter(snap).Table(true)
 	cells := map[cellKey]route.Cell{}
 	servedBy := map[string][]string{}
+	rows := make(map[string]rowState, len(table.Rows))
 	for _, row := range table.Rows {
 		servedBy[row.Name] = row.ServedBy
+		rows[row.Name] = rowState{gvr: row.GVR, servedBy: row.ServedBy}
 		for _, c := range row.Cells {
 			cells[cellKey{c.Server, row.Name}] = c
 		}
@@ -194,7 +203,7 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 			events = append(events, Event{Time: at, Type: WindowClosed, Server: k.server, GVR: k.gvr, Window: copyOf(w, at)})
 		}
 	}
-	t.cells = cells
+	t.cells, t.rows = cells, rows
 	return events
 }
 

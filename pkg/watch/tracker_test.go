@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // TestRollingUpgrade feeds the tracker the steps of a simulated rolling upgrade of two default
@@ -16,22 +15,7 @@ import (
 // open when the first server comes back on 1.37, and close when the second one follows.
 func TestRollingUpgrade(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	start, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := simulate.UpgradePlan(start, "1.37", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snaps := []*snapshot.Snapshot{start}
-	for _, st := range steps {
-		next, err := simulate.Apply(snaps[len(snaps)-1], st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snaps = append(snaps, next)
-	}
+	snaps := upgradeSnapshots(t, t0)
 	tr := NewTracker()
 	kinds := map[EventKind]int{}
 	var log []string

@@ -38,8 +38,10 @@ var docsLiveExit = map[string][]int{
 	"mvpctl probe": {0},
 	// docs/watch.md: interrupted after 5 s (130); the summary is printed first.
 	"mvpctl watch": {130},
-	"mvpctl watch --interval 500ms --until-stable 5m -o json > watch.jsonl":                {130},
-	"mvpctl routes -w --context prod-a":                                                    {130},
+	"mvpctl watch --interval 500ms --until-stable 5m -o json > watch.jsonl": {130},
+	"mvpctl routes -w --context prod-a":                                     {130},
+	// docs/exporter.md: the exporter mode, interrupted likewise.
+	"mvpctl watch --metrics-address :9090 -o json":                                         {130},
 	"mvpctl probe --group batch --write-dry-run -o json":                                   {0},
 	"mvpctl probe --snapshot cluster.yaml --apiserver kas-b --qps 2 --probe-concurrency 1": {0},
 	// docs/simulate.md: no full set (no --api-all-endpoint), and the context's server is one

@@ -76,6 +76,22 @@ type sample struct {
 	version string
 }
 
+// getSample GETs path on s (2s at most): the status, or 0 for no answer; false when ctx
+// ended (no observation).
+func getSample(ctx context.Context, s *harness.Server, path string) (sample, bool) {
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	at := time.Now()
+	r, err := s.Do(rctx, http.MethodGet, path, http.Header{"Accept": {"application/json"}}, nil)
+	status := 0
+	if err == nil {
+		status = r.StatusCode
+	} else if ctx.Err() != nil {
+		return sample{}, false
+	}
+	return sample{at: at, server: s.Name, status: status}, true
+}
+
 // span is a window: a time during which a server answered 404 or 503.
 type span struct{ opened, closed time.Time }
 
@@ -214,19 +230,12 @@ func TestWatch(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					rctx, rcancel := context.WithTimeout(probeCtx, 2*time.Second)
-					defer rcancel()
-					at := time.Now()
-					r, err := s.Do(rctx, http.MethodGet, path, http.Header{"Accept": {"application/json"}}, nil)
-					status := 0
-					if err == nil {
-						status = r.StatusCode
-					} else if probeCtx.Err() != nil {
-						return
+					if got, ok := getSample(probeCtx, s, path); ok {
+						got.version = v
+						smu.Lock()
+						samples = append(samples, got)
+						smu.Unlock()
 					}
-					smu.Lock()
-					samples = append(samples, sample{at: at, server: s.Name, status: status, version: v})
-					smu.Unlock()
 				}()
 			}
 			wg.Add(1)

@@ -28,8 +28,8 @@ func TestMetricsServerToolsModuleMatchesVersion(t *testing.T) {
 	}
 }
 
-// Plan with helpers lists etcd and metrics-server before the kube-apiservers, each at its
-// own cache path, so e2e-prebuild warms metrics-server too.
+// Plan with helpers lists etcd, metrics-server, promtool and prometheus before the
+// kube-apiservers, each at its own cache path, so e2e-prebuild warms them too.
 func TestPlanListsHelpersFirst(t *testing.T) {
 	t.Setenv(EnvCache, t.TempDir())
 	plan, err := Plan(true, V1_36)
@@ -43,7 +43,8 @@ func TestPlanListsHelpersFirst(t *testing.T) {
 			t.Errorf("%s: cached in an empty cache dir", p.What)
 		}
 	}
-	want := []string{"etcd etcd", "metrics-server " + MetricsServerVersion + " metrics-server", "kube-apiserver " + V1_36 + " kube-apiserver"}
+	want := []string{"etcd etcd", "metrics-server " + MetricsServerVersion + " metrics-server",
+		"promtool " + PrometheusVersion + " promtool", "prometheus " + PrometheusVersion + " prometheus", "kube-apiserver " + V1_36 + " kube-apiserver"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Plan(true, %s) = %q, want %q", V1_36, got, want)
 	}

@@ -162,13 +162,13 @@ type Planned struct {
 // Build builds p's binary, or finds it in the cache.
 func (p Planned) Build() (Binary, error) { return ensureBinary(p.r) }
 
-// Plan says, for etcd and metrics-server (if withHelpers) and each kube-apiserver version
+// Plan says, for etcd, metrics-server, promtool and prometheus (if withHelpers) and each kube-apiserver version
 // in order, where its binary is in the cache and whether it is already there. It builds
 // nothing.
 func Plan(withHelpers bool, versions ...string) ([]Planned, error) {
 	var rs []recipe
 	if withHelpers {
-		for _, f := range []func() (recipe, error){etcdRecipe, metricsServerRecipe} {
+		for _, f := range []func() (recipe, error){etcdRecipe, metricsServerRecipe, promtoolRecipe, prometheusServerRecipe} {
 			r, err := f()
 			if err != nil {
 				return nil, err

@@ -1,6 +1,6 @@
-// Command e2e-prebuild builds (or finds in the cache) etcd, metrics-server and every
-// pinned kube-apiserver version, one after another, so that a later `go test` starts in
-// seconds. `make e2e` runs it before the tests, outside their -timeout; CI can run it
+// Command e2e-prebuild builds (or finds in the cache) etcd, metrics-server, promtool,
+// prometheus and every pinned kube-apiserver version, one after another, so that a later
+// `go test` starts in seconds. `make e2e` runs it before the tests, outside their -timeout; CI can run it
 // as a separate, cacheable step:
 //
 //	cd test/e2e && go run ./cmd/e2e-prebuild [-n] [-heartbeat 1m] [version ...]
@@ -8,7 +8,7 @@
 // It prints a line when each build starts (or is found in the cache), a "still
 // building" line every -heartbeat while a build runs, and a line when it ends, with
 // its duration. With -n it only prints what would be built and where. With versions,
-// only those kube-apiservers (no etcd, no metrics-server).
+// only those kube-apiservers (no etcd, metrics-server, promtool or prometheus).
 package main
 
 import (
@@ -25,7 +25,7 @@ func main() {
 	heartbeat := flag.Duration("heartbeat", time.Minute, "while a build runs, print a line this often (0: never)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./cmd/e2e-prebuild [-n] [-heartbeat D] [version ...]\n\n"+
-			"Builds etcd, metrics-server and every pinned kube-apiserver (%v) into the\n"+
+			"Builds etcd, metrics-server, promtool, prometheus and every pinned kube-apiserver\n(%v) into the "+
 			"cache, one after another, or only the kube-apiserver versions given.\n\n", harness.KubeVersions)
 		flag.PrintDefaults()
 	}

@@ -1,0 +1,145 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The severity of a 404/503 window is decided by its harm to clients, not by whether the
+// operator could close it: a gate that fails every ordinary upgrade gets switched off, and then
+// misses the upgrade that breaks clients.
+//
+//   - Blocking: a replayed client meets the window; or the GVR is usable today (every
+//     reachable apiserver answers it, locally or by proxy, at the start), so a client may
+//     depend on it, and no replayed traffic says otherwise.
+//   - Warning: the GVR is usable today but the replayed traffic holds no client of it (the
+//     finding says how much traffic was read, over what span); or it is not usable at the
+//     start (new in the target, or already 404 or 503 on some apiserver) and no replayed
+//     client meets the window.
+
+// harm is what decides a window's severity: which GVRs clients can use at the start, and the
+// replayed traffic when there is some.
+type harm struct {
+	usable map[string]bool
+	// served: GVRs some apiserver served at the start, usable from all or not.
+	served map[string]bool
+	tr     *TrafficReport
+	gvrs   map[string]*GVRTraffic
+}
+
+func newHarm(sim *Simulation, tr *TrafficReport) harm {
+	h := harm{usable: map[string]bool{}, served: map[string]bool{}, tr: tr, gvrs: map[string]*GVRTraffic{}}
+	start := sim.Steps[0]
+	for _, srv := range start.snap.Servers {
+		if !srv.Reachable {
+			continue
+		}
+		for _, r := range srv.Resources {
+			h.served[r.GVR().String()] = true
+			h.usable[r.GVR().String()] = true
+		}
+	}
+	// Every reachable server answers a GVR some server serves, unless the start's routing
+	// has a 404 or 503 cell for it.
+	for _, r := range sim.AtRisk {
+		if r.StepN == 0 {
+			h.usable[r.GVR] = false
+		}
+	}
+	if tr != nil {
+		for i := range tr.GVRs {
+			h.gvrs[tr.GVRs[i].GVR] = &tr.GVRs[i]
+		}
+	}
+	return h
+}
+
+// of decides the severity of a window of gvr and says why, in words that end its message.
+func (h harm) of(gvr string) (Severity, string) {
+	g := h.gvrs[gvr]
+	switch {
+	case g != nil && g.AtRisk > 0:
+		return Blocking, "replayed clients meet it: " + agentsOf(g)
+	case h.usable[gvr] && h.tr == nil:
+		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) says none does"
+	case h.usable[gvr] && g != nil:
+		return Blocking, "clients use it: " + agentsOf(g)
+	case h.usable[gvr]:
+		return Warning, "every apiserver answers it at the start, but none of the " + h.tr.Short() + " uses it"
+	case !h.served[gvr]:
+		return Warning, "new: no apiserver serves it at the start, so no client depends on it yet" + h.noClient()
+	}
+	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 at the start" + h.noClient()
+}
+
+func (h harm) noClient() string {
+	if h.tr == nil {
+		return ""
+	}
+	return "; no replayed request uses it"
+}
+
+// evidence is what the traffic behind a severity is, when some was replayed.
+func (h harm) evidence() []string {
+	if h.tr == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("traffic %s (%s): %s", h.tr.Source, h.tr.Format, h.tr.Read())}
+}
+
+// gv decides the severity of losing a whole group/version (a --runtime-config entry an
+// upgrade skips): blocking unless replayed traffic shows no client of it.
+func (h harm) gv(groupVersion string) (Severity, string) {
+	if h.tr == nil {
+		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, says none does)"
+	}
+	var agents []string
+	for _, g := range h.tr.GVRs {
+		if gvOf(g.GVR) == groupVersion {
+			agents = append(agents, agentsOf(&g))
+		}
+	}
+	if len(agents) == 0 {
+		return Warning, "none of the " + h.tr.Short() + " uses it"
+	}
+	return Blocking, "clients use it: " + strings.Join(agents, ", ")
+}
+
+// gvOf is the group/version of a GVR string: "batch/v1" of batch/v1/jobs, "v1" of v1/pods.
+func gvOf(gvr string) string {
+	if i := strings.LastIndex(gvr, "/"); i >= 0 {
+		return gvr[:i]
+	}
+	return gvr
+}
+
+// agentsOf names a GVR's replayed clients with their request counts.
+func agentsOf(g *GVRTraffic) string {
+	var names []string
+	for _, a := range g.Agents() {
+		names = append(names, fmt.Sprintf("%s (%d request(s))", a.UserAgent, a.Requests))
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("%d request(s)", g.Requests)
+	}
+	return listSome(names, 5)
+}
+
+// Short says how many requests were replayed over what span: "48 replayed requests (over
+// 3m12s)".
+func (t *TrafficReport) Short() string {
+	if t.From == nil || t.To == nil {
+		return fmt.Sprintf("%d replayed requests (a request list: no times)", t.Requests)
+	}
+	return fmt.Sprintf("%d replayed requests (over %s)", t.Requests, t.To.Sub(*t.From).Round(time.Second))
+}
+
+// Read says how much traffic was read and over what span: what "no client" rests on.
+func (t *TrafficReport) Read() string {
+	s := fmt.Sprintf("%d request(s)", t.Requests)
+	if t.From == nil || t.To == nil {
+		return s + ", over no known span (a request list has no times)"
+	}
+	return fmt.Sprintf("%s received %s to %s (%s)", s, t.From.UTC().Format(time.RFC3339), t.To.UTC().Format(time.RFC3339), t.To.Sub(*t.From).Round(time.Second))
+}

@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mvpctl/mvpctl/test/e2e/harness"
+)
+
+// TestPreflightHarm, on real apiservers as a plain installer starts them (gate on from 1.36, no
+// --peer-ca-file): preflight's blocking findings are requests that work today and fail during
+// the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
+// (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
+// The rehearsal of 1.36 → 1.37 blocks on it without traffic (MVP040), warns when the replayed
+// requests hold no client of it, and blocks naming the client when they hold one; a replayed
+// request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, blocks too (it meets
+// kas-b, still 1.36, once kas-a runs 1.37). Then kas-a is upgraded for real with the same
+// flags: the client's request gets 404 from kas-a, and the new GVR gets 404 from kas-b while
+// kas-a answers it.
+func TestPreflightHarm(t *testing.T) {
+	harness.SkipIfUnsupported(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the rehearsed-then-real upgrade")
+	}
+	dir := t.TempDir()
+	audit := auditFlags(t, dir)
+	logA, logB := filepath.Join(dir, "kas-a-audit.log"), filepath.Join(dir, "kas-b-audit.log")
+	cp := harness.Start(t,
+		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, DefaultProxyConfig: true,
+			ExtraFlags: append([]string{"--runtime-config=networking.k8s.io/v1beta1=true"}, audit(logA)...)},
+		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, DefaultProxyConfig: true, ExtraFlags: audit(logB)},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	const agent, removed, added = "preflight-harm-e2e", "/apis/networking.k8s.io/v1beta1/ipaddresses?limit=1", "/apis/certificates.k8s.io/v1/clustertrustbundles?limit=1"
+	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
+		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
+	}
+	waitLogged(t, logA, agent, 1)
+	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
+	start := []string{"--snapshot", snap.Path, "--no-baseline"}
+
+	noClient := filepath.Join(dir, "no-client.txt")
+	newGVR := filepath.Join(dir, "new-gvr.txt")
+	for path, text := range map[string]string{noClient: "GET /api/v1/namespaces/default/pods\nGET /apis/apps/v1/deployments\n", newGVR: "GET " + added + "\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		exit       int
+		check, sev string
+		says       string
+	}{
+		{"no traffic", nil, 3, "MVP040", "blocking", "its clients may use it"},
+		{"traffic without a client of it", []string{"--requests", noClient}, 2, "MVP040", "warning", "none of the 2 replayed requests"},
+		{"the servers' audit logs, with its client", []string{"--audit-log", "kas-a=" + logA, "--audit-log", "kas-b=" + logB}, 3, "MVP040", "blocking", agent},
+		{"a client of a GVR new in 1.37", []string{"--requests", newGVR}, 3, "MVP020", "blocking", "certificates.k8s.io/v1/clustertrustbundles would get 404"},
+	} {
+		rep := runPreflight(t, tc.exit, append(start, tc.args...)...)
+		found := false
+		for _, f := range rep.Findings {
+			if f.Check == tc.check && f.Severity == tc.sev && strings.Contains(f.Message, tc.says) {
+				found = true
+				t.Logf("%s: exit %d; %s %s %s: %s", tc.name, tc.exit, f.Check, f.Severity, f.Subject, f.Message)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s %s finding saying %q: %+v", tc.name, tc.sev, tc.check, tc.says, rep.Findings)
+		}
+	}
+
+	// The upgrade, for real: kas-a restarts on 1.37 with the same flags.
+	if err := cp.Upgrade(ctx, "kas-a", harness.V1_37); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		server, path string
+		status       int
+	}{
+		{"kas-a", removed, 404}, // the client's request that worked before the upgrade
+		{"kas-b", added, 404},   // the new GVR, on the server not yet upgraded
+		{"kas-a", added, 200},   // ... which the upgraded one serves
+	} {
+		r, err := cp.Server(want.server).Get(ctx, want.path, "User-Agent", agent)
+		if err != nil {
+			t.Fatalf("GET %s on %s: %v", want.path, want.server, err)
+		}
+		t.Logf("after kas-a's upgrade to %s: GET %s on %s: %d", harness.V1_37, want.path, want.server, r.StatusCode)
+		if r.StatusCode != want.status {
+			t.Errorf("GET %s on %s: %v, want %d", want.path, want.server, r, want.status)
+		}
+	}
+}
