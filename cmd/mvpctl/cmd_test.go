@@ -269,9 +269,9 @@ func TestSnapshotLoadRejects(t *testing.T) {
 	}
 }
 
-// The README shows explain's Mermaid picture as it is printed.
-func TestREADMEMermaid(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// docs/usage.md shows explain's Mermaid picture as it is printed.
+func TestUsageMermaid(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/usage.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +280,6 @@ func TestREADMEMermaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```mermaid\n"+string(mmd)+"```") {
-		t.Error("README.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
+		t.Error("docs/usage.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
 	}
 }
