@@ -81,7 +81,7 @@ golden:
 examples: build
 	cd test/e2e && $(GO) run ./cmd/mkexample -mvpctl $(CURDIR)/bin/mvpctl -out $(CURDIR)/examples/skew.yaml -audit-out $(CURDIR)/examples/audit.log.gz
 
-# Redraw the README's pictures (docs/images) from the DOT golden files. The only target that
+# Redraw the pictures of docs/usage.md (docs/images) from the DOT golden files. The only target that
 # needs Graphviz (`make test` checks the DOT files in Go).
 pictures:
 	@command -v dot >/dev/null || { echo "make pictures: needs Graphviz's dot on PATH (apt-get install graphviz, brew install graphviz)" >&2; exit 1; }

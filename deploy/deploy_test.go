@@ -233,7 +233,7 @@ func (o rbacObjects) checkGrants(t *testing.T, unbound ...string) {
 	}
 }
 
-// The lease Role without its RoleBinding (the gap of issue 25), and a ClusterRole bound to
+// The lease Role without its RoleBinding (a gap seen in practice), and a ClusterRole bound to
 // another subject: the check notices both.
 func TestRBACCheckFailsWithoutTheBinding(t *testing.T) {
 	o := loadRBAC(t)

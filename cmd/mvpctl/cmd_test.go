@@ -74,6 +74,9 @@ func TestGolden(t *testing.T) {
 		{"explain-header.yaml", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "--header-proxied", "-o", "yaml", "GET", "/apis/batch/v1/jobs?watch=1"}, ExitOK},
 		{"explain-inferred.txt", []string{"explain", "--snapshot", skew, "--apiserver", "kas-b", "GET", "/apis/storage.k8s.io/v1beta2/volumeattributesclasses"}, ExitOK},
 		{"explain-table.txt", []string{"explain", "--snapshot", skew, "-o", "table", "POST", "/apis/example.com/v1/namespaces/x/widgets"}, ExitIncomplete},
+		// Right after a crash: every coming switch, with its bounds or trigger.
+		{"explain-crash.txt", []string{"explain", "--snapshot", "testdata/snapshots/crash.yaml", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
+		{"explain-crash.yaml", []string{"explain", "--snapshot", "testdata/snapshots/crash.yaml", "-o", "yaml", "GET", "/apis/batch/v1/namespaces/default/jobs"}, ExitIncomplete},
 		// The README's example: a real snapshot of a v1.37.1 and a v1.36.3 apiserver.
 		{"routes-example.txt", []string{"routes", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"explain-example.json", []string{"explain", "--snapshot", "../../examples/skew.yaml", "-o", "json", "GET", "/apis/resource.k8s.io/v1beta1/resourceclaims"}, ExitOK},
@@ -269,9 +272,9 @@ func TestSnapshotLoadRejects(t *testing.T) {
 	}
 }
 
-// The README shows explain's Mermaid picture as it is printed.
-func TestREADMEMermaid(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// docs/usage.md shows explain's Mermaid picture as it is printed.
+func TestUsageMermaid(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/usage.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +283,6 @@ func TestREADMEMermaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```mermaid\n"+string(mmd)+"```") {
-		t.Error("README.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
+		t.Error("docs/usage.md's mermaid block differs from testdata/golden/explain-example.mmd: copy it over")
 	}
 }

@@ -32,7 +32,7 @@ func completionRequest(args []string) bool {
 //   - --to and `profiles show VERSION`: the versions of the profiles loaded (embedded, the
 //     profile directory's, --profile's).
 //   - -o/--output: the formats of the command (output.FormatsAnnotation).
-//   - --fail-on: its thresholds.
+//   - --fail-on: its thresholds (explain's: the HTTP statuses it takes).
 //   - --context, --contexts, --cluster, --user: the kubeconfig's names, read from the files
 //     the kubeconfig loading rules find (no network).
 //   - --snapshot and --scenario: YAML and JSON files.
@@ -54,9 +54,12 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 					fn = fixedCompletions(formats...)
 				}
 			case "fail-on":
-				var values []string
-				for _, v := range simulate.FailOnValues {
-					values = append(values, string(v))
+				values := []string{"404", "503", "404,503"} // explain's: HTTP statuses
+				if c.Name() != "explain" {
+					values = nil
+					for _, v := range simulate.FailOnValues {
+						values = append(values, string(v))
+					}
 				}
 				fn = fixedCompletions(values...)
 			case "context":

@@ -14,8 +14,10 @@ import (
 // serverConfigs returns the kubeconfig's client config and, for each server, the config of
 // its kubeconfig context as the snapshot recorded it (snapshot.Server.Context): the context
 // whose credentials read the server is the one that sends it requests again (probe,
-// traffic), with no guessing by address. contexts are --contexts, checked first.
-func serverConfigs(g *globalOptions, contexts []string) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
+// traffic), with no guessing by address. contexts are --contexts, checked first. fromFile
+// says what the command does with the servers of a --snapshot file ("probe sends requests
+// to"), for the error without a kubeconfig; "" for a command without --snapshot.
+func serverConfigs(g *globalOptions, contexts []string, fromFile string) (*rest.Config, func(*snapshot.Server) (*rest.Config, error), error) {
 	for _, name := range contexts {
 		if name = strings.TrimSpace(name); name != "" {
 			if _, err := discover.ContextConfig(g.configFlags, name); err != nil {
@@ -23,8 +25,11 @@ func serverConfigs(g *globalOptions, contexts []string) (*rest.Config, func(*sna
 			}
 		}
 	}
-	if err := requireKubeconfig(g); err != nil {
-		return nil, nil, err // requests are sent: even with --snapshot credentials are needed
+	if err := requireKubeconfig(g, ""); err != nil {
+		if fromFile != "" {
+			err = fmt.Errorf("%w (%s the apiservers, even those of a --snapshot file: it needs credentials)", err, fromFile)
+		}
+		return nil, nil, err
 	}
 	base, baseErr := g.configFlags.ToRESTConfig()
 	current := discover.CurrentContext(g.configFlags)

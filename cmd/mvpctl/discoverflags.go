@@ -32,6 +32,9 @@ type discoverFlags struct {
 	// requireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
 	requireLeases bool
+	// instead is what the command can read instead of a live cluster, for the hint of an error
+	// that found none ("pass --snapshot FILE"); "" when it needs one (snapshot, watch, probe).
+	instead string
 	// knownServers are the apiservers a watch's last read reached: the leases are listed
 	// through them when the kubeconfig's server does not answer (discover.Options.KnownServers).
 	knownServers []string
@@ -64,6 +67,22 @@ func (d *discoverFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
 
+// validate checks the flags of a live read together: its bounds, and --via-lb apart from the
+// flags that name apiservers one by one.
+func (d *discoverFlags) validate() error {
+	switch {
+	case d.concurrency < 1:
+		return fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
+	case d.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, got %s", d.timeout)
+	case d.lbSamples < snapshot.LBMinSamples || d.lbSamples > snapshot.LBMaxSamples:
+		return fmt.Errorf("--lb-samples must be %d to %d, got %d", snapshot.LBMinSamples, snapshot.LBMaxSamples, d.lbSamples)
+	case d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0):
+		return fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+	}
+	return nil
+}
+
 // discover takes a live snapshot. Progress goes to stderr when it is a terminal; warnings and
 // one line per unreadable server follow the discovery. A partial snapshot is returned without
 // error: the caller decides what partial means for its exit code (snapshot.Partial). A
@@ -87,17 +106,8 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 // the plane again and again (watch), where a server down is an event of its own. Warnings are
 // printed once per run (globalOptions.warn).
 func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
-	if d.concurrency < 1 {
-		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", d.concurrency)
-	}
-	if d.timeout <= 0 {
-		return nil, fmt.Errorf("--timeout must be positive, got %s", d.timeout)
-	}
-	if d.lbSamples < snapshot.LBMinSamples || d.lbSamples > snapshot.LBMaxSamples {
-		return nil, fmt.Errorf("--lb-samples must be %d to %d, got %d", snapshot.LBMinSamples, snapshot.LBMaxSamples, d.lbSamples)
-	}
-	if d.viaLB && (len(d.endpoints) > 0 || len(d.contexts) > 0) {
-		return nil, fmt.Errorf("--via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts, which name apiservers one by one")
+	if err := d.validate(); err != nil {
+		return nil, err
 	}
 	manifests, err := readManifests(d.manifests)
 	if err != nil {
@@ -107,7 +117,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if err != nil {
 		return nil, err
 	}
-	if err := requireKubeconfig(g); err != nil {
+	if err := requireKubeconfig(g, d.instead); err != nil {
 		return nil, err
 	}
 	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {
@@ -149,7 +159,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 	if err != nil {
 		return nil, err
 	}
-	if err := requireReachable(snap, liveHint); err != nil {
+	if err := requireReachable(snap, liveHint(d.instead)); err != nil {
 		return nil, err
 	}
 	for _, w := range warnings {

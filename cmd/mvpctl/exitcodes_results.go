@@ -2,12 +2,17 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/pkg/watch"
@@ -43,6 +48,53 @@ func partialResult(snap *snapshot.Snapshot) error {
 		return lbResult(snap)
 	}
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s could not be read when the snapshot was taken", strings.Join(names, ", ")))
+}
+
+// explainStatuses are the statuses explain --fail-on takes: those the apiserver answers
+// itself instead of serving a request.
+var explainStatuses = []int{http.StatusNotFound, http.StatusServiceUnavailable}
+
+// parseFailOnStatuses reads explain's --fail-on: HTTP statuses, each one of explainStatuses.
+func parseFailOnStatuses(values []string) ([]int, error) {
+	var out []int
+	for _, v := range values {
+		code, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || !slices.Contains(explainStatuses, code) {
+			return nil, fmt.Errorf("--fail-on %q: want 404, 503 or both (404,503), the statuses an apiserver answers itself instead of serving a request", v)
+		}
+		out = append(out, code)
+	}
+	return out, nil
+}
+
+// explainResult is explain's result: blocking when some server explained answers, or may
+// answer (a random peer choice, a crash window), a status of failOn; else partial when some
+// server could not be read (not with --apiserver: the one server asked about was evaluated).
+func explainResult(e route.Explanation, failOn []int, snap *snapshot.Snapshot, oneServer bool) error {
+	var hits []string
+	for _, d := range e.Servers {
+		if d.Status != nil && slices.Contains(failOn, *d.Status) {
+			hits = append(hits, fmt.Sprintf("%s answers %d", d.Server, *d.Status))
+			continue
+		}
+		for _, alt := range d.AlsoPossible {
+			if code := mvp.StatusOf(alt); slices.Contains(failOn, code) {
+				hits = append(hits, fmt.Sprintf("%s may answer %d (%s)", d.Server, code, alt))
+				break
+			}
+		}
+	}
+	if len(hits) > 0 {
+		var codes []string
+		for _, c := range failOn {
+			codes = append(codes, strconv.Itoa(c))
+		}
+		return withCode(ExitFindings, fmt.Errorf("explain: %s (--fail-on %s)", strings.Join(hits, "; "), strings.Join(codes, ",")))
+	}
+	if oneServer {
+		return nil
+	}
+	return partialResult(snap)
 }
 
 // lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -24,6 +25,7 @@ type explainOptions struct {
 	filter        filterFlags
 	output        *output.Flags
 	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
+	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -48,19 +50,40 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 		Example: `  mvpctl explain --snapshot cluster.yaml batch/v1/jobs
   mvpctl explain --snapshot cluster.yaml -n team-a jobs.batch
   mvpctl explain --snapshot cluster.yaml GET /apis/resource.k8s.io/v1beta1/resourceclaims
+  mvpctl explain --snapshot cluster.yaml --fail-on 404,503 cj   # exit 3 if some server answers 404 or 503
   mvpctl explain --snapshot cluster.yaml --apiserver kas-b --header-proxied GET '/apis/batch/v1/jobs?watch=1'`,
 		Args: cobra.ArbitraryArgs, // parseExplainArgs says which forms it takes
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	o.source.addFlags(cmd.Flags())
-	o.profiles.addFlags(cmd.Flags())
-	addAPIServerFlag(cmd.Flags(), &o.server, "explain for this")
-	cmd.Flags().BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
-	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
-	cmd.Flags().BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
-	o.filter.addFlags(cmd.Flags(), "choose among")
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return usesNamespace(cmd)
+}
+
+// addFlags adds the flags of explain but -o (output.Flags' own).
+func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
+	o.source.addFlags(fs)
+	o.profiles.addFlags(fs)
+	addAPIServerFlag(fs, &o.server, "explain for this")
+	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
+	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
+	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
+	o.filter.addFlags(fs, "choose among")
+	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
+}
+
+// validate checks the arguments and flags together, before anything is read: what is
+// explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
+func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, error) {
+	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
+	if err != nil {
+		return a, nil, err
+	}
+	failOn, err := parseFailOnStatuses(o.failOn)
+	if err != nil {
+		return a, nil, err
+	}
+	return a, failOn, o.source.validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -68,7 +91,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	a, err := parseExplainArgs(args, o.filter.filter(), g.configFlags.Overrides.Context.Namespace)
+	a, failOn, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}
@@ -91,10 +114,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot}, opts); err != nil {
 		return err
 	}
-	if o.server != "" {
-		return nil // the one server asked about was evaluated: nothing is missing
-	}
-	return partialResult(snap)
+	return explainResult(e, failOn, snap, o.server != "")
 }
 
 // explanationWriter prints an explanation: step by step (text), or one row per server.
@@ -274,6 +294,12 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		}
 		for _, a := range d.Plain.Alternatives {
 			fmt.Fprintf(&b, "  Also possible: %s\n", a)
+		}
+		if len(d.Plain.Timeline) > 0 {
+			fmt.Fprintf(&b, "  %s\n", d.Plain.TimelineIntro)
+			for i, s := range d.Plain.Timeline {
+				fmt.Fprintf(&b, "    %d. %s\n", i+1, s)
+			}
 		}
 		if d.Inferred {
 			b.WriteString("  Note: this answer rests on inference or on an assumed configuration (the steps say which).\n")

@@ -16,6 +16,7 @@ const explainForms = `explain takes one of:
   RESOURCE.VERSION.GROUP  jobs.v1.batch (kubectl's form)
   RESOURCE.GROUP          jobs.batch, resourceclaims.resource.k8s.io (the newest version served)
   RESOURCE                jobs, pods (any group, the core group first)
+  (in each form, RESOURCE may be a short name, singular or kind: cj, cronjob, CronJob)
   METHOD PATH             GET /apis/batch/v1/namespaces/default/jobs
   (none)                  with --resource/--group selecting one resource
 The resource forms explain a list: GET in the namespace of -n (default "default") for a

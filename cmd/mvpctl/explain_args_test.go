@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // TestExplainForms: every argument form explain accepts builds the request it says, -n
@@ -38,6 +42,14 @@ func TestExplainForms(t *testing.T) {
 		{args: []string{"--resource", "Job"}, wantPath: "/apis/batch/v1/namespaces/default/jobs"},
 		{args: []string{"--group", "batch"}, wantErr: "group batch selects 2 resources: batch/v1/cronjobs, batch/v1/jobs; name one"},
 		{args: []string{"--group", "apps", "jobs"}, wantErr: `no reachable server serves "jobs" with group apps`},
+		// kubectl's other names: short names and singulars from the recorded discovery, kinds.
+		{args: []string{"cj"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		{args: []string{"Job"}, wantPath: "/apis/batch/v1/namespaces/default/jobs"},
+		{args: []string{"cronjob.batch"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		{args: []string{"pod"}, wantPath: "/api/v1/namespaces/default/pods"},
+		{args: []string{"--resource", "cj"}, wantPath: "/apis/batch/v1/namespaces/default/cronjobs"},
+		// The example records no /api document: the core group's short names are unknown.
+		{args: []string{"po"}, wantErr: "this snapshot records no /api discovery document, which holds the core group's short names; name the resource, e.g. pods"},
 		// METHOD PATH as before.
 		{args: []string{"GET", "/apis/batch/v1/namespaces/x/jobs"}, wantPath: "/apis/batch/v1/namespaces/x/jobs"},
 		// Bad input: one line naming the forms.
@@ -99,5 +111,65 @@ func TestNamespaceRefused(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "explain", "--snapshot", skew, "-n", "x", "jobs.batch"); code == ExitError {
 		t.Errorf("explain -n: %s", stderr)
+	}
+}
+
+// TestRoutesResourceOtherNames: --resource takes kubectl's short names, singulars and kinds
+// in routes as in explain.
+func TestRoutesResourceOtherNames(t *testing.T) {
+	for _, arg := range []string{"cj", "cronjob", "CronJob", "cj.batch"} {
+		stdout, stderr, code := run(t, "routes", "--snapshot", "../../examples/skew.yaml", "--resource", arg, "-o", "name")
+		if code != ExitOK || stdout != "batch/v1/cronjobs\n" {
+			t.Errorf("routes --resource %s: exit %d, %q, %q; want batch/v1/cronjobs", arg, code, stdout, stderr)
+		}
+	}
+}
+
+// TestExplainFailOn: --fail-on 404,503 makes explain exit 3 when some server answers one of
+// them, and names the servers; other statuses are refused.
+func TestExplainFailOn(t *testing.T) {
+	const example = "../../examples/skew.yaml"
+	notServed := []string{"GET", "/apis/certificates.k8s.io/v1beta1/podcertificaterequests"} // 404 on both
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{append([]string{"--fail-on", "404,503"}, notServed...), ExitFindings, "explain: kas-a answers 404; kas-b answers 404 (--fail-on 404,503)"},
+		{append([]string{"--fail-on", "404", "--apiserver", "kas-b"}, notServed...), ExitFindings, "explain: kas-b answers 404 (--fail-on 404)"},
+		{append([]string{"--fail-on", "503"}, notServed...), ExitOK, ""},
+		{append([]string{}, notServed...), ExitOK, ""},
+		{[]string{"--fail-on", "404,503", "jobs.batch"}, ExitOK, ""}, // local on kas-a, proxied on kas-b
+		{[]string{"--fail-on", "500", "jobs"}, ExitError, `--fail-on "500": want 404, 503 or both`},
+		{[]string{"--fail-on", "blocking", "jobs"}, ExitError, `--fail-on "blocking"`},
+	} {
+		_, stderr, code := run(t, append([]string{"explain", "--snapshot", example, "-o", "name"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.inStderr) || (tc.inStderr == "" && stderr != "") {
+			t.Errorf("explain %s: exit %d, stderr %q; want %d with %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.inStderr)
+		}
+	}
+}
+
+// TestExplainResultMayAnswer: an outcome a server may also give (a random peer choice, a
+// crash window) counts for --fail-on, said as "may".
+func TestExplainResultMayAnswer(t *testing.T) {
+	snap := snapshot.New()
+	e := route.Explanation{Servers: []route.Decision{
+		{Server: "a", Outcome: mvp.Proxied, AlsoPossible: []string{mvp.OutcomeKey(mvp.Unavailable, mvp.Transport)}},
+		{Server: "b", Outcome: mvp.Local},
+	}}
+	for _, tc := range []struct {
+		failOn []int
+		code   int
+		msg    string
+	}{
+		{[]int{503}, ExitFindings, "explain: a may answer 503 (unavailable/transport) (--fail-on 503)"},
+		{[]int{404}, ExitOK, ""},
+		{nil, ExitOK, ""},
+	} {
+		err := explainResult(e, tc.failOn, snap, false)
+		if exitCode(err) != tc.code || (err != nil && err.Error() != tc.msg) {
+			t.Errorf("--fail-on %v: %v (exit %d); want exit %d %q", tc.failOn, err, exitCode(err), tc.code, tc.msg)
+		}
 	}
 }

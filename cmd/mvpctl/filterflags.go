@@ -19,12 +19,22 @@ type filterFlags struct {
 // addFlags adds --resource and --group; verb says what the command does with the GVRs they
 // select ("probe", "show").
 func (f *filterFlags) addFlags(fs *pflag.FlagSet, verb string) {
-	fs.StringSliceVar(&f.resources, "resource", nil, verb+" these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods or a kind (comma-separated, repeatable)")
+	fs.StringSliceVar(&f.resources, "resource", nil, verb+" these resources: jobs, jobs.batch, batch/v1/jobs, v1/pods, a kind or a short name (comma-separated, repeatable)")
 	fs.StringSliceVar(&f.groups, "group", nil, verb+` these API groups ("core" for the core group; comma-separated, repeatable)`)
 }
 
 func (f *filterFlags) filter() snapshot.GVRFilter {
 	return snapshot.GVRFilter{Resources: f.resources, Groups: f.groups}
+}
+
+// filterOf is filter with the other names of snap's resources (short names, singulars,
+// kinds), so that --resource cj selects batch/v1/cronjobs as kubectl's names do.
+func (f *filterFlags) filterOf(snap *snapshot.Snapshot) snapshot.GVRFilter {
+	filter := f.filter()
+	if len(filter.Resources) > 0 {
+		filter.Names = snap.ResourceNames()
+	}
+	return filter
 }
 
 // noMatch is the error of a filter that selects nothing: a typo must not look like "nothing

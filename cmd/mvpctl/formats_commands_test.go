@@ -25,8 +25,8 @@ var notTables = map[string]string{
 // and the help of -o says so.
 var narrowTables = []string{"mvpctl discovery expected", "mvpctl profiles list", "mvpctl traffic"}
 
-// TestTableFormatsEverywhere: every command that prints a table takes kubectl's forms of it
-// (issue 25), as its -o flag declares them; a table without wide columns says so in the help
+// TestTableFormatsEverywhere: every command that prints a table takes kubectl's forms of it,
+// as its -o flag declares them; a table without wide columns says so in the help
 // of -o rather than refusing -o wide.
 func TestTableFormatsEverywhere(t *testing.T) {
 	tableForms := []string{"table", "wide", "name", "jsonpath=TEMPLATE", "csv"}

@@ -104,7 +104,7 @@ func TestLBSamplesFlag(t *testing.T) {
 		{[]string{"snapshot", "--via-lb", "--lb-samples", "0"}, "error: --lb-samples must be 1 to 1000, got 0"},
 		{[]string{"snapshot", "--via-lb", "--lb-samples", "1001"}, "error: --lb-samples must be 1 to 1000, got 1001"},
 		{[]string{"routes", "--via-lb", "--endpoint", "https://127.0.0.1:2"}, "error: --via-lb samples the kubeconfig's server: it cannot be used with --endpoint or --contexts"},
-		{[]string{"routes", "--via-lb", "--snapshot", lbEstimated}, "error: --via-lb cannot be used with --snapshot"},
+		{[]string{"routes", "--via-lb", "--snapshot", lbEstimated}, "error: --via-lb, --kubeconfig cannot be used with --snapshot"},
 		{[]string{"watch", "--via-lb"}, "error: --via-lb cannot be used with watch"},
 		{[]string{"routes", "-w", "--via-lb"}, "error: --via-lb cannot be used with watch"},
 	} {

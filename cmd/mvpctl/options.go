@@ -16,8 +16,8 @@ import (
 // writeUsage is cobra's default usage with the command's own flags only, and a pointer to
 // `mvpctl options` instead of the inherited ones. It is Go rather than a usage template
 // (SetUsageTemplate): executing a text/template makes reflect's MethodByName reachable, which
-// stops the linker from dropping unused methods anywhere in the binary (+3.6 MB, measured at
-// stop 30; docs/performance.md).
+// stops the linker from dropping unused methods anywhere in the binary (+3.6 MB, measured;
+// docs/performance.md).
 func writeUsage(c *cobra.Command) error {
 	var b strings.Builder
 	b.WriteString("Usage:")

@@ -48,8 +48,13 @@ func TestOptionsCommand(t *testing.T) {
 			}
 		}
 	}
-	// Still accepted everywhere: a connection flag on an offline command parses.
-	if _, stderr, code := run(t, "routes", "--snapshot", skew, "--kubeconfig", "/nonexistent", "--context", "x", "--request-timeout", "5s", "-v", "0", "--no-color"); code != ExitIncomplete {
-		t.Errorf("routes with global flags: exit %d: %s", code, stderr)
+	// Parsed everywhere; with a snapshot file, the connection flags are refused with the
+	// reason (no cluster is read), -v and --no-color taken.
+	if _, stderr, code := run(t, "routes", "--snapshot", skew, "--kubeconfig", "/nonexistent", "--context", "x", "--request-timeout", "5s", "-v", "0", "--no-color"); code != ExitError ||
+		stderr != "error: --context, --kubeconfig, --request-timeout cannot be used with --snapshot: they apply to a read of the live cluster, and none is made (drop --snapshot to read the live cluster)\n" {
+		t.Errorf("routes --snapshot with connection flags: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := run(t, "routes", "--snapshot", skew, "-v", "0", "--no-color"); code != ExitIncomplete {
+		t.Errorf("routes --snapshot with -v and --no-color: exit %d: %s", code, stderr)
 	}
 }

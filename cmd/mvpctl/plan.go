@@ -32,6 +32,7 @@ type planFlags struct {
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
+	p.source.live.instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
 	p.profiles.addFlags(fs)
 	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
 	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
@@ -48,23 +49,11 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 // plan returns the starting snapshot, the steps, and the target version ("" when not an
 // upgrade).
 func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, []simulate.Step, error) {
-	if err := p.profiles.use(g); err != nil {
+	if err := p.validate(); err != nil {
 		return nil, nil, err
 	}
-	modes := 0
-	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
-		if set {
-			modes++
-		}
-	}
-	if modes > 1 {
-		return nil, nil, errors.New("give one of --to, --scenario and --step")
-	}
-	if len(p.order) > 0 && p.to == "" {
-		return nil, nil, errors.New("--order goes with --to")
-	}
-	if p.servers != "" && p.source.file != "" {
-		return nil, nil, errors.New("give one of --servers and --snapshot")
+	if err := p.profiles.use(g); err != nil {
+		return nil, nil, err
 	}
 	if p.proxy != "" && p.servers == "" && p.scenario == "" {
 		return nil, nil, errors.New("--proxy sets up servers started from profiles (--servers, or a scenario's from.servers); a snapshot or a live cluster says how each server is set up: drop --proxy")
@@ -73,9 +62,6 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		sc, err := simulate.LoadScenario(p.scenario)
 		if err != nil {
 			return nil, nil, err
-		}
-		if p.servers != "" || p.source.file != "" {
-			return nil, nil, fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
 		}
 		var start *snapshot.Snapshot
 		if sc.From.Snapshot != "" && p.proxy != "" {
@@ -121,6 +107,41 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		steps = append(steps, st)
 	}
 	return start, steps, p.checkSkew(start, steps)
+}
+
+// validate checks the flags together, before anything is read: one way to give the steps,
+// one start, and the flags that go with each.
+func (p *planFlags) validate() error {
+	modes := 0
+	for _, set := range []bool{p.to != "", p.scenario != "", len(p.steps) > 0} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return errors.New("give one of --to, --scenario and --step")
+	case len(p.order) > 0 && p.to == "":
+		return errors.New("--order goes with --to")
+	case p.servers != "" && p.source.file != "":
+		return errors.New("give one of --servers and --snapshot")
+	case p.scenario != "" && (p.servers != "" || p.source.file != ""):
+		return fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
+	case p.requests != "" && len(p.auditLogs) > 0:
+		return errors.New("give one of --requests and --audit-log")
+	}
+	for _, v := range p.auditLogs {
+		if server, path, named := splitAuditLog(v); path == "" || named && server == "" {
+			return fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
+		}
+	}
+	switch {
+	case p.servers != "":
+		return p.source.refuseLiveFlags("--servers")
+	case p.scenario != "":
+		return p.source.refuseLiveFlags("--scenario")
+	}
+	return p.source.validate()
 }
 
 // checkSkew refuses a plan outside the version-skew policy unless --allow-skew.
@@ -183,9 +204,7 @@ func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error
 // traffic opens the traffic files, if any were given; an audit log's SERVER must be one of
 // start's servers. The caller closes them.
 func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*simulate.TrafficReader, string, string, error) {
-	switch {
-	case p.requests != "" && len(p.auditLogs) > 0:
-		return nil, "", "", errors.New("give one of --requests and --audit-log")
+	switch { // validate has checked the flags
 	case p.requests != "":
 		tr, err := simulate.OpenTraffic(p.requests, simulate.FormatRequests)
 		if err != nil {
@@ -196,10 +215,6 @@ func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*simulate.TrafficReader
 		var trs []*simulate.TrafficReader
 		for _, v := range p.auditLogs {
 			server, path, named := splitAuditLog(v)
-			if path == "" || named && server == "" {
-				closeAll(trs)
-				return nil, "", "", fmt.Errorf("--audit-log %q: want FILE or SERVER=FILE", v)
-			}
 			if named && start.Find(server) == nil {
 				closeAll(trs)
 				return nil, "", "", fmt.Errorf("--audit-log %q: no apiserver %q in the control plane (apiservers: %s)", v, server, strings.Join(start.ServerNames(), ", "))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -68,21 +67,13 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(o.failOn)
+	failOn, err := o.validate()
 	if err != nil {
 		return err
-	}
-	if o.plan.to == "" && o.plan.scenario == "" && len(o.plan.steps) == 0 {
-		return errors.New("preflight needs --to VERSION or --scenario FILE (or --step)")
 	}
 	rules, err := o.accept.rules()
 	if err != nil {
 		return err
-	}
-	// A filtered report lacks the other findings, so a baseline written from it would drop
-	// the rules that accept them.
-	if f := o.filter.filter(); o.accept.write != "" && !f.Empty() {
-		return fmt.Errorf("--write-baseline with --resource/--group would drop the accepted risks of what %s leaves out: give it without them", f)
 	}
 	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
@@ -97,7 +88,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
-	narrowPreflight(g, rep, o.filter.filter(), pl.start)
+	narrowPreflight(g, rep, o.filter.filterOf(pl.start), pl.start)
 	for _, n := range rep.AcceptNotes {
 		g.warn(n)
 	}

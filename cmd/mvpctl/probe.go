@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -70,8 +71,15 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	fs := cmd.Flags()
+	o.addFlags(cmd.Flags())
+	o.output.AddFlags(cmd.Flags())
+	return usesNamespace(cmd)
+}
+
+// addFlags adds the flags of probe but -o (output.Flags' own).
+func (o *probeOptions) addFlags(fs *pflag.FlagSet) {
 	o.source.addFlags(fs)
+	o.source.sendRequests()
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
 	o.filter.addFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
@@ -82,15 +90,11 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	fs.DurationVar(&o.requestTimeout, "probe-timeout", probe.DefaultRequestTimeout, "time allowed for each probe request (the watches take 1s)")
 	fs.DurationVar(&o.totalTimeout, "total-timeout", probe.DefaultTotalTimeout, "time allowed for the whole probe; when reached, what was measured is reported")
 	fs.BoolVar(&o.noMetrics, "no-metrics", false, "do not read /metrics before and after")
-	o.output.AddFlags(fs)
-	return usesNamespace(cmd)
 }
 
-func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	outputOpts, err := o.output.Options(cmd.CommandPath())
-	if err != nil {
-		return err
-	}
+// validate checks the flags together, before any request is sent: the probe's bounds, then
+// the snapshot source's.
+func (o *probeOptions) validate() error {
 	switch {
 	case o.concurrency < 1:
 		return fmt.Errorf("--probe-concurrency must be at least 1, got %d", o.concurrency)
@@ -101,6 +105,17 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	case o.totalTimeout <= 0:
 		return fmt.Errorf("--total-timeout must be positive, got %s", o.totalTimeout)
 	}
+	return o.source.validate()
+}
+
+func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	outputOpts, err := o.output.Options(cmd.CommandPath())
+	if err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
 	namespace, _, err := g.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil || namespace == "" {
 		namespace = probe.DefaultNamespace
@@ -110,7 +125,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// measured; a second one kills.
 	ctx := cmd.Context()
 
-	base, configFor, err := serverConfigs(g, o.source.live.contexts)
+	base, configFor, err := serverConfigs(g, o.source.live.contexts, "probe sends requests to")
 	if err != nil {
 		return err
 	}

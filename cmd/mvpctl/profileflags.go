@@ -17,7 +17,7 @@ type profileFlags struct {
 }
 
 func (p *profileFlags) addFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&p.files, "profile", nil, "load this version profile file too (what `mvpctl profiles record` writes; repeatable): it replaces the profiles of its minor version from the profile directory ($XDG_CONFIG_HOME/mvpctl/profiles, default ~/.config/mvpctl/profiles: every *.json, loaded by itself) and the embedded ones")
+	fs.StringArrayVar(&p.files, "profile", nil, "load this version profile `FILE` too (what mvpctl profiles record writes; repeatable): it replaces the profiles of its minor version from the profile directory ($XDG_CONFIG_HOME/mvpctl/profiles, default ~/.config/mvpctl/profiles: every *.json, loaded by itself) and the embedded ones")
 }
 
 // use loads the profiles the command works with: the embedded ones, then the profile

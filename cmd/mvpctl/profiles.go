@@ -37,18 +37,15 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if err := listProfiles.use(g); err != nil {
 				return err
 			}
-			ps, err := simulate.Profiles()
-			if err != nil {
-				return err
-			}
-			return output.Write(g.streams.Out, profileListWriter{simulate.NewProfileList(ps)}, opts)
+			return writeProfileList(g, opts)
 		},
 	}
 	listOutput.AddFlags(list.Flags())
 	listProfiles.addFlags(list.Flags())
 	showOutput := tableFlags(output.FormatJSON, output.FormatYAML)
 	show := &cobra.Command{
-		Use: "show VERSION", Short: "Show what a default kube-apiserver of VERSION serves", Args: cobra.ExactArgs(1),
+		Use: "show [VERSION]", Short: "Show what a default kube-apiserver of VERSION serves", Args: cobra.MaximumNArgs(1),
+		Long: "Show what a default kube-apiserver of VERSION serves. Without VERSION, list the versions\nthere are profiles for, as mvpctl profiles list does.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := showOutput.Options(cmd.CommandPath())
 			if err != nil {
@@ -56,6 +53,9 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			}
 			if err := showProfiles.use(g); err != nil {
 				return err
+			}
+			if len(args) == 0 { // as kubectl get without a name: what there is to show
+				return writeProfileList(g, opts)
 			}
 			p, err := simulate.LookupProfile(args[0])
 			if err != nil {
@@ -74,6 +74,15 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 	showProfiles.addFlags(show.Flags())
 	cmd.AddCommand(list, show, newProfilesRecordCmd(g))
 	return commandGroup(cmd)
+}
+
+// writeProfileList prints the profiles loaded (profiles list, profiles show without VERSION).
+func writeProfileList(g *globalOptions, opts output.Options) error {
+	ps, err := simulate.Profiles()
+	if err != nil {
+		return err
+	}
+	return output.Write(g.streams.Out, profileListWriter{simulate.NewProfileList(ps)}, opts)
 }
 
 // profileListWriter prints the list of profiles in use.

@@ -62,15 +62,23 @@ discovery paths, /readyz and /metrics (deploy/rbac).
 	return cmd
 }
 
+// validate checks the flags before the apiserver is read.
+func (o *profilesRecordOptions) validate() error {
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
+	}
+	return nil
+}
+
 func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	opts, err := o.output.Options(cmd.CommandPath())
 	if err != nil {
 		return err
 	}
-	if o.timeout <= 0 {
-		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
+	if err := o.validate(); err != nil {
+		return err
 	}
-	if err := requireKubeconfig(g); err != nil {
+	if err := requireKubeconfig(g, ""); err != nil {
 		return err
 	}
 	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {

@@ -162,6 +162,14 @@ to a peer, 404 or 503, and explains each decision step by step.
 			root.AddCommand(c.build(g))
 		}
 	}
+	if !only {
+		// cobra's completion command, added now rather than at Execute, so that an unknown
+		// shell (mvpctl completion tcsh) is a usage error, not its help and exit 0.
+		root.InitDefaultCompletionCmd(args...)
+		if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+			commandGroup(c)
+		}
+	}
 	asKubectlPlugin(root, g)
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -50,13 +51,37 @@ exits as watch does.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
-	o.source.addFlags(cmd.Flags())
-	cmd.Flags().BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
-	o.filter.addFlags(cmd.Flags(), "show")
-	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
-	o.wflags.addFlags(cmd.Flags())
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// addFlags adds the flags of routes but -o (output.Flags' own).
+func (o *routesOptions) addFlags(fs *pflag.FlagSet) {
+	o.source.addFlags(fs)
+	fs.BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
+	o.filter.addFlags(fs, "show")
+	fs.BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
+	o.wflags.addFlags(fs)
+}
+
+// validate checks the flags together, before anything is read: --watch's flags with --watch
+// only, and --watch apart from what only a table has.
+func (o *routesOptions) validate() error {
+	switch {
+	case !o.watch:
+		if set := o.wflags.setFlags(); len(set) > 0 {
+			return fmt.Errorf("%s only apply with --watch", strings.Join(set, ", "))
+		}
+		return o.source.validate()
+	case o.source.file != "":
+		return fmt.Errorf("--watch follows the live cluster: it cannot be used with --snapshot")
+	case o.all:
+		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
+	case !o.filter.filter().Empty():
+		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
+	}
+	return nil
 }
 
 func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
@@ -64,17 +89,17 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.validate(); err != nil {
+		return err
+	}
 	if o.watch {
 		return o.runWatch(cmd, g, opts)
-	}
-	if set := o.wflags.setFlags(); len(set) > 0 {
-		return fmt.Errorf("%s only apply with --watch", strings.Join(set, ", "))
 	}
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
-	filter := o.filter.filter()
+	filter := o.filter.filterOf(snap)
 	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
 	if len(table.Rows) == 0 && !filter.Empty() {
 		return noMatch(filter)
@@ -89,15 +114,6 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 
 // runWatch is routes --watch: the loop of mvpctl watch, which prints lines, not a table.
 func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts output.Options) error {
-	if o.source.file != "" {
-		return fmt.Errorf("--watch follows the live cluster: it cannot be used with --snapshot")
-	}
-	if o.all {
-		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
-	}
-	if !o.filter.filter().Empty() {
-		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
-	}
 	switch opts.Format {
 	case output.FormatTable, output.FormatWide: // -o text is an alias of table
 		opts.Format = output.FormatText

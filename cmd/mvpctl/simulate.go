@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -15,10 +16,26 @@ import (
 )
 
 type simulateOptions struct {
-	plan   planFlags
-	filter filterFlags
-	output *output.Flags
-	steps  string
+	upgrade bool // simulate upgrade (--to), not simulate run
+	plan    planFlags
+	filter  filterFlags
+	output  *output.Flags
+	steps   string
+}
+
+// validate checks the flags together, before anything is read.
+func (o *simulateOptions) validate() error {
+	switch {
+	case o.upgrade && o.plan.to == "":
+		return errors.New("simulate upgrade needs --to VERSION")
+	case !o.upgrade && o.plan.to != "":
+		return errors.New("use simulate upgrade for --to")
+	case !o.filter.filter().Empty() && (o.plan.requests != "" || len(o.plan.auditLogs) > 0):
+		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
+	case o.steps != stepsChanged && o.steps != stepsAll:
+		return fmt.Errorf("--steps %q: want %s or %s", o.steps, stepsChanged, stepsAll)
+	}
+	return o.plan.validate()
 }
 
 // The values of simulate's --steps: which steps' routing the text output prints.
@@ -50,24 +67,25 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
-	cmd := &cobra.Command{
-		Use: use, Short: short, Long: short + ".\n\n" + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if upgrade && o.plan.to == "" {
-				return errors.New("simulate upgrade needs --to VERSION")
-			}
-			if !upgrade && o.plan.to != "" {
-				return errors.New("use simulate upgrade for --to")
-			}
-			return o.run(cmd, g)
-		},
+	o := &simulateOptions{upgrade: upgrade, output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	long := short + ".\n\n"
+	if !upgrade {
+		long += stepKindsHelp() + "\n\n"
 	}
-	o.plan.addFlags(cmd.Flags())
-	o.filter.addFlags(cmd.Flags(), "report only")
+	cmd := &cobra.Command{
+		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
+	}
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.steps, "steps", stepsChanged, "which steps' routing the text output prints: changed (the rows each step changes) or all (every step's whole table, as -o wide)")
 	return cmd
+}
+
+// addFlags adds the flags of simulate upgrade and run but -o (output.Flags' own).
+func (o *simulateOptions) addFlags(fs *pflag.FlagSet) {
+	o.plan.addFlags(fs)
+	o.filter.addFlags(fs, "report only")
+	fs.StringVar(&o.steps, "steps", stepsChanged, "which steps' routing the text output prints: changed (the rows each step changes) or all (every step's whole table, as -o wide)")
 }
 
 func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
@@ -75,23 +93,19 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.steps != stepsChanged && o.steps != stepsAll {
-		return fmt.Errorf("--steps %q: want %s or %s", o.steps, stepsChanged, stepsAll)
+	if err := o.validate(); err != nil {
+		return err
 	}
 	pl, err := o.plan.load(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
 	defer pl.close()
-	filter := o.filter.filter()
-	if !filter.Empty() && len(pl.traffic) > 0 {
-		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
-	}
 	sim, err := simulate.Run(pl.start, pl.steps)
 	if err != nil {
 		return err
 	}
-	sim.Narrow(filter, pl.start.Kinds())
+	sim.Narrow(o.filter.filterOf(pl.start), pl.start.Kinds())
 	rep := simulate.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
 		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
@@ -319,19 +333,37 @@ func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error 
 	if len(p.Pairs) == 0 {
 		return nil
 	}
+	if why := p.Unattributed(); why != "" {
+		fmt.Fprintf(w, "  %s\n", why)
+	}
+	headers, rows := proxiedTable(p)
+	if err := output.Table(w, headers, rows, noHeaders); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// proxiedTable is a row per proxying server, peer and codes; without the server columns when
+// no event's server is known (Unattributed says why).
+func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
+	attributed := p.Attributed()
 	var rows [][]string
 	for _, pr := range p.Pairs {
 		code := fmt.Sprint(pr.Code)
 		if pr.ToCode != pr.Code {
 			code += fmt.Sprintf(" (to: %d)", pr.ToCode)
 		}
-		rows = append(rows, []string{pr.From, pr.To, code, fmt.Sprint(pr.Requests)})
+		if attributed {
+			rows = append(rows, []string{pr.From, pr.To, code, fmt.Sprint(pr.Requests)})
+		} else {
+			rows = append(rows, []string{code, fmt.Sprint(pr.Requests)})
+		}
 	}
-	if err := output.Table(w, []string{"PROXIED-FROM", "TO", "CODE", "REQUESTS"}, rows, noHeaders); err != nil {
-		return err
+	if attributed {
+		return []string{"PROXIED-FROM", "TO", "CODE", "REQUESTS"}, rows
 	}
-	fmt.Fprintln(w)
-	return nil
+	return []string{"CODE", "REQUESTS"}, rows
 }
 
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {

@@ -56,6 +56,9 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.live.validate(); err != nil {
+		return err
+	}
 	snap, err := o.live.discover(cmd.Context(), g)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -19,15 +20,38 @@ import (
 type snapshotSource struct {
 	file string
 	live discoverFlags
+	// sendsRequests: the command sends requests to the servers of a --snapshot file too
+	// (probe, traffic), so the connection flags apply to it.
+	sendsRequests bool
+}
+
+// sendRequests says the command sends requests to the snapshot's servers, whatever the
+// snapshot's source: a file does not spare it the cluster, and the connection flags apply.
+func (s *snapshotSource) sendRequests() {
+	s.sendsRequests = true
+	s.live.instead = ""
 }
 
 func (s *snapshotSource) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.file, "snapshot", "", "read this snapshot file (YAML or JSON, - for stdin) instead of discovering the live cluster")
 	s.live.addFlags(fs)
+	s.live.instead = "pass --snapshot FILE"
+}
+
+// validate checks the flags together: with --snapshot, none that only a live read uses;
+// without, the live read's bounds.
+func (s *snapshotSource) validate() error {
+	if s.file != "" {
+		return s.refuseLiveFlags("--snapshot")
+	}
+	return s.live.validate()
 }
 
 // load returns the snapshot; a partial one (some server unreadable) is no error.
 func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
 	if s.file == "-" {
 		snap, err := snapshot.Load(g.streams.In, "<stdin>")
 		if err != nil {
@@ -37,9 +61,6 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 		return snap, requireReachable(snap, snapshotFileHint)
 	}
 	if s.file != "" {
-		if set := s.live.setFlags(); len(set) > 0 {
-			return nil, fmt.Errorf("%s cannot be used with --snapshot: the snapshot already records which apiservers were read (drop --snapshot to read the live cluster)", strings.Join(set, ", "))
-		}
 		snap, err := snapshot.LoadFile(s.file)
 		if err != nil {
 			return nil, err
@@ -57,6 +78,24 @@ func (s *snapshotSource) load(ctx context.Context, g *globalOptions) (*snapshot.
 	return snap, nil
 }
 
+// refuseLiveFlags refuses, rather than ignores, the flags only a live read uses — the
+// discovery flags (--endpoint, --contexts, ...), and the connection flags (--server,
+// --context, ...) unless the command sends requests to the servers anyway — when the servers
+// come from elsewhere (from: --snapshot, --servers).
+func (s *snapshotSource) refuseLiveFlags(from string) error {
+	set := s.live.setFlags()
+	if !s.sendsRequests {
+		set = append(set, kubeflags.SetConnectionFlags(s.live.fs)...)
+	}
+	switch len(set) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s cannot be used with %s: it applies to a read of the live cluster, and none is made (drop %s to read the live cluster)", set[0], from, from)
+	}
+	return fmt.Errorf("%s cannot be used with %s: they apply to a read of the live cluster, and none is made (drop %s to read the live cluster)", strings.Join(set, ", "), from, from)
+}
+
 // refuseLB refuses a snapshot sampled through a load balancer for a command that must reach
 // each apiserver by itself: through the balancer a request reaches whichever apiserver it
 // picks, so what is observed could not be attributed to a server.
@@ -69,11 +108,22 @@ func refuseLB(snap *snapshot.Snapshot, what string) error {
 
 // requireReachable fails when no server of the snapshot could be read: there is nothing to
 // route, and an empty table would read as "all clear".
-// Hints for requireReachable: what to do when nothing was read.
-const (
-	snapshotFileHint = "the snapshot holds no evidence to work from; take a new one"
-	liveHint         = "check --kubeconfig/--context and the address, or pass --snapshot FILE"
-)
+// snapshotFileHint is requireReachable's hint for a snapshot file in which nothing was read.
+const snapshotFileHint = "the snapshot holds no evidence to work from; take a new one"
+
+// liveHint is requireReachable's hint for a live read that got nothing; instead is what else
+// the command can read (discoverFlags.instead).
+func liveHint(instead string) string {
+	return orInstead("check --kubeconfig/--context and the address", instead)
+}
+
+// orInstead is a hint, followed by what else the command can read, if anything.
+func orInstead(hint, instead string) string {
+	if instead == "" {
+		return hint
+	}
+	return hint + ", or " + instead
+}
 
 func requireReachable(snap *snapshot.Snapshot, hint string) error {
 	for _, s := range snap.Servers {
@@ -90,8 +140,10 @@ func requireReachable(snap *snapshot.Snapshot, hint string) error {
 
 // requireKubeconfig refuses a live discovery with no kubeconfig at all: client-go would fall
 // back to http://localhost:8080 and every line after would only repeat that nothing is there.
-// In a pod, the in-cluster config counts as a kubeconfig.
-func requireKubeconfig(g *globalOptions) error {
+// In a pod, the in-cluster config counts as a kubeconfig. instead is what else the command
+// can read ("pass --snapshot FILE"), "" when it needs a cluster whatever its flags: the error
+// names only flags the command has.
+func requireKubeconfig(g *globalOptions, instead string) error {
 	cf := g.configFlags
 	if cf.ServerOverride() != "" {
 		return nil
@@ -104,7 +156,7 @@ func requireKubeconfig(g *globalOptions) error {
 		return nil // a broken kubeconfig: client-go's own error says what is wrong with it
 	}
 	if len(raw.Clusters) == 0 {
-		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — point at one, or pass --snapshot FILE (simulate and preflight also take --servers)")
+		return errors.New("no kubeconfig: none at --kubeconfig, $KUBECONFIG or ~/.kube/config, and no --server — " + orInstead("point at one", instead))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
@@ -41,16 +42,30 @@ ProxyTraffic.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	o.source.addFlags(cmd.Flags())
-	cmd.Flags().DurationVar(&o.interval, "interval", 10*time.Second, "time between the two reads of the counters")
-	cmd.Flags().DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "time allowed for one read of a server's /metrics")
+	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
 
-func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
+// addFlags adds the flags of traffic but -o (output.Flags' own).
+func (o *trafficOptions) addFlags(fs *pflag.FlagSet) {
+	o.source.addFlags(fs)
+	o.source.sendRequests()
+	fs.DurationVar(&o.interval, "interval", 10*time.Second, "time between the two reads of the counters")
+	fs.DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "time allowed for one read of a server's /metrics")
+}
+
+// validate checks the flags together, before anything is read.
+func (o *trafficOptions) validate() error {
 	if o.interval <= 0 || o.readTimeout <= 0 {
 		return fmt.Errorf("--interval and --read-timeout must be positive, got %s and %s", o.interval, o.readTimeout)
+	}
+	return o.source.validate()
+}
+
+func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if err := o.validate(); err != nil {
+		return err
 	}
 	opts, snap, err := o.source.loadWithOutput(cmd, g, o.output)
 	if err != nil {
@@ -59,7 +74,7 @@ func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := refuseLB(snap, "traffic reads each apiserver's counters"); err != nil {
 		return err
 	}
-	base, configFor, err := serverConfigs(g, o.source.live.contexts)
+	base, configFor, err := serverConfigs(g, o.source.live.contexts, "traffic reads the /metrics of")
 	if err != nil {
 		return err
 	}

@@ -47,14 +47,17 @@ func (w *watchFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&w.metrics, "metrics", true, "read each apiserver's peer-proxy counters from /metrics every --interval and print what was proxied (get on /metrics)")
 }
 
-func (w *watchFlags) validate() error {
-	if w.interval < minWatchInterval {
+// validate checks the flags of a watch (watch, routes --watch) together with its live read's.
+func (w *watchFlags) validate(live *discoverFlags) error {
+	switch {
+	case w.interval < minWatchInterval:
 		return fmt.Errorf("--interval must be at least %s, got %s", minWatchInterval, w.interval)
-	}
-	if w.untilStable < 0 || w.timeoutTotal < 0 {
+	case w.untilStable < 0 || w.timeoutTotal < 0:
 		return fmt.Errorf("--until-stable and --timeout-total cannot be negative")
+	case live.viaLB:
+		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
-	return nil
+	return live.validate()
 }
 
 // setFlags lists the watch flags given on the command line.
@@ -127,25 +130,26 @@ type watchOptions struct {
 
 // runWatch is the command: `mvpctl watch` and `mvpctl routes --watch`.
 func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *watchFlags, opts output.Options) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(live); err != nil {
 		return err
 	}
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	if live.viaLB {
-		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	errOut := g.streams.ErrOut
 	loop := newWatchLoop(g.streams.Out, errOut, opts, time.Local)
 	if f.exporter.address != "" {
+		// The exporter also runs in a pod without a kubeconfig (in-cluster configuration);
+		// with neither it says how to point it.
 		x, err := startExporterFor(g, &f.exporter, loop, errOut)
 		if err != nil {
 			return err
 		}
 		defer x.stop()
+	} else if err := requireKubeconfig(g, ""); err != nil {
+		return err // before the lease watch, whose client-go error would only repeat it
 	}
 	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) {
 		snap, err := live.discoverQuiet(ctx, g)
@@ -179,7 +183,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 		}
 	}
 	if f.metrics {
-		_, configFor, err := serverConfigs(g, live.contexts)
+		_, configFor, err := serverConfigs(g, live.contexts, "")
 		if err != nil {
 			return err
 		}

@@ -21,13 +21,36 @@ type Flags struct {
 // New returns unset flags.
 func New() *Flags { return &Flags{} }
 
+// connectionAnnotation marks the flags AddFlags adds that choose the cluster and how to reach
+// it (every one but --namespace): SetConnectionFlags finds them by it.
+const connectionAnnotation = "mvpctl.io/connection"
+
 // AddFlags adds the flags to fs, with kubectl's names and shorthands.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	before := map[string]bool{}
+	fs.VisitAll(func(fl *pflag.Flag) { before[fl.Name] = true })
 	fs.StringVar(&f.KubeConfig, clientcmd.RecommendedConfigPathFlag, "", "Path to the kubeconfig file to use for CLI requests.")
 	names := clientcmd.RecommendedConfigOverrideFlags("")
 	names.ClusterOverrideFlags.APIServer.ShortName = "s"
 	names.ContextOverrideFlags.Namespace.ShortName = "n"
 	clientcmd.BindOverrideFlags(&f.Overrides, fs, names)
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if !before[fl.Name] && fl.Name != names.ContextOverrideFlags.Namespace.LongName {
+			_ = fs.SetAnnotation(fl.Name, connectionAnnotation, []string{"true"})
+		}
+	})
+}
+
+// SetConnectionFlags lists the connection flags (--server, --context, --token, ...; not
+// --namespace) set on the command line of fs, the flags of a command after parsing.
+func SetConnectionFlags(fs *pflag.FlagSet) []string {
+	var set []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if _, ok := fl.Annotations[connectionAnnotation]; ok {
+			set = append(set, "--"+fl.Name)
+		}
+	})
+	return set
 }
 
 // ToRawKubeConfigLoader is the kubeconfig as the flags select it: the loading rules

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // Kind is what a node stands for; it decides the node's shape and colour in both renderers.
@@ -257,6 +259,7 @@ func mermaidNode(n Node) string {
 
 // mermaidText escapes a label: quotes, markup and '#' as entity codes, line breaks as <br/>.
 func mermaidText(s string) string {
+	s = textsafe.VisibleLines(s)
 	s = strings.ReplaceAll(s, "#", "#35;") // first: the codes below start with '#'
 	s = strings.ReplaceAll(s, "&", "#amp;")
 	s = strings.ReplaceAll(s, `"`, "#quot;")
@@ -341,8 +344,10 @@ func dotNode(n Node) string {
 	return fmt.Sprintf("%s [label=%s, shape=%s, style=%q, fillcolor=%q, color=%q];", n.ID, label, shape, style, c[0], c[1])
 }
 
-// dotString quotes s for DOT, with "\n" as line breaks.
+// dotString quotes s for DOT, with "\n" as line breaks and control characters as Go
+// escapes (their backslash doubled, as DOT reads it).
 func dotString(s string) string {
+	s = textsafe.VisibleLines(s)
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	s = strings.ReplaceAll(s, `"`, `\"`)
 	return `"` + strings.ReplaceAll(s, "\n", `\n`) + `"`

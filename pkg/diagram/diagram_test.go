@@ -77,6 +77,7 @@ func TestKeysThatLookAlike(t *testing.T) {
 		t.Errorf("kas.a again: %q, want %q", again, dot)
 	}
 	g.Node("html", `<img src=x onerror=alert(1)> & #quot;`, Server)
+	g.Node("esc", "kas-c\x1b]0;pwned\x07", Server)
 	var m, d bytes.Buffer
 	_ = g.WriteMermaid(&m)
 	_ = g.WriteDOT(&d)
@@ -90,6 +91,9 @@ func TestKeysThatLookAlike(t *testing.T) {
 	}
 	if strings.Contains(m.String(), "<img") || !strings.Contains(m.String(), "#lt;img src=x onerror=alert(1)#gt; #amp; #35;quot;") {
 		t.Errorf("mermaid label not escaped:\n%s", m.String())
+	}
+	if !strings.Contains(d.String(), `label="kas-c\\x1b]0;pwned\\x07"`) || !strings.Contains(m.String(), `["kas-c\x1b]0;pwned\x07"]`) {
+		t.Errorf("control characters not escaped:\n%s\n%s", d.String(), m.String())
 	}
 	if !strings.Contains(d.String(), `label="kas.a\"];x[label=\"evil"`) {
 		t.Errorf("dot label not quoted:\n%s", d.String())

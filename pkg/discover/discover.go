@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -62,7 +62,7 @@ func (d *discoverer) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Progress(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Progress(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) warn(format string, args ...any) {
@@ -71,7 +71,7 @@ func (d *discoverer) warn(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Warn(output.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Warn(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {

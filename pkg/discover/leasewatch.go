@@ -21,7 +21,7 @@ import (
 	toolswatch "k8s.io/client-go/tools/watch"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -232,9 +232,9 @@ func describeStatus(err error) error {
 // holding control characters names its server as the snapshot does, escaped.
 func identityLeaseOf(l *coordinationv1.Lease) IdentityLease {
 	il := IdentityLease{Name: snapshot.ServerNameText(l.Name), Hostname: snapshot.ServerNameText(l.Labels[hostnameLabel]),
-		Address: output.Visible(l.Annotations[peerAddressAnnotation])}
+		Address: textsafe.Visible(l.Annotations[peerAddressAnnotation])}
 	if l.Spec.HolderIdentity != nil {
-		il.Holder = output.Visible(*l.Spec.HolderIdentity)
+		il.Holder = textsafe.Visible(*l.Spec.HolderIdentity)
 	}
 	if l.Spec.RenewTime != nil {
 		il.Renew = l.Spec.RenewTime.UTC()

@@ -26,7 +26,7 @@ const (
 	// with a status outside 2xx.
 	CheckBadStatus DiscoveryCheckFailure = "bad-status"
 	// CheckTimeout: "… context deadline exceeded (Client.Timeout exceeded while awaiting
-	// headers)", or "… context deadline exceeded" alone (seen at stop 30 on v1.36.3/v1.37.1:
+	// headers)", or "… context deadline exceeded" alone (seen on v1.36.3/v1.37.1:
 	// the client's deadline fired outside the headers wait), or the guard's
 	// "timed out waiting for <url>" — no answer within AvailabilityCheckTimeout.
 	CheckTimeout DiscoveryCheckFailure = "timeout"

@@ -11,7 +11,7 @@ import (
 // Table writes rows under headers the way kubectl does: no borders, no separator lines,
 // left-aligned columns three spaces apart, no trailing blanks. Headers must already be
 // uppercase without spaces (NAME, KAS-A). Empty cells print as <none>; every cell is Cell'd. tablewriter lays the
-// table out (docs/performance.md, decisions: one renderer).
+// table out (docs/performance.md).
 func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error {
 	cells := make([][]string, len(rows))
 	for i, r := range rows {

@@ -98,6 +98,7 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
 
 	filter := sel.Filter()
+	filter.Names = snap.ResourceNames()
 	var out []Target
 	if !filter.Empty() {
 		for _, g := range gvrs {

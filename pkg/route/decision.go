@@ -72,6 +72,9 @@ type Decision struct {
 	// that exits at its next peer-discovery rebuild (docs/behaviour.md §11.2). Explanations
 	// only; routing tables leave them out.
 	Hazards []string `json:"hazards,omitempty"`
+	// Timeline is every coming switch of the answer while the crash of a peer unfolds: its
+	// endpoint key's expiry, its peers' rebuild (Switch). Explanations only.
+	Timeline []Switch `json:"timeline,omitempty"`
 	// APIService is set when the request is for an aggregated APIService's group/version: the
 	// server's own kube-aggregator answers it (docs/behaviour.md §16).
 	APIService *APIServiceRef `json:"apiService,omitempty"`
@@ -97,6 +100,10 @@ type Plain struct {
 	ProxiedTo []string
 	// Alternatives are Decision.Alternatives in plain words.
 	Alternatives []string
+	// TimelineIntro and Timeline are Decision.Timeline in plain words: what follows the crash of
+	// which peers, then one line per switch.
+	TimelineIntro string
+	Timeline      []string
 }
 
 // PlainStep is one rule applied to the request.

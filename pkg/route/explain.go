@@ -34,10 +34,12 @@ func (r *Router) Explain(req Request, server string) (Explanation, error) {
 			return e, err
 		}
 		e.Servers = append(e.Servers, d)
+		r.crashTimelines(req, e.Servers)
 		return e, nil
 	}
 	decisions, skipped := r.DecideAll(req)
 	e.Servers = append(e.Servers, decisions...)
+	r.crashTimelines(req, e.Servers)
 	for _, name := range skipped {
 		v := r.byName[name]
 		e.Unreachable = append(e.Unreachable, ServerSummary{Name: name, ID: v.srv.ID, Version: v.srv.Version,

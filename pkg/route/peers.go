@@ -37,7 +37,7 @@ type serverView struct {
 // exclusions by group/version number. For an unreachable server with a live identity lease and no
 // recorded resources, its resources are inferred: GVRs that some reachable server's
 // peer-aggregated /apis lists but no reachable server serves by itself must come from a server
-// that is down (issue 3 item 4). With several such servers the GVRs are attributed to each.
+// that is down. With several such servers the GVRs are attributed to each.
 func buildViews(snap *snapshot.Snapshot) ([]*serverView, *gvrIndex, exclusions) {
 	// Numbering is one pass over every list, the only one that hashes GVRs; what follows
 	// works on the numbers.

@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -161,3 +162,84 @@ func UnavailableCell(kind string) string {
 	}
 	return "503"
 }
+
+// plainTimeline words d.Timeline for people: an introduction naming the crashed peers (and
+// saying when their stop is not certain), then one line per switch.
+func (r *Router) plainTimeline(d Decision, crashed []mvp.CrashedPeer) (intro string, lines []string) {
+	if len(d.Timeline) == 0 {
+		return "", nil
+	}
+	var names, unsure, why []string
+	for _, c := range crashed {
+		names = append(names, c.Server.Name)
+		if c.Stopped {
+			continue
+		}
+		unsure = append(unsure, c.Server.Name)
+		if renew := c.Server.IdentityLease.RenewTime; renew != nil && !r.snap.TakenAt.IsZero() {
+			why = append(why, fmt.Sprintf("%s did not answer, but renewed its identity lease %s before the snapshot, as a live server does every %s",
+				c.Server.Name, r.snap.TakenAt.Sub(*renew).Round(100*time.Millisecond), mvp.RenewInterval))
+		} else {
+			why = append(why, c.Server.Name+" did not answer, and no renewal of its identity lease dates its stop")
+		}
+	}
+	intro = fmt.Sprintf("Then, as the crash of %s unfolds:", strings.Join(names, ", "))
+	if len(unsure) > 0 {
+		intro = fmt.Sprintf("Then, if %s stopped (%s):", strings.Join(unsure, " and "), strings.Join(why, "; "))
+	}
+	expiry := ""
+	for _, sw := range d.Timeline {
+		answer := plainAlternative.Replace(sw.To)
+		for _, a := range sw.AlsoPossible {
+			answer += " or " + plainAlternative.Replace(a)
+		}
+		who := strings.Join(sw.Servers, ", ")
+		switch sw.Event {
+		case mvp.EndpointKeyExpiry:
+			expiry = who
+			lines = append(lines, fmt.Sprintf("%s, when the published address of %s expires: %s", r.plainBounds(sw), who, answer))
+		case mvp.PeerDiscoveryRebuild:
+			line := fmt.Sprintf("at %s's next peer-discovery rebuild, which drops %s: %s — it comes when an apiserver starts or restarts, an apiserver of %s stops gracefully, or a pending retry of a failed peer-discovery sync runs",
+				d.Server, who, answer, mvp.StopDeletesIdentityLeaseVersions())
+			if sw.Latest != nil {
+				line += fmt.Sprintf(", and by %s UTC at the latest (when the identity lease of %s is garbage-collected)", clock(ceilSecond(*sw.Latest)), who)
+			}
+			if expiry != "" {
+				line += fmt.Sprintf("; a rebuild before the address of %s expires brings it at once", expiry)
+				if v := r.byName[d.Server]; v != nil && mvp.ExitsOnFailedPeerFetch(v.srv) {
+					line += fmt.Sprintf(", except that %s exits then (the warning above)", d.Server)
+				}
+			}
+			lines = append(lines, line)
+		}
+	}
+	return intro, lines
+}
+
+// plainBounds says when a switch comes: its bounds in UTC and relative to the snapshot.
+func (r *Router) plainBounds(sw Switch) string {
+	if sw.Earliest == nil || sw.Latest == nil {
+		return fmt.Sprintf("at most %s after it stopped (no identity lease renewal bounds it)", mvp.EndpointLeaseTTL+mvp.EtcdExpiryLag)
+	}
+	// Bounds are printed to the second, rounded outwards: what they say stays true.
+	s := fmt.Sprintf("between %s and %s UTC", clock(*sw.Earliest), clock(ceilSecond(*sw.Latest)))
+	switch at := r.snap.TakenAt; {
+	case at.IsZero():
+	case at.Before(*sw.Earliest):
+		s += fmt.Sprintf(" (%s–%s after the snapshot)", sw.Earliest.Sub(at).Truncate(time.Second), (sw.Latest.Sub(at) + time.Second - 1).Truncate(time.Second))
+	case at.Before(*sw.Latest):
+		s += " (the snapshot falls in between: it may have come already)"
+	}
+	return s
+}
+
+// ceilSecond is t rounded up to the second.
+func ceilSecond(t time.Time) time.Time {
+	if c := t.Truncate(time.Second); c.Before(t) {
+		return c.Add(time.Second)
+	}
+	return t
+}
+
+// clock is a moment as explanations print it: UTC time of day.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05") }

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"sort"
 	"time"
 )
@@ -93,6 +94,36 @@ func (j *join) add(e *idEntry) {
 		}
 		j.rep.Requests = append(j.rep.Requests, r)
 	}
+}
+
+// Attributed reports whether some joined request's proxying server or peer is known: its
+// event comes from a log given as SERVER=FILE.
+func (p *ProxiedReport) Attributed() bool {
+	for _, pr := range p.Pairs {
+		if pr.From != UnknownServer || pr.To != UnknownServer {
+			return true
+		}
+	}
+	return false
+}
+
+// Unattributed says which joined requests could not be attributed to servers, and why; ""
+// when every one was.
+func (p *ProxiedReport) Unattributed() string {
+	var n int64
+	for _, pr := range p.Pairs {
+		if pr.From == UnknownServer || pr.To == UnknownServer {
+			n += pr.Requests
+		}
+	}
+	const why = "an audit event does not name the server that wrote it, and the log was given without SERVER= (pass each server's own log as --audit-log SERVER=FILE)"
+	switch {
+	case n == 0:
+		return ""
+	case n == p.Total:
+		return "not attributed to servers: " + why
+	}
+	return fmt.Sprintf("%d of them not attributed to servers (%s): %s", n, UnknownServer, why)
 }
 
 func serverName(s string) string {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 )
 
 // Accepted risks: rules that accept findings by check ID and subject (--ignore, a baseline
@@ -216,7 +216,7 @@ func WriteBaseline(w io.Writer, rep *PreflightReport, today time.Time, reason st
 			continue
 		}
 		seen[f.Key()] = true
-		fmt.Fprintf(&b, "# %s: %s\n%s%s\n", f.Severity, output.Visible(oneLine(f.Message, 160)), f.Key(), comment(today.Format(time.DateOnly), reason))
+		fmt.Fprintf(&b, "# %s: %s\n%s%s\n", f.Severity, textsafe.Visible(oneLine(f.Message, 160)), f.Key(), comment(today.Format(time.DateOnly), reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -226,7 +226,7 @@ func WriteBaseline(w io.Writer, rep *PreflightReport, today time.Time, reason st
 const SourceIgnoreFlag = "--ignore"
 
 func comment(date, reason string) string {
-	c := strings.TrimSpace(date + " " + output.Visible(strings.ReplaceAll(reason, "\n", " ")))
+	c := strings.TrimSpace(date + " " + textsafe.Visible(strings.ReplaceAll(reason, "\n", " ")))
 	if c == "" {
 		return ""
 	}

@@ -260,7 +260,7 @@ func benchmarkReplay(b *testing.B, old, gz bool) {
 
 // BenchmarkCountLines is the benchmarks' `wc -l`: the same file as BenchmarkReplayNew's, read
 // in blocks as the reader reads it, its newlines counted. The goal for replay is at most five
-// times its time (docs/performance.md, "Audit replay"); run both in one invocation:
+// times its time (docs/performance.md); run both in one invocation:
 // go test ./pkg/simulate -run '^$' -bench 'CountLines|ReplayNew$'.
 func BenchmarkCountLines(b *testing.B) {
 	name, size := writeGenerated(b, 100000, false)

@@ -10,11 +10,15 @@ import (
 // the same everywhere.
 type GVRFilter struct {
 	// Resources select by resource ("jobs"), resource.group ("jobs.batch"),
-	// group/version/resource ("batch/v1/jobs", "v1/pods") or kind ("Job"), case-insensitively
-	// except the group/version/resource form.
+	// group/version/resource ("batch/v1/jobs", "v1/pods"), kind ("Job"), short name or
+	// singular ("cj", "cronjob"; with Names), case-insensitively except the
+	// group/version/resource form.
 	Resources []string
 	// Groups select by group ("batch"; "core" or `""` for the core group).
 	Groups []string
+	// Names are the other names of resources (short names, singulars, kinds) a Resources
+	// entry may use: Snapshot.ResourceNames. Without them only names and kinds match.
+	Names ResourceNames
 }
 
 // Empty reports whether the filter selects every GVR.
@@ -50,7 +54,7 @@ func (f GVRFilter) matchResource(g GVR, kind string) bool {
 			return true
 		}
 		// RESOURCE, RESOURCE.GROUP, RESOURCE.VERSION.GROUP: as explain reads its argument.
-		if matchesArg(g, want) || (kind != "" && strings.EqualFold(want, kind)) {
+		if matchesArg(g, want, f.Names) || (kind != "" && strings.EqualFold(want, kind)) {
 			return true
 		}
 	}

@@ -29,11 +29,15 @@ const ResourceForms = "GROUP/VERSION/RESOURCE (batch/v1/jobs, v1/pods), RESOURCE
 // their peer-aggregated discovery, in one of kubectl's forms: group/version/resource as
 // mvpctl routes prints it (taken as it is, even when no server serves it),
 // resource.version.group, resource.group or resource (any group; the core group first, as
-// kubectl does). Only the GVRs f selects are candidates ("" with a non-empty f: the one
+// kubectl does), where the resource may also be named by a short name, its singular or its
+// kind (cj, cronjob, CronJob: ResourceNames). Only the GVRs f selects are candidates ("" with a non-empty f: the one
 // group/resource f selects). Of several versions the newest (Kubernetes order: v1 > v1beta2
 // > v1alpha1) is taken, and Note says so; several groups are an error that lists them.
 func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 	known := s.served()
+	if f.Names == nil {
+		f.Names = s.ResourceNames()
+	}
 	if strings.Contains(arg, "/") {
 		g, err := ParseGVR(arg)
 		if err != nil {
@@ -47,7 +51,7 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 	}
 	var candidates []Resource
 	for g, r := range known {
-		if f.Match(g, r.Kind) && (arg == "" || matchesArg(g, arg)) {
+		if f.Match(g, r.Kind) && (arg == "" || matchesArg(g, arg, f.Names)) {
 			candidates = append(candidates, r)
 		}
 	}
@@ -57,6 +61,9 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 			what = f.String()
 		} else if !f.Empty() {
 			what += " with " + f.String()
+		}
+		if arg != "" && !strings.Contains(arg, ".") && !s.recordsCoreDiscovery() {
+			what += " (nor names it so: this snapshot records no /api discovery document, which holds the core group's short names; name the resource, e.g. pods)"
 		}
 		return Resolved{}, fmt.Errorf("no reachable server serves %s ('mvpctl routes --all' lists what they serve; name a GVR to explain one nobody serves, e.g. batch/v1/jobs)", what)
 	}
@@ -111,16 +118,14 @@ func orFilter(arg string, f GVRFilter) string {
 }
 
 // matchesArg: arg is resource, resource.group or resource.version.group naming g (kubectl's
-// schema.ParseResourceArg, both readings of a three-part name).
-func matchesArg(g GVR, arg string) bool {
+// schema.ParseResourceArg, both readings of a three-part name), the resource by its name or
+// one of names (a short name, its singular, its kind).
+func matchesArg(g GVR, arg string, names ResourceNames) bool {
 	full, gr := schema.ParseResourceArg(strings.ToLower(arg))
-	if full != nil && full.Group == g.Group && full.Version == g.Version && full.Resource == g.Resource {
+	if full != nil && full.Group == g.Group && full.Version == g.Version && names.name(full.Resource, g) {
 		return true
 	}
-	if gr.Group == "" {
-		return gr.Resource == g.Resource
-	}
-	return gr.Group == g.Group && gr.Resource == g.Resource
+	return (gr.Group == "" || gr.Group == g.Group) && names.name(gr.Resource, g)
 }
 
 // served maps every GVR the reachable servers serve, or list in their peer-aggregated
@@ -142,4 +147,15 @@ func (s *Snapshot) served() map[GVR]Resource {
 		}
 	}
 	return out
+}
+
+// recordsCoreDiscovery reports whether every reachable server's /api document is recorded
+// (older snapshots and profiles have none): the core group's short names are known.
+func (s *Snapshot) recordsCoreDiscovery() bool {
+	for i := range s.Servers {
+		if s.Servers[i].Reachable && s.Servers[i].CoreAPI == nil {
+			return false
+		}
+	}
+	return true
 }

@@ -3,6 +3,9 @@ package snapshot
 import (
 	"strings"
 	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestResolveResource: kubectl's resource forms against what the reachable servers serve.
@@ -55,5 +58,58 @@ func TestResolveResource(t *testing.T) {
 	}
 	if got, _ := s.ResolveResource("b.example.com/v1/widgets", GVRFilter{}); !got.Known || got.Namespaced {
 		t.Errorf("b.example.com widgets: %+v", got)
+	}
+}
+
+// TestResolveResourceNames: kubectl's other names of a resource — short names and singulars
+// from the recorded discovery documents, kinds from the resource lists — in every form, and
+// in a --resource filter.
+func TestResolveResourceNames(t *testing.T) {
+	doc := func(group, version string, rs ...apidiscoveryv2.APIResourceDiscovery) *DiscoveryDocument {
+		return &DiscoveryDocument{Items: []apidiscoveryv2.APIGroupDiscovery{{
+			ObjectMeta: metav1.ObjectMeta{Name: group},
+			Versions:   []apidiscoveryv2.APIVersionDiscovery{{Version: version, Resources: rs}},
+		}}}
+	}
+	res := func(resource, singular string, short ...string) apidiscoveryv2.APIResourceDiscovery {
+		return apidiscoveryv2.APIResourceDiscovery{Resource: resource, SingularResource: singular, ShortNames: short}
+	}
+	s := New()
+	s.Servers = []Server{{Name: "a", Reachable: true,
+		Resources: []Resource{
+			{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true},
+			{Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", Namespaced: true},
+			{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true},
+		},
+		CoreAPI: doc("", "v1", res("pods", "pod", "po")),
+		APIs:    doc("batch", "v1", res("cronjobs", "cronjob", "cj"), res("jobs", "job")),
+	}}
+	for arg, want := range map[string]string{
+		"cj": "batch/v1/cronjobs", "CJ": "batch/v1/cronjobs", "cj.batch": "batch/v1/cronjobs", "cj.v1.batch": "batch/v1/cronjobs",
+		"cronjob": "batch/v1/cronjobs", "CronJob": "batch/v1/cronjobs", "Job": "batch/v1/jobs", "job.batch": "batch/v1/jobs",
+		"po": "v1/pods", "pod": "v1/pods", "Pod": "v1/pods", "pods": "v1/pods",
+	} {
+		got, err := s.ResolveResource(arg, GVRFilter{})
+		if err != nil || got.GVR.String() != want {
+			t.Errorf("ResolveResource(%q) = %s, %v; want %s", arg, got.GVR, err, want)
+		}
+		if got, err := s.ResolveResource("", GVRFilter{Resources: []string{arg}}); err != nil || got.GVR.String() != want {
+			t.Errorf("ResolveResource with --resource %s = %s, %v; want %s", arg, got.GVR, err, want)
+		}
+	}
+	for _, arg := range []string{"cj.apps", "po.batch", "cjs"} {
+		if got, err := s.ResolveResource(arg, GVRFilter{}); err == nil {
+			t.Errorf("ResolveResource(%q) = %s; want no match", arg, got.GVR)
+		}
+	}
+	f := GVRFilter{Resources: []string{"cj"}, Names: s.ResourceNames()}
+	if !f.Match(GVR{Group: "batch", Version: "v1beta1", Resource: "cronjobs"}, "") || f.Match(GVR{Group: "batch", Version: "v1", Resource: "jobs"}, "Job") {
+		t.Error("--resource cj selects the cronjobs of every version of batch, and nothing else")
+	}
+
+	// Without a recorded /api document the core group's short names are unknown: said so.
+	s.Servers[0].CoreAPI = nil
+	if _, err := s.ResolveResource("po", GVRFilter{}); err == nil || !strings.Contains(err.Error(), "records no /api discovery document") {
+		t.Errorf("po without /api recorded: %v; want the missing document named", err)
 	}
 }

@@ -92,7 +92,7 @@ func killTheBatchServer(t *testing.T, others ...string) (*harness.ControlPlane, 
 	// servers' endpoint keys were being written; a kill then makes the pending retry fail again,
 	// and the retry that follows once the dead server's key has expired rebuilds the caches
 	// and drops it: 404 about 20 s after the kill instead of the lasting endpoint-resolution
-	// (seen at stop 30: retries 1.3, 2.6, 5.1, 10.2 s apart; docs/behaviour.md §11.4). Those
+	// (seen on real servers: retries 1.3, 2.6, 5.1, 10.2 s apart; docs/behaviour.md §11.4). Those
 	// chains end at their first success, within a few seconds of every key being written.
 	time.Sleep(10 * time.Second)
 	if err := cp.Kill("kas-a"); err != nil {

@@ -36,6 +36,10 @@ var docsLiveExit = map[string][]int{
 	"mvpctl discovery expected --snapshot cluster.json --apiserver kas-b":                         {0},
 	"mvpctl discovery expected --snapshot cluster.json --apiserver kas-b -o json > expected.json": {0},
 	"mvpctl probe": {0},
+	// README's "On your cluster", on the snapshot just taken.
+	"mvpctl routes --snapshot cluster.yaml":                                             {0},
+	"mvpctl explain --snapshot cluster.yaml GET /apis/batch/v1/namespaces/default/jobs": {0},
+	"mvpctl preflight --snapshot cluster.yaml --to 1.37":                                {0},
 	// docs/watch.md: interrupted after 5 s (130); the summary is printed first.
 	"mvpctl watch": {130},
 	"mvpctl watch --interval 500ms --until-stable 5m -o json > watch.jsonl": {130},

@@ -1,6 +1,6 @@
 package e2e
 
-// `mvpctl probe` (issue 5) against real kube-apiservers: the real binary, a live snapshot
+// `mvpctl probe` against real kube-apiservers: the real binary, a live snapshot
 // each time, predictions compared with real requests. Helpers here are prefixed "probeCmd"
 // to stay clear of the scenario files' names.
 

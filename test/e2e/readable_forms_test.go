@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// checkTableForms: the table forms of issue 25 on live commands of a real control plane (kc):
+// checkTableForms: kubectl's table forms on live commands of a real control plane (kc):
 // preflight's -o name prints one ID:SUBJECT per finding of -o csv, and -o wide its extra
 // columns; traffic's -o wide is its table (it has no more columns: the -o help says so), and
 // -o name its servers.

@@ -11,7 +11,7 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// TestReadableOutput (issue 25) on a real pair — kas-a v1.36.3, kas-b v1.36.3 with batch/v1
+// TestReadableOutput on a real pair — kas-a v1.36.3, kas-b v1.36.3 with batch/v1
 // off, the peer proxy set up: explain's resource forms build the list request they say, in
 // -n's namespace, and what mvpctl predicts for it is what each apiserver does with it;
 // --group and -o name/csv on the live routes table; -n refused where it would be ignored;
@@ -93,4 +93,20 @@ func TestReadableOutput(t *testing.T) {
 		}
 	}
 	t.Logf("explain -n team-a FORM: GET %s, predicted and observed:\n%-14s %-6s %-18s %-18s %-6s\n%s", want, "FORM", "SERVER", "PREDICTED", "OBSERVED", "AGREE", strings.Join(rows, "\n"))
+
+	// kubectl's other names of a resource, from what the live snapshot recorded of the
+	// servers' discovery: short names (cj; po from the core group's /api document),
+	// singulars and kinds.
+	for form, path := range map[string]string{"cj": "/apis/batch/v1/namespaces/team-a/cronjobs", "po": "/api/v1/namespaces/team-a/pods",
+		"job": want, "Job": want, "cronjob.batch": "/apis/batch/v1/namespaces/team-a/cronjobs"} {
+		r := runMvpctl(t, "explain", "--snapshot", snap.Path, "-o", "json", "-n", "team-a", form)
+		var req struct {
+			Request struct {
+				Path string `json:"path"`
+			} `json:"request"`
+		}
+		if r.Exit != 0 || json.Unmarshal(r.Stdout, &req) != nil || req.Request.Path != path {
+			t.Errorf("%s\nwant GET %s", r, path)
+		}
+	}
 }

@@ -89,6 +89,8 @@ type explainDecision struct {
 	Reason       string   `json:"reason"`
 	Inferred     bool     `json:"inferred"`
 	Alternatives []string `json:"alternatives"`
+	// Timeline is what follows a peer's crash (crashtimeline_test.go).
+	Timeline []explainSwitch `json:"timeline"`
 }
 
 // key is the outcome in the shared vocabulary: local, proxied, not-found,

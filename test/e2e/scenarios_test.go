@@ -1,6 +1,6 @@
 package e2e
 
-// Scenarios of issue 4, item 2: for each, `mvpctl snapshot` + `mvpctl explain -o json`
+// Scenarios: for each, `mvpctl snapshot` + `mvpctl explain -o json`
 // (the real binary) must predict, per server, exactly the routing outcome observed by
 // sending the same request to that server (normal and forced local, classified by
 // pkg/probe). See README.md, "Scenarios".

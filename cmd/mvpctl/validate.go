@@ -1,0 +1,29 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+)
+
+// Each command checks its flags together in one validate step, before it reads anything:
+// the rules of which flags go together live there, and options_validate_test.go tests them as
+// a table, without running a command.
+
+// validate checks preflight's flags together and returns --fail-on's threshold.
+func (o *preflightOptions) validate() (simulate.FailOn, error) {
+	failOn, err := parseFailOn(o.failOn)
+	if err != nil {
+		return "", err
+	}
+	if o.plan.to == "" && o.plan.scenario == "" && len(o.plan.steps) == 0 {
+		return "", errors.New("preflight needs --to VERSION or --scenario FILE (or --step)")
+	}
+	// A filtered report lacks the other findings, so a baseline written from it would drop
+	// the rules that accept them.
+	if f := o.filter.filter(); o.accept.write != "" && !f.Empty() {
+		return "", fmt.Errorf("--write-baseline with --resource/--group would drop the accepted risks of what %s leaves out: give it without them", f)
+	}
+	return failOn, o.plan.validate()
+}
