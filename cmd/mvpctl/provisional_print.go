@@ -13,12 +13,7 @@ import (
 func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "PROVISIONAL %s\n", p.Headline())
-		for _, d := range p.Derived {
-			fmt.Fprintf(w, "  derived: %s\n", d)
-		}
-		for _, d := range p.NotDerived {
-			fmt.Fprintf(w, "  not derived: %s\n", d)
-		}
+		printProvisionalFacts(w, "  ", p)
 	}
 }
 
@@ -27,13 +22,18 @@ func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile) {
 func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
-		for _, d := range p.Derived {
-			fmt.Fprintf(w, "- derived: %s\n", d)
-		}
-		for _, d := range p.NotDerived {
-			fmt.Fprintf(w, "- not derived: %s\n", d)
-		}
+		printProvisionalFacts(w, "- ", p)
 		fmt.Fprint(w, "\n</details>\n\n")
+	}
+}
+
+// printProvisionalFacts lists what was derived and what could not be, each line after bullet.
+func printProvisionalFacts(w io.Writer, bullet string, p simulate.ProvisionalProfile) {
+	for _, d := range p.Derived {
+		fmt.Fprintf(w, "%sderived: %s\n", bullet, d)
+	}
+	for _, d := range p.NotDerived {
+		fmt.Fprintf(w, "%snot derived: %s\n", bullet, d)
 	}
 }
 
