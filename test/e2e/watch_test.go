@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -174,33 +175,11 @@ func TestWatch(t *testing.T) {
 		lines []watchLine
 		raw   []string
 	)
-	added := make(chan struct{}, 16)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var l watchLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				t.Errorf("watch printed a line that is not JSON: %v\n%s", err, sc.Text())
-				continue
-			}
-			mu.Lock()
-			lines, raw = append(lines, l), append(raw, sc.Text())
-			mu.Unlock()
-			if l.Type == "server-added" {
-				added <- struct{}{}
-			}
-		}
-	}()
-	for i := 0; i < 3; i++ {
-		select {
-		case <-added:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("the watch did not report the three servers within 60s; stderr:\n%s", stderr.String())
-		}
-	}
+	readDone := followWatch(t, stdout, &stderr, func(l watchLine, text string) {
+		mu.Lock()
+		lines, raw = append(lines, l), append(raw, text)
+		mu.Unlock()
+	})
 
 	// The test's own requests: every server not drained, every 200ms; and the identity
 	// leases, to know when a stopped server's lease is back.
@@ -672,4 +651,40 @@ func servedAt(samples []sample, server string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// followWatch reads a `mvpctl watch -o json` stream, handing each line to keep, and returns
+// once the watch has reported the three servers of the plane (failing the test after 60 s);
+// the channel it returns is closed when the stream ends.
+func followWatch(t *testing.T, stdout io.Reader, stderr *bytes.Buffer, keep func(l watchLine, text string)) <-chan struct{} {
+	t.Helper()
+	added := make(chan struct{}, 3)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var l watchLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Errorf("watch printed a line that is not JSON: %v\n%s", err, sc.Text())
+				continue
+			}
+			keep(l, sc.Text())
+			if l.Type == "server-added" {
+				select {
+				case added <- struct{}{}:
+				default: // a server added again later: nobody waits for it
+				}
+			}
+		}
+	}()
+	for range 3 {
+		select {
+		case <-added:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("the watch did not report the three servers within 60s; stderr:\n%s", stderr.String())
+		}
+	}
+	return readDone
 }

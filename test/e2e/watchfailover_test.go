@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"sync"
@@ -52,33 +50,11 @@ func TestWatchKubeconfigServerDown(t *testing.T) {
 		mu    sync.Mutex
 		lines []timed
 	)
-	added := make(chan struct{}, 8)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var l watchLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				t.Errorf("watch printed a line that is not JSON: %v\n%s", err, sc.Text())
-				continue
-			}
-			mu.Lock()
-			lines = append(lines, timed{l, time.Now()})
-			mu.Unlock()
-			if l.Type == "server-added" {
-				added <- struct{}{}
-			}
-		}
-	}()
-	for range 3 {
-		select {
-		case <-added:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("the watch did not report the three servers within 60s; stderr:\n%s", stderr.String())
-		}
-	}
+	readDone := followWatch(t, stdout, &stderr, func(l watchLine, _ string) {
+		mu.Lock()
+		lines = append(lines, timed{l, time.Now()})
+		mu.Unlock()
+	})
 	step := func(what string, f func() error) time.Time {
 		t.Helper()
 		if err := f(); err != nil {
