@@ -33,13 +33,15 @@ release:
 # The container image (Dockerfile), stamped like `make build`, under the name and tag that
 # deploy/exporter's kustomization names (its `images:`; a test checks they agree): the tree's
 # version reference, `main` until a release commit sets vX.Y.Z (docs/install.md#making-a-release).
-# The release workflow publishes the same. Without a registry, load it into the cluster's nodes:
+# The release workflow publishes the same, for linux/amd64 and arm64 (DOCKER_BUILD="docker buildx
+# build --platform ... --push"). Without a registry, load it into the cluster's nodes:
 # `kind load docker-image $(IMAGE)`, or `docker save $(IMAGE) | ctr -n k8s.io images import -`.
 IMAGE_REPO ?= ghcr.io/mvpctl/mvpctl
 IMAGE_TAG  ?= main
 IMAGE      ?= $(IMAGE_REPO):$(IMAGE_TAG)
+DOCKER_BUILD ?= docker build
 image:
-	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
+	$(DOCKER_BUILD) -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
 	@echo $(IMAGE)
 
 # Every archive of a release (.goreleaser.yaml) into dist/, without publishing or signing

@@ -266,6 +266,40 @@ func TestKustomizePrometheusOperator(t *testing.T) {
 // TestKustomizeOperatorLabelInOnePlace: the release label is set by one line: the same tree
 // with that value changed renders both objects with the new value.
 func TestKustomizeOperatorLabelInOnePlace(t *testing.T) {
+	fsys := deployInMemory(t, "/src/mvpctl/deploy", func(f string, data []byte) []byte {
+		if f != filepath.Join(componentDir, "kustomization.yaml") {
+			return data
+		}
+		old := "value: " + operatorLabel(t) + "\n"
+		if strings.Count(string(data), old) != 1 {
+			t.Fatalf("%s: %q is not there once", f, old)
+		}
+		return []byte(strings.Replace(string(data), old, "value: prometheus-eu-1\n", 1))
+	})
+	checkReleaseLabel(t, render(t, fsys, filepath.Join("/src/mvpctl/deploy", operatorDir)), "prometheus-eu-1")
+}
+
+// TestKustomizeDocsOverlay: the overlay of docs/exporter.md, which composes the base and the
+// component from a clone and changes the release label, renders with the label it sets.
+func TestKustomizeDocsOverlay(t *testing.T) {
+	fsys := deployInMemory(t, "/src/mvpctl/deploy", nil)
+	block := markdownBlock(t, "../docs/exporter.md", "yaml", "components:")
+	if err := fsys.WriteFile("/src/site/kustomization.yaml", []byte(block)); err != nil {
+		t.Fatal(err)
+	}
+	var k struct{ Patches []struct{ Patch string } }
+	readYAMLString(t, block, &k)
+	var ops []struct{ Value string }
+	if len(k.Patches) != 1 || yaml.Unmarshal([]byte(k.Patches[0].Patch), &ops) != nil || len(ops) != 1 {
+		t.Fatalf("docs/exporter.md's overlay: want one patch of one op, got %+v", k.Patches)
+	}
+	checkReleaseLabel(t, render(t, fsys, "/src/site"), ops[0].Value)
+}
+
+// deployInMemory copies the kustomizations of deploy/ under root of an in-memory file
+// system, each file through edit (when not nil).
+func deployInMemory(t *testing.T, root string, edit func(file string, data []byte) []byte) filesys.FileSystem {
+	t.Helper()
 	fsys := filesys.MakeFsInMemory()
 	for _, dir := range []string{baseDir, componentDir, operatorDir} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
@@ -277,29 +311,38 @@ func TestKustomizeOperatorLabelInOnePlace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f == filepath.Join(componentDir, "kustomization.yaml") {
-				old := "value: " + operatorLabel(t) + "\n"
-				if strings.Count(string(data), old) != 1 {
-					t.Fatalf("%s: %q is not there once", f, old)
-				}
-				data = []byte(strings.Replace(string(data), old, "value: prometheus-eu-1\n", 1))
+			if edit != nil {
+				data = edit(f, data)
 			}
-			if err := fsys.WriteFile(filepath.Join("/deploy", f), data); err != nil {
+			if err := fsys.WriteFile(filepath.Join(root, f), data); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+	return fsys
+}
+
+// checkReleaseLabel: the two Prometheus Operator objects, and no other, carry release=want.
+func checkReleaseLabel(t *testing.T, objs []object, want string) {
+	t.Helper()
 	n := 0
-	for _, o := range render(t, fsys, filepath.Join("/deploy", operatorDir)) {
+	for _, o := range objs {
 		if v, ok := o.labels["release"]; ok {
 			n++
-			if v != "prometheus-eu-1" {
-				t.Errorf("%s: release=%s after the one value changed", o.key(), v)
+			if v != want {
+				t.Errorf("%s: release=%s, want %s", o.key(), v, want)
 			}
 		}
 	}
 	if n != 2 {
 		t.Errorf("%d objects carry the release label, want 2", n)
+	}
+}
+
+func readYAMLString(t *testing.T, doc string, v any) {
+	t.Helper()
+	if err := yaml.Unmarshal([]byte(doc), v); err != nil {
+		t.Fatal(err)
 	}
 }
 
