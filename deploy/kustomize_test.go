@@ -280,7 +280,7 @@ func TestKustomizeOperatorLabelInOnePlace(t *testing.T) {
 }
 
 // TestKustomizeDocsOverlay: the overlay of docs/exporter.md, which composes the base and the
-// component from a clone and changes the release label, renders with the label it sets.
+// component from a clone and changes the release label and the image, renders with both.
 func TestKustomizeDocsOverlay(t *testing.T) {
 	fsys := deployInMemory(t, "/src/mvpctl/deploy", nil)
 	block := markdownBlock(t, "../docs/exporter.md", "yaml", "components:")
@@ -293,7 +293,14 @@ func TestKustomizeDocsOverlay(t *testing.T) {
 	if len(k.Patches) != 1 || yaml.Unmarshal([]byte(k.Patches[0].Patch), &ops) != nil || len(ops) != 1 {
 		t.Fatalf("docs/exporter.md's overlay: want one patch of one op, got %+v", k.Patches)
 	}
-	checkReleaseLabel(t, render(t, fsys, "/src/site"), ops[0].Value)
+	objs := render(t, fsys, "/src/site")
+	checkReleaseLabel(t, objs, ops[0].Value)
+	var d appsv1.Deployment
+	theObject(t, objs, "Deployment", &d)
+	want := "registry.example/mvpctl:" + makefileVar(t, "IMAGE_TAG")
+	if got := d.Spec.Template.Spec.Containers[0].Image; got != want {
+		t.Errorf("docs/exporter.md's overlay runs %s, want %s (its images: entry)", got, want)
+	}
 }
 
 // deployInMemory copies the kustomizations of deploy/ under root of an in-memory file
