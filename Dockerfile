@@ -1,14 +1,19 @@
 # syntax=docker/dockerfile:1
 # mvpctl for CI jobs: a static binary on distroless, running as non-root (65532).
 #
-#   make image        # docker build -t mvpctl with VERSION, COMMIT and BUILD_DATE (the commit's
+#   make image        # docker build -t ghcr.io/mvpctl/mvpctl:main (the name and tag that
+#                     # deploy/exporter names) with VERSION, COMMIT and BUILD_DATE (the commit's
 #                     # time, not the clock's) as make build stamps them
+#
+# The build stage runs on the builder's platform and cross-compiles for the target's
+# (TARGETOS/TARGETARCH, set by BuildKit): the release workflow builds linux/amd64 and
+# linux/arm64 in one `docker buildx build` without emulation.
 #
 #   # A kubeconfig is mode 0600 and its owner's: run as that owner (--user) and mount the one
 #   # file; --network host (Linux) lets a cluster on this machine's loopback (kind, minikube)
 #   # be reached at the kubeconfig's 127.0.0.1 address.
 #   docker run --rm --user "$(id -u):$(id -g)" --network host -e KUBECONFIG=/kubeconfig \
-#     -v "${KUBECONFIG:-$HOME/.kube/config}:/kubeconfig:ro" mvpctl routes
+#     -v "${KUBECONFIG:-$HOME/.kube/config}:/kubeconfig:ro" ghcr.io/mvpctl/mvpctl:main routes
 #
 # The image has no shell and no credential plugins: a kubeconfig that needs an exec
 # plugin (aws, gke-gcloud-auth-plugin, ...) does not work in it; use a token or client
@@ -17,7 +22,7 @@
 
 ARG GO_VERSION=1.26
 
-FROM golang:${GO_VERSION}-bookworm AS build
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
@@ -25,8 +30,10 @@ COPY . .
 ARG VERSION=v0.0.0-dev
 ARG COMMIT=unknown
 ARG BUILD_DATE=unknown
+ARG TARGETOS=linux
+ARG TARGETARCH
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 go build -trimpath \
+    CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath \
       -ldflags "-s -w -X main.version=${VERSION} -X main.gitCommit=${COMMIT} -X main.buildDate=${BUILD_DATE}" \
       -o /out/mvpctl ./cmd/mvpctl
 

@@ -30,10 +30,19 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# The container image (Dockerfile), stamped like `make build`.
-IMAGE ?= mvpctl
+# The container image (Dockerfile), stamped like `make build`, under the name and tag that
+# deploy/exporter's kustomization names (its `images:`; a test checks they agree): the tree's
+# version reference, `main` until a release commit sets vX.Y.Z (docs/install.md#making-a-release).
+# The release workflow publishes the same, for linux/amd64 and arm64 (DOCKER_BUILD="docker buildx
+# build --platform ... --push"). Without a registry, load it into the cluster's nodes:
+# `kind load docker-image $(IMAGE)`, or `docker save $(IMAGE) | ctr -n k8s.io images import -`.
+IMAGE_REPO ?= ghcr.io/mvpctl/mvpctl
+IMAGE_TAG  ?= main
+IMAGE      ?= $(IMAGE_REPO):$(IMAGE_TAG)
+DOCKER_BUILD ?= docker build
 image:
-	docker build -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
+	$(DOCKER_BUILD) -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
+	@echo $(IMAGE)
 
 # Every archive of a release (.goreleaser.yaml) into dist/, without publishing or signing
 # anything (keyless signing needs the release workflow's identity); SBOMs when syft is on PATH.

@@ -58,35 +58,47 @@ func loadRBACFile(t *testing.T, rbacFile string, subject rbacv1.Subject) rbacObj
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := rbacObjects{file: rbacFile, subject: subject, clusterRoles: map[string][]rbacv1.PolicyRule{}, roles: map[string][]rbacv1.PolicyRule{}}
+	o := newRBACObjects(rbacFile, subject)
 	for i, doc := range strings.Split(string(data), "\n---\n") {
-		var meta struct{ Kind string }
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatalf("%s: document %d: %v", rbacFile, i+1, err)
-		}
-		switch meta.Kind {
-		case "ClusterRole":
-			var r rbacv1.ClusterRole
-			mustUnmarshal(t, rbacFile, doc, &r)
-			o.clusterRoles[r.Name] = r.Rules
-		case "Role":
-			var r rbacv1.Role
-			mustUnmarshal(t, rbacFile, doc, &r)
-			o.roles[r.Namespace+"/"+r.Name] = r.Rules
-		case "ClusterRoleBinding":
-			var b rbacv1.ClusterRoleBinding
-			mustUnmarshal(t, rbacFile, doc, &b)
-			o.crbs = append(o.crbs, b)
-		case "RoleBinding":
-			var b rbacv1.RoleBinding
-			mustUnmarshal(t, rbacFile, doc, &b)
-			o.rbs = append(o.rbs, b)
-		case "Namespace", "ServiceAccount":
-		default:
-			t.Fatalf("%s: document %d: unexpected kind %q", rbacFile, i+1, meta.Kind)
-		}
+		o.add(t, i+1, doc)
 	}
 	return o
+}
+
+func newRBACObjects(file string, subject rbacv1.Subject) rbacObjects {
+	return rbacObjects{file: file, subject: subject, clusterRoles: map[string][]rbacv1.PolicyRule{}, roles: map[string][]rbacv1.PolicyRule{}}
+}
+
+// add reads one document (the n-th of o.file) into o: a role or binding, a Namespace or a
+// ServiceAccount; any other kind fails the test.
+func (o *rbacObjects) add(t *testing.T, n int, doc string) {
+	t.Helper()
+	rbacFile := o.file
+	var meta struct{ Kind string }
+	if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+		t.Fatalf("%s: document %d: %v", rbacFile, n, err)
+	}
+	switch meta.Kind {
+	case "ClusterRole":
+		var r rbacv1.ClusterRole
+		mustUnmarshal(t, rbacFile, doc, &r)
+		o.clusterRoles[r.Name] = r.Rules
+	case "Role":
+		var r rbacv1.Role
+		mustUnmarshal(t, rbacFile, doc, &r)
+		o.roles[r.Namespace+"/"+r.Name] = r.Rules
+	case "ClusterRoleBinding":
+		var b rbacv1.ClusterRoleBinding
+		mustUnmarshal(t, rbacFile, doc, &b)
+		o.crbs = append(o.crbs, b)
+	case "RoleBinding":
+		var b rbacv1.RoleBinding
+		mustUnmarshal(t, rbacFile, doc, &b)
+		o.rbs = append(o.rbs, b)
+	case "Namespace", "ServiceAccount":
+	default:
+		t.Fatalf("%s: document %d: unexpected kind %q", rbacFile, n, meta.Kind)
+	}
 }
 
 func mustUnmarshal(t *testing.T, file, doc string, v any) {

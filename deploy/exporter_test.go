@@ -44,6 +44,7 @@ func TestExporterKustomization(t *testing.T) {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 		Resources  []string
+		Labels     []any
 		Images     []struct {
 			Name, NewName, NewTag string
 		}
@@ -77,6 +78,18 @@ func TestExporterKustomization(t *testing.T) {
 func TestExporterDeployment(t *testing.T) {
 	var d appsv1.Deployment
 	exporterDoc(t, "deployment.yaml", &d)
+	var svc corev1.Service
+	exporterDoc(t, "service.yaml", &svc)
+	checkExporterDeployment(t, d, svc)
+	checkServiceMonitor(t, svc)
+}
+
+// checkExporterDeployment checks the Deployment and its Service as a reviewer would: one
+// replica, non-root, read-only root filesystem, no privilege escalation, resource requests,
+// the exporter mode on the port the Service and the probes name, the service account the
+// RBAC binds, no kubeconfig; the Service selects the pods.
+func checkExporterDeployment(t *testing.T, d appsv1.Deployment, svc corev1.Service) {
+	t.Helper()
 	spec := d.Spec.Template.Spec
 	c := spec.Containers[0]
 	sc, psc := c.SecurityContext, spec.SecurityContext
@@ -106,8 +119,6 @@ func TestExporterDeployment(t *testing.T) {
 			t.Errorf("want a probe of %s on the metrics port, got %+v", path, probe)
 		}
 	}
-	var svc corev1.Service
-	exporterDoc(t, "service.yaml", &svc)
 	for k, v := range svc.Spec.Selector {
 		if d.Spec.Template.Labels[k] != v {
 			t.Errorf("the Service selects %s=%s, which the pods do not carry", k, v)
@@ -116,6 +127,11 @@ func TestExporterDeployment(t *testing.T) {
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Name != "metrics" || svc.Spec.Ports[0].TargetPort.String() != "metrics" {
 		t.Errorf("Service ports %+v: want metrics → metrics", svc.Spec.Ports)
 	}
+}
+
+// checkServiceMonitor: the ServiceMonitor scrapes the port named metrics of the Service.
+func checkServiceMonitor(t *testing.T, svc corev1.Service) {
+	t.Helper()
 	var sm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string
@@ -128,7 +144,7 @@ func TestExporterDeployment(t *testing.T) {
 			Endpoints []struct{ Port, Interval string }
 		}
 	}
-	exporterDoc(t, "servicemonitor.yaml", &sm)
+	exporterDoc(t, "prometheus-operator/servicemonitor.yaml", &sm)
 	if sm.APIVersion != "monitoring.coreos.com/v1" || sm.Kind != "ServiceMonitor" || len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "metrics" {
 		t.Errorf("ServiceMonitor %+v: want one endpoint on the port named metrics", sm)
 	}
@@ -165,9 +181,9 @@ func exporterRules(t *testing.T) []alertRule {
 			}
 		}
 	}
-	exporterDoc(t, "prometheusrule.yaml", &pr)
+	exporterDoc(t, "prometheus-operator/prometheusrule.yaml", &pr)
 	if pr.APIVersion != "monitoring.coreos.com/v1" || pr.Kind != "PrometheusRule" {
-		t.Fatalf("prometheusrule.yaml: %s %s", pr.APIVersion, pr.Kind)
+		t.Fatalf("prometheus-operator/prometheusrule.yaml: %s %s", pr.APIVersion, pr.Kind)
 	}
 	var rules []alertRule
 	for _, g := range pr.Spec.Groups {

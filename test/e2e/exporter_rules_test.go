@@ -17,7 +17,7 @@ const exporterDeploy = "../../deploy/exporter"
 // edit applied to its text.
 func exporterRuleGroups(t *testing.T, edit func(string) string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(exporterDeploy, "prometheusrule.yaml"))
+	data, err := os.ReadFile(filepath.Join(exporterDeploy, "prometheus-operator", "prometheusrule.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func exporterRuleGroups(t *testing.T, edit func(string) string) []byte {
 // (rules_test.yaml): every alert fires when, and with the labels and annotations, the tests
 // say. The same tests against a rule whose `for:` was lengthened fail: they can.
 func TestExporterAlertRules(t *testing.T) {
-	tests, err := os.ReadFile(filepath.Join(exporterDeploy, "rules_test.yaml"))
+	tests, err := os.ReadFile(filepath.Join(exporterDeploy, "prometheus-operator", "rules_test.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

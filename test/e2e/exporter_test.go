@@ -135,7 +135,13 @@ func applyManifests(ctx context.Context, t *testing.T, admin *harness.Server, fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, doc := range strings.Split(string(data), "\n---\n") {
+	createObjects(ctx, t, admin, file, strings.Split(string(data), "\n---\n"), query)
+}
+
+// createObjects creates each YAML document (an object of those kinds) through admin, in order.
+func createObjects(ctx context.Context, t *testing.T, admin *harness.Server, file string, docs []string, query string) {
+	t.Helper()
+	for _, doc := range docs {
 		var meta struct {
 			Kind     string
 			Metadata struct{ Name, Namespace string }
