@@ -243,6 +243,11 @@ func kindKey(k KindFact) string { return k.Group + "/" + k.Version + "/" + k.Kin
 
 type extractor struct {
 	hashes map[string]string // module@version/file → sha256
+	// For k8s.io/kubernetes (upstream_kubernetes.go): parsed packages by module@version/dir,
+	// the modules read, and k8s.io/api's group/versions by package directory.
+	pkgs      map[string][]*goFile
+	kube, api Module
+	apiDirs   map[string]KindFact
 }
 
 // cite is module@version/file:line, and hashes the file once.
