@@ -47,7 +47,7 @@ func main() {
 	}
 	// A prerelease whose kube-apiserver cannot be built yet keeps its derived profile; make
 	// profiles says which modules it waits for, and records nothing (exit 1).
-	if err := prereleasesBuildable(fetchModules, *toolchain, *out); err != nil {
+	if err := prereleasesBuildable(fetchModules, *toolchain, *out, versions); err != nil {
 		log.Fatalf("make profiles: %v; nothing was recorded or written", err)
 	}
 	if os.Geteuid() != 0 {

@@ -47,8 +47,8 @@ func buildModules(gomod []byte, kubeVersion string) ([]string, error) {
 			required = append(required, strings.TrimPrefix(line, "require "))
 		case block == "require" && line != "":
 			required = append(required, line)
-		case block == "replace" && strings.Contains(line, "=> ./staging/"):
-			replaced[strings.Fields(line)[0]] = true
+		case (block == "replace" || strings.HasPrefix(line, "replace ")) && strings.Contains(line, "=> ./staging/"):
+			replaced[strings.Fields(strings.TrimPrefix(line, "replace "))[0]] = true
 		}
 	}
 	var out []string
@@ -133,7 +133,9 @@ func less(a, b [3]int) bool {
 // prereleasesBuildable checks, for every provisional profile whose facts were read from a
 // k8s.io/kubernetes prerelease, that the proxy serves every module its kube-apiserver is built
 // from; the error names those it does not, in one line per prerelease.
-func prereleasesBuildable(fetch fetcher, toolchain, out string) error {
+// A release being recorded (a version of recording of the same minor) needs no check: its
+// recording replaces the derived profile.
+func prereleasesBuildable(fetch fetcher, toolchain, out string, recording []string) error {
 	files, err := filepath.Glob(filepath.Join(factsDir(out), "*.json"))
 	if err != nil {
 		return err
@@ -148,7 +150,7 @@ func prereleasesBuildable(fetch fetcher, toolchain, out string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		if facts.Kubernetes == nil {
+		if facts.Kubernetes == nil || recordsMinor(recording, facts.Release) {
 			continue
 		}
 		v := facts.Kubernetes.Module.Version
@@ -164,4 +166,13 @@ func prereleasesBuildable(fetch fetcher, toolchain, out string) error {
 		return errors.New(strings.Join(lines, "; "))
 	}
 	return nil
+}
+
+func recordsMinor(versions []string, release string) bool {
+	for _, v := range versions {
+		if strings.HasPrefix(v, "v"+release+".") {
+			return true
+		}
+	}
+	return false
 }
