@@ -166,6 +166,16 @@ func (k *kubeDeriver) lines(s kubeServers) []string {
 			out = append(out, k.resourceLine(r, now, inBase))
 		}
 	}
+	registered := map[string]bool{}
+	for _, r := range k.kf.Resources {
+		registered[r.GroupVersion()+"/"+r.Resource] = true
+	}
+	for _, r := range k.base.Full {
+		if _, ours := k.groups[r.Group]; ours && !registered[r.GroupVersion()+"/"+r.Resource] {
+			out = append(out, fmt.Sprintf("%s %s (%s): served by the base profile's %s; no storage provider of %s registers it: dropped",
+				r.GroupVersion(), r.Resource, r.Kind, simulate.ProfileServerAllAPIs, k.kf.Module.ID()))
+		}
+	}
 	for _, kf := range k.facts.Introduced {
 		out = append(out, k.placed(kf, s))
 	}

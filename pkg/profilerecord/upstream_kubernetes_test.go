@@ -266,3 +266,103 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// miniKubernetes extracts the miniature of k8s.io/kubernetes in testdata: a core provider whose
+// resources are fields of a struct its constructor returns (pods and their subresources; the
+// legacy bindings, whose kind and scope are delegated to another type, then to the store's
+// strategy), and a provider of things.example.io with a registration in each branch of a gate
+// test, one behind a k8s.io/apiserver gate, a store whose strategy has a status twin declared
+// first, and a wrapper embedding rest.StandardStorage around a kind the lifecycle removes.
+func miniKubernetes(t *testing.T) (*KubernetesFacts, []FileHash) {
+	t.Helper()
+	s := testSources()
+	kf, files, err := ExtractKubernetes(testModule(kubernetesModule, "v1.38.0-beta.0", "kubernetes-new"), s.API, s.APIServer, 38)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kf, files
+}
+
+func TestExtractKubernetes(t *testing.T) {
+	kf, files := miniKubernetes(t)
+	short := func(cite string) string { _, rel := splitCitedFile(cite); return rel }
+	var got []string
+	for _, r := range kf.Resources {
+		var gates []string
+		for _, g := range r.Gates {
+			gates = append(gates, fmt.Sprintf("%s=%v@%s", g.Name, g.Enabled, short(g.Cite)))
+		}
+		got = append(got, fmt.Sprintf("%s %s %s ns=%v %s sub=%s gates=%s removed=%s at %s kind %s scope %s", r.GroupVersion(), r.Resource, r.Kind, r.Namespaced,
+			strings.Join(r.Verbs, ","), strings.Join(r.Subresources, ","), strings.Join(gates, ","), r.RemovedIn, short(r.Cite), short(r.KindCite), short(r.ScopeCite)))
+	}
+	all := "create,delete,deletecollection,get,list,patch,update,watch"
+	want := []string{ // in group/version/resource order
+		"v1 bindings Binding ns=true create sub= gates= removed= at pkg/registry/core/rest/storage_core.go:20 kind pkg/registry/core/pod/storage/storage.go:41 scope pkg/registry/core/pod/strategy.go:7",
+		"v1 pods Pod ns=true " + all + " sub=binding,status gates= removed= at pkg/registry/core/rest/storage_core.go:15 kind pkg/registry/core/pod/storage/storage.go:22 scope pkg/registry/core/pod/strategy.go:7",
+		"things.example.io/v1 gizmos Gizmo ns=true " + all + " sub=status gates=NewThing=true@pkg/registry/things/rest/storage_things.go:25 removed= at pkg/registry/things/rest/storage_things.go:30 kind pkg/registry/things/gizmo/storage/storage.go:16 scope pkg/registry/things/gizmo/strategy.go:13",
+		"things.example.io/v1 oldreviews Review ns=false create sub= gates=KubeThing=false@pkg/registry/things/rest/storage_things.go:19 removed= at pkg/registry/things/rest/storage_things.go:22 kind pkg/registry/things/review/rest.go:13 scope pkg/registry/things/review/rest.go:9",
+		"things.example.io/v1 reviews Review ns=false create sub= gates=KubeThing=true@pkg/registry/things/rest/storage_things.go:19 removed= at pkg/registry/things/rest/storage_things.go:20 kind pkg/registry/things/review/rest.go:13 scope pkg/registry/things/review/rest.go:9",
+		"things.example.io/v1beta1 widgets Widget ns=false " + all + " sub= gates= removed=1.38 at pkg/registry/things/rest/storage_things.go:44 kind pkg/registry/things/widget/storage/storage.go:15 scope pkg/registry/things/wrapped/storage.go:13",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+	var gvs []string
+	for _, g := range kf.GroupVersions {
+		gvs = append(gvs, fmt.Sprintf("%s %v %s", g.GroupVersion(), g.Default, short(g.Cite)))
+	}
+	if want := "things.example.io/v1 true pkg/controlplane/instance.go:21|things.example.io/v1beta1 false pkg/controlplane/instance.go:24|v1 true pkg/controlplane/instance.go:20"; strings.Join(gvs, "|") != want {
+		t.Errorf("group/versions: %s, want %s (listed twice: once)", strings.Join(gvs, "|"), want)
+	}
+	if got := fmt.Sprint(kf.Gates); got != "[{KubeThing true Beta false k8s.io/kubernetes@v1.38.0-beta.0/pkg/features/kube_features.go:10} {NewThing false Alpha false k8s.io/apiserver@v0.38.0-alpha.1/pkg/features/kube_features.go:10}]" {
+		t.Errorf("gates: %s", got)
+	}
+	for _, h := range files {
+		mod, rel := splitCitedFile(h.File)
+		dir := map[string]string{"k8s.io/api@v0.38.0-alpha.1": "api-new", "k8s.io/apiserver@v0.38.0-alpha.1": "apiserver-new", "k8s.io/kubernetes@v1.38.0-beta.0": "kubernetes-new"}[mod]
+		if data, err := os.ReadFile(filepath.Join("testdata", "upstream", dir, rel)); err != nil || sha256Hex(data) != h.SHA256 {
+			t.Errorf("%s: hash %s does not match the file (%v)", h.File, h.SHA256, err)
+		}
+	}
+}
+
+// TestKubernetesServers: api-all serves what is registered with its gates at their defaults
+// and not removed; default only the group/versions on by default; api-all-serve-removed also
+// the kinds removed in the release; the groups no provider registers come from the base.
+func TestKubernetesServers(t *testing.T) {
+	kf, _ := miniKubernetes(t)
+	crd := snapshot.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Verbs: storeVerbs, Source: snapshot.SourceBuiltin}
+	old := snapshot.Resource{Group: "things.example.io", Version: "v1", Resource: "olds", Kind: "Old", Verbs: storeVerbs, Source: snapshot.SourceBuiltin}
+	base := simulate.Profile{Resources: []snapshot.Resource{old, crd}, Full: []snapshot.Resource{old, crd}}
+	s := newKubeDeriver(base, &UpstreamFacts{Release: "1.38", Kubernetes: kf}, nil).servers()
+	names := func(rs []snapshot.Resource) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.GroupVersion()+"/"+r.Resource)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct{ name, got, want string }{
+		{"default", names(s.def), "apiextensions.k8s.io/v1/customresourcedefinitions v1/bindings v1/pods things.example.io/v1/reviews"},
+		{"api-all", names(s.full), "apiextensions.k8s.io/v1/customresourcedefinitions v1/bindings v1/pods things.example.io/v1/reviews"},
+		{"api-all-serve-removed", names(s.serveRemoved), "apiextensions.k8s.io/v1/customresourcedefinitions v1/bindings v1/pods things.example.io/v1/reviews things.example.io/v1beta1/widgets"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+	lines := strings.Join(s.derived, "\n")
+	for _, want := range []string{
+		"things.example.io/v1 olds (Old): served by the base profile's api-all; no storage provider of k8s.io/kubernetes@v1.38.0-beta.0 registers it: dropped",
+		"things.example.io/v1 gizmos (Gizmo, namespaced, verbs " + strings.Join(storeVerbs, ",") + ", subresources status; new since",
+		"registered only with feature gate NewThing on (k8s.io/kubernetes@v1.38.0-beta.0/pkg/registry/things/rest/storage_things.go:25), which is off by default in 1.38 (Alpha, not locked)",
+		"served by none of the provisional servers",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("derived lines lack %q:\n%s", want, lines)
+		}
+	}
+	if !strings.Contains(strings.Join(s.notDerived, "\n"), "apiextensions.k8s.io: served by what kube-apiserver embeds") {
+		t.Errorf("notDerived: %q", s.notDerived)
+	}
+}
