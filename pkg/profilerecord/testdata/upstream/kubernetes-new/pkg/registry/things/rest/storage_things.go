@@ -2,8 +2,8 @@ package rest
 
 import (
 	thingsv1 "k8s.io/api/things/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	genericfeatures "k8s.io/apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/apis/things"
 	"k8s.io/kubernetes/pkg/features"
 	gizmostore "k8s.io/kubernetes/pkg/registry/things/gizmo/storage"
