@@ -64,6 +64,41 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	}
 
 	version := fmt.Sprintf("v1.%d.0", minor)
+	prov := d.provisional(p, facts, ks, minor)
+	g := facts.ProxyGate
+
+	at, err := time.Parse(time.RFC3339, release[0].Time)
+	if err != nil {
+		return nil, fmt.Errorf("facts: %s has no publication time: %w", release[0].ID(), err)
+	}
+	profile := snapshot.New()
+	profile.TakenAt = at.UTC().Truncate(24 * time.Hour)
+	mods := release[0].ID() + ", " + release[1].ID()
+	if ks != nil {
+		mods += ", " + facts.Kubernetes.Module.ID()
+	}
+	profile.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
+		version, p.Version, mods, facts.Release)
+	profile.Provisional = prov
+	gate := g.Default
+	srv := func(name string, rs []snapshot.Resource) snapshot.Server {
+		return snapshot.Server{Name: name, Version: version, EmulatedVersion: facts.Release, Reachable: true,
+			DiscoveryFormat: p.Server.DiscoveryFormat, Resources: rs}
+	}
+	profile.Servers = []snapshot.Server{srv(simulate.ProfileServerDefault, def), srv(simulate.ProfileServerAllAPIs, full),
+		srv(simulate.ProfileServerServeRemoved, fullServeRemoved)}
+	profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: &gate,
+		Evidence: []string{fmt.Sprintf("provisional: %s is %s by default in %s (%s)", g.Name, onOff(gate), facts.Release, g.Cite)}}
+	if err := profile.Validate(); err != nil {
+		return nil, err
+	}
+	return profile, nil
+}
+
+// provisional is what the profile says of its sources: the modules, each fact derived with its
+// line, and what is not derived. ks is nil when no k8s.io/kubernetes module was read.
+func (d *deriver) provisional(p simulate.Profile, facts *UpstreamFacts, ks *kubeServers, minor int) *snapshot.Provisional {
+	release, baseRelease := facts.Modules[:2], facts.Modules[2:]
 	prov := &snapshot.Provisional{Base: p.Version.String(), Derived: []string{}, NotDerived: []string{}}
 	for _, m := range facts.Modules {
 		prov.Modules = append(prov.Modules, m.ID()+" "+m.Sum)
@@ -109,33 +144,7 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 		prov.NotDerived = append(prov.NotDerived,
 			fmt.Sprintf("everything else %s serves, and which group/versions are on by default: registered in k8s.io/kubernetes (no %s module is published), assumed as in %s", facts.Release, facts.Release, p.Version))
 	}
-
-	at, err := time.Parse(time.RFC3339, release[0].Time)
-	if err != nil {
-		return nil, fmt.Errorf("facts: %s has no publication time: %w", release[0].ID(), err)
-	}
-	profile := snapshot.New()
-	profile.TakenAt = at.UTC().Truncate(24 * time.Hour)
-	mods := release[0].ID() + ", " + release[1].ID()
-	if ks != nil {
-		mods += ", " + facts.Kubernetes.Module.ID()
-	}
-	profile.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
-		version, p.Version, mods, facts.Release)
-	profile.Provisional = prov
-	gate := g.Default
-	srv := func(name string, rs []snapshot.Resource) snapshot.Server {
-		return snapshot.Server{Name: name, Version: version, EmulatedVersion: facts.Release, Reachable: true,
-			DiscoveryFormat: p.Server.DiscoveryFormat, Resources: rs}
-	}
-	profile.Servers = []snapshot.Server{srv(simulate.ProfileServerDefault, def), srv(simulate.ProfileServerAllAPIs, full),
-		srv(simulate.ProfileServerServeRemoved, fullServeRemoved)}
-	profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: &gate,
-		Evidence: []string{fmt.Sprintf("provisional: %s is %s by default in %s (%s)", g.Name, onOff(gate), facts.Release, g.Cite)}}
-	if err := profile.Validate(); err != nil {
-		return nil, err
-	}
-	return profile, nil
+	return prov
 }
 
 // MarshalProvisional is a derived profile's file bytes.
