@@ -102,16 +102,21 @@ clean:
 	rm -rf bin dist
 
 # Record the version profiles simulations start from, from real kube-apiservers (needs root).
+# First, for a provisional profile read from a k8s.io/kubernetes prerelease, it checks that the
+# module proxy serves every module that prerelease's kube-apiserver is built from; when one is
+# missing it names them in one line and exits 1 before writing anything (docs/profiles.md).
 profiles:
-	cd test/e2e && $(GO) run ./cmd/mkprofiles -out $(CURDIR)/pkg/simulate/profiles
+	cd test/e2e && $(GO) run ./cmd/mkprofiles -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles
 
 # Derive the provisional profile of the next minor, before its kube-apiserver can be built,
-# from the newest recorded profile and the minor's published k8s.io/api and k8s.io/apiserver
-# prerelease (docs/profiles.md). Needs the network (the Go module proxy) and downloads the Go
-# toolchain the modules need; writes pkg/simulate/profiles/provisional/v1.N.json (the facts,
-# committed) and pkg/simulate/profiles/v1.N.0.json, twice, and checks that both runs wrote the
-# same bytes. `make test` checks the profile against the facts without network.
-PROVISIONAL_MODULES   ?= v0.38.0-alpha.2
+# from the newest recorded profile and the minor's published k8s.io/api, k8s.io/apiserver and
+# (once published) k8s.io/kubernetes prerelease (docs/profiles.md). Needs the network (the Go
+# module proxy) and downloads the Go toolchain the modules need; writes
+# pkg/simulate/profiles/provisional/v1.N.json (the facts, committed) and
+# pkg/simulate/profiles/v1.N.0.json, twice, and checks that both runs wrote the same bytes.
+# PROVISIONAL_MODULES=latest takes the newest prerelease `go list -m -versions` lists.
+# `make test` checks the profile against the facts without network.
+PROVISIONAL_MODULES   ?= latest
 PROVISIONAL_TOOLCHAIN ?= go1.27.3
 profiles-provisional:
 	cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles
@@ -123,5 +128,5 @@ profiles-provisional:
 # module files give today: extract and derive into a copy, and compare (nothing is written).
 profiles-provisional-check:
 	@tmp=$$(mktemp -d) && cp -r pkg/simulate/profiles/. $$tmp/ && \
-	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $$tmp) && \
+	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional committed -toolchain $(PROVISIONAL_TOOLCHAIN) -out $$tmp) && \
 	  diff -r pkg/simulate/profiles $$tmp && echo "make profiles-provisional-check: the committed facts and profile are what the module files give"; rc=$$?; rm -rf $$tmp; exit $$rc

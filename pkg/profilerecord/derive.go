@@ -56,39 +56,16 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	def := d.keep(p.Resources, false)
 	full := d.keep(p.Full, false)
 	fullServeRemoved := d.keep(p.Full, true)
+	var ks *kubeServers
+	if facts.Kubernetes != nil {
+		s := newKubeDeriver(p, facts, d.removedGV).servers()
+		ks = &s
+		def, full, fullServeRemoved = s.def, s.full, s.serveRemoved
+	}
 
 	version := fmt.Sprintf("v1.%d.0", minor)
-	prov := &snapshot.Provisional{Base: p.Version.String(), Derived: []string{}, NotDerived: []string{}}
-	for _, m := range facts.Modules {
-		prov.Modules = append(prov.Modules, m.ID()+" "+m.Sum)
-	}
-	prov.Derived = append(prov.Derived, d.removedLines(facts, minor)...)
-	for _, k := range facts.GroupVersionsRemoved {
-		prov.Derived = append(prov.Derived, fmt.Sprintf("%s: no longer in %s (it was at %s); %s", k.GroupVersion(), release[0].ID(), k.Cite, d.servedLine(k.GroupVersion())))
-	}
+	prov := d.provisional(p, facts, ks, minor)
 	g := facts.ProxyGate
-	prov.Derived = append(prov.Derived, fmt.Sprintf("%s: %s by default (%s%s) (%s)", g.Name, onOff(g.Default), g.Stage, lockedWord(g.Locked), g.Cite))
-	for _, g := range facts.GatesAdded {
-		prov.Derived = append(prov.Derived, fmt.Sprintf("feature gate %s is new: %s by default (%s) (%s); it decides nothing a profile holds", g.Name, onOff(g.Default), g.Stage, g.Cite))
-	}
-	for _, g := range facts.GatesRemoved {
-		prov.Derived = append(prov.Derived, fmt.Sprintf("feature gate %s is deleted (it was at %s): a --feature-gates naming it stops kube-apiserver %s from starting (unrecognized feature gate)", g.Name, g.Cite, facts.Release))
-	}
-	for _, k := range facts.Introduced {
-		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("%s %s is new in %s (%s): its resource name, scope and verbs are registered in k8s.io/kubernetes, which publishes no %s module: it is not in the profile", k.GroupVersion(), k.Kind, facts.Release, k.Cite, facts.Release))
-	}
-	for _, k := range facts.GroupVersionsAdded {
-		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("%s is new in %s (%s): what kube-apiserver serves of it is registered in k8s.io/kubernetes, which publishes no %s module: it is not in the profile", k.GroupVersion(), release[0].ID(), k.Cite, facts.Release))
-	}
-	if pp := facts.PeerProxy; pp.Identical {
-		prov.Derived = append(prov.Derived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s is byte-identical in %s and %s (%d files): header, exclusions, 503s, peer choice and timings as in %s",
-			pp.Dir, release[1].ID(), baseRelease[1].Version, pp.Files, p.Version.MinorString()))
-	} else {
-		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s changed between %s and %s (%s): mvpctl routes %s by the rules it knows; read the change",
-			pp.Dir, baseRelease[1].Version, release[1].ID(), strings.Join(pp.Changed, ", "), facts.Release))
-	}
-	prov.NotDerived = append(prov.NotDerived,
-		fmt.Sprintf("everything else %s serves, and which group/versions are on by default: registered in k8s.io/kubernetes (no %s module is published), assumed as in %s", facts.Release, facts.Release, p.Version))
 
 	at, err := time.Parse(time.RFC3339, release[0].Time)
 	if err != nil {
@@ -96,8 +73,12 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	}
 	profile := snapshot.New()
 	profile.TakenAt = at.UTC().Truncate(24 * time.Hour)
-	profile.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s, %s; no %s kube-apiserver was run",
-		version, p.Version, release[0].ID(), release[1].ID(), facts.Release)
+	mods := release[0].ID() + ", " + release[1].ID()
+	if ks != nil {
+		mods += ", " + facts.Kubernetes.Module.ID()
+	}
+	profile.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
+		version, p.Version, mods, facts.Release)
 	profile.Provisional = prov
 	gate := g.Default
 	srv := func(name string, rs []snapshot.Resource) snapshot.Server {
@@ -112,6 +93,58 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 		return nil, err
 	}
 	return profile, nil
+}
+
+// provisional is what the profile says of its sources: the modules, each fact derived with its
+// line, and what is not derived. ks is nil when no k8s.io/kubernetes module was read.
+func (d *deriver) provisional(p simulate.Profile, facts *UpstreamFacts, ks *kubeServers, minor int) *snapshot.Provisional {
+	release, baseRelease := facts.Modules[:2], facts.Modules[2:]
+	prov := &snapshot.Provisional{Base: p.Version.String(), Derived: []string{}, NotDerived: []string{}}
+	for _, m := range facts.Modules {
+		prov.Modules = append(prov.Modules, m.ID()+" "+m.Sum)
+	}
+	if ks != nil {
+		prov.Modules = append(prov.Modules, facts.Kubernetes.Module.ID()+" "+facts.Kubernetes.Module.Sum)
+	}
+	prov.Derived = append(prov.Derived, d.removedLines(facts, minor)...)
+	for _, k := range facts.GroupVersionsRemoved {
+		prov.Derived = append(prov.Derived, fmt.Sprintf("%s: no longer in %s (it was at %s); %s", k.GroupVersion(), release[0].ID(), k.Cite, d.servedLine(k.GroupVersion())))
+	}
+	g := facts.ProxyGate
+	prov.Derived = append(prov.Derived, fmt.Sprintf("%s: %s by default (%s%s) (%s)", g.Name, onOff(g.Default), g.Stage, lockedWord(g.Locked), g.Cite))
+	for _, g := range facts.GatesAdded {
+		prov.Derived = append(prov.Derived, fmt.Sprintf("feature gate %s is new: %s by default (%s) (%s); it decides nothing a profile holds", g.Name, onOff(g.Default), g.Stage, g.Cite))
+	}
+	for _, g := range facts.GatesRemoved {
+		prov.Derived = append(prov.Derived, fmt.Sprintf("feature gate %s is deleted (it was at %s): a --feature-gates naming it stops kube-apiserver %s from starting (unrecognized feature gate)", g.Name, g.Cite, facts.Release))
+	}
+	if ks != nil {
+		prov.Derived = append(prov.Derived, ks.derived...)
+	}
+	for _, k := range facts.Introduced {
+		if ks == nil {
+			prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("%s %s is new in %s (%s): its resource name, scope and verbs are registered in k8s.io/kubernetes, which publishes no %s module: it is not in the profile", k.GroupVersion(), k.Kind, facts.Release, k.Cite, facts.Release))
+		}
+	}
+	for _, k := range facts.GroupVersionsAdded {
+		if ks == nil {
+			prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("%s is new in %s (%s): what kube-apiserver serves of it is registered in k8s.io/kubernetes, which publishes no %s module: it is not in the profile", k.GroupVersion(), release[0].ID(), k.Cite, facts.Release))
+		}
+	}
+	if pp := facts.PeerProxy; pp.Identical {
+		prov.Derived = append(prov.Derived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s is byte-identical in %s and %s (%d files): header, exclusions, 503s, peer choice and timings as in %s",
+			pp.Dir, release[1].ID(), baseRelease[1].Version, pp.Files, p.Version.MinorString()))
+	} else {
+		prov.NotDerived = append(prov.NotDerived, fmt.Sprintf("the peer proxy: k8s.io/apiserver %s changed between %s and %s (%s): mvpctl routes %s by the rules it knows; read the change",
+			pp.Dir, baseRelease[1].Version, release[1].ID(), strings.Join(pp.Changed, ", "), facts.Release))
+	}
+	if ks != nil {
+		prov.NotDerived = append(prov.NotDerived, ks.notDerived...)
+	} else {
+		prov.NotDerived = append(prov.NotDerived,
+			fmt.Sprintf("everything else %s serves, and which group/versions are on by default: registered in k8s.io/kubernetes (no %s module is published), assumed as in %s", facts.Release, facts.Release, p.Version))
+	}
+	return prov
 }
 
 // MarshalProvisional is a derived profile's file bytes.

@@ -105,6 +105,9 @@ type UpstreamFacts struct {
 	// PeerProxy compares k8s.io/apiserver's pkg/util/peerproxy, the proxy's code, in the
 	// release and the base release.
 	PeerProxy PeerProxyFact `json:"peerProxy"`
+	// Kubernetes is what k8s.io/kubernetes of the release registers, when a prerelease of it is
+	// published (nil before: the rest is then assumed as in the base profile).
+	Kubernetes *KubernetesFacts `json:"kubernetes,omitempty"`
 	// Files hashes every file cited, so that a re-extraction shows the facts came from them.
 	Files []FileHash `json:"files"`
 }
@@ -144,6 +147,9 @@ const (
 // of the recorded profile the provisional one is derived from, v0.37.2 for v1.37.2).
 type UpstreamSources struct {
 	API, APIServer, BaseAPI, BaseAPIServer Module
+	// Kubernetes is k8s.io/kubernetes of the release (v1.38.0-beta.0), or zero when the proxy
+	// has no prerelease of it.
+	Kubernetes Module
 }
 
 // ModuleVersions are the module versions to read for a release's prerelease modules
@@ -220,6 +226,18 @@ func ExtractUpstream(release string, src UpstreamSources) (*UpstreamFacts, error
 	for file := range cited {
 		f.Files = append(f.Files, FileHash{File: file, SHA256: x.hashes[file]})
 	}
+	if src.Kubernetes.Path != "" {
+		kf, hashes, err := ExtractKubernetes(src.Kubernetes, src.API, src.APIServer, minor)
+		if err != nil {
+			return nil, err
+		}
+		f.Kubernetes = kf
+		for _, h := range hashes {
+			if !cited[h.File] {
+				f.Files = append(f.Files, h)
+			}
+		}
+	}
 	sort.Slice(f.Files, func(i, j int) bool { return f.Files[i].File < f.Files[j].File })
 	return f, nil
 }
@@ -243,6 +261,11 @@ func kindKey(k KindFact) string { return k.Group + "/" + k.Version + "/" + k.Kin
 
 type extractor struct {
 	hashes map[string]string // module@version/file → sha256
+	// For k8s.io/kubernetes (upstream_kubernetes.go): parsed packages by module@version/dir,
+	// the modules read, and k8s.io/api's group/versions by package directory.
+	pkgs      map[string][]*goFile
+	kube, api Module
+	apiDirs   map[string]KindFact
 }
 
 // cite is module@version/file:line, and hashes the file once.

@@ -11,7 +11,7 @@
 // docs/profiles.md).
 //
 //	cd test/e2e && go run ./cmd/mkprofiles [-out DIR] [version ...]
-//	cd test/e2e && go run ./cmd/mkprofiles -provisional v0.38.0-alpha.2 -toolchain go1.27.3 [-out DIR]
+//	cd test/e2e && go run ./cmd/mkprofiles -provisional v0.38.0-beta.0|latest|committed -toolchain go1.27.3 [-out DIR]
 package main
 
 import (
@@ -32,8 +32,8 @@ import (
 
 func main() {
 	out := flag.String("out", "../../pkg/simulate/profiles", "directory to write <version>.json into")
-	provisional := flag.String("provisional", "", "derive the provisional profile of the next minor from its published prerelease modules (v0.38.0-alpha.2) instead of recording")
-	toolchain := flag.String("toolchain", "auto", "GOTOOLCHAIN for downloading the -provisional modules (they may need a newer Go than mvpctl)")
+	provisional := flag.String("provisional", "", "derive the provisional profile of the next minor from its published prerelease modules (v0.38.0-beta.0; latest: the newest the proxy lists; committed: the committed facts' version) instead of recording")
+	toolchain := flag.String("toolchain", "auto", "GOTOOLCHAIN for downloading prerelease modules (they may need a newer Go than mvpctl)")
 	flag.Parse()
 	if *provisional != "" {
 		if err := makeProvisional(*provisional, *toolchain, *out); err != nil {
@@ -44,6 +44,11 @@ func main() {
 	versions := flag.Args()
 	if len(versions) == 0 {
 		versions = harness.ProfileVersions
+	}
+	// A prerelease whose kube-apiserver cannot be built yet keeps its derived profile; make
+	// profiles says which modules it waits for, and records nothing (exit 1).
+	if err := prereleasesBuildable(fetchModules, *toolchain, *out, versions); err != nil {
+		log.Fatalf("make profiles: %v; nothing was recorded or written", err)
 	}
 	if os.Geteuid() != 0 {
 		log.Fatal("mkprofiles starts kube-apiservers under `unshare --uts`: run it as root")

@@ -76,6 +76,9 @@ func makeProvisional(prerelease, toolchain, out string) error {
 	if err != nil {
 		return err
 	}
+	if prerelease, err = resolvePrerelease(prerelease, toolchain, base.p.Version.Minor+1, out); err != nil {
+		return err
+	}
 	release, baseModules, err := profilerecord.ModuleVersions(prerelease, base.p.Version.String())
 	if err != nil {
 		return err
@@ -84,7 +87,11 @@ func makeProvisional(prerelease, toolchain, out string) error {
 	if err != nil {
 		return err
 	}
-	facts, err := profilerecord.ExtractUpstream(release, profilerecord.UpstreamSources{API: mods[0], APIServer: mods[1], BaseAPI: mods[2], BaseAPIServer: mods[3]})
+	src := profilerecord.UpstreamSources{API: mods[0], APIServer: mods[1], BaseAPI: mods[2], BaseAPIServer: mods[3]}
+	if src.Kubernetes, err = kubernetesSource(fetchModules, toolchain, kubernetesVersion(prerelease)); err != nil {
+		return err
+	}
+	facts, err := profilerecord.ExtractUpstream(release, src)
 	if err != nil {
 		return err
 	}
@@ -103,23 +110,91 @@ func makeProvisional(prerelease, toolchain, out string) error {
 	return deriveAll(out)
 }
 
+// resolvePrerelease is the prerelease to read: as named; the newest the proxy lists of the
+// minor for "latest"; the one the committed facts of the minor were read from for "committed".
+func resolvePrerelease(named, toolchain string, minor int, out string) (string, error) {
+	switch named {
+	case "latest":
+		cmd := exec.Command("go", "list", "-m", "-versions", "k8s.io/api")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain, "GOFLAGS=-mod=mod")
+		b, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("go list -m -versions k8s.io/api: %w", err)
+		}
+		v, err := newestPrerelease(strings.Fields(string(b)), minor)
+		if err == nil {
+			log.Printf("the newest prerelease of 1.%d the module proxy lists: %s", minor, v)
+		}
+		return v, err
+	case "committed":
+		data, err := os.ReadFile(filepath.Join(factsDir(out), fmt.Sprintf("v1.%d.json", minor)))
+		if err != nil {
+			return "", err
+		}
+		facts, err := profilerecord.ReadUpstreamFacts(data)
+		if err != nil {
+			return "", err
+		}
+		return facts.Modules[0].Version, nil
+	}
+	return named, nil
+}
+
+// kubernetesSource downloads k8s.io/kubernetes of the prerelease when the proxy serves it
+// (zero Module when not), and says in one line whether a kube-apiserver of it can be built.
+func kubernetesSource(fetch fetcher, toolchain, kubeVersion string) (profilerecord.Module, error) {
+	got, missing, err := fetch(toolchain, "k8s.io/kubernetes@"+kubeVersion)
+	if err != nil {
+		return profilerecord.Module{}, err
+	}
+	if len(missing) > 0 {
+		log.Printf("k8s.io/kubernetes@%s is not published: what kube-apiserver registers is assumed as in the base profile", kubeVersion)
+		return profilerecord.Module{}, nil
+	}
+	missing, err = unbuildable(fetch, toolchain, kubeVersion)
+	if err != nil {
+		return profilerecord.Module{}, err
+	}
+	if len(missing) > 0 {
+		log.Printf("%s: the profile is derived from its modules", missingLine(kubeVersion, missing))
+	} else {
+		log.Printf("every module kube-apiserver %s is built from is served: make profiles can record it", kubeVersion)
+	}
+	return got[0], nil
+}
+
 // download fetches modules into the module cache without making them anyone's dependency,
 // with the Go toolchain they need (the modules of a prerelease may need a newer Go than
 // mvpctl's), and returns what `go mod download -json` says of each, in order.
 func download(toolchain string, modules ...string) ([]profilerecord.Module, error) {
-	tmp, err := os.MkdirTemp("", "mkprofiles-download-")
+	out, missing, err := fetchModules(toolchain, modules...)
 	if err != nil {
 		return nil, err
 	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("the module proxy does not serve %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// fetchModules is the fetcher of the module proxy: `go mod download -json` in an empty
+// directory, outside any module (nothing is added to a go.mod).
+func fetchModules(toolchain string, modules ...string) ([]profilerecord.Module, []string, error) {
+	tmp, err := os.MkdirTemp("", "mkprofiles-download-")
+	if err != nil {
+		return nil, nil, err
+	}
 	defer os.RemoveAll(tmp)
 	cmd := exec.Command("go", append([]string{"mod", "download", "-json"}, modules...)...)
-	cmd.Dir = tmp // outside any module: nothing is added to a go.mod
+	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain, "GOFLAGS=-mod=mod")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	dec := json.NewDecoder(&stdout)
 	var out []profilerecord.Module
+	var missing []string
 	for {
 		var m struct {
 			Path, Version, Sum, Dir, Info, Error string
@@ -127,25 +202,26 @@ func download(toolchain string, modules ...string) ([]profilerecord.Module, erro
 		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return nil, fmt.Errorf("go mod download -json: %w (%s)", err, strings.TrimSpace(stderr.String()))
+			return nil, nil, fmt.Errorf("go mod download -json: %w (%s)", err, strings.TrimSpace(stderr.String()))
 		}
 		if m.Error != "" {
-			return nil, fmt.Errorf("go mod download %s@%s: %s", m.Path, m.Version, m.Error)
+			missing = append(missing, m.Path+"@"+m.Version)
+			continue
 		}
 		info, err := os.ReadFile(m.Info)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var i struct{ Time string }
 		if err := json.Unmarshal(info, &i); err != nil {
-			return nil, fmt.Errorf("%s: %w", m.Info, err)
+			return nil, nil, fmt.Errorf("%s: %w", m.Info, err)
 		}
 		out = append(out, profilerecord.Module{Path: m.Path, Version: m.Version, Sum: m.Sum, Time: i.Time, Dir: m.Dir})
 	}
-	if runErr != nil || len(out) != len(modules) {
-		return nil, fmt.Errorf("go mod download %s: %v (%s)", strings.Join(modules, " "), runErr, strings.TrimSpace(stderr.String()))
+	if len(out)+len(missing) != len(modules) {
+		return nil, nil, fmt.Errorf("go mod download %s: %v (%s)", strings.Join(modules, " "), runErr, strings.TrimSpace(stderr.String()))
 	}
-	return out, nil
+	return out, missing, nil
 }
 
 // deriveAll derives the provisional profile of every facts file whose minor has no recorded

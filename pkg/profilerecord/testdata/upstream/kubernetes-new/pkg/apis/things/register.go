@@ -1,0 +1,3 @@
+package things
+
+const GroupName = "things.example.io"

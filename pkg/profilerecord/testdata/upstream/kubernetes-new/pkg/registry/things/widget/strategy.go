@@ -1,0 +1,9 @@
+package widget
+
+type widgetStrategy struct{}
+
+var Strategy = widgetStrategy{}
+
+func (widgetStrategy) NamespaceScoped() bool {
+	return false
+}
