@@ -81,14 +81,15 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	defer pl.close()
 	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
-		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules})
+		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
+		Filter: o.filter.filterOf(pl.start), FailOn: failOn})
 	if err != nil {
 		return err
 	}
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
-	narrowPreflight(g, rep, o.filter.filterOf(pl.start), pl.start)
+	warnFiltered(g, rep)
 	for _, n := range rep.AcceptNotes {
 		g.warn(n)
 	}
@@ -103,7 +104,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.accept.write != "" {
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
-	return preflightResult(rep, failOn, pl.start)
+	return preflightResult(rep.Verdict)
 }
 
 func parseFailOn(s string) (simulate.FailOn, error) {

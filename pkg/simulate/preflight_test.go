@@ -216,7 +216,7 @@ func TestPreflightHarm(t *testing.T) {
 					t.Errorf("%s: message %q lacks %q", key, got[key].Message, text)
 				}
 			}
-			if rep.Summary.Result != tc.want.result {
+			if string(rep.Summary.Result) != tc.want.result {
 				t.Errorf("result %s, want %s: %+v", rep.Summary.Result, tc.want.result, rep.Findings)
 			}
 		})
