@@ -108,12 +108,7 @@ func lbResult(snap *snapshot.Snapshot) error {
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: %s", lbIncompleteReason(lb)))
 }
 
-func lbIncompleteReason(lb *snapshot.LBSampling) string {
-	if len(lb.Doubts) > 0 {
-		return "sampled through a load balancer: " + strings.Join(lb.Doubts, "; ")
-	}
-	return fmt.Sprintf("sampled through a load balancer: %d of %d live identity leases seen, the server classes are estimated from samples", lb.LeasesSeen, lb.Leases)
-}
+func lbIncompleteReason(lb *snapshot.LBSampling) string { return lb.Incomplete() }
 
 // expectedDiscoveryResult is `discovery expected`'s result: partial when some expectation is
 // missing or uncertain.
@@ -224,30 +219,25 @@ func trafficResult(rep *proxytraffic.Report) error {
 	return nil
 }
 
-// preflightResult is `mvpctl preflight`'s result at the --fail-on threshold. A pass that rests
-// on assumptions (a version's default configuration, no live server to observe) is not a
-// pass: it exits 2 unless --fail-on=never; nor is one from a snapshot whose server classes
-// were estimated through a load balancer.
-func preflightResult(rep *simulate.PreflightReport, failOn simulate.FailOn, start *snapshot.Snapshot) error {
-	var code int
-	switch rep.Failing(failOn) {
-	case simulate.Blocking:
-		code = ExitFindings
-	case simulate.Warning:
-		code = ExitIncomplete
-	default:
-		if why := provisionalReason(rep.Provisional); why != "" && failOn != simulate.FailOnNever {
-			return withCode(ExitIncomplete, fmt.Errorf("preflight: no blocking finding, but %s", why))
-		}
-		if n := len(rep.Assumptions); n > 0 && failOn != simulate.FailOnNever {
-			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the result rests on %d assumption(s) (the ASSUMED lines): observe the servers (--snapshot or a live cluster) or state their configuration (--proxy)", n))
-		}
-		if lb := start.Cluster.LB; lb != nil && !lb.Complete() && failOn != simulate.FailOnNever {
-			return withCode(ExitIncomplete, fmt.Errorf("preflight: no finding, but the start is %s", lbIncompleteReason(lb)))
-		}
+// preflightResult is `mvpctl preflight`'s result: its verdict's exit class (simulate.Decide
+// decides it, at the --fail-on threshold), with the verdict's reason.
+func preflightResult(v simulate.Verdict) error {
+	code := verdictExitCode(v)
+	if code == ExitOK {
 		return nil
 	}
-	return withCode(code, fmt.Errorf("preflight: %d blocking, %d warning finding(s)", rep.Summary.Blocking, rep.Summary.Warning))
+	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, verdictExit(v), v.Reason))
+}
+
+// verdictExitCode is the exit code of a preflight verdict's exit class.
+func verdictExitCode(v simulate.Verdict) int {
+	switch v.Exit {
+	case simulate.ExitBlocking:
+		return ExitFindings
+	case simulate.ExitIncomplete:
+		return ExitIncomplete
+	}
+	return ExitOK
 }
 
 // simulateResult is `mvpctl simulate`'s result: incomplete when it rests on assumptions or

@@ -78,7 +78,7 @@ current-context: ctx
 		{"only non-resource requests", empty, []string{"preflight", "--servers", "a=1.36,b=1.36", "--proxy", "configured", "--to", "1.37", "--requests", onlyHealth}, ExitError, "no resource request to replay (2 non-resource"},
 
 		{"assumed configuration: simulate", empty, []string{"simulate", "upgrade", "--servers", "a=1.37,b=1.37", "--to", "1.37"}, ExitIncomplete, "rests on 1 assumption(s)"},
-		{"assumed configuration: preflight --fail-on=blocking", empty, []string{"preflight", "--servers", "a=1.37,b=1.37", "--to", "1.37", "--fail-on", "blocking"}, ExitIncomplete, "rests on 1 assumption(s)"},
+		{"assumed configuration: preflight", empty, []string{"preflight", "--servers", "a=1.37,b=1.37", "--to", "1.37"}, ExitIncomplete, "rests on 1 assumption(s)"},
 
 		{"subcommand typo: simulate", empty, []string{"simulate", "upgrad"}, ExitError, `unknown command "upgrad"`},
 		{"subcommand typo: profiles", empty, []string{"profiles", "lst"}, ExitError, `unknown command "lst"`},

@@ -59,7 +59,10 @@ func TestLBSnapshot(t *testing.T) {
 			"warning: sampled through the load balancer https://10.0.0.100:6443: outcomes are per server class, estimated from samples"}},
 		{"preflight", "", []string{"preflight", "--snapshot", lbEstimated, "--to", "1.37"}, ExitIncomplete, []string{
 			"warning: sampled through the load balancer",
-			"warning: preflight: no finding, but the start is sampled through a load balancer: 2 of 3 live identity leases seen"}},
+			"warning: preflight: partial, exit 2 at --fail-on warning: 0 blocking, 0 warning finding(s); not read: sampled through a load balancer: 2 of 3 live identity leases seen"}},
+		{"preflight fail-on blocking: a partial read fails closed", "", []string{"preflight", "--snapshot", lbEstimated, "--to", "1.37", "--fail-on", "blocking"}, ExitIncomplete, []string{
+			"warning: sampled through the load balancer",
+			"warning: preflight: partial, exit 2 at --fail-on blocking: 0 blocking, 0 warning finding(s); not read: sampled through a load balancer"}},
 		{"preflight fail-on never", "", []string{"preflight", "--snapshot", lbEstimated, "--to", "1.37", "--fail-on", "never"}, ExitOK, nil},
 		{"simulate", "", []string{"simulate", "upgrade", "--snapshot", lbEstimated, "--to", "1.37"}, ExitIncomplete, []string{
 			"warning: sampled through the load balancer"}},

@@ -46,7 +46,10 @@ stale. --write-baseline FILE writes a baseline that accepts every current findin
 Checks:
 ` + checks.String() + `
 ` + commandExitCodes("preflight") + `
---fail-on=blocking exits 0 on warnings; --fail-on=never always exits 0 (unless mvpctl fails).`,
+The result (pass, warning, partial, blocking) and the exit code are one verdict, printed by
+every format: --fail-on=blocking exits 0 on warnings and on a result that rests on
+assumptions or a provisional profile (still listed), but 2 on a partial read (an apiserver
+not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 		Example: `  mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
   mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context
@@ -81,14 +84,15 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	defer pl.close()
 	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
-		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules})
+		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
+		Filter: o.filter.filterOf(pl.start), FailOn: failOn})
 	if err != nil {
 		return err
 	}
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
 	}
-	narrowPreflight(g, rep, o.filter.filterOf(pl.start), pl.start)
+	warnFiltered(g, rep)
 	for _, n := range rep.AcceptNotes {
 		g.warn(n)
 	}
@@ -103,7 +107,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.accept.write != "" {
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
-	return preflightResult(rep, failOn, pl.start)
+	return preflightResult(rep.Verdict)
 }
 
 func parseFailOn(s string) (simulate.FailOn, error) {

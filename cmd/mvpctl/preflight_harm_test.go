@@ -99,8 +99,11 @@ func TestPreflightSeverityByHarm(t *testing.T) {
 			[]string{"MVP040:networking.k8s.io/v1beta1@a=warning"}, "none of the 2 replayed requests (over 1s) uses it"},
 		{"... and blocks naming the client when the traffic holds one", []string{"--snapshot", plane, "--to", "1.37", "--audit-log", client}, ExitFindings,
 			[]string{"MVP040:networking.k8s.io/v1beta1@a=blocking", "MVP021:networking.k8s.io/v1beta1/ipaddresses=blocking"}, "clients use it: ipam-controller/v0.3 (1 request(s))"},
-		{"1.36 → 1.37: a replayed request for a GVR new in 1.37 that lands on a 1.36 server blocks", []string{"--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--audit-log", newGVR}, ExitFindings,
-			[]string{"MVP020:certificates.k8s.io/v1/clustertrustbundles=blocking", "MVP010:certificates.k8s.io/v1/clustertrustbundles=blocking"}, "clients: trust-manager/v0.9 (1 request(s))"},
+		{"1.36 → 1.37: a replayed request for a GVR new in 1.37 fails today on every 1.36 server: already failing, a warning", []string{"--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--audit-log", newGVR}, ExitIncomplete,
+			[]string{"MVP020:certificates.k8s.io/v1/clustertrustbundles=warning", "MVP010:certificates.k8s.io/v1/clustertrustbundles=warning"},
+			"1 of 1 request(s) for certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on a, b, c: they fail with or without the upgrade, which harms none of them; clients: trust-manager/v0.9 (1 request(s))"},
+		{"... the shipped audit log on a 1.36 plane: its requests that 404 today are not harm", []string{"--servers", "a=1.36,b=1.36,c=1.36", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz"}, ExitIncomplete,
+			[]string{"MVP020:certificates.k8s.io/v1/clustertrustbundles=warning", "MVP020:storagemigration.k8s.io/v1/storageversionmigrations=warning"}, "already get 404 or 503 at the start on a, b, c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, code := preflightJSON(t, tc.args...)

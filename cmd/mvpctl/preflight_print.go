@@ -46,15 +46,24 @@ func (w preflightWriter) WriteJUnit(out io.Writer) error {
 	return output.JUnit(out, "mvpctl preflight", junitCases(w.rep))
 }
 
-// preflightResultLine is the summary a reader needs first: the result and its counts, the
-// accepted risks and stale accept rules.
+// preflightResultLine is the summary a reader needs first: the verdict's result and its
+// counts, the accepted risks and stale accept rules, what else the result rests on, and how
+// the run ends at --fail-on.
 func preflightResultLine(rep *simulate.PreflightReport) string {
 	s := rep.Summary
-	line := fmt.Sprintf("Result: %s (%d blocking, %d warning, %d info; accepted (baseline): %d", s.Result, s.Blocking, s.Warning, s.Info, s.Accepted)
+	line := fmt.Sprintf("Result: %s (%d blocking, %d warning, %d info; accepted (baseline): %d", rep.Verdict.Result, s.Blocking, s.Warning, s.Info, s.Accepted)
 	if s.Stale > 0 {
 		line += fmt.Sprintf("; stale accept rules: %d", s.Stale)
 	}
-	return line + ")"
+	for _, c := range rep.Verdict.Caveats() {
+		line += "; " + c
+	}
+	return line + "): " + verdictExit(rep.Verdict)
+}
+
+// verdictExit is how a run ends, as its reports say it: "exit 2 at --fail-on warning".
+func verdictExit(v simulate.Verdict) string {
+	return fmt.Sprintf("exit %d at --fail-on %s", verdictExitCode(v), v.FailOn)
 }
 
 // atRiskLine counts the GVRs of the rehearsal with a 404/503 window, and those the target
@@ -167,7 +176,7 @@ func acceptedWhy(r simulate.AcceptRule) string {
 // json keeps what does not fit).
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### mvpctl preflight: %s\n\n", rep.Summary.Result)
+	fmt.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, verdictExit(rep.Verdict))
 	printProvisionalMarkdown(&b, rep.Provisional)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(&b, "**Assumed:** %s\n\n", a)
@@ -266,13 +275,16 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 	}
 }
 
-// junitCases makes one failing case per finding, one skipped case per accepted finding and
-// per stale accept rule, and one passing case per check that found nothing, so dashboards
-// show what was checked and accepted as well as what failed. A case's name starts with the
-// finding's key, ID:SUBJECT, which is what --ignore takes.
+// junitCases makes one case per finding, failing when the finding is at or above --fail-on,
+// one skipped case per accepted finding and per stale accept rule, one passing case per check
+// that found nothing, so dashboards show what was checked and accepted as well as what failed,
+// and one case for the verdict, failing when the run fails: the failures are never more, nor
+// fewer, than the exit code says. A case's name starts with the finding's key, ID:SUBJECT,
+// which is what --ignore takes.
 func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
 	found := map[string]bool{}
-	var cases []output.JUnitCase
+	v := rep.Verdict
+	cases := []output.JUnitCase{verdictCase(v)}
 	name := func(f simulate.Finding) string {
 		if f.Step != "" {
 			return f.Key() + " at step " + f.Step
@@ -281,8 +293,13 @@ func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
 	}
 	for _, f := range rep.Findings {
 		found[f.Check] = true
-		cases = append(cases, output.JUnitCase{Name: name(f), ClassName: f.Name, FailureType: string(f.Severity),
-			Message: f.Message, Detail: "evidence:\n" + strings.Join(f.Evidence, "\n") + "\nfix: " + f.Hint})
+		c := output.JUnitCase{Name: name(f), ClassName: f.Name}
+		if v.FailsOn(f.Severity) {
+			c.FailureType, c.Message, c.Detail = string(f.Severity), f.Message, "evidence:\n"+strings.Join(f.Evidence, "\n")+"\nfix: "+f.Hint
+		} else {
+			c.Name += fmt.Sprintf(" (%s, below --fail-on %s: %s)", f.Severity, v.FailOn, f.Message)
+		}
+		cases = append(cases, c)
 	}
 	for _, a := range rep.Accepted {
 		found[a.Check] = true
@@ -299,4 +316,13 @@ func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
 		}
 	}
 	return cases
+}
+
+// verdictCase is the verdict as a JUnit case: failing when the run fails at --fail-on.
+func verdictCase(v simulate.Verdict) output.JUnitCase {
+	c := output.JUnitCase{Name: fmt.Sprintf("verdict: %s (%s)", v.Result, verdictExit(v)), ClassName: "verdict"}
+	if v.Fails() {
+		c.FailureType, c.Message, c.Detail = string(v.Result), v.Reason, strings.Join(v.Caveats(), "\n")
+	}
+	return c
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ type PreflightReport struct {
 	// AcceptNotes say how to rewrite accept rules of an old form (preflight_legacy.go).
 	AcceptNotes []string `json:"acceptNotes,omitempty"`
 	Summary     Summary  `json:"summary"`
+	// Verdict is the run's one result at its --fail-on threshold: every format and the exit
+	// code print it.
+	Verdict Verdict `json:"verdict"`
 	// Filtered says which findings a --resource/--group filter left out (Narrow, filter.go).
 	Filtered *FindingsFiltered `json:"filtered,omitempty"`
 	// Simulation and Traffic hold the underlying results.
@@ -62,7 +66,7 @@ type Summary struct {
 	// Accepted counts the accepted findings; Stale the accept rules that matched none.
 	Accepted int    `json:"accepted"`
 	Stale    int    `json:"stale,omitempty"`
-	Result   string `json:"result"`
+	Result   Result `json:"result"`
 }
 
 // PreflightInput is what preflight checks.
@@ -78,16 +82,22 @@ type PreflightInput struct {
 	// Accept are the rules of accepted risks, in precedence order (the first that matches a
 	// finding is the one reported).
 	Accept []AcceptRule
+	// Filter narrows the findings to the GVRs it selects (--resource, --group; see Narrow).
+	Filter snapshot.GVRFilter
+	// FailOn is the threshold the verdict is judged at (FailOnWarning when empty).
+	FailOn FailOn
 }
 
-// Preflight runs the scenario and every check.
+// Preflight runs the scenario and every check, narrows the findings to in.Filter and decides
+// the verdict at in.FailOn (PreflightReport.Verdict).
 func Preflight(in PreflightInput) (*PreflightReport, error) {
 	sim, err := Run(in.Start, in.Steps)
 	if err != nil {
 		return nil, err
 	}
 	rep := &PreflightReport{APIVersion: report.APIVersion, Kind: PreflightKind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
-		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional}
+		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional,
+		Verdict: Verdict{FailOn: in.FailOn, Partial: partialReads(in.Start)}}
 	rep.Scenario = ScenarioEcho{Start: in.Start.Source, TakenAt: in.Start.TakenAt, Target: in.Target, Profiles: sim.Profiles,
 		Partial: in.Start.Partial(), Steps: []string{}}
 	for _, s := range in.Start.Servers {
@@ -128,9 +138,36 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	if rep.Traffic != nil {
 		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim)...)
 	}
+	if err := checkFilter(in.Filter, sim, rep.Traffic); err != nil {
+		return nil, err
+	}
 	rep.accept(in.Accept)
+	bySeverity(rep.Findings)
 	rep.summarize()
+	rep.Narrow(in.Filter, in.Start.Kinds())
 	return rep, nil
+}
+
+// bySeverity orders findings for a reader: blocking first, then warnings, then info; in the
+// order the checks ran within each.
+func bySeverity(fs []Finding) {
+	rank := map[Severity]int{Blocking: 0, Warning: 1, Info: 2}
+	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
+}
+
+// partialReads are what of the start was not read: each apiserver not read, and a sampling
+// through a load balancer that did not see every server.
+func partialReads(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, srv := range s.Servers {
+		if !srv.Reachable {
+			out = append(out, srv.Name+" could not be read")
+		}
+	}
+	if why := s.Cluster.LB.Incomplete(); why != "" {
+		out = append(out, why)
+	}
+	return out
 }
 
 // summarize counts the findings and decides the result.
@@ -146,13 +183,13 @@ func (r *PreflightReport) summarize() {
 			r.Summary.Info++
 		}
 	}
-	r.Summary.Result = "pass"
-	if r.Summary.Warning > 0 {
-		r.Summary.Result = "warning"
+	var provisional []string
+	for _, p := range r.Provisional {
+		provisional = append(provisional, p.Version)
 	}
-	if r.Summary.Blocking > 0 {
-		r.Summary.Result = "blocking"
-	}
+	r.Verdict = Decide(VerdictInput{FailOn: r.Verdict.FailOn, Blocking: r.Summary.Blocking, Warning: r.Summary.Warning,
+		Assumptions: r.Assumptions, Provisional: provisional, Partial: r.Verdict.Partial})
+	r.Summary.Result = r.Verdict.Result
 }
 
 // CheckedLine says what was checked: the servers, the target, the steps and the start.
@@ -213,8 +250,8 @@ var FailOnValues = []FailOn{FailOnWarning, FailOnBlocking, FailOnNever}
 
 // Failing says what fails the run at threshold failOn: Blocking when some finding blocks,
 // Warning when there are warnings only and failOn is FailOnWarning, and "" when the run
-// passes (no finding at or above the threshold, or failOn is FailOnNever). How a failure is
-// reported (an exit code) is the caller's business.
+// passes (no finding at or above the threshold, or failOn is FailOnNever). It looks at the
+// findings only; Verdict also weighs assumptions and partial reads.
 func (r *PreflightReport) Failing(failOn FailOn) Severity {
 	switch {
 	case failOn == FailOnNever:

@@ -133,6 +133,8 @@ func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 				Message:  fmt.Sprintf("%d of %d request(s) for %s would get 404 or 503 on some apiserver at step(s) %s; clients: %s", g.AtRisk, g.Requests, g.GVR, strings.Join(steps, ", "), agentsOf(g)),
 				Evidence: []string{ev},
 				Hint:     "see MVP010/MVP011 of the same GVR for the servers, the steps and the fix"})
+		} else if g.AlreadyFailing > 0 {
+			out = append(out, alreadyFailingFinding(g, ev))
 		}
 	}
 	if tr.Malformed > 0 {
@@ -143,6 +145,17 @@ func trafficFindings(tr *TrafficReport, sim *Simulation) []Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Check < out[j].Check })
 	return out
+}
+
+// alreadyFailingFinding: requests that fail during the upgrade only on servers that fail them
+// at the start too are not harm from the upgrade, but they fail today: a warning naming the
+// servers.
+func alreadyFailingFinding(g *GVRTraffic, ev string) Finding {
+	return Finding{Check: CheckTrafficFails.ID, Name: CheckTrafficFails.Name, Severity: Warning, Subject: g.GVR,
+		Message: fmt.Sprintf("%d of %d request(s) for %s already get 404 or 503 at the start on %s: they fail with or without the upgrade, which harms none of them; clients: %s",
+			g.AlreadyFailing, g.Requests, g.GVR, strings.Join(g.FailingAtStart, ", "), agentsOf(g)),
+		Evidence: []string{ev},
+		Hint:     "find out why these clients call an API their apiservers do not answer (a client newer than the control plane, a missing --runtime-config entry); the upgrade itself does not break them"}
 }
 
 // peersOf is every other server that is srv's peer by the apiserver's rule (mvp.PeerOf).

@@ -16,7 +16,8 @@ import (
 //   - Warning: the GVR is usable today but the replayed traffic holds no client of it (the
 //     finding says how much traffic was read, over what span); or it is not usable at the
 //     start (new in the target, or already 404 or 503 on some apiserver) and no replayed
-//     client meets the window.
+//     client meets the window; a replayed client that fails at the start on the servers it
+//     fails on later is already failing, not harmed by the upgrade.
 
 // harm is what decides a window's severity: which GVRs clients can use at the start, and the
 // replayed traffic when there is some.
@@ -61,6 +62,8 @@ func (h harm) of(gvr string) (Severity, string) {
 	switch {
 	case g != nil && g.AtRisk > 0:
 		return Blocking, "replayed clients meet it: " + agentsOf(g)
+	case g != nil && g.AlreadyFailing > 0 && !h.usable[gvr]:
+		return Warning, "its replayed clients already get 404 or 503 at the start on " + strings.Join(g.FailingAtStart, ", ") + ", so the upgrade harms none of them: " + agentsOf(g)
 	case h.usable[gvr] && h.tr == nil:
 		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) says none does"
 	case h.usable[gvr] && g != nil:

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,9 +170,13 @@ func TestPreflightHarm(t *testing.T) {
 			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Warning},
 			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, but none of the 1 replayed requests (a request list: no times) uses it",
 				"MVP010:new.k8s.io/v1/widgets": "; no replayed request uses it"}}},
-		{"a replayed client of a GVR new in the target blocks", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", want{"blocking",
-			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Blocking, "MVP020:new.k8s.io/v1/widgets": Blocking, "MVP010:old.k8s.io/v1beta1/gadgets": Warning},
-			map[string]string{"MVP020:new.k8s.io/v1/widgets": "1 of 1 request(s) for new.k8s.io/v1/widgets would get 404 or 503 on some apiserver at step(s) 2 (upgrade a to 1.37); clients: <none> (1 request(s))"}}},
+		{"a replayed client of a GVR new in the target fails today: already failing, a warning naming the servers", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", want{"warning",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP020:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning},
+			map[string]string{"MVP020:new.k8s.io/v1/widgets": "1 of 1 request(s) for new.k8s.io/v1/widgets already get 404 or 503 at the start on a, b: they fail with or without the upgrade",
+				"MVP010:new.k8s.io/v1/widgets": "its replayed clients already get 404 or 503 at the start on a, b, so the upgrade harms none of them"}}},
+		{"a replayed client of a GVR that works at the start and fails at a step blocks", "", false, "GET /apis/old.k8s.io/v1beta1/gadgets\nGET /apis/new.k8s.io/v1/widgets\n", want{"blocking",
+			map[string]Severity{"MVP021:old.k8s.io/v1beta1/gadgets": Blocking, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP020:new.k8s.io/v1/widgets": Warning},
+			map[string]string{"MVP010:old.k8s.io/v1beta1/gadgets": "404 on a at step 2; served by b; replayed clients meet it: <none> (1 request(s))"}}},
 		{"proxy configured: the window no order avoids blocks without traffic", "configured", false, "", want{"blocking",
 			map[string]Severity{"MVP011:old.k8s.io/v1beta1/gadgets": Blocking}, nil}},
 		{"a --runtime-config entry the target lacks blocks without traffic", "configured", true, "", want{"blocking",
@@ -216,7 +221,7 @@ func TestPreflightHarm(t *testing.T) {
 					t.Errorf("%s: message %q lacks %q", key, got[key].Message, text)
 				}
 			}
-			if rep.Summary.Result != tc.want.result {
+			if string(rep.Summary.Result) != tc.want.result {
 				t.Errorf("result %s, want %s: %+v", rep.Summary.Result, tc.want.result, rep.Findings)
 			}
 		})
@@ -238,5 +243,36 @@ func TestWindowWords(t *testing.T) {
 	}
 	if got, want := StepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {
 		t.Errorf("stepsText = %q, want %q", got, want)
+	}
+}
+
+// TestPreflightHarmOutage: a request that fails at the start on one server but works on
+// another is harmed when, at some step, it works on no reachable server (the one it worked on
+// is down): a client sent to it lands on the other. Fixture: a serves old.k8s.io/v1alpha1/relics
+// (--runtime-config), b does not and has no proxy.
+func TestPreflightHarmOutage(t *testing.T) {
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := start.Find("a")
+	a.Resources = append(a.Resources, snapshot.Resource{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Source: snapshot.SourceBuiltin})
+	stop, err := ParseStep("stop:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := NewTrafficReader(strings.NewReader("GET /apis/old.k8s.io/v1alpha1/relics\n"), "reqs.txt", FormatRequests)
+	rep, err := Preflight(PreflightInput{Start: start, Steps: []Step{stop}, Traffic: []*TrafficReader{tr}, TrafficSource: "reqs.txt", TrafficFormat: FormatRequests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Traffic.GVRs[0]
+	if g.AtRisk != 1 || g.AlreadyFailing != 0 || !slices.Equal(g.AtRiskSteps, []int{1}) {
+		t.Errorf("relics: %+v, want at risk at step 1 (stop a), not already failing", g)
+	}
+	for _, f := range rep.Findings {
+		if f.Check == CheckTrafficFails.ID && f.Severity != Blocking {
+			t.Errorf("%s: %s, want blocking", f.Key(), f.Severity)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -74,13 +75,18 @@ func (c *OutcomeCounts) addN(o mvp.Outcome, n int64) {
 	}
 }
 
-// GVRTraffic is the traffic for one GVR. AtRisk counts its requests that fail on some server
-// at some step while some server serves the GVR; AtRiskSteps names those steps.
+// GVRTraffic is the traffic for one GVR. AtRisk counts its requests that work on a server at
+// the start and fail on it at some step while some server serves the GVR (harm from the
+// upgrade); AtRiskSteps names those steps. AlreadyFailing counts the requests that fail at
+// such a step only on servers that answer them 404 or 503 at the start too: they fail today,
+// with or without the upgrade; FailingAtStart names those servers.
 type GVRTraffic struct {
-	GVR         string `json:"gvr"`
-	Requests    int64  `json:"requests"`
-	AtRisk      int64  `json:"atRisk"`
-	AtRiskSteps []int  `json:"atRiskSteps,omitempty"`
+	GVR            string   `json:"gvr"`
+	Requests       int64    `json:"requests"`
+	AtRisk         int64    `json:"atRisk"`
+	AtRiskSteps    []int    `json:"atRiskSteps,omitempty"`
+	AlreadyFailing int64    `json:"alreadyFailing,omitempty"`
+	FailingAtStart []string `json:"failingAtStart,omitempty"`
 	// Removed is true when the scenario ends with no server serving it.
 	Removed bool `json:"removed,omitempty"`
 
@@ -171,8 +177,12 @@ type resolvedPair struct {
 	gt       *GVRTraffic
 	gtAgent  *UserAgentTraffic // the user agent among gt's
 	outcomes [][]mvp.Outcome   // by step
-	atRisk   []bool            // by step: the request fails somewhere while some server serves its GVR
+	atRisk   []bool            // by step: the request fails, on a server it works on at the start, while some server serves its GVR
 	failed   bool              // at some step
+	// already: it fails at some step while its GVR is served, but only on servers that fail it
+	// at the start too (startFails).
+	already    bool
+	startFails []string
 }
 
 type replayStep struct {
@@ -279,6 +289,14 @@ func (r *replayer) count(p *blockPair, sample *blockEvent) error {
 		rp.ua.AtRisk += n
 		rp.gtAgent.AtRisk += n
 	}
+	if rp.already {
+		rp.gt.AlreadyFailing += n
+		for _, s := range rp.startFails {
+			if !slices.Contains(rp.gt.FailingAtStart, s) {
+				rp.gt.FailingAtStart = append(rp.gt.FailingAtStart, s)
+			}
+		}
+	}
 	return nil
 }
 
@@ -306,19 +324,46 @@ func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, erro
 			}
 			st.memo[key] = outcomes
 		}
-		fails := false
-		for _, o := range outcomes {
-			fails = fails || o == mvp.NotFound || o == mvp.Unavailable
-		}
 		rp.outcomes = append(rp.outcomes, outcomes)
-		rp.atRisk = append(rp.atRisk, fails && st.served[key.gvr])
-		rp.failed = rp.failed || (fails && st.served[key.gvr])
 	}
+	r.judge(rp, key.gvr)
 	if len(r.resolved) >= 4*cacheSize {
 		clear(r.resolved)
 	}
 	r.resolved[p] = rp
 	return rp, nil
+}
+
+// judge decides, step by step, whether a request pair is harmed by the upgrade while some
+// server serves its GVR: it fails on a server it works on at the start (step 0), or it works
+// on some server at the start and on no reachable server at the step (the servers it worked
+// on are down, and a client sent to one lands on another). A pair that fails at such a step
+// only where it fails at the start too is already failing, not harmed.
+func (r *replayer) judge(rp *resolvedPair, gvr snapshot.GVR) {
+	failing := func(o mvp.Outcome) bool { return o == mvp.NotFound || o == mvp.Unavailable }
+	atStart := map[string]bool{}
+	for j, o := range rp.outcomes[0] {
+		if failing(o) {
+			atStart[r.steps[0].servers[j]] = true
+			rp.startFails = append(rp.startFails, r.steps[0].servers[j])
+		}
+	}
+	workedAtStart := len(rp.startFails) < len(rp.outcomes[0])
+	fails := false
+	for i, st := range r.steps {
+		harmed, works := false, false
+		for j, o := range rp.outcomes[i] {
+			works = works || !failing(o)
+			if failing(o) && st.served[gvr] {
+				fails = true
+				harmed = harmed || !atStart[st.servers[j]]
+			}
+		}
+		harmed = harmed || (st.served[gvr] && workedAtStart && !works && len(rp.outcomes[i]) > 0)
+		rp.atRisk = append(rp.atRisk, harmed)
+		rp.failed = rp.failed || harmed
+	}
+	rp.already = fails && !rp.failed && len(rp.startFails) > 0
 }
 
 func (r *replayer) report() *TrafficReport {

@@ -7,6 +7,7 @@ package simulate
 import (
 	"errors"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -93,7 +94,10 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		gt.Requests++
 		gtAgent := agentEntry(gt.agents, tq.UserAgent, maxAgentsPerGVR)
 		gtAgent.Requests++
-		failedSomewhere := false
+		failedSomewhere, failsServed := false, false
+		failsAtStart := map[string]bool{} // the servers that answer it 404 or 503 at the start
+		workedAtStart := false
+		var startNames []string
 		for i, st := range states {
 			outcomes, ok := st.memo[key]
 			if !ok {
@@ -104,12 +108,26 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 				}
 				st.memo[key] = outcomes
 			}
-			fails := false
+			newly, works := false, false
 			for j, o := range outcomes {
+				works = works || !(o == mvp.NotFound || o == mvp.Unavailable)
 				st.counts[st.servers[j]].addN(o, 1)
-				fails = fails || o == mvp.NotFound || o == mvp.Unavailable
+				fails := o == mvp.NotFound || o == mvp.Unavailable
+				if fails && i == 0 {
+					failsAtStart[st.servers[j]] = true
+					startNames = append(startNames, st.servers[j])
+				}
+				if fails && st.served[key.gvr] {
+					failsServed = true
+					newly = newly || !failsAtStart[st.servers[j]]
+				}
 			}
-			if fails && st.served[key.gvr] {
+			if i == 0 {
+				workedAtStart = works
+			}
+			// It worked somewhere at the start and works on no reachable server now.
+			newly = newly || (workedAtStart && !works && len(outcomes) > 0)
+			if newly && st.served[key.gvr] {
 				st.atRisk++
 				gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
 				failedSomewhere = true
@@ -119,6 +137,13 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 			gt.AtRisk++
 			ua.AtRisk++
 			gtAgent.AtRisk++
+		} else if failsServed && len(startNames) > 0 {
+			gt.AlreadyFailing++
+			for _, n := range startNames {
+				if !slices.Contains(gt.FailingAtStart, n) {
+					gt.FailingAtStart = append(gt.FailingAtStart, n)
+				}
+			}
 		}
 	}
 	counted(rep)

@@ -80,6 +80,18 @@ func (lb *LBSampling) Complete() bool {
 	return lb != nil && len(lb.Doubts) == 0 && lb.LeasesRead && lb.Leases > 0 && lb.LeasesSeen == lb.Leases
 }
 
+// Incomplete says why a sampling is not complete ("" when it is): the doubts, or how many
+// identity leases were not seen.
+func (lb *LBSampling) Incomplete() string {
+	switch {
+	case lb == nil || lb.Complete():
+		return ""
+	case len(lb.Doubts) > 0:
+		return "sampled through a load balancer: " + strings.Join(lb.Doubts, "; ")
+	}
+	return fmt.Sprintf("sampled through a load balancer: %d of %d live identity leases seen, the server classes are estimated from samples", lb.LeasesSeen, lb.Leases)
+}
+
 // Summary is the one line that says, first, what a load-balanced snapshot's outcomes are.
 func (lb *LBSampling) Summary() string {
 	conf := "no confidence can be given"
