@@ -184,7 +184,7 @@ func (w simulationWriter) Table(o output.Options) ([]string, [][]string) {
 func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 	rep, noHeaders := sw.rep, o.NoHeaders
 	sim := rep.Simulation
-	printProvisional(w, sim.Provisional)
+	printProvisional(w, sim.Provisional, o.Wide())
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
