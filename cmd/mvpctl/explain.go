@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type explainOptions struct {
 	output        *output.Flags
 	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
 	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
+	steps         []string     // --step: what-if steps applied to the snapshot first (simulate run's)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -69,21 +71,26 @@ func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.filter.addFlags(fs, "choose among")
+	addStepFlag(fs, &o.steps, "; applied to the snapshot first: the request is explained right after the last, a crash at the kill with its timeline")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
 }
 
 // validate checks the arguments and flags together, before anything is read: what is
 // explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
-func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, error) {
+func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, []simulate.Step, error) {
 	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
 	failOn, err := parseFailOnStatuses(o.failOn)
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
-	return a, failOn, o.source.validate()
+	steps, err := parseSteps(o.steps)
+	if err != nil {
+		return a, nil, nil, err
+	}
+	return a, failOn, steps, o.source.validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -91,7 +98,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	a, failOn, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
+	a, failOn, steps, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}
@@ -100,6 +107,9 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	}
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
+		return err
+	}
+	if snap, err = simulate.WhatIf(snap, steps); err != nil {
 		return err
 	}
 	req, err := a.request(snap, func(s string) { fmt.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
@@ -162,6 +172,10 @@ func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
 	if wide {
 		headers = append(headers, "STATUS", "ERA")
 	}
+	timeline := slices.ContainsFunc(e.Servers, func(d route.Decision) bool { return len(d.Timeline) > 0 })
+	if timeline {
+		headers = append(headers, "THEN")
+	}
 	if w.whyNot {
 		headers = append(headers, "TO-SUCCEED")
 	}
@@ -170,6 +184,9 @@ func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
 		row := []string{d.Server, d.Version, o.Paint(what, outcomeTone(d.Outcome)), strings.Join(peerNames(d), ","), why}
 		if wide {
 			row = append(row, statusText(d), string(d.Era))
+		}
+		if timeline {
+			row = append(row, strings.Join(d.ShortTimeline(), " → "))
 		}
 		if w.whyNot {
 			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
@@ -180,6 +197,9 @@ func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
 		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
 		if wide {
 			row = append(row, "", string(u.Era))
+		}
+		if timeline {
+			row = append(row, "")
 		}
 		if w.whyNot {
 			row = append(row, "")

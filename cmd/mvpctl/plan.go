@@ -41,7 +41,7 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
 	fs.StringSliceVar(&p.order, "order", nil, "with --to: the order in which servers are upgraded (default: snapshot order)")
 	fs.StringVar(&p.scenario, "scenario", "", "a Scenario file (kind: Scenario) giving the start and the steps")
-	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order)")
+	addStepFlag(fs, &p.steps, "")
 	fs.StringVar(&p.requests, "requests", "", "replay the requests of this file (one METHOD PATH a line; gzip accepted)")
 	fs.StringArrayVar(&p.auditLogs, "audit-log", nil, "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted): FILE, or SERVER=FILE naming the apiserver that wrote it; repeatable, the logs are replayed one after another and a request logged by two servers (proxied) is counted once and joined")
 }
@@ -98,15 +98,30 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		}
 		return start, steps, p.checkSkew(start, steps)
 	}
+	steps, err := parseSteps(p.steps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return start, steps, p.checkSkew(start, steps)
+}
+
+// addStepFlag adds --step, the what-if steps of simulate run and explain, to fs; what says
+// what the steps are applied to, after "(repeatable, in order".
+func addStepFlag(fs *pflag.FlagSet, steps *[]string, what string) {
+	fs.StringArrayVar(steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order"+what+")")
+}
+
+// parseSteps parses the values of --step, in order.
+func parseSteps(values []string) ([]simulate.Step, error) {
 	var steps []simulate.Step
-	for _, s := range p.steps {
+	for _, s := range values {
 		st, err := simulate.ParseStep(s)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		steps = append(steps, st)
 	}
-	return start, steps, p.checkSkew(start, steps)
+	return steps, nil
 }
 
 // validate checks the flags together, before anything is read: one way to give the steps,

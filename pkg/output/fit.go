@@ -192,35 +192,40 @@ func DisplayWidth(s string) int {
 	return n
 }
 
-// fitColumns wraps, while the table is wider than width, the widest column whose cells
-// hold free text (a space) to what is left for it, never narrower than its header or
-// minColumn. A table of identifiers (no free text) is left as it is.
+// fitColumns wraps the columns whose cells hold free text (a space) to a common width, the
+// widest one that makes the table fit width, never narrower than a column's header or
+// minColumn: the widest free-text columns give way first, narrow ones keep their lines. A
+// table of identifiers (no free text) is left as it is.
 func fitColumns(headers []string, rows [][]string, width int) [][]string {
-	const minColumn = 12
-	for range 8 {
-		widths := columnWidths(headers, rows)
-		total := len(columnGap) * max(len(widths)-1, 0)
-		for _, w := range widths {
-			total += w
-		}
-		if total <= width {
-			return rows
-		}
-		col, floor := -1, 0
-		for j, w := range widths {
-			f := minColumn
+	const minColumn = 16
+	widths := columnWidths(headers, rows)
+	floors := make([]int, len(widths))
+	widest := 0
+	for j, w := range widths {
+		floors[j] = w
+		if freeText(rows, j) {
+			floors[j] = min(w, minColumn)
 			if j < len(headers) {
-				f = max(f, DisplayWidth(headers[j]))
+				floors[j] = max(floors[j], DisplayWidth(headers[j]))
 			}
-			if w > f && freeText(rows, j) && (col < 0 || w > widths[col]) {
-				col, floor = j, f
-			}
+			widest = max(widest, w)
 		}
-		if col < 0 {
-			return rows
+	}
+	total := func(limit int) int {
+		n := len(columnGap) * max(len(widths)-1, 0)
+		for j, w := range widths {
+			n += max(min(w, limit), floors[j])
 		}
-		target := max(widths[col]-(total-width), floor)
-		rows = wrapColumn(rows, col, target)
+		return n
+	}
+	limit := widest
+	for limit > minColumn && total(limit) > width {
+		limit--
+	}
+	for j, w := range widths {
+		if c := max(limit, floors[j]); w > c {
+			rows = wrapColumn(rows, j, c)
+		}
 	}
 	return rows
 }
@@ -280,10 +285,16 @@ func (f *fitter) fitCell(b *strings.Builder, s string) {
 	f.col, f.hang = 0, 0
 	for DisplayWidth(s) > f.width {
 		cut := lastSpaceWithin(s, f.width)
-		if cut > 0 {
+		hyphen := strings.LastIndexAny(s[:prefixWithin(s, f.width)], "-–")
+		switch {
+		case cut > 0:
 			b.WriteString(strings.TrimRight(s[:cut], " "))
 			s = strings.TrimLeft(s[cut:], " ")
-		} else {
+		case hyphen > 0: // endpoint-resolution breaks after its hyphen, a range after its dash
+			_, size := utf8.DecodeRuneInString(s[hyphen:])
+			b.WriteString(s[:hyphen+size])
+			s = s[hyphen+size:]
+		default:
 			n := prefixWithin(s, f.width)
 			b.WriteString(s[:n])
 			s = s[n:]
