@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -184,7 +185,31 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 	if p.runtimeConfig != "" {
 		return nil, errors.New("--runtime-config goes with --servers (or a scenario's servers): an observed apiserver serves what its own flags say; a step can change them (--step upgrade:SERVER=VERSION,runtime-config=...)")
 	}
-	return p.source.load(ctx, g)
+	start, err := p.source.load(ctx, g)
+	if err == nil && p.source.file != "" {
+		start.Source = offlineStart(p.source.file, start)
+	}
+	return start, err
+}
+
+// offlineStart says where a simulation read from a snapshot file starts: the file, and when and
+// from where it was recorded — not the context it was recorded from, as if it had connected.
+func offlineStart(file string, snap *snapshot.Snapshot) string {
+	if file == "-" {
+		file = "from stdin"
+	}
+	s := "snapshot " + file
+	var of []string
+	if !snap.TakenAt.IsZero() {
+		of = append(of, "taken "+snap.TakenAt.UTC().Format(time.RFC3339))
+	}
+	if snap.Source != "" {
+		of = append(of, "of "+snap.Source)
+	}
+	if len(of) > 0 {
+		s += " (" + strings.Join(of, ", ") + ")"
+	}
+	return s
 }
 
 // planned is a loaded plan: where it starts, its steps, and the traffic to replay (nil when

@@ -314,7 +314,21 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 	return nil
 }
 
+// printRoutingRows prints a step's rows, each 503 with its kind: a crash's two phases differ
+// only in that, and a row that changes must look changed.
 func printRoutingRows(w io.Writer, t route.RoutingTable, o output.Options) error {
+	kinds := make([]route.Row, len(t.Rows))
+	for i, r := range t.Rows {
+		kinds[i] = r
+		kinds[i].Cells = make([]route.Cell, len(r.Cells))
+		for j, c := range r.Cells {
+			if c.Unavailable != "" {
+				c.Text += " (" + string(c.Unavailable) + ")"
+			}
+			kinds[i].Cells[j] = c
+		}
+	}
+	t.Rows = kinds
 	headers, rows := routesTable(t, o, false, false)
 	return output.Table(w, headers, rows, o.NoHeaders)
 }
