@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,8 +36,7 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
 	p.source.live.instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
 	p.profiles.addFlags(fs)
-	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
-	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+	addProfileStartFlags(fs, &p.servers, &p.proxy)
 	fs.StringVar(&p.runtimeConfig, "runtime-config", "", "the --runtime-config every server started from a profile runs with (--servers, a scenario's servers), kept by upgrades: e.g. resource.k8s.io/v1beta1=true")
 	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
 	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
@@ -170,17 +170,7 @@ func (p *planFlags) checkSkew(start *snapshot.Snapshot, steps []simulate.Step) e
 
 func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if p.servers != "" {
-		sv, err := simulate.ParseServers(p.servers)
-		if err != nil {
-			return nil, err
-		}
-		if err := simulate.ApplyProxyFlag(sv, p.proxy); err != nil {
-			return nil, err
-		}
-		if err := simulate.ApplyRuntimeConfigFlag(sv, p.runtimeConfig); err != nil {
-			return nil, err
-		}
-		return simulate.FromProfiles(sv, g.now())
+		return profilesStart(g, p.servers, p.proxy, p.runtimeConfig)
 	}
 	if p.runtimeConfig != "" {
 		return nil, errors.New("--runtime-config goes with --servers (or a scenario's servers): an observed apiserver serves what its own flags say; a step can change them (--step upgrade:SERVER=VERSION,runtime-config=...)")
@@ -192,11 +182,38 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 	return start, err
 }
 
+// addProfileStartFlags adds --servers and --proxy, a control plane started from version
+// profiles (simulate, preflight, routes).
+func addProfileStartFlags(fs *pflag.FlagSet, servers, proxy *string) {
+	fs.StringVar(servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
+	fs.StringVar(proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+}
+
+// profilesStart is the control plane --servers, --proxy and --runtime-config describe.
+func profilesStart(g *globalOptions, servers, proxy, runtimeConfig string) (*snapshot.Snapshot, error) {
+	sv, err := simulate.ParseServers(servers)
+	if err != nil {
+		return nil, err
+	}
+	if err := simulate.ApplyProxyFlag(sv, proxy); err != nil {
+		return nil, err
+	}
+	if err := simulate.ApplyRuntimeConfigFlag(sv, runtimeConfig); err != nil {
+		return nil, err
+	}
+	return simulate.FromProfiles(sv, g.now())
+}
+
 // offlineStart says where a simulation read from a snapshot file starts: the file, and when and
 // from where it was recorded — not the context it was recorded from, as if it had connected.
 func offlineStart(file string, snap *snapshot.Snapshot) string {
 	if file == "-" {
 		file = "from stdin"
+	}
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(file) {
+		if rel, err := filepath.Rel(wd, file); err == nil {
+			file = rel
+		}
 	}
 	s := "snapshot " + file
 	var of []string

@@ -51,7 +51,7 @@ Checks:
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
   mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --write-baseline .mvpctl-ignore --reason "reviewed in #42"`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.plan.addFlags(cmd.Flags())

@@ -145,6 +145,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	root.SetUsageFunc(writeUsage) // global flags in mvpctl options (options.go)
+	root.SetFlagErrorFunc(flagError) // a typo's closest flag (typos.go)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")

@@ -73,7 +73,7 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 		long += stepKindsHelp() + "\n\n"
 	}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
+		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.addFlags(cmd.Flags())

@@ -90,7 +90,7 @@ func (f *fitter) fit(b *strings.Builder, s string) {
 		if s == "" {
 			return
 		}
-		f.hang = min(leadingSpaces(s)+2, f.width/2)
+		f.hang = hangingIndent(s, f.width)
 	}
 	for f.col+DisplayWidth(s) > f.width {
 		room := f.width - f.col
@@ -115,6 +115,19 @@ func (f *fitter) fit(b *strings.Builder, s string) {
 	}
 	b.WriteString(s)
 	f.col += DisplayWidth(s)
+}
+
+// hangingIndent is where the continuations of line s begin: under the second column of a
+// two-column line ("  crash:b   SIGKILL: ..."), else two columns right of its indent.
+func hangingIndent(s string, width int) int {
+	indent := leadingSpaces(s)
+	if gap := strings.Index(s[indent:], "  "); gap > 0 {
+		col := indent + gap + leadingSpaces(s[indent+gap:])
+		if col <= width*3/5 && col < len(s) {
+			return DisplayWidth(s[:col])
+		}
+	}
+	return min(indent+2, width/2)
 }
 
 func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
