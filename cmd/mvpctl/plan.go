@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -210,10 +209,8 @@ func offlineStart(file string, snap *snapshot.Snapshot) string {
 	if file == "-" {
 		file = "from stdin"
 	}
-	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(file) {
-		if rel, err := filepath.Rel(wd, file); err == nil {
-			file = rel
-		}
+	if filepath.IsAbs(file) {
+		file = filepath.Base(file) // as given when relative; a long absolute path says no more
 	}
 	s := "snapshot " + file
 	var of []string

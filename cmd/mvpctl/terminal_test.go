@@ -31,7 +31,8 @@ func TestFitsTerminal(t *testing.T) {
 	skew := []string{"--snapshot", "../../examples/skew.yaml"}
 	commands := [][]string{
 		append([]string{"routes"}, skew...),
-		append([]string{"routes", "--servers", "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36"}),
+		{"routes", "--servers", "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36"},
+		{"routes", "--servers", "a=1.36,b=1.37,c=1.36,d=1.37,e=1.36", "--proxy", "configured"},
 		append([]string{"explain", "jobs.batch"}, skew...),
 		append([]string{"explain", "-o", "table", "jobs.batch"}, skew...),
 		append([]string{"explain", "--step", "crash:kas-a", "GET", "/apis/batch/v1/jobs"}, skew...),

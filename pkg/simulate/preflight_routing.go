@@ -231,7 +231,7 @@ func servedByText(risks []Risk) string {
 }
 
 // noServerUp is the servers that serve a GVR at a step where every one that does is down.
-const noServerUp = "no server up"
+const noServerUp = "no server that is up"
 
 func riskStatus(r Risk) string {
 	if r.Unavailable != "" {
