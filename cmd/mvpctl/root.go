@@ -144,7 +144,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetIn(g.streams.In)
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
-	root.SetUsageFunc(writeUsage) // global flags in mvpctl options (options.go)
+	root.SetUsageFunc(writeUsage)    // global flags in mvpctl options (options.go)
 	root.SetFlagErrorFunc(flagError) // a typo's closest flag (typos.go)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	addColorFlag(root.PersistentFlags(), g)

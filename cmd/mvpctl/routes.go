@@ -21,11 +21,11 @@ type routesOptions struct {
 	// servers and proxy are --servers and --proxy: a plane started from version profiles.
 	servers, proxy string
 	profiles       profileFlags
-	all    bool
-	output *output.Flags
-	watch  bool
-	wflags watchFlags
-	filter filterFlags
+	all            bool
+	output         *output.Flags
+	watch          bool
+	wflags         watchFlags
+	filter         filterFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {

@@ -96,4 +96,3 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return cobra.NoArgs(cmd, args)
 }
-
