@@ -18,14 +18,15 @@ import (
 
 type routesOptions struct {
 	source snapshotSource
+	all    bool
+	output *output.Flags
+	watch  bool
+	wflags watchFlags
+	filter filterFlags
+
 	// servers and proxy are --servers and --proxy: a plane started from version profiles.
 	servers, proxy string
 	profiles       profileFlags
-	all            bool
-	output         *output.Flags
-	watch          bool
-	wflags         watchFlags
-	filter         filterFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
