@@ -65,6 +65,9 @@ type fitter struct {
 	width int
 	col   int // display columns written on the current line
 	hang  int // indent of the current line's continuations
+	// spaces ended the last piece of the current line: written before the next piece, dropped
+	// when the line ends or wraps there (no trailing blanks).
+	spaces int
 }
 
 func (f *fitter) Write(p []byte) (int, error) {
@@ -75,7 +78,7 @@ func (f *fitter) Write(p []byte) (int, error) {
 		f.fit(&b, text)
 		if nl {
 			b.WriteByte('\n')
-			f.col = 0
+			f.col, f.spaces = 0, 0
 		}
 	}
 	if _, err := io.WriteString(f.w, b.String()); err != nil {
@@ -86,13 +89,14 @@ func (f *fitter) Write(p []byte) (int, error) {
 
 // fit appends s, a piece of the current line, wrapped.
 func (f *fitter) fit(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	s, f.spaces = strings.Repeat(" ", f.spaces)+s, 0
 	if f.col == 0 {
-		if s == "" {
-			return
-		}
 		f.hang = hangingIndent(s, f.width)
 	}
-	for f.col+DisplayWidth(s) > f.width {
+	for f.col+DisplayWidth(strings.TrimRight(s, " ")) > f.width {
 		room := f.width - f.col
 		cut := lastSpaceWithin(s, room)
 		switch {
@@ -113,8 +117,10 @@ func (f *fitter) fit(b *strings.Builder, s string) {
 			return
 		}
 	}
-	b.WriteString(s)
-	f.col += DisplayWidth(s)
+	text := strings.TrimRight(s, " ")
+	f.spaces = len(s) - len(text)
+	b.WriteString(text)
+	f.col += DisplayWidth(text)
 }
 
 // hangingIndent is where the continuations of line s begin: under the second column of a
