@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
@@ -63,6 +61,23 @@ func TestFitsTerminal(t *testing.T) {
 	}
 }
 
+// TestHelpFits100Columns: every help text fits 100 columns on a pipe too (kubectl's fit 80;
+// a terminal narrower than 100 gets its own width, TestFitsTerminal).
+func TestHelpFits100Columns(t *testing.T) {
+	commands := [][]string{{"--help"}, {"simulate", "--help"}, {"help", "preflight"}}
+	for _, c := range runnableCommands() {
+		commands = append(commands, append(strings.Fields(c.CommandPath())[1:], "--help"))
+	}
+	for _, args := range commands {
+		out, _, _ := run(t, args...)
+		for i, line := range strings.Split(out, "\n") {
+			if w := output.DisplayWidth(line); w > helpColumns {
+				t.Errorf("%v: line %d is %d wide: %s", args, i+1, w, line)
+			}
+		}
+	}
+}
+
 // TestPipeKeepsFullLines: without a terminal, and with -o wide on one, a table's lines are
 // whole: only a terminal is fitted.
 func TestPipeKeepsFullLines(t *testing.T) {
@@ -79,5 +94,3 @@ func TestPipeKeepsFullLines(t *testing.T) {
 		t.Errorf("piped table not whole, or the terminal's not fitted:\n%s\n%s", piped, fitted)
 	}
 }
-
-var _ = cobra.Command{}
