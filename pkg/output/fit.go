@@ -211,38 +211,46 @@ func DisplayWidth(s string) int {
 	return n
 }
 
-// fitColumns wraps the columns whose cells hold free text (a space) to a common width, the
-// widest one that makes the table fit width, never narrower than a column's header or
-// minColumn: the widest free-text columns give way first, narrow ones keep their lines. A
-// table of identifiers (no free text) is left as it is.
+// fitColumns wraps columns to make the table fit width: every column but the first (the row's
+// name) wider than a common limit is wrapped to it, the limit the widest that fits, so the
+// widest columns give way first. Free text (a cell with a space) wraps at spaces, never
+// narrower than its header or minText; an identifier (a GVR, a list of peers) after a /, .,
+// , or -, never narrower than minIdentifier. A table that still does not fit is left to Wrap.
 func fitColumns(headers []string, rows [][]string, width int) [][]string {
-	const minColumn = 16
+	const minText, minIdentifier = 16, 20
 	widths := columnWidths(headers, rows)
+	text := make([]bool, len(widths))
 	floors := make([]int, len(widths))
-	widest := 0
 	for j, w := range widths {
-		floors[j] = w
-		if freeText(rows, j) {
-			floors[j] = min(w, minColumn)
-			if j < len(headers) {
-				floors[j] = max(floors[j], DisplayWidth(headers[j]))
-			}
-			widest = max(widest, w)
+		text[j] = freeText(rows, j)
+		floors[j] = minText
+		if !text[j] {
+			floors[j] = minIdentifier
 		}
+		if j < len(headers) {
+			floors[j] = max(floors[j], DisplayWidth(headers[j]))
+		}
+		floors[j] = min(floors[j], w)
 	}
-	total := func(limit int) int {
+	limit := width
+	capOf := func(j int) int {
+		if j == 0 {
+			return widths[j]
+		}
+		return max(min(widths[j], limit), floors[j])
+	}
+	total := func() int {
 		n := len(columnGap) * max(len(widths)-1, 0)
-		for j, w := range widths {
-			n += max(min(w, limit), floors[j])
+		for j := range widths {
+			n += capOf(j)
 		}
 		return n
 	}
-	limit := widest
-	for limit > minColumn && total(limit) > width {
+	for limit > minText && total() > width {
 		limit--
 	}
 	for j, w := range widths {
-		if c := max(limit, floors[j]); w > c {
+		if c := capOf(j); w > c {
 			rows = wrapColumn(rows, j, c)
 		}
 	}
@@ -304,12 +312,12 @@ func (f *fitter) fitCell(b *strings.Builder, s string) {
 	f.col, f.hang = 0, 0
 	for DisplayWidth(s) > f.width {
 		cut := lastSpaceWithin(s, f.width)
-		hyphen := strings.LastIndexAny(s[:prefixWithin(s, f.width)], "-–")
+		hyphen := strings.LastIndexAny(s[:prefixWithin(s, f.width)], "-–/.,")
 		switch {
 		case cut > 0:
 			b.WriteString(strings.TrimRight(s[:cut], " "))
 			s = strings.TrimLeft(s[cut:], " ")
-		case hyphen > 0: // endpoint-resolution breaks after its hyphen, a range after its dash
+		case hyphen > 0: // endpoint-resolution breaks after its hyphen, a GVR after a / or .
 			_, size := utf8.DecodeRuneInString(s[hyphen:])
 			b.WriteString(s[:hyphen+size])
 			s = s[hyphen+size:]
