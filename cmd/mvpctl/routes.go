@@ -42,6 +42,10 @@ ones a rolling upgrade makes interesting. --all shows every GVR; --resource and 
 every GVR they match (as probe's do). -o mermaid|dot draws the table: each server and each
 group of GVRs, with what the server does with them.
 
+--servers NAME=VERSION,... shows the routes of a control plane started from version profiles
+instead, as simulate and preflight start (--proxy says how its peer proxy is set up; what that
+assumes is said on stderr).
+
 --watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
 --until-stable and --timeout-total apply; -o text (or table) or json, as watch's); it then
 exits as watch does.
@@ -52,6 +56,9 @@ exits as watch does.
 
   # From the live cluster of the current kubeconfig context, every GVR, as JSON
   mvpctl routes --all -o json
+
+  # The starting routes of a rehearsal: profiles of 1.36 and 1.37, the peer proxy set up
+  mvpctl routes --servers a=1.36,b=1.37 --proxy configured
 
   # Follow the live cluster during an upgrade: one line per change (as mvpctl watch)
   mvpctl routes -w`,
