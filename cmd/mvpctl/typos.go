@@ -51,7 +51,7 @@ func subcommandsWithFlag(c *cobra.Command, name string) []string {
 func nearestName(name string, candidates []string) string {
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := editDistance(name, c)
+		d := typoDistance(name, c)
 		if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) {
 			d = min(d, 1)
 		}
@@ -62,9 +62,9 @@ func nearestName(name string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance of a and b, by bytes (flag and resource names
+// typoDistance is the Levenshtein distance of a and b, by bytes (flag and resource names
 // are ASCII).
-func editDistance(a, b string) int {
+func typoDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
