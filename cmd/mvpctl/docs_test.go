@@ -66,6 +66,11 @@ var docsOfflineExit = map[string]int{
 	"mvpctl preflight --servers a=1.37,b=1.37 --proxy configured --to 1.37":        ExitOK,
 	"mvpctl preflight --servers a=1.37,b=1.37,c=1.37 --proxy configured --to 1.38": ExitIncomplete,
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37 --fail-on blocking": ExitOK,
+	// docs/triage.md: a 503 explained, now and right after a crash (--step), and over a group.
+	"mvpctl explain --snapshot examples/skew.yaml -o table GET /apis/batch/v1/jobs":                    ExitOK,
+	"mvpctl explain --snapshot examples/skew.yaml --step crash:kas-a GET /apis/batch/v1/jobs":          ExitOK,
+	"mvpctl explain --snapshot examples/skew.yaml --step crash:kas-a -o table GET /apis/batch/v1/jobs": ExitOK,
+	"mvpctl simulate run --snapshot examples/skew.yaml --step crash:kas-a --group batch":               ExitOK,
 	// docs/ci.md's accepted risks: the same findings, written to a baseline, then accepted.
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --write-baseline accepted.txt --reason \"alpha/beta APIs only kas-b serves\"": ExitOK,
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --baseline accepted.txt":                                                      ExitOK,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type explainOptions struct {
 	output        *output.Flags
 	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
 	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
+	steps         []string     // --step: what-if steps applied to the snapshot first (simulate run's)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -69,21 +71,26 @@ func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
 	o.filter.addFlags(fs, "choose among")
+	addStepFlag(fs, &o.steps, "; applied to the snapshot first: the request is explained right after the last, a crash at the kill with its timeline")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
 }
 
 // validate checks the arguments and flags together, before anything is read: what is
 // explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
-func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, error) {
+func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, []simulate.Step, error) {
 	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
 	failOn, err := parseFailOnStatuses(o.failOn)
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
-	return a, failOn, o.source.validate()
+	steps, err := parseSteps(o.steps)
+	if err != nil {
+		return a, nil, nil, err
+	}
+	return a, failOn, steps, o.source.validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -91,7 +98,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	a, failOn, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
+	a, failOn, steps, err := o.validate(args, g.configFlags.Overrides.Context.Namespace)
 	if err != nil {
 		return err
 	}
@@ -100,6 +107,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	}
 	snap, err := o.source.load(cmd.Context(), g)
 	if err != nil {
+		return err
+	}
+	observed := snap
+	if snap, err = simulate.WhatIf(snap, steps); err != nil {
 		return err
 	}
 	req, err := a.request(snap, func(s string) { fmt.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
@@ -111,10 +122,13 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot}, opts); err != nil {
+	for _, st := range steps {
+		e.WhatIf = append(e.WhatIf, st.String())
+	}
+	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot, takenDown(observed, snap)}, opts); err != nil {
 		return err
 	}
-	return explainResult(e, failOn, snap, o.server != "")
+	return explainResult(e, failOn, observed, o.server != "") // a server a step took down was read
 }
 
 // explanationWriter prints an explanation: step by step (text), or one row per server.
@@ -123,6 +137,27 @@ type explanationWriter struct {
 	configs map[string]string // each server's --runtime-config, as stated or observed
 	verbose bool
 	whyNot  bool
+	down    map[string]bool // the servers --step took down: read, then not evaluated
+}
+
+// takenDown are the servers reachable in observed and not in after: those steps took down.
+func takenDown(observed, after *snapshot.Snapshot) map[string]bool {
+	down := map[string]bool{}
+	for _, srv := range after.Servers {
+		if was := observed.Find(srv.Name); !srv.Reachable && was != nil && was.Reachable {
+			down[srv.Name] = true
+		}
+	}
+	return down
+}
+
+// notEvaluated says why server u was not evaluated: a step took it down, or it could not
+// be read.
+func (w explanationWriter) notEvaluated(u route.ServerSummary) string {
+	if w.down[u.Name] {
+		return "down after the steps (" + u.Error + ")"
+	}
+	return "it could not be read when the snapshot was taken (" + u.Error + ")"
 }
 
 func (w explanationWriter) Object() any { return w.e }
@@ -135,7 +170,7 @@ func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explai
 
 func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
 	if o.Format == output.FormatText {
-		return printExplanation(out, w.e, w.configs, w.verbose, w.whyNot, o)
+		return printExplanation(out, w, o)
 	}
 	headers, rows := w.Table(o)
 	return output.Table(out, headers, rows, o.NoHeaders)
@@ -162,6 +197,10 @@ func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
 	if wide {
 		headers = append(headers, "STATUS", "ERA")
 	}
+	timeline := slices.ContainsFunc(e.Servers, func(d route.Decision) bool { return len(d.Timeline) > 0 })
+	if timeline {
+		headers = append(headers, "THEN")
+	}
 	if w.whyNot {
 		headers = append(headers, "TO-SUCCEED")
 	}
@@ -171,15 +210,21 @@ func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
 		if wide {
 			row = append(row, statusText(d), string(d.Era))
 		}
+		if timeline {
+			row = append(row, strings.Join(d.ShortTimeline(), " → "))
+		}
 		if w.whyNot {
 			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
 		}
 		rows = append(rows, row)
 	}
 	for _, u := range e.Unreachable {
-		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: it could not be read (" + u.Error + ")"}
+		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: " + w.notEvaluated(u)}
 		if wide {
 			row = append(row, "", string(u.Era))
+		}
+		if timeline {
+			row = append(row, "")
 		}
 		if w.whyNot {
 			row = append(row, "")
@@ -257,7 +302,8 @@ func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 	return out
 }
 
-func printExplanation(w io.Writer, e route.Explanation, configs map[string]string, verbose, whyNot bool, o output.Options) error {
+func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error {
+	e, configs, verbose, whyNot := ew.e, ew.configs, ew.verbose, ew.whyNot
 	var b strings.Builder
 	info := e.Request.Info
 	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
@@ -275,6 +321,9 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		b.WriteString("\n")
 	} else {
 		b.WriteString("Parsed:  non-resource request\n")
+	}
+	if len(e.WhatIf) > 0 {
+		fmt.Fprintf(&b, "What if: %s (applied to the snapshot, in order; the answers are those right after)\n", strings.Join(e.WhatIf, ", then "))
 	}
 	for _, d := range e.Servers {
 		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
@@ -319,7 +368,7 @@ func printExplanation(w io.Writer, e route.Explanation, configs map[string]strin
 		}
 	}
 	for _, u := range e.Unreachable {
-		fmt.Fprintf(&b, "\n%s: not evaluated — it could not be read when the snapshot was taken (%s)\n", u.Name, u.Error)
+		fmt.Fprintf(&b, "\n%s: not evaluated — %s\n", u.Name, ew.notEvaluated(u))
 		if verbose {
 			fmt.Fprintf(&b, "  identity %s, %s, era %s = %s\n", idOrNone(u.ID), u.Version, u.Era, u.Era.Versions())
 		}

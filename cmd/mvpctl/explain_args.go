@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -104,6 +105,12 @@ func (a explainArgs) request(snap *snapshot.Snapshot, note func(string)) (route.
 	}
 	ns := ""
 	switch {
+	case !r.Known && strings.Count(a.resource, "/") > 0:
+		if near := nearestName(r.GVR.String(), knownGVRs(snap)); near != "" {
+			return route.Request{}, fmt.Errorf("no apiserver serves or lists %s: did you mean %s? (explain GET %s explains the request as it is)",
+				r.GVR, near, route.CollectionPath(r.GVR, ""))
+		}
+		fallthrough
 	case !r.Known:
 		note(fmt.Sprintf("no server read serves or lists %s, so its scope is unknown: explaining the cluster-wide list", r.GVR))
 	case r.Namespaced:
@@ -115,4 +122,14 @@ func (a explainArgs) request(snap *snapshot.Snapshot, note func(string)) (route.
 		note(fmt.Sprintf("%s is cluster-scoped: -n %s does not apply", r.GVR, a.namespace))
 	}
 	return route.ParseRequest(http.MethodGet, route.CollectionPath(r.GVR, ns))
+}
+
+// knownGVRs are the GVRs some server of snap serves or lists, as explain takes them.
+func knownGVRs(snap *snapshot.Snapshot) []string {
+	var out []string
+	for g := range snap.Kinds() {
+		out = append(out, g.String())
+	}
+	slices.Sort(out)
+	return out
 }

@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
 // The global options (kubectl's connection flags, -v, --no-color) are accepted by every
@@ -42,7 +44,7 @@ func writeUsage(c *cobra.Command) error {
 		}
 	}
 	if c.LocalNonPersistentFlags().HasAvailableFlags() {
-		fmt.Fprintf(&b, "\n\nFlags:\n%s", strings.TrimRightFunc(c.LocalNonPersistentFlags().FlagUsages(), unicode.IsSpace))
+		fmt.Fprintf(&b, "\n\nFlags:\n%s", strings.TrimRightFunc(c.LocalNonPersistentFlags().FlagUsagesWrapped(output.TerminalWidth(c.OutOrStderr())), unicode.IsSpace))
 	}
 	if c.HasHelpSubCommands() {
 		b.WriteString("\n\nAdditional help topics:")
@@ -60,7 +62,7 @@ func writeUsage(c *cobra.Command) error {
 	return err
 }
 
-func newOptionsCmd(*globalOptions) *cobra.Command {
+func newOptionsCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "options",
 		Short: "Print the list of flags inherited by all commands (kubeconfig, context, TLS, -v, ...)",
@@ -70,7 +72,7 @@ func newOptionsCmd(*globalOptions) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(cmd.OutOrStdout(), "The following options can be passed to any command:\n\n%s",
-				strings.TrimRight(cmd.Root().PersistentFlags().FlagUsages(), " \n")+"\n")
+				strings.TrimRight(cmd.Root().PersistentFlags().FlagUsagesWrapped(g.helpWidth()), " \n")+"\n")
 			return err
 		},
 	}

@@ -80,6 +80,9 @@ func TestValidateExplain(t *testing.T) {
 		{[]string{"GET"}, "GET needs a PATH"},
 		{nil, "explain needs a resource or a request"},
 		{[]string{"--resource", "cj"}, ""},
+		{[]string{"jobs", "--step", "crash:kas-a", "--step", "upgrade:kas-b=1.37"}, ""},
+		{[]string{"jobs", "--step", "crash"}, `--step "crash": want ACTION:SERVER`},
+		{[]string{"jobs", "--step", "explode:kas-a"}, `--step "explode:kas-a"`},
 	}
 	for _, tc := range liveFlagCases {
 		cases = append(cases, validateCase{append([]string{"jobs"}, tc.args...), tc.want})
@@ -87,7 +90,7 @@ func TestValidateExplain(t *testing.T) {
 	for _, tc := range cases {
 		var o explainOptions
 		args := parseFlags(t, tc.args, o.addFlags)
-		_, _, err := o.validate(args, "")
+		_, _, _, err := o.validate(args, "")
 		checkValidate(t, "explain", tc, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -34,14 +35,13 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 	p.source.addFlags(fs)
 	p.source.live.instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
 	p.profiles.addFlags(fs)
-	fs.StringVar(&p.servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
-	fs.StringVar(&p.proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+	addProfileStartFlags(fs, &p.servers, &p.proxy)
 	fs.StringVar(&p.runtimeConfig, "runtime-config", "", "the --runtime-config every server started from a profile runs with (--servers, a scenario's servers), kept by upgrades: e.g. resource.k8s.io/v1beta1=true")
 	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
 	fs.StringVar(&p.to, "to", "", "rolling upgrade of every server to this version (each server is stopped, then started at it)")
 	fs.StringSliceVar(&p.order, "order", nil, "with --to: the order in which servers are upgraded (default: snapshot order)")
 	fs.StringVar(&p.scenario, "scenario", "", "a Scenario file (kind: Scenario) giving the start and the steps")
-	fs.StringArrayVar(&p.steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order)")
+	addStepFlag(fs, &p.steps, "")
 	fs.StringVar(&p.requests, "requests", "", "replay the requests of this file (one METHOD PATH a line; gzip accepted)")
 	fs.StringArrayVar(&p.auditLogs, "audit-log", nil, "replay the requests of this Kubernetes audit log (audit.k8s.io/v1 Event JSON lines; gzip accepted): FILE, or SERVER=FILE naming the apiserver that wrote it; repeatable, the logs are replayed one after another and a request logged by two servers (proxied) is counted once and joined")
 }
@@ -98,15 +98,30 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 		}
 		return start, steps, p.checkSkew(start, steps)
 	}
+	steps, err := parseSteps(p.steps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return start, steps, p.checkSkew(start, steps)
+}
+
+// addStepFlag adds --step, the what-if steps of simulate run and explain, to fs; what says
+// what the steps are applied to, after "(repeatable, in order".
+func addStepFlag(fs *pflag.FlagSet, steps *[]string, what string) {
+	fs.StringArrayVar(steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order"+what+")")
+}
+
+// parseSteps parses the values of --step, in order.
+func parseSteps(values []string) ([]simulate.Step, error) {
 	var steps []simulate.Step
-	for _, s := range p.steps {
+	for _, s := range values {
 		st, err := simulate.ParseStep(s)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		steps = append(steps, st)
 	}
-	return start, steps, p.checkSkew(start, steps)
+	return steps, nil
 }
 
 // validate checks the flags together, before anything is read: one way to give the steps,
@@ -154,22 +169,61 @@ func (p *planFlags) checkSkew(start *snapshot.Snapshot, steps []simulate.Step) e
 
 func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snapshot, error) {
 	if p.servers != "" {
-		sv, err := simulate.ParseServers(p.servers)
-		if err != nil {
-			return nil, err
-		}
-		if err := simulate.ApplyProxyFlag(sv, p.proxy); err != nil {
-			return nil, err
-		}
-		if err := simulate.ApplyRuntimeConfigFlag(sv, p.runtimeConfig); err != nil {
-			return nil, err
-		}
-		return simulate.FromProfiles(sv, g.now())
+		return profilesStart(g, p.servers, p.proxy, p.runtimeConfig)
 	}
 	if p.runtimeConfig != "" {
 		return nil, errors.New("--runtime-config goes with --servers (or a scenario's servers): an observed apiserver serves what its own flags say; a step can change them (--step upgrade:SERVER=VERSION,runtime-config=...)")
 	}
-	return p.source.load(ctx, g)
+	start, err := p.source.load(ctx, g)
+	if err == nil && p.source.file != "" {
+		start.Source = offlineStart(p.source.file, start)
+	}
+	return start, err
+}
+
+// addProfileStartFlags adds --servers and --proxy, a control plane started from version
+// profiles (simulate, preflight, routes).
+func addProfileStartFlags(fs *pflag.FlagSet, servers, proxy *string) {
+	fs.StringVar(servers, "servers", "", "start from version profiles instead of a snapshot: NAME=VERSION,... (e.g. a=1.36,b=1.36,c=1.36)")
+	fs.StringVar(proxy, "proxy", "", "how servers started from profiles have the Mixed Version Proxy set up: default (the binary's defaults: no --peer-ca-file, so no filter), configured (gate on, --peer-ca-file set) or off; one for all, or NAME=SETUP,... (default: default)")
+}
+
+// profilesStart is the control plane --servers, --proxy and --runtime-config describe.
+func profilesStart(g *globalOptions, servers, proxy, runtimeConfig string) (*snapshot.Snapshot, error) {
+	sv, err := simulate.ParseServers(servers)
+	if err != nil {
+		return nil, err
+	}
+	if err := simulate.ApplyProxyFlag(sv, proxy); err != nil {
+		return nil, err
+	}
+	if err := simulate.ApplyRuntimeConfigFlag(sv, runtimeConfig); err != nil {
+		return nil, err
+	}
+	return simulate.FromProfiles(sv, g.now())
+}
+
+// offlineStart says where a simulation read from a snapshot file starts: the file, and when and
+// from where it was recorded — not the context it was recorded from, as if it had connected.
+func offlineStart(file string, snap *snapshot.Snapshot) string {
+	if file == "-" {
+		file = "from stdin"
+	}
+	if filepath.IsAbs(file) {
+		file = filepath.Base(file) // as given when relative; a long absolute path says no more
+	}
+	s := "snapshot " + file
+	var of []string
+	if !snap.TakenAt.IsZero() {
+		of = append(of, "taken "+snap.TakenAt.UTC().Format(time.RFC3339))
+	}
+	if snap.Source != "" {
+		of = append(of, "of "+snap.Source)
+	}
+	if len(of) > 0 {
+		s += " (" + strings.Join(of, ", ") + ")"
+	}
+	return s
 }
 
 // planned is a loaded plan: where it starts, its steps, and the traffic to replay (nil when

@@ -54,7 +54,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
   mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --write-baseline .mvpctl-ignore --reason "reviewed in #42"`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.plan.addFlags(cmd.Flags())
@@ -98,7 +98,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
 		// The baseline lists every finding, each with its message: the summary is enough here.
-		printPreflightSummary(g.streams.Out, rep)
+		printPreflightSummary(g.streams.Out, rep, opts.Wide())
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
 	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {

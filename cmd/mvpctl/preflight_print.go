@@ -89,7 +89,7 @@ func atRiskLine(sim *simulate.Simulation) string {
 
 func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
 	noHeaders := o.NoHeaders
-	printPreflightSummary(w, rep)
+	printPreflightSummary(w, rep, o.Wide())
 	if len(rep.Findings) > 0 {
 		headers, rows := findingsTable(rep.Findings, o.Wide())
 		fmt.Fprintln(w)
@@ -134,8 +134,8 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 
 // printPreflightSummary prints what a reader needs first: what was assumed or stated, the
 // result, what is at risk, what was checked and its steps (which findings refer to by number).
-func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport) {
-	printProvisional(w, rep.Provisional)
+func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport, wide bool) {
+	printProvisional(w, rep.Provisional, wide)
 	for _, a := range rep.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
 	}

@@ -8,10 +8,15 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// printProvisional says first that a result rests on a provisional profile: what it comes from,
-// each fact derived from the release's modules, and what could not be derived.
-func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile) {
+// printProvisional says first that a result rests on a provisional profile: in one line
+// (what it comes from, how many facts were derived), or, wide, with what it comes from, each
+// fact derived from the release's modules, and what could not be derived.
+func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile, wide bool) {
 	for _, p := range ps {
+		if !wide {
+			fmt.Fprintf(w, "PROVISIONAL %s; -o wide lists them\n", p.Summary())
+			continue
+		}
 		fmt.Fprintf(w, "PROVISIONAL %s\n", p.Headline())
 		printProvisionalFacts(w, "  ", p)
 	}

@@ -32,11 +32,14 @@ type Streams struct {
 	ErrIsTerminal bool
 	// OutIsTerminal enables colour in results (never with NO_COLOR or --no-color: color.go).
 	OutIsTerminal bool
+	// Width is the width of the terminal Out prints on (terminal.go), 0 when Out is not a
+	// terminal: results for people are fitted to it (output.Terminal), help to at most 100.
+	Width int
 }
 
 // DefaultStreams are the process's stdin, stdout and stderr.
 func DefaultStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr), OutIsTerminal: isTerminal(os.Stdout)}
+	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr), OutIsTerminal: isTerminal(os.Stdout), Width: terminalWidth(os.Stdout)}
 }
 
 func isTerminal(f *os.File) bool {
@@ -142,6 +145,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	root.SetUsageFunc(writeUsage) // global flags in mvpctl options (options.go)
+	root.SetFlagErrorFunc(flagError)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
@@ -171,6 +175,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 		}
 	}
 	asKubectlPlugin(root, g)
+	fitHelp(root, g)
 	return root
 }
 
@@ -218,7 +223,7 @@ func Execute(args []string, streams Streams) int {
 func execute(args []string, g *globalOptions) int {
 	// Every byte mvpctl writes passes output.Guard: text from a cluster, a log or a file
 	// reaches the terminal as text, whichever printer wrote it.
-	g.streams.Out = output.Guard(g.streams.Out, g.color)
+	g.streams.Out = output.Guard(output.Terminal(g.streams.Out, g.streams.Width), g.color)
 	g.streams.ErrOut = output.Guard(g.streams.ErrOut, nil)
 	streams := g.streams
 	args = g.pluginArgs(args)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 type routesOptions struct {
@@ -20,6 +23,10 @@ type routesOptions struct {
 	watch  bool
 	wflags watchFlags
 	filter filterFlags
+
+	// servers and proxy are --servers and --proxy: a plane started from version profiles.
+	servers, proxy string
+	profiles       profileFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
@@ -35,6 +42,10 @@ ones a rolling upgrade makes interesting. --all shows every GVR; --resource and 
 every GVR they match (as probe's do). -o mermaid|dot draws the table: each server and each
 group of GVRs, with what the server does with them.
 
+--servers NAME=VERSION,... shows the routes of a control plane started from version profiles
+instead, as simulate and preflight start (--proxy says how its peer proxy is set up; what that
+assumes is said on stderr).
+
 --watch (-w) follows the live cluster instead, as 'mvpctl watch' does (its flags --interval,
 --until-stable and --timeout-total apply; -o text (or table) or json, as watch's); it then
 exits as watch does.
@@ -46,9 +57,12 @@ exits as watch does.
   # From the live cluster of the current kubeconfig context, every GVR, as JSON
   mvpctl routes --all -o json
 
+  # The starting routes of a rehearsal: profiles of 1.36 and 1.37, the peer proxy set up
+  mvpctl routes --servers a=1.36,b=1.37 --proxy configured
+
   # Follow the live cluster during an upgrade: one line per change (as mvpctl watch)
   mvpctl routes -w`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.addFlags(cmd.Flags())
@@ -59,6 +73,8 @@ exits as watch does.
 // addFlags adds the flags of routes but -o (output.Flags' own).
 func (o *routesOptions) addFlags(fs *pflag.FlagSet) {
 	o.source.addFlags(fs)
+	addProfileStartFlags(fs, &o.servers, &o.proxy)
+	o.profiles.addFlags(fs)
 	fs.BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
 	o.filter.addFlags(fs, "show")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
@@ -69,6 +85,14 @@ func (o *routesOptions) addFlags(fs *pflag.FlagSet) {
 // only, and --watch apart from what only a table has.
 func (o *routesOptions) validate() error {
 	switch {
+	case o.servers != "" && o.source.file != "":
+		return errors.New("give one of --servers and --snapshot")
+	case o.proxy != "" && o.servers == "":
+		return errors.New("--proxy sets up servers started from profiles: it goes with --servers")
+	case o.servers != "" && o.watch:
+		return errors.New("--watch follows the live cluster: it cannot be used with --servers")
+	case o.servers != "":
+		return o.source.refuseLiveFlags("--servers")
 	case !o.watch:
 		if set := o.wflags.setFlags(); len(set) > 0 {
 			return fmt.Errorf("%s only apply with --watch", strings.Join(set, ", "))
@@ -95,7 +119,7 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.watch {
 		return o.runWatch(cmd, g, opts)
 	}
-	snap, err := o.source.load(cmd.Context(), g)
+	snap, err := o.load(cmd, g)
 	if err != nil {
 		return err
 	}
@@ -113,6 +137,29 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	return partialResult(snap)
+}
+
+// load reads the snapshot, or starts the plane --servers describes from version profiles,
+// saying on stderr what that assumes.
+func (o *routesOptions) load(cmd *cobra.Command, g *globalOptions) (*snapshot.Snapshot, error) {
+	if o.servers == "" {
+		return o.source.load(cmd.Context(), g)
+	}
+	if err := o.profiles.use(g); err != nil {
+		return nil, err
+	}
+	snap, err := profilesStart(g, o.servers, o.proxy, "")
+	if err != nil {
+		return nil, err
+	}
+	sim, err := simulate.Run(snap, nil) // the start alone: what it assumes
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range sim.Assumptions {
+		g.warn(a)
+	}
+	return snap, nil
 }
 
 // runWatch is routes --watch: the loop of mvpctl watch, which prints lines, not a table.

@@ -73,7 +73,7 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 		long += stepKindsHelp() + "\n\n"
 	}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cobra.NoArgs,
+		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.addFlags(cmd.Flags())
@@ -188,7 +188,7 @@ func (w simulationWriter) Table(o output.Options) ([]string, [][]string) {
 func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 	rep, noHeaders := sw.rep, o.NoHeaders
 	sim := rep.Simulation
-	printProvisional(w, sim.Provisional)
+	printProvisional(w, sim.Provisional, o.Wide())
 	fmt.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
 		fmt.Fprintf(w, "ASSUMED %s\n", a)
@@ -318,7 +318,21 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 	return nil
 }
 
+// printRoutingRows prints a step's rows, each 503 with its kind: a crash's two phases differ
+// only in that, and a row that changes must look changed.
 func printRoutingRows(w io.Writer, t route.RoutingTable, o output.Options) error {
+	kinds := make([]route.Row, len(t.Rows))
+	for i, r := range t.Rows {
+		kinds[i] = r
+		kinds[i].Cells = make([]route.Cell, len(r.Cells))
+		for j, c := range r.Cells {
+			if c.Unavailable != "" {
+				c.Text += " (" + string(c.Unavailable) + ")"
+			}
+			kinds[i].Cells[j] = c
+		}
+	}
+	t.Rows = kinds
 	headers, rows := routesTable(t, o, false, false)
 	return output.Table(w, headers, rows, o.NoHeaders)
 }

@@ -115,6 +115,9 @@ func Write(out io.Writer, w Writer, o Options) error {
 	if !o.Format.Structured() {
 		out = Guard(out, func() bool { return o.Color })
 	}
+	if width := TerminalWidth(out); width > 0 && o.fitsTerminal() {
+		out = Wrap(out, width)
+	}
 	switch o.Format {
 	case FormatJSON:
 		if jw, ok := w.(JSONWriter); ok {
@@ -164,7 +167,11 @@ func Write(out io.Writer, w Writer, o Options) error {
 // reader can act on each item as it comes), every other format as WriteText.
 func WriteLine(out io.Writer, w Writer, o Options) error {
 	if o.Format != FormatJSON {
-		return w.WriteText(Guard(out, func() bool { return o.Color }), o)
+		out = Guard(out, func() bool { return o.Color })
+		if width := TerminalWidth(out); width > 0 && o.fitsTerminal() {
+			out = Wrap(out, width)
+		}
+		return w.WriteText(out, o)
 	}
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)

@@ -26,6 +26,9 @@ func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error
 	if noHeaders {
 		headers = nil
 	}
+	if f, ok := w.(*fitter); ok {
+		cells = fitColumns(headers, cells, f.width)
+	}
 	_, err := w.Write(render(headers, cells))
 	return err
 }

@@ -15,7 +15,10 @@ type Explanation struct {
 	APIVersion string      `json:"apiVersion"`
 	Kind       string      `json:"kind"`
 	Snapshot   SnapshotRef `json:"snapshot"`
-	Request    Request     `json:"request"`
+	// WhatIf are the steps applied to the snapshot before the request was explained (explain
+	// --step), in order, as simulate names them ("crash kas-a"); none for the snapshot as it is.
+	WhatIf  []string `json:"whatIf,omitempty"`
+	Request Request  `json:"request"`
 	// Servers holds one decision per evaluated server, in snapshot order.
 	Servers []Decision `json:"servers"`
 	// Unreachable lists the servers that could not be evaluated: they did not answer when the

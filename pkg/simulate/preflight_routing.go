@@ -204,13 +204,17 @@ func windowsText(risks []Risk) string {
 	return strings.Join(clauses, "; ")
 }
 
-// servedByText says which servers serve the GVR while it fails: "served by a", or per steps
-// when that changes: "served by a at steps 2–3, by a, b at step 4".
+// servedByText says which servers, up at the time, serve the GVR while it fails: "served by
+// a", or per steps when that changes: "served by a (steps 2–3); a, b (step 4)"; "no server
+// up" where every server that serves it is down.
 func servedByText(risks []Risk) string {
 	var sets []string
 	steps := map[string][]int{}
 	for _, r := range risks {
-		set := orNone(strings.Join(r.ServedBy, ", "))
+		set := strings.Join(r.ServedBy, ", ")
+		if set == "" {
+			set = noServerUp
+		}
 		if steps[set] == nil {
 			sets = append(sets, set)
 		}
@@ -221,10 +225,13 @@ func servedByText(risks []Risk) string {
 	}
 	parts := make([]string, len(sets))
 	for i, set := range sets {
-		parts[i] = set + " at " + StepsText(steps[set])
+		parts[i] = set + " (" + StepsText(steps[set]) + ")"
 	}
-	return "served by " + strings.Join(parts, ", by ")
+	return "served by " + strings.Join(parts, "; ")
 }
+
+// noServerUp is the servers that serve a GVR at a step where every one that does is down.
+const noServerUp = "no server that is up"
 
 func riskStatus(r Risk) string {
 	if r.Unavailable != "" {

@@ -238,7 +238,7 @@ func TestWindowWords(t *testing.T) {
 	if got, want := windowsText(risks), "404 on b at steps 2–3, on c at steps 2–4; 503 (transport) on c at step 6"; got != want {
 		t.Errorf("windowsText = %q, want %q", got, want)
 	}
-	if got, want := servedByText(risks), "served by a at steps 2–3, by a, b at steps 4, 6"; got != want {
+	if got, want := servedByText(risks), "served by a (steps 2–3); a, b (steps 4, 6)"; got != want {
 		t.Errorf("servedByText = %q, want %q", got, want)
 	}
 	if got, want := StepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {

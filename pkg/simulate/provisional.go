@@ -26,6 +26,17 @@ func provisionalProfiles(versions []string) []ProvisionalProfile {
 	return out
 }
 
+// Summary is Headline short enough for a terminal's line: the release, the base and the
+// count of facts, the modules and the facts themselves left to the long form.
+func (p ProvisionalProfile) Summary() string {
+	minor := p.Version
+	if v, err := snapshot.ParseVersion(p.Version); err == nil {
+		minor = v.MinorString()
+	}
+	return fmt.Sprintf("Kubernetes %s is provisional: no %s kube-apiserver exists yet; profile %s is derived from %s and the %s modules (%d facts derived, %d assumed as in %s)",
+		minor, minor, p.Version, p.Base, minor, len(p.Derived), len(p.NotDerived), p.Base)
+}
+
 // Headline says in one line what the profile is and what it comes from.
 func (p ProvisionalProfile) Headline() string {
 	var mods []string

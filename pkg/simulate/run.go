@@ -226,10 +226,24 @@ func risks(s StepResult) []Risk {
 				reason = d.Reason
 			}
 			out = append(out, Risk{StepN: s.N, Step: s.Step, GVR: row.Name, Server: c.Server, Outcome: c.Outcome,
-				Status: *c.Status, Unavailable: c.Unavailable, ServedBy: row.ServedBy, Reason: reason})
+				Status: *c.Status, Unavailable: c.Unavailable, ServedBy: servedByUp(s, row.ServedBy), Reason: reason})
 		}
 	}
 	return out
+}
+
+// servedByUp are the servers of servedBy that are up at step s: a server that is down serves
+// nothing at that step, whatever its discovery listed before.
+func servedByUp(s StepResult, servedBy []string) []string {
+	up := []string{}
+	for _, name := range servedBy {
+		for _, srv := range s.Table.Servers {
+			if srv.Name == name && srv.Reachable {
+				up = append(up, name)
+			}
+		}
+	}
+	return up
 }
 
 func mustList(g snapshot.GVR) route.Request {

@@ -86,7 +86,7 @@ func lastReachable(steps []StepResult, server string) int {
 type RiskGroup struct {
 	GVR      string
 	Windows  string // "404 on b at step 2, on c at steps 2–4"
-	ServedBy string // "a", or "a at steps 2–3, by a, b at step 4"
+	ServedBy string // "a", or "a (steps 2–3); a, b (step 4)": the servers up that serve it
 }
 
 // RiskGroups groups at-risk cells by GVR, in the order the GVRs first come.

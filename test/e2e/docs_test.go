@@ -40,6 +40,9 @@ var docsLiveExit = map[string][]int{
 	"mvpctl routes --snapshot cluster.yaml":                                             {0},
 	"mvpctl explain --snapshot cluster.yaml GET /apis/batch/v1/namespaces/default/jobs": {0},
 	"mvpctl preflight --snapshot cluster.yaml --to 1.37":                                {0},
+	// docs/triage.md: the live snapshot asked what a crash of kas-a does; the counters read.
+	"mvpctl explain --snapshot cluster.yaml --step crash:kas-a GET /apis/batch/v1/namespaces/default/jobs": {0},
+	"mvpctl traffic": {0},
 	// docs/watch.md: interrupted after 5 s (130); the summary is printed first.
 	"mvpctl watch": {130},
 	"mvpctl watch --interval 500ms --until-stable 5m -o json > watch.jsonl": {130},
