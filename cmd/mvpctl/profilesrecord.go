@@ -110,7 +110,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 		return err
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(g.streams.ErrOut, "note: %s\n", n)
+		output.Fprintf(g.streams.ErrOut, "note: %s\n", n)
 	}
 	for _, s := range rep.NotDefault {
 		g.warn("not the defaults: " + s)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -79,14 +78,14 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 	if !g.streams.ErrIsTerminal {
 		return nil
 	}
-	fmt.Fprintf(g.streams.ErrOut, "[discovery] wrote %s (%d apiservers)\n", o.file, len(snap.Servers))
+	output.Fprintf(g.streams.ErrOut, "[discovery] wrote %s (%d apiservers)\n", o.file, len(snap.Servers))
 	// What an upgrade would keep: each server's --runtime-config as stated by its installer,
 	// or inferred from what it serves (not stored: it is derived from the snapshot; `simulate`
 	// and `explain` show it too).
 	configs := observedConfigs(snap)
 	for _, s := range snap.Servers {
 		if c, ok := configs[s.Name]; ok {
-			fmt.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
+			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
 		}
 	}
 	return nil
