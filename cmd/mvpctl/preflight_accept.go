@@ -44,6 +44,11 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 	if a.reason != "" && a.write == "" {
 		return nil, errors.New("--reason goes with --write-baseline")
 	}
+	if a.write != "" {
+		if err := snapshot.CheckWritable(a.write); err != nil {
+			return nil, fmt.Errorf("--write-baseline %s: %w", a.write, err)
+		}
+	}
 	var rules []simulate.AcceptRule
 	for _, s := range a.ignore {
 		r, err := simulate.ParseAcceptRule(s, simulate.SourceIgnoreFlag)

@@ -12,6 +12,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // profilesRecordOptions are `mvpctl profiles record`'s flags; the apiserver is the one the
@@ -66,6 +67,11 @@ discovery paths, /readyz and /metrics (deploy/rbac).
 func (o *profilesRecordOptions) validate() error {
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
+	}
+	if o.file != "" && o.file != "-" {
+		if err := snapshot.CheckWritable(o.file); err != nil {
+			return fmt.Errorf("-f %s: %w", o.file, err)
+		}
 	}
 	return nil
 }

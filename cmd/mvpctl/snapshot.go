@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -57,6 +58,11 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if err := o.live.validate(); err != nil {
 		return err
+	}
+	if o.file != "" && o.file != "-" {
+		if err := snapshot.CheckWritable(o.file); err != nil {
+			return fmt.Errorf("-f %s: %w", o.file, err)
+		}
 	}
 	snap, err := o.live.discover(cmd.Context(), g)
 	if err != nil {
