@@ -35,7 +35,7 @@ func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&a.ignore, "ignore", nil, "accept the findings of check ID (on SUBJECT, which may hold * and ?; \\* \\? \\# \\\\ and \\xHH are those characters): ID[:SUBJECT] (repeatable)")
 	fs.StringVar(&a.baseline, "baseline", "", "file of accepted risks, one ID[:SUBJECT] a line (default: "+defaultAcceptFile+" in the current directory, if it exists)")
 	fs.BoolVar(&a.noBaseline, "no-baseline", false, "read no file of accepted risks (neither --baseline nor "+defaultAcceptFile+")")
-	fs.StringVar(&a.write, "write-baseline", "", "write a baseline that accepts every current finding to FILE, then exit 0")
+	fs.StringVar(&a.write, "write-baseline", "", "write a baseline that accepts every current finding to FILE (atomically; only a regular file or a link to one is replaced), then exit 0")
 	fs.StringVar(&a.reason, "reason", "", "with --write-baseline: why the new entries are accepted (written after their date)")
 }
 

@@ -45,7 +45,7 @@ format and the RBAC needed.
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically (default: stdout)")
+	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically; only a regular file (or a link to one) is replaced (default: stdout)")
 	o.output.AddFlags(fs)
 	o.live.addFlags(fs)
 	return cmd
