@@ -154,7 +154,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		},
 	}
 	if g.streams.ErrIsTerminal {
-		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[discovery] %s\n", s) }
+		opts.Progress = func(s string) { output.Fprintf(errOut, "[discovery] %s\n", s) }
 	}
 	snap, err := discover.Discover(ctx, opts)
 	if err != nil {

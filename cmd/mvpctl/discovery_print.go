@@ -92,7 +92,7 @@ func expectationLine(e *peerdiscovery.Expectation) string {
 }
 
 func printExpectation(w io.Writer, e *peerdiscovery.Expectation, noHeaders bool) error {
-	fmt.Fprintln(w, expectationLine(e))
+	output.Fprintf(w, "%s\n", expectationLine(e))
 	for _, s := range e.Skipped {
 		output.Fprintf(w, "  not merged: %s: %s\n", s.Name, s.Reason)
 	}
@@ -262,7 +262,7 @@ func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, o output.Optio
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintln(w, n)
+			output.Fprintf(w, "%s\n", n)
 		}
 	}
 	s := rep.Summary

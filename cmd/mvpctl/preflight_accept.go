@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -102,7 +103,7 @@ func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightRep
 	if len(rep.Findings) > 0 {
 		newOnes += ": " + countsByCheck(rep.Findings)
 	}
-	fmt.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
+	output.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
 		a.write, len(rep.Findings)+len(rep.Accepted), newOnes, len(rep.Accepted), len(rep.StaleAccepts))
 	return nil
 }

@@ -133,13 +133,13 @@ func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport) {
 	for _, a := range rep.Stated {
 		output.Fprintf(w, "STATED %s\n", a)
 	}
-	fmt.Fprintln(w, preflightResultLine(rep))
+	output.Fprintf(w, "%s\n", preflightResultLine(rep))
 	if l := atRiskLine(rep.Simulation); l != "" {
-		fmt.Fprintln(w, l)
+		output.Fprintf(w, "%s\n", l)
 	}
-	fmt.Fprintln(w, rep.CheckedLine())
+	output.Fprintf(w, "%s\n", rep.CheckedLine())
 	if l := stepsLine(rep); l != "" {
-		fmt.Fprintln(w, l)
+		output.Fprintf(w, "%s\n", l)
 	}
 }
 

@@ -143,7 +143,7 @@ func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Opti
 		return err
 	}
 	srv := rep.Profile.Servers[0]
-	fmt.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
+	output.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
 	if dir, _ := profileDir(); dir != "" && sameDir(filepath.Dir(o.file), dir) {
 		if _, err := simulate.UseProfiles(profileSources(nil)); err != nil {
 			return fmt.Errorf("wrote %s, but the profile directory does not load now: %w", o.file, err)

@@ -106,7 +106,7 @@ func (w trafficWriter) WriteText(out io.Writer, o output.Options) error {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(out, n)
+		output.Fprintf(out, "%s\n", n)
 	}
 	_, err := output.Fprintf(out, "Interval: %s to %s (%s)\n", w.rep.From.Format(time.RFC3339), w.rep.To.Format(time.RFC3339), w.rep.To.Sub(w.rep.From).Round(time.Second))
 	return err
