@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWritesRefuseSpecialFiles: every file mvpctl writes (snapshot -f, preflight
@@ -62,5 +63,57 @@ func TestWritesRefuseSpecialFiles(t *testing.T) {
 	}
 	if info, err := os.Stat(baseline); err != nil || info.Mode().Perm() != 0o600 || info.Size() == 0 {
 		t.Errorf("the baseline came back %v (%v), want 0600 and written", info.Mode(), err)
+	}
+}
+
+// writeCases are the rows of docs/faults.md where the file mvpctl is told to write is not a
+// regular file, or is one with a mode of its own: the special files are made with mknod and
+// mkfifo in a temporary directory, never on the real /dev.
+func writeCases() []processCase {
+	example, _ := filepath.Abs("../../examples/skew.yaml")
+	var full, fifo, baseline string
+	kept := func(path string, mode os.FileMode, want string) func(t *testing.T, r processResult) {
+		return func(t *testing.T, r processResult) {
+			if want != "" && (strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want)) {
+				t.Errorf("stderr %q: want one line with %q", r.stderr, want)
+			}
+			info, err := os.Lstat(path)
+			if err != nil || info.Mode().Type() != mode.Type() || (mode.IsRegular() && info.Mode().Perm() != mode.Perm()) {
+				t.Errorf("%s is now %v (%v), want %v", path, info.Mode(), err, mode)
+			}
+		}
+	}
+	return []processCase{
+		{fault: "-f: a copy of /dev/full (mknod)", command: "snapshot -f full", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, _ string) processRun {
+				full = filepath.Join(t.TempDir(), "full")
+				if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"snapshot", "--server", "https://127.0.0.1:1", "-f", full}}
+			},
+			check: func(t *testing.T, r processResult) {
+				kept(full, os.ModeDevice|os.ModeCharDevice, "a device, not a regular file: mvpctl replaces only regular files (for standard output, use -f -)")(t, r)
+			}},
+		{fault: "--write-baseline: a FIFO", command: "preflight --to 1.37 --write-baseline fifo", exit: ExitError, within: time.Second,
+			setup: func(t *testing.T, _ string) processRun {
+				fifo = filepath.Join(t.TempDir(), "fifo")
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--write-baseline", fifo}}
+			},
+			check: func(t *testing.T, r processResult) {
+				kept(fifo, os.ModeNamedPipe, "a named pipe (FIFO), not a regular file")(t, r)
+			}},
+		{fault: "--write-baseline: a regular 0600 file", command: "preflight --to 1.37 --write-baseline FILE", exit: ExitOK, within: 3 * time.Second,
+			setup: func(t *testing.T, _ string) processRun {
+				baseline = filepath.Join(t.TempDir(), "baseline")
+				if err := os.WriteFile(baseline, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return processRun{args: []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--write-baseline", baseline}}
+			},
+			check: func(t *testing.T, r processResult) { kept(baseline, 0o600, "")(t, r) }},
 	}
 }
