@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
+	pt "github.com/mvpctl/mvpctl/test/fake/proxycluster"
 )
 
 // TestWritesRefuseSpecialFiles: every file mvpctl writes (snapshot -f, preflight
@@ -54,6 +57,33 @@ func TestWritesRefuseSpecialFiles(t *testing.T) {
 			}
 		})
 	}
+	// -f - is stdout; a link to a regular 0600 file is followed, the link and the mode kept.
+	c := pt.Start(t, &pt.Server{Name: "cp-a", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)})
+	kc := c.Kubeconfig(t)
+	if stdout, stderr, code := run(t, "snapshot", "--kubeconfig", kc, "-f", "-"); code != ExitOK || !strings.HasPrefix(stdout, "apiVersion: mvpctl.io/") {
+		t.Errorf("snapshot -f -: exit %d, stdout %.80q, stderr %q; want the snapshot on stdout", code, stdout, stderr)
+	}
+	if _, err := os.Lstat("-"); err == nil {
+		t.Error("snapshot -f - wrote a file named -")
+	}
+	real := filepath.Join(dir, "real.yaml")
+	if err := os.WriteFile(real, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "cluster.yaml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, "snapshot", "--kubeconfig", kc, "-f", link); code != ExitOK {
+		t.Fatalf("snapshot -f LINK: exit %d: %s", code, stderr)
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", li.Mode(), err)
+	}
+	if info, err := os.Stat(real); err != nil || info.Mode().Perm() != 0o600 || info.Size() == 0 {
+		t.Errorf("the link's file came back %v (%v), want 0600 and written", info.Mode(), err)
+	}
+
 	baseline := filepath.Join(dir, "baseline")
 	if err := os.WriteFile(baseline, nil, 0o600); err != nil {
 		t.Fatal(err)
