@@ -17,7 +17,7 @@ const labelWidth = 38
 // peer (the hop carries the loop-prevention header) or the server's own handler, and the 404
 // and 503 ends.
 func Explain(e route.Explanation) *Graph {
-	g := &Graph{Title: fmt.Sprintf("%s %s", e.Request.Method, e.Request.URL())}
+	g := &Graph{Title: vis(fmt.Sprintf("%s %s", e.Request.Method, e.Request.URL()))}
 	client := g.Node("client", "client\n"+vis(e.Request.Method+" "+e.Request.URL()), Client)
 	header := strings.ToLower(mvp.LoopPreventionHeader) + ": true"
 	for _, d := range e.Servers {
@@ -159,3 +159,12 @@ func Routes(t route.RoutingTable) *Graph {
 // vis makes a value from outside (a server's name, a GVR, an address) one line where a label
 // places it: the label's own line breaks are the only ones.
 func vis(s string) string { return textsafe.Visible(s) }
+
+// visAll is vis of each value.
+func visAll(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = vis(v)
+	}
+	return out
+}
