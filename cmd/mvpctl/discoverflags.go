@@ -12,6 +12,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -96,7 +97,7 @@ func (d *discoverFlags) discover(ctx context.Context, g *globalOptions) (*snapsh
 	}
 	for i := range snap.Servers {
 		if !snap.Servers[i].Reachable {
-			fmt.Fprintf(g.streams.ErrOut, "warning: %s\n", discover.FailureLine(&snap.Servers[i]))
+			output.Fprintf(g.streams.ErrOut, "warning: %s\n", discover.FailureLine(&snap.Servers[i]))
 		}
 	}
 	return snap, nil
@@ -153,7 +154,7 @@ func (d *discoverFlags) discoverQuiet(ctx context.Context, g *globalOptions) (*s
 		},
 	}
 	if g.streams.ErrIsTerminal {
-		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[discovery] %s\n", s) }
+		opts.Progress = func(s string) { output.Fprintf(errOut, "[discovery] %s\n", s) }
 	}
 	snap, err := discover.Discover(ctx, opts)
 	if err != nil {

@@ -54,7 +54,7 @@ func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) err
 			return err
 		}
 		if opts.Format.Structured() {
-			fmt.Fprintf(g.streams.ErrOut, "ETag: %s\n", e.ETag)
+			output.Fprintf(g.streams.ErrOut, "ETag: %s\n", e.ETag)
 		}
 		return expectedDiscoveryResult([]peerdiscovery.Expectation{e})
 	}

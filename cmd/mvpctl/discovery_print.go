@@ -69,9 +69,9 @@ func expectationLine(e *peerdiscovery.Expectation) string {
 		ids = append(ids, e.ID)
 	}
 	if len(ids) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(ids, ", "))
+		output.Fprintf(&b, " (%s)", strings.Join(ids, ", "))
 	}
-	fmt.Fprintf(&b, ": %s", e.Status)
+	output.Fprintf(&b, ": %s", e.Status)
 	switch {
 	case e.Status == peerdiscovery.StatusAggregated && len(e.Peers) > 0:
 		var names []string
@@ -79,30 +79,30 @@ func expectationLine(e *peerdiscovery.Expectation) string {
 			names = append(names, p.Name)
 		}
 		sort.Strings(names)
-		fmt.Fprintf(&b, ", merged with %s", strings.Join(names, ", "))
+		output.Fprintf(&b, ", merged with %s", strings.Join(names, ", "))
 	case e.Status == peerdiscovery.StatusAggregated:
 		b.WriteString(", no peers learned: its own document")
 	default:
 		b.WriteString(" — " + e.Reason)
 	}
 	if e.Predicted() {
-		fmt.Fprintf(&b, "; %d groups; ETag %s", len(e.Items()), e.ETag)
+		output.Fprintf(&b, "; %d groups; ETag %s", len(e.Items()), e.ETag)
 	}
 	return b.String()
 }
 
 func printExpectation(w io.Writer, e *peerdiscovery.Expectation, noHeaders bool) error {
-	fmt.Fprintln(w, expectationLine(e))
+	output.Fprintf(w, "%s\n", expectationLine(e))
 	for _, s := range e.Skipped {
-		fmt.Fprintf(w, "  not merged: %s: %s\n", s.Name, s.Reason)
+		output.Fprintf(w, "  not merged: %s: %s\n", s.Name, s.Reason)
 	}
 	for _, p := range e.Peers {
 		if len(p.Excluded) > 0 {
-			fmt.Fprintf(w, "  excluded from %s (CRD or aggregated API, taken from this server's own view): %s\n", p.Name, strings.Join(p.Excluded, ", "))
+			output.Fprintf(w, "  excluded from %s (CRD or aggregated API, taken from this server's own view): %s\n", p.Name, strings.Join(p.Excluded, ", "))
 		}
 	}
 	for _, u := range e.Uncertain {
-		fmt.Fprintf(w, "  uncertain: %s\n", u)
+		output.Fprintf(w, "  uncertain: %s\n", u)
 	}
 	if !e.Predicted() {
 		return nil
@@ -262,11 +262,11 @@ func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, o output.Optio
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintln(w, n)
+			output.Fprintf(w, "%s\n", n)
 		}
 	}
 	s := rep.Summary
-	_, err := fmt.Fprintf(w, "Result: %s (%d checked; %d stale, %d missing, %d unexpected, %d ordering, %d metadata)\n",
+	_, err := output.Fprintf(w, "Result: %s (%d checked; %d stale, %d missing, %d unexpected, %d ordering, %d metadata)\n",
 		s.Result, s.Checked, s.Stale, s.Missing, s.Unexpected, s.Ordering, s.Metadata)
 	return err
 }

@@ -113,7 +113,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if snap, err = simulate.WhatIf(snap, steps); err != nil {
 		return err
 	}
-	req, err := a.request(snap, func(s string) { fmt.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
+	req, err := a.request(snap, func(s string) { output.Fprintf(g.streams.ErrOut, "note: %s\n", s) })
 	if err != nil {
 		return err
 	}
@@ -306,16 +306,16 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 	e, configs, verbose, whyNot := ew.e, ew.configs, ew.verbose, ew.whyNot
 	var b strings.Builder
 	info := e.Request.Info
-	fmt.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
+	output.Fprintf(&b, "Request: %s %s", e.Request.Method, e.Request.URL())
 	if e.Request.HeaderProxied {
 		b.WriteString(" (with " + strings.ToLower(mvp.LoopPreventionHeader) + ": true)")
 	}
 	b.WriteString("\n")
 	if info.IsResourceRequest {
-		fmt.Fprintf(&b, "Parsed:  verb=%s resource=%s", info.Verb, info.GVR())
+		output.Fprintf(&b, "Parsed:  verb=%s resource=%s", info.Verb, info.GVR())
 		for _, kv := range [][2]string{{"subresource", info.Subresource}, {"namespace", info.Namespace}, {"name", info.Name}} {
 			if kv[1] != "" {
-				fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+				output.Fprintf(&b, " %s=%s", kv[0], kv[1])
 			}
 		}
 		b.WriteString("\n")
@@ -323,31 +323,31 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 		b.WriteString("Parsed:  non-resource request\n")
 	}
 	if len(e.WhatIf) > 0 {
-		fmt.Fprintf(&b, "What if: %s (applied to the snapshot, in order; the answers are those right after)\n", strings.Join(e.WhatIf, ", then "))
+		output.Fprintf(&b, "What if: %s (applied to the snapshot, in order; the answers are those right after)\n", strings.Join(e.WhatIf, ", then "))
 	}
 	for _, d := range e.Servers {
-		fmt.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
-		fmt.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
+		output.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
+		output.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c := configs[d.Server]; c != "" {
 			if strings.HasPrefix(c, "as observed: fits no runtime-config") && !verbose {
 				c = "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"
 			}
-			fmt.Fprintf(&b, ", --runtime-config %s", c)
+			output.Fprintf(&b, ", --runtime-config %s", c)
 		}
 		b.WriteString("\n")
 		for i, s := range d.Plain.Steps {
-			fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
+			output.Fprintf(&b, "  %2d. %s\n", i+1, s)
 		}
 		for _, h := range d.Hazards {
-			fmt.Fprintf(&b, "  Warning: %s\n", h)
+			output.Fprintf(&b, "  Warning: %s\n", h)
 		}
 		for _, a := range d.Plain.Alternatives {
-			fmt.Fprintf(&b, "  Also possible: %s\n", a)
+			output.Fprintf(&b, "  Also possible: %s\n", a)
 		}
 		if len(d.Plain.Timeline) > 0 {
-			fmt.Fprintf(&b, "  %s\n", d.Plain.TimelineIntro)
+			output.Fprintf(&b, "  %s\n", d.Plain.TimelineIntro)
 			for i, s := range d.Plain.Timeline {
-				fmt.Fprintf(&b, "    %d. %s\n", i+1, s)
+				output.Fprintf(&b, "    %d. %s\n", i+1, s)
 			}
 		}
 		if d.Inferred {
@@ -357,7 +357,7 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 			if whyNot {
 				b.WriteString("  What would make it succeed:\n")
 				for _, f := range d.Plain.WhyNot {
-					fmt.Fprintf(&b, "    - %s\n", f)
+					output.Fprintf(&b, "    - %s\n", f)
 				}
 			} else {
 				b.WriteString("  (--why-not says what would make it succeed)\n")
@@ -368,9 +368,9 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 		}
 	}
 	for _, u := range e.Unreachable {
-		fmt.Fprintf(&b, "\n%s: not evaluated — %s\n", u.Name, ew.notEvaluated(u))
+		output.Fprintf(&b, "\n%s: not evaluated — %s\n", u.Name, ew.notEvaluated(u))
 		if verbose {
-			fmt.Fprintf(&b, "  identity %s, %s, era %s = %s\n", idOrNone(u.ID), u.Version, u.Era, u.Era.Versions())
+			output.Fprintf(&b, "  identity %s, %s, era %s = %s\n", idOrNone(u.ID), u.Version, u.Era, u.Era.Versions())
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -380,20 +380,20 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 // printDecisionDetail is --verbose: the decision as the apiserver's code makes it, in its
 // terms (era, identities, routing key), as -o json has it.
 func printDecisionDetail(b *strings.Builder, d route.Decision) {
-	fmt.Fprintf(b, "  In the apiserver's terms (identity %s, era %s = %s; docs/explanation.md defines the eras):\n", idOrNone(d.ServerID), d.Era, d.Era.Versions())
+	output.Fprintf(b, "  In the apiserver's terms (identity %s, era %s = %s; docs/explanation.md defines the eras):\n", idOrNone(d.ServerID), d.Era, d.Era.Versions())
 	for _, s := range d.Steps {
-		fmt.Fprintf(b, "    %2d. %s\n", s.N, s.Text)
+		output.Fprintf(b, "    %2d. %s\n", s.N, s.Text)
 	}
-	fmt.Fprintf(b, "    Outcome: %s", d.Outcome)
+	output.Fprintf(b, "    Outcome: %s", d.Outcome)
 	if d.Status != nil {
-		fmt.Fprintf(b, ", HTTP %s", statusText(d))
+		output.Fprintf(b, ", HTTP %s", statusText(d))
 	}
-	fmt.Fprintf(b, " — %s\n", d.Reason)
+	output.Fprintf(b, " — %s\n", d.Reason)
 	for _, a := range d.Alternatives {
-		fmt.Fprintf(b, "    Alternative: %s\n", a)
+		output.Fprintf(b, "    Alternative: %s\n", a)
 	}
 	for i, c := range d.Causes {
-		fmt.Fprintf(b, "    Cause %d (%s): %s — to confirm: %s\n", i+1, c.Name, c.Text, c.Confirm)
+		output.Fprintf(b, "    Cause %d (%s): %s — to confirm: %s\n", i+1, c.Name, c.Text, c.Confirm)
 	}
 }
 

@@ -142,6 +142,10 @@ func escapeCases() []processCase {
 					t.Errorf("want the server listed, escaped, and no internal error:\n%s\n%s", r.stdout, r.stderr)
 				}
 			}},
+		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "routes --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+			setup: forgedAddress("routes"), check: oneLinePerValue},
+		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "snapshot -f FILE --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+			setup: forgedAddress("snapshot", "-f", "snap.yaml"), check: oneLinePerValue},
 		{fault: "server: echoes the token's first 12 characters", command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
 				return processRun{args: []string{"routes", "--kubeconfig", echoServer(t, "invalid bearer token %s…%.0s"), "--timeout", "1s"}, dir: dir}
@@ -160,4 +164,28 @@ func jsonEscapeAll(s string) string {
 		fmt.Fprintf(&b, `\u%04x`, r)
 	}
 	return b.String()
+}
+
+// forgedAddress serves two apiservers and a third identity lease whose peer-advertise address
+// would colour the terminal and forge lines of its own; args are the command's.
+func forgedAddress(args ...string) func(t *testing.T, dir string) processRun {
+	return func(t *testing.T, dir string) processRun {
+		a := &pt.Server{Name: "cp-a", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)}
+		b := &pt.Server{Name: "cp-b", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(false)}
+		c := pt.Start(t, a, b)
+		shared := a.Fake.Cluster
+		shared.Leases = append(shared.Leases, dt.IdentityLease("apiserver-forged", "cp-forged", "\x1b[31m"+hostileLine, time.Now()))
+		return processRun{args: append(args, "--kubeconfig", c.Kubeconfig(t), "--timeout", "3s"), dir: dir}
+	}
+}
+
+// oneLinePerValue fails when a value from outside started a line of its own, or printed an
+// escape sequence or an invisible character as it is, on stdout or stderr.
+func oneLinePerValue(t *testing.T, r processResult) {
+	t.Helper()
+	checkHostileOutput(t, "table", "stdout", r.stdout)
+	checkHostileOutput(t, "table", "stderr", r.stderr)
+	if !strings.Contains(r.stdout+r.stderr, `\x0d\x0aFAKE-LINE`) {
+		t.Errorf("the address is not shown, escaped:\n%s\n%s", r.stdout, r.stderr)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/watch"
@@ -24,7 +25,14 @@ const (
 	hostileImg    = "<img src=x onerror=alert(1)>"
 	hostileScript = "</td><script>alert(1)</script>"
 	hostileText   = hostileTitle + hostileClear + hostileBidi + hostileImg + hostileScript
+	// hostileLine would forge a line of its own (a newline, CR, the next-line character, the
+	// line and paragraph separators) and join what is read (a zero-width joiner): a value
+	// that holds it must stay on its line, every one of them shown.
+	hostileLine = "\r\nFAKE-LINE: all good\u0085\u2028\u2029gad\u200dgets"
 )
+
+// lineBreaks are the characters of hostileLine that no terminal format may print as they are.
+var lineBreaks = []string{"\r", "\u0085", "\u2028", "\u2029", "\u200d"}
 
 // checkHostileOutput fails when a planted string got through as it is: a control character
 // anywhere (JSON and YAML escape them; everything else makes them visible), HTML in
@@ -39,11 +47,23 @@ func checkHostileOutput(t *testing.T, format, stream, got string) {
 			t.Errorf("-o %s: %s holds %q as it is:\n%s", format, stream, raw, got)
 		}
 	}
+	if stream != "stdout" || (format != "json" && format != "yaml") {
+		for _, raw := range lineBreaks {
+			if strings.Contains(got, raw) {
+				t.Errorf("-o %s: %s holds %q as it is:\n%s", format, stream, raw, got)
+			}
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "FAKE-LINE") {
+				t.Errorf("-o %s: %s has a line of its own from a value: %q\n%s", format, stream, line, got)
+			}
+		}
+	}
 	if stream != "stdout" {
 		return
 	}
 	switch format {
-	case "markdown", "junit", "mermaid":
+	case "markdown", "junit", "mermaid", "dot":
 		for _, html := range []string{"<img", "<script", "</td>"} {
 			if strings.Contains(got, html) {
 				t.Errorf("-o %s: %q as HTML:\n%s", format, html, got)
@@ -89,12 +109,13 @@ func TestHostileStringsEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	const example = "../../examples/skew.yaml"
 	jsonText := strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, `"`, `\"`).Replace(hostileText)
+	jsonLine := strings.NewReplacer("\r", `\r`, "\n", `\n`, "\u0085", `\u0085`).Replace(hostileLine)
 	audit, err := os.ReadFile("testdata/audit-kas-a.log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The requests are made for a GVR the upgrade puts at risk: only their clients are shown.
-	auditLog := writeTestFile(t, dir, "audit.log", strings.NewReplacer(`"userAgent":"kubectl/v1.36.3"`, `"userAgent":"kubectl/v1.36.3 `+jsonText+`"`,
+	auditLog := writeTestFile(t, dir, "audit.log", strings.NewReplacer(`"userAgent":"kubectl/v1.36.3"`, `"userAgent":"kubectl/v1.36.3 `+jsonText+jsonLine+`"`,
 		"/apis/batch/v1/namespaces/default/jobs", "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims").Replace(string(audit)))
 	skew, err := os.ReadFile(example)
 	if err != nil {
@@ -102,6 +123,16 @@ func TestHostileStringsEverywhere(t *testing.T) {
 	}
 	renamed := writeTestFile(t, dir, "renamed.yaml", strings.ReplaceAll(string(skew), "kas-b", "kas-b</td><script>"))
 	baseline := writeTestFile(t, dir, "baseline", "MVP011  # 2026-11-27 "+hostileText+"\n")
+	// An APIService's Available message, as an aggregated server's condition says it (a
+	// snapshot holds newlines, separators and format characters as they are).
+	aggregatedSnap, err := os.ReadFile(aggregated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yamlLine := strings.NewReplacer("\r", "", "\n", `\n`, "\u0085", "").Replace(hostileLine)
+	message := writeTestFile(t, dir, "message.yaml", strings.Replace(string(aggregatedSnap),
+		`message: 'failing or missing response from https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1: Get "https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1": dial tcp 10.96.0.12:443: connect: connection refused'`,
+		`message: "failing or missing response`+yamlLine+`"`, 1))
 	manifest := writeTestFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \""+jsonText+"\"\n    command: [etcd]\n")
 
 	tests := []struct {
@@ -117,6 +148,11 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		{"server name", "mvpctl explain", []string{"explain", "--snapshot", renamed, "jobs"}, "kas-b</td><script>"},
 		{"baseline reason", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--baseline", baseline}, `\x1b]0;pwned\x07`},
 		{"--ignore rule", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--ignore", "MVP011:" + hostileText}, `\x1b]0;pwned\a`},
+		{"APIService message", "mvpctl explain", []string{"explain", "--snapshot", message, "GET", "/apis/metrics.k8s.io/v1beta1/nodes"}, `\x0aFAKE-LINE: all good\u2028\u2029gad\u200dgets`},
+		{"APIService message", "mvpctl explain", []string{"explain", "--snapshot", message, "--verbose", "--why-not", "GET", "/apis/metrics.k8s.io/v1beta1/nodes"}, `\x0aFAKE-LINE`},
+		{"APIService message", "mvpctl routes", []string{"routes", "--snapshot", message, "--all"}, ""},
+		{"APIService message", "mvpctl preflight", []string{"preflight", "--snapshot", message, "--to", "1.37", "--no-baseline"}, ""},
+		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x0d\x0aFAKE-LINE: all good\x85\u2028\u2029gad\u200dgets`},
 		{"--manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
 	}
 	for _, tt := range tests {
@@ -140,7 +176,7 @@ func TestHostileStringsLive(t *testing.T) {
 	from := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	rep := &proxytraffic.Report{APIVersion: "mvpctl.io/v1alpha1", Kind: "ProxyTraffic", From: from, To: from.Add(10 * time.Second),
 		Servers: []proxytraffic.Server{{Name: "kas-b" + hostileText, Version: "v1.36.3", Read: true, ByGVR: true, ProxiedTotal: 3,
-			Proxied: []proxytraffic.Count{{GVR: "batch/v1/" + hostileText, Code: hostileTitle, Count: 3}}}}}
+			Proxied: []proxytraffic.Count{{GVR: "batch/v1/" + hostileText + hostileLine, Code: hostileTitle + hostileLine, Count: 3}}}}}
 	for _, form := range formatsOf(t, "mvpctl traffic") {
 		t.Run("traffic -o "+form, func(t *testing.T) {
 			var b bytes.Buffer
@@ -161,13 +197,21 @@ func TestHostileStringsLive(t *testing.T) {
 		{Type: watch.LeaseNewHolder, Server: "kas-a", Lease: "apiserver-x", From: "a", To: hostileText},
 		{Type: watch.Proxied, Server: "kas-b", GVR: "batch/v1/" + hostileText, Traffic: &watch.Traffic{Code: hostileTitle, Count: 5}},
 		{Type: watch.ProxyErrors, Server: "kas-b", GVR: "batch/v1/jobs", Traffic: &watch.Traffic{Type: hostileText, Count: 2}},
+		// A counter's group label, an APIService's Available message, a lease's address, an
+		// error: each holding line breaks.
+		{Type: watch.Proxied, Server: "kas-b", GVR: "batch" + hostileLine + "/v1/jobs", Traffic: &watch.Traffic{Code: "200" + hostileLine, Count: 5}},
+		{Type: watch.APIServiceUnavailable, APIService: "v1beta1.metrics.k8s.io" + hostileLine, From: "True", To: "False FailedDiscoveryCheck: refused" + hostileLine},
+		{Type: watch.APIServiceAvailable, APIService: "v1beta1.metrics.k8s.io", From: "False" + hostileLine, To: "True"},
+		{Type: watch.LeaseAddressChanged, Server: "kas-a", Lease: "apiserver-x", From: "10.0.0.1:6443", To: "\x1b[31m" + hostileLine},
+		{Type: watch.ServerDown, Server: "kas-a" + hostileLine},
+		{Type: watch.WindowOpened, Server: "kas-a", GVR: "batch/v1/jobs" + hostileLine, Window: &watch.Window{Outcome: mvp.NotFound, ServedBy: []string{"kas-b" + hostileLine}}},
 	}
 	for _, e := range events {
 		for _, format := range []output.Format{output.FormatText, output.FormatJSON} {
 			t.Run("watch "+string(e.Type)+" -o "+string(format), func(t *testing.T) {
 				e.Time = at
 				var b bytes.Buffer
-				l := eventLine{doc: watch.NewEventDoc(e, "v1.36.3", hostileClear), loc: time.UTC}
+				l := eventLine{doc: watch.NewEventDoc(e, "v1.36.3", hostileClear+hostileLine), loc: time.UTC}
 				if err := output.WriteLine(&b, l, output.Options{Format: format}); err != nil {
 					t.Fatal(err)
 				}

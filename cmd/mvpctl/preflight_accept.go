@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -35,7 +36,7 @@ func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&a.ignore, "ignore", nil, "accept the findings of check ID (on SUBJECT, which may hold * and ?; \\* \\? \\# \\\\ and \\xHH are those characters): ID[:SUBJECT] (repeatable)")
 	fs.StringVar(&a.baseline, "baseline", "", "file of accepted risks, one ID[:SUBJECT] a line (default: "+defaultAcceptFile+" in the current directory, if it exists)")
 	fs.BoolVar(&a.noBaseline, "no-baseline", false, "read no file of accepted risks (neither --baseline nor "+defaultAcceptFile+")")
-	fs.StringVar(&a.write, "write-baseline", "", "write a baseline that accepts every current finding to FILE, then exit 0")
+	fs.StringVar(&a.write, "write-baseline", "", "write a baseline that accepts every current finding to FILE (atomically; only a regular file or a link to one is replaced), then exit 0")
 	fs.StringVar(&a.reason, "reason", "", "with --write-baseline: why the new entries are accepted (written after their date)")
 }
 
@@ -43,6 +44,11 @@ func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
 func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 	if a.reason != "" && a.write == "" {
 		return nil, errors.New("--reason goes with --write-baseline")
+	}
+	if a.write != "" {
+		if err := snapshot.CheckWritable(a.write); err != nil {
+			return nil, fmt.Errorf("--write-baseline %s: %w", a.write, err)
+		}
 	}
 	var rules []simulate.AcceptRule
 	for _, s := range a.ignore {
@@ -97,7 +103,7 @@ func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightRep
 	if len(rep.Findings) > 0 {
 		newOnes += ": " + countsByCheck(rep.Findings)
 	}
-	fmt.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
+	output.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
 		a.write, len(rep.Findings)+len(rep.Accepted), newOnes, len(rep.Accepted), len(rep.StaleAccepts))
 	return nil
 }

@@ -112,19 +112,19 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 		for _, a := range rep.Accepted {
 			rows = append(rows, []string{a.Check, string(a.Severity), a.Subject, a.AcceptedBy.Source, acceptedWhy(a.AcceptedBy)})
 		}
-		fmt.Fprintf(w, "\nACCEPTED (baseline): %d, not counted in the result\n", len(rep.Accepted))
+		output.Fprintf(w, "\nACCEPTED (baseline): %d, not counted in the result\n", len(rep.Accepted))
 		if err := output.Table(w, []string{"ID", "SEVERITY", "SUBJECT", "ACCEPTED-BY", "REASON"}, rows, noHeaders); err != nil {
 			return err
 		}
 	}
 	if len(rep.StaleAccepts) > 0 {
-		fmt.Fprintf(w, "\nSTALE: %d accept rule(s) match no finding: remove them\n", len(rep.StaleAccepts))
+		output.Fprintf(w, "\nSTALE: %d accept rule(s) match no finding: remove them\n", len(rep.StaleAccepts))
 		if err := output.Table(w, []string{"RULE", "SOURCE", "REASON"}, staleRows(rep), noHeaders); err != nil {
 			return err
 		}
 	}
 	if t := rep.Traffic; t != nil && t.Proxied != nil {
-		fmt.Fprintf(w, "\nTRAFFIC %s (%s):\n", t.Source, t.Format)
+		output.Fprintf(w, "\nTRAFFIC %s (%s):\n", t.Source, t.Format)
 		if err := printProxied(w, t.Proxied, noHeaders); err != nil {
 			return err
 		}
@@ -137,18 +137,18 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport, wide bool) {
 	printProvisional(w, rep.Provisional, wide)
 	for _, a := range rep.Assumptions {
-		fmt.Fprintf(w, "ASSUMED %s\n", a)
+		output.Fprintf(w, "ASSUMED %s\n", a)
 	}
 	for _, a := range rep.Stated {
-		fmt.Fprintf(w, "STATED %s\n", a)
+		output.Fprintf(w, "STATED %s\n", a)
 	}
-	fmt.Fprintln(w, preflightResultLine(rep))
+	output.Fprintf(w, "%s\n", preflightResultLine(rep))
 	if l := atRiskLine(rep.Simulation); l != "" {
-		fmt.Fprintln(w, l)
+		output.Fprintf(w, "%s\n", l)
 	}
-	fmt.Fprintln(w, rep.CheckedLine())
+	output.Fprintf(w, "%s\n", rep.CheckedLine())
 	if l := stepsLine(rep); l != "" {
-		fmt.Fprintln(w, l)
+		output.Fprintf(w, "%s\n", l)
 	}
 }
 
@@ -176,21 +176,21 @@ func acceptedWhy(r simulate.AcceptRule) string {
 // json keeps what does not fit).
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, verdictExit(rep.Verdict))
+	output.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, verdictExit(rep.Verdict))
 	printProvisionalMarkdown(&b, rep.Provisional)
 	for _, a := range rep.Assumptions {
-		fmt.Fprintf(&b, "**Assumed:** %s\n\n", a)
+		output.Fprintf(&b, "**Assumed:** %s\n\n", a)
 	}
 	for _, a := range rep.Stated {
-		fmt.Fprintf(&b, "**Stated:** %s\n\n", a)
+		output.Fprintf(&b, "**Stated:** %s\n\n", a)
 	}
-	fmt.Fprintf(&b, "**%s**\n\n", preflightResultLine(rep))
+	output.Fprintf(&b, "**%s**\n\n", preflightResultLine(rep))
 	if l := atRiskLine(rep.Simulation); l != "" {
-		fmt.Fprintf(&b, "%s\n\n", l)
+		output.Fprintf(&b, "%s\n\n", l)
 	}
-	fmt.Fprintf(&b, "%s\n\n", rep.CheckedLine())
+	output.Fprintf(&b, "%s\n\n", rep.CheckedLine())
 	if l := stepsLine(rep); l != "" {
-		fmt.Fprintf(&b, "%s\n\n", l)
+		output.Fprintf(&b, "%s\n\n", l)
 	}
 	if len(rep.Findings) == 0 {
 		b.WriteString("No findings.\n")
@@ -221,15 +221,15 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "\n<details><summary>%d finding(s)</summary>\n\n", len(rep.Findings))
+		output.Fprintf(&b, "\n<details><summary>%d finding(s)</summary>\n\n", len(rep.Findings))
 		mdTableWithin(&b, []string{"Check", "Severity", "Subject", "Finding"}, rows, "finding(s)")
-		fmt.Fprintf(&b, "\n</details>\n\n<details><summary>Evidence (%d line(s))</summary>\n\n", len(evidence))
+		output.Fprintf(&b, "\n</details>\n\n<details><summary>Evidence (%d line(s))</summary>\n\n", len(evidence))
 		for i, e := range evidence {
 			if b.Len()+len(e) > markdownBudget {
-				fmt.Fprintf(&b, "- … %d more line(s): `-o json` has them all\n", len(evidence)-i)
+				output.Fprintf(&b, "- … %d more line(s): `-o json` has them all\n", len(evidence)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
+			output.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -238,12 +238,12 @@ func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 		for _, a := range rep.Accepted {
 			rows = append(rows, []string{a.Check + " " + a.Name, string(a.Severity), a.Subject, a.Message, a.AcceptedBy.Source, acceptedWhy(a.AcceptedBy)})
 		}
-		fmt.Fprintf(&b, "\n<details><summary>Accepted (baseline): %d, not counted in the result</summary>\n\n", len(rep.Accepted))
+		output.Fprintf(&b, "\n<details><summary>Accepted (baseline): %d, not counted in the result</summary>\n\n", len(rep.Accepted))
 		mdTableWithin(&b, []string{"Check", "Severity", "Subject", "Finding", "Accepted by", "Reason"}, rows, "accepted finding(s)")
 		b.WriteString("\n</details>\n")
 	}
 	if len(rep.StaleAccepts) > 0 {
-		fmt.Fprintf(&b, "\n#### Stale: %d accept rule(s) match no finding: remove them\n\n", len(rep.StaleAccepts))
+		output.Fprintf(&b, "\n#### Stale: %d accept rule(s) match no finding: remove them\n\n", len(rep.StaleAccepts))
 		mdTableWithin(&b, []string{"Rule", "Source", "Reason"}, staleRows(rep), "stale rule(s)")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -271,7 +271,7 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 	}
 	_ = output.MarkdownTable(b, headers, rows[:n]) // a strings.Builder does not fail
 	if n < len(rows) {
-		fmt.Fprintf(b, "\n… %d more %s: `-o json` lists them all\n", len(rows)-n, what)
+		output.Fprintf(b, "\n… %d more %s: `-o json` lists them all\n", len(rows)-n, what)
 	}
 }
 

@@ -154,7 +154,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		Now:            g.clock,
 	}
 	if g.streams.ErrIsTerminal {
-		opts.Progress = func(s string) { fmt.Fprintf(errOut, "[probe] %s\n", s) }
+		opts.Progress = func(s string) { output.Fprintf(errOut, "[probe] %s\n", s) }
 	}
 	rep, err := probe.Run(ctx, snap, opts)
 	if err != nil {
@@ -164,10 +164,10 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		if srv := snap.Find(s.Name); s.Probed || (o.source.file == "" && srv != nil && !srv.Reachable) {
 			continue // probed, or discovery has just said why it could not be read
 		}
-		fmt.Fprintf(errOut, "warning: server %s (%s): not probed: %s\n", s.Name, orNone(s.Endpoint), s.Error)
+		output.Fprintf(errOut, "warning: server %s (%s): not probed: %s\n", s.Name, orNone(s.Endpoint), s.Error)
 	}
 	if rep.Interrupted != "" {
-		fmt.Fprintf(errOut, "warning: %s\n", rep.Interrupted)
+		output.Fprintf(errOut, "warning: %s\n", rep.Interrupted)
 	}
 
 	if err := output.Write(g.streams.Out, probeWriter{rep}, outputOpts); err != nil {
@@ -239,10 +239,10 @@ func printProbeTable(w io.Writer, pw probeWriter, o output.Options) error {
 		return err
 	}
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "Skipped %s: %s\n", s.Name, s.Why)
+		output.Fprintf(w, "Skipped %s: %s\n", s.Name, s.Why)
 	}
 	s := rep.Summary
-	_, err := fmt.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers)\n",
+	_, err := output.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers)\n",
 		s.Match, s.Mismatch, s.LoopViolations, s.Inconclusive, s.Errors, s.NotMeasured, s.Requests, len(rep.Servers)-s.ServersNotProbed, len(rep.Servers))
 	return err
 }

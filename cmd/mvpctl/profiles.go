@@ -62,7 +62,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 				return err
 			}
 			if opts.Format == output.FormatTable || opts.Format == output.FormatWide { // for people only
-				fmt.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
+				output.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
 			}
 			if err := output.Write(g.streams.Out, profileWriter{p}, opts); err != nil {
 				return err

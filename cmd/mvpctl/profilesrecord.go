@@ -12,6 +12,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // profilesRecordOptions are `mvpctl profiles record`'s flags; the apiserver is the one the
@@ -67,6 +68,11 @@ func (o *profilesRecordOptions) validate() error {
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
 	}
+	if o.file != "" && o.file != "-" {
+		if err := snapshot.CheckWritable(o.file); err != nil {
+			return fmt.Errorf("-f %s: %w", o.file, err)
+		}
+	}
 	return nil
 }
 
@@ -110,7 +116,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 		return err
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(g.streams.ErrOut, "note: %s\n", n)
+		output.Fprintf(g.streams.ErrOut, "note: %s\n", n)
 	}
 	for _, s := range rep.NotDefault {
 		g.warn("not the defaults: " + s)
@@ -137,7 +143,7 @@ func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Opti
 		return err
 	}
 	srv := rep.Profile.Servers[0]
-	fmt.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
+	output.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
 	if dir, _ := profileDir(); dir != "" && sameDir(filepath.Dir(o.file), dir) {
 		if _, err := simulate.UseProfiles(profileSources(nil)); err != nil {
 			return fmt.Errorf("wrote %s, but the profile directory does not load now: %w", o.file, err)

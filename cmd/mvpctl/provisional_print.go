@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
@@ -14,10 +15,10 @@ import (
 func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile, wide bool) {
 	for _, p := range ps {
 		if !wide {
-			fmt.Fprintf(w, "PROVISIONAL %s; -o wide lists them\n", p.Summary())
+			output.Fprintf(w, "PROVISIONAL %s; -o wide lists them\n", p.Summary())
 			continue
 		}
-		fmt.Fprintf(w, "PROVISIONAL %s\n", p.Headline())
+		output.Fprintf(w, "PROVISIONAL %s\n", p.Headline())
 		printProvisionalFacts(w, "  ", p)
 	}
 }
@@ -26,7 +27,7 @@ func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile, wide bool) 
 // the facts folded away.
 func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
 	for _, p := range ps {
-		fmt.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
+		output.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
 		printProvisionalFacts(w, "- ", p)
 		fmt.Fprint(w, "\n</details>\n\n")
 	}
@@ -35,10 +36,10 @@ func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
 // printProvisionalFacts lists what was derived and what could not be, each line after bullet.
 func printProvisionalFacts(w io.Writer, bullet string, p simulate.ProvisionalProfile) {
 	for _, d := range p.Derived {
-		fmt.Fprintf(w, "%sderived: %s\n", bullet, d)
+		output.Fprintf(w, "%sderived: %s\n", bullet, d)
 	}
 	for _, d := range p.NotDerived {
-		fmt.Fprintf(w, "%snot derived: %s\n", bullet, d)
+		output.Fprintf(w, "%snot derived: %s\n", bullet, d)
 	}
 }
 

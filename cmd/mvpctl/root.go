@@ -78,7 +78,7 @@ func (g *globalOptions) warn(msg string) {
 		g.warned = map[string]bool{}
 	}
 	g.warned[msg] = true
-	fmt.Fprintf(g.streams.ErrOut, "warning: %s\n", msg)
+	output.Fprintf(g.streams.ErrOut, "warning: %s\n", msg)
 }
 
 // warnLoweredTrust warns, every command and every time, when the kubeconfig turns TLS

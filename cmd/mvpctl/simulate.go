@@ -189,18 +189,18 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 	rep, noHeaders := sw.rep, o.NoHeaders
 	sim := rep.Simulation
 	printProvisional(w, sim.Provisional, o.Wide())
-	fmt.Fprintf(w, "Start: %s\n", sim.Start)
+	output.Fprintf(w, "Start: %s\n", sim.Start)
 	for _, a := range sim.Assumptions {
-		fmt.Fprintf(w, "ASSUMED %s\n", a)
+		output.Fprintf(w, "ASSUMED %s\n", a)
 	}
 	for _, a := range sim.Stated {
-		fmt.Fprintf(w, "STATED %s\n", a)
+		output.Fprintf(w, "STATED %s\n", a)
 	}
 	if len(sim.Profiles) > 0 {
-		fmt.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions%s)\n", strings.Join(sim.Profiles, ", "), provisionalExcept(sim.Provisional))
+		output.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions%s)\n", strings.Join(sim.Profiles, ", "), provisionalExcept(sim.Provisional))
 	}
 	if sim.Filter != "" {
-		fmt.Fprintf(w, "Only the GVRs of %s\n", sim.Filter)
+		output.Fprintf(w, "Only the GVRs of %s\n", sim.Filter)
 	}
 	fmt.Fprintln(w, "\nAT RISK (404 or 503 for a GVR that some server serves):")
 	switch {
@@ -287,12 +287,12 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 			}
 			servers = append(servers, fmt.Sprintf("%s (%s)", srv.Name, state))
 		}
-		fmt.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
+		output.Fprintf(w, "\nSTEP %d: %s — %s\n", s.N, s.Step, strings.Join(servers, ", "))
 		if s.Phase != "" {
-			fmt.Fprintf(w, "(%s)\n", s.Phase)
+			output.Fprintf(w, "(%s)\n", s.Phase)
 		}
 		for _, n := range s.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			output.Fprintf(w, "note: %s\n", n)
 		}
 		switch {
 		case all && len(rows) == 0:
@@ -302,7 +302,7 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 			fmt.Fprintln(w, "the routing does not change")
 			continue
 		case !all:
-			fmt.Fprintf(w, "%d row(s) change:\n", len(rows))
+			output.Fprintf(w, "%d row(s) change:\n", len(rows))
 		}
 		if err := printRoutingRows(w, route.RoutingTable{Servers: s.Table.Servers, Rows: rows}, o); err != nil {
 			return err
@@ -313,7 +313,7 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 		if len(unchanged) > 0 {
 			skipped += fmt.Sprintf(" and step(s) %s, which change no routing", strings.Join(unchanged, ", "))
 		}
-		fmt.Fprintf(w, "\nNot printed: %s, nor the rows a step leaves as they were; --steps all or -o wide prints every step's whole table\n", skipped)
+		output.Fprintf(w, "\nNot printed: %s, nor the rows a step leaves as they were; --steps all or -o wide prints every step's whole table\n", skipped)
 	}
 	return nil
 }

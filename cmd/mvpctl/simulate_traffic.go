@@ -14,16 +14,16 @@ func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error 
 	if p == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "  %d proxied request(s) joined by audit ID (from: the server that received it first)", p.Total)
+	output.Fprintf(w, "  %d proxied request(s) joined by audit ID (from: the server that received it first)", p.Total)
 	if p.Multiple > 0 {
-		fmt.Fprintf(w, "; %d audit ID(s) logged three times or more, not joined", p.Multiple)
+		output.Fprintf(w, "; %d audit ID(s) logged three times or more, not joined", p.Multiple)
 	}
 	fmt.Fprintln(w)
 	if len(p.Pairs) == 0 {
 		return nil
 	}
 	if why := p.Unattributed(); why != "" {
-		fmt.Fprintf(w, "  %s\n", why)
+		output.Fprintf(w, "  %s\n", why)
 	}
 	headers, rows := proxiedTable(p)
 	if err := output.Table(w, headers, rows, noHeaders); err != nil {
@@ -56,13 +56,13 @@ func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
 }
 
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
-	fmt.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
+	output.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
 	if t.ProxiedCopies > 0 {
-		fmt.Fprintf(w, "  %d event(s) repeat an earlier audit ID: requests one server proxied to another, logged by both; each replayed once\n", t.ProxiedCopies)
+		output.Fprintf(w, "  %d event(s) repeat an earlier audit ID: requests one server proxied to another, logged by both; each replayed once\n", t.ProxiedCopies)
 	}
 	for _, e := range t.MalformedExamples {
-		fmt.Fprintf(w, "  malformed: %s\n", e)
+		output.Fprintf(w, "  malformed: %s\n", e)
 	}
 	if err := printProxied(w, t.Proxied, noHeaders); err != nil {
 		return err

@@ -45,7 +45,7 @@ format and the RBAC needed.
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically (default: stdout)")
+	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically; only a regular file (or a link to one) is replaced (default: stdout)")
 	o.output.AddFlags(fs)
 	o.live.addFlags(fs)
 	return cmd
@@ -58,6 +58,11 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if err := o.live.validate(); err != nil {
 		return err
+	}
+	if o.file != "" && o.file != "-" {
+		if err := snapshot.CheckWritable(o.file); err != nil {
+			return fmt.Errorf("-f %s: %w", o.file, err)
+		}
 	}
 	snap, err := o.live.discover(cmd.Context(), g)
 	if err != nil {
@@ -79,14 +84,14 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 	if !g.streams.ErrIsTerminal {
 		return nil
 	}
-	fmt.Fprintf(g.streams.ErrOut, "[discovery] wrote %s (%d apiservers)\n", o.file, len(snap.Servers))
+	output.Fprintf(g.streams.ErrOut, "[discovery] wrote %s (%d apiservers)\n", o.file, len(snap.Servers))
 	// What an upgrade would keep: each server's --runtime-config as stated by its installer,
 	// or inferred from what it serves (not stored: it is derived from the snapshot; `simulate`
 	// and `explain` show it too).
 	configs := observedConfigs(snap)
 	for _, s := range snap.Servers {
 		if c, ok := configs[s.Name]; ok {
-			fmt.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
+			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
 		}
 	}
 	return nil

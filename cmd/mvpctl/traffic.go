@@ -80,7 +80,7 @@ func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	g.warnLoweredTrust(base)
 	if g.streams.ErrIsTerminal {
-		fmt.Fprintf(g.streams.ErrOut, "[traffic] reading the counters of %d apiserver(s), again in %s\n", len(snap.Servers), o.interval)
+		output.Fprintf(g.streams.ErrOut, "[traffic] reading the counters of %d apiserver(s), again in %s\n", len(snap.Servers), o.interval)
 	}
 	rep, err := proxytraffic.Observe(cmd.Context(), snap, proxytraffic.Options{ConfigFor: configFor, Interval: o.interval, Timeout: o.readTimeout, Now: g.clock})
 	if err != nil {
@@ -106,9 +106,9 @@ func (w trafficWriter) WriteText(out io.Writer, o output.Options) error {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(out, n)
+		output.Fprintf(out, "%s\n", n)
 	}
-	_, err := fmt.Fprintf(out, "Interval: %s to %s (%s)\n", w.rep.From.Format(time.RFC3339), w.rep.To.Format(time.RFC3339), w.rep.To.Sub(w.rep.From).Round(time.Second))
+	_, err := output.Fprintf(out, "Interval: %s to %s (%s)\n", w.rep.From.Format(time.RFC3339), w.rep.To.Format(time.RFC3339), w.rep.To.Sub(w.rep.From).Round(time.Second))
 	return err
 }
 

@@ -176,7 +176,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 	loop.Interval, loop.UntilStable, loop.Total = f.interval, f.untilStable, f.timeoutTotal
 	if f.leaseWatch {
 		if cfg, err := g.configFlags.ToRESTConfig(); err != nil {
-			fmt.Fprintf(errOut, "warning: no identity-lease watch (kubeconfig: %s): re-reading every %s only\n", oneLine(err.Error()), f.interval)
+			output.Fprintf(errOut, "warning: no identity-lease watch (kubeconfig: %s): re-reading every %s only\n", oneLine(err.Error()), f.interval)
 		} else {
 			loop.Leases = startLeaseWatch(ctx, cfg, errOut, f.interval)
 			loop.Debounce = leaseDebounce
@@ -188,7 +188,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 			return err
 		}
 		sampler, err := proxytraffic.NewSampler(proxytraffic.Options{ConfigFor: configFor, Timeout: live.timeout, Now: g.clock},
-			func(s string) { fmt.Fprintf(errOut, "warning: %s (said once)\n", s) })
+			func(s string) { output.Fprintf(errOut, "warning: %s (said once)\n", s) })
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func newWatchLoop(out, errOut io.Writer, opts output.Options, loc *time.Location
 	return &watch.Loop{
 		Clock: watch.RealClock{},
 		Emit:  func(d watch.EventDoc) error { return output.WriteLine(out, eventLine{doc: d, loc: loc}, opts) },
-		Warn:  func(s string) { fmt.Fprintf(errOut, "warning: %s\n", s) },
+		Warn:  func(s string) { output.Fprintf(errOut, "warning: %s\n", s) },
 		Loc:   loc,
 	}
 }
@@ -269,7 +269,7 @@ func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, in
 			defer mu.Unlock()
 			if !said {
 				said = true
-				fmt.Fprintf(errOut, "warning: cannot watch the identity leases in kube-system (%s): re-reading every %s only, and trying again\n", err, interval)
+				output.Fprintf(errOut, "warning: cannot watch the identity leases in kube-system (%s): re-reading every %s only, and trying again\n", err, interval)
 			}
 		},
 		OnRecovered: func() {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
@@ -119,7 +120,7 @@ func startExporter(e *exporterFlags, loop *watch.Loop, errOut io.Writer) (*expor
 	go func() {
 		defer close(x.done)
 		if err := x.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(errOut, "warning: --metrics-address %s: %s\n", e.address, oneLine(err.Error()))
+			output.Fprintf(errOut, "warning: --metrics-address %s: %s\n", e.address, oneLine(err.Error()))
 		}
 	}()
 	fmt.Fprintf(errOut, "[watch] serving /metrics, /healthz and /readyz on %s\n", ln.Addr())

@@ -33,7 +33,7 @@ func (l eventLine) text() string { return l.paint(output.Options{}) }
 // paint is the event's line, with a 404/503 window opening and an outcome that becomes a
 // 404, a 503 or proxied in colour when o says so.
 func (l eventLine) paint(o output.Options) string {
-	e := l.doc
+	e := visibleEvent(l.doc)
 	label := e.Label
 	if label == "" {
 		label = e.Version
@@ -41,9 +41,9 @@ func (l eventLine) paint(o output.Options) string {
 	if label == "" {
 		label = "version unknown"
 	}
-	head := fmt.Sprintf("%s %s %s: ", e.Time.In(l.loc).Format("15:04:05"), e.Server, label)
+	head := output.Sprintf("%s %s %s: ", e.Time.In(l.loc).Format("15:04:05"), e.Server, label)
 	if e.APIService != "" { // a cluster's object, not a server's
-		head = fmt.Sprintf("%s APIService %s: ", e.Time.In(l.loc).Format("15:04:05"), e.APIService)
+		head = output.Sprintf("%s APIService %s: ", e.Time.In(l.loc).Format("15:04:05"), e.APIService)
 	}
 	var what string
 	switch e.Type {
@@ -64,21 +64,21 @@ func (l eventLine) paint(o output.Options) string {
 	case watch.VersionChanged:
 		what = "version changed"
 	case watch.OutcomeChanged:
-		what = fmt.Sprintf("%s %s ⇒ %s", e.GVR, e.From, o.Paint(e.To, cellTone(e.To)))
+		what = output.Sprintf("%s %s ⇒ %s", e.GVR, e.From, o.Paint(e.To, cellTone(e.To)))
 	case watch.WindowOpened:
-		what = o.Paint(fmt.Sprintf("%s %s window opened", e.GVR, windowOutcome(e.Window)), output.Failure) + fmt.Sprintf(" (served by %s)", servedBy(e.Window))
+		what = o.Paint(output.Sprintf("%s %s window opened", e.GVR, windowOutcome(e.Window)), output.Failure) + output.Sprintf(" (served by %s)", servedBy(e.Window))
 	case watch.WindowClosed:
-		what = fmt.Sprintf("%s %s window closed after %s", e.GVR, windowOutcome(e.Window), seconds(e.Window.Seconds))
+		what = output.Sprintf("%s %s window closed after %s", e.GVR, windowOutcome(e.Window), seconds(e.Window.Seconds))
 	case watch.LeaseAdded:
-		what = fmt.Sprintf("identity lease %s added (holder %s)", e.Lease, e.To)
+		what = output.Sprintf("identity lease %s added (holder %s)", e.Lease, e.To)
 	case watch.LeaseGone:
-		what = fmt.Sprintf("identity lease %s gone", e.Lease)
+		what = output.Sprintf("identity lease %s gone", e.Lease)
 	case watch.LeaseNewHolder:
-		what = fmt.Sprintf("identity lease %s renewed by a new holder %s (a new process)", e.Lease, e.To)
+		what = output.Sprintf("identity lease %s renewed by a new holder %s (a new process)", e.Lease, e.To)
 	case watch.LeaseAddressChanged:
-		what = fmt.Sprintf("identity lease %s: peer-advertise address %s ⇒ %s", e.Lease, orNone(e.From), orNone(e.To))
+		what = output.Sprintf("identity lease %s: peer-advertise address %s ⇒ %s", e.Lease, orNone(e.From), orNone(e.To))
 	case watch.LeaseStale:
-		what = fmt.Sprintf("identity lease %s stale: not renewed for %s", e.Lease, seconds(e.LeaseSeconds))
+		what = output.Sprintf("identity lease %s stale: not renewed for %s", e.Lease, seconds(e.LeaseSeconds))
 		if e.Since != nil {
 			what += " (last renewal " + e.Since.In(l.loc).Format("15:04:05") + ")"
 		}
@@ -95,6 +95,29 @@ func (l eventLine) paint(o output.Options) string {
 		what = string(e.Type)
 	}
 	return head + what
+}
+
+// visibleEvent is e with every value from outside (a server's name, a lease's holder, an
+// APIService's condition, a counter's labels) made one line, as the event's line places it.
+func visibleEvent(e watch.EventDoc) watch.EventDoc {
+	v := output.Visible
+	e.Server, e.Version, e.Label, e.GVR, e.From, e.To = v(e.Server), v(e.Version), v(e.Label), v(e.GVR), v(e.From), v(e.To)
+	e.Error, e.Lease, e.APIService = v(e.Error), v(e.Lease), v(e.APIService)
+	if e.Window != nil {
+		w := *e.Window
+		w.Server, w.GVR, w.Unavailable = v(w.Server), v(w.GVR), v(w.Unavailable)
+		w.ServedBy = make([]string, len(e.Window.ServedBy))
+		for i, s := range e.Window.ServedBy {
+			w.ServedBy[i] = v(s)
+		}
+		e.Window = &w
+	}
+	if e.Traffic != nil {
+		t := *e.Traffic
+		t.Code, t.Type = v(t.Code), v(t.Type)
+		e.Traffic = &t
+	}
+	return e
 }
 
 func windowOutcome(w *watch.WindowDoc) string {
@@ -140,15 +163,15 @@ func (w summaryWriter) WriteText(out io.Writer, o output.Options) error {
 	clock := func(t time.Time) string { return t.In(w.loc).Format("15:04:05") }
 	byLease := ""
 	if d.LeaseTriggeredReads > 0 {
-		byLease = fmt.Sprintf(" (%d on an identity-lease change)", d.LeaseTriggeredReads)
+		byLease = output.Sprintf(" (%d on an identity-lease change)", d.LeaseTriggeredReads)
 	}
-	fmt.Fprintf(out, "\nWatched %s–%s (%s): %d snapshot%s%s, %d read%s failed; stopped: %s.\n",
+	output.Fprintf(out, "\nWatched %s–%s (%s): %d snapshot%s%s, %d read%s failed; stopped: %s.\n",
 		clock(d.From), clock(d.To), d.To.Sub(d.From).Round(100*time.Millisecond), d.Snapshots, plural(d.Snapshots, "", "s"), byLease,
 		d.ReadsFailed, plural(d.ReadsFailed, "", "s"), d.Stopped)
 	if len(d.Windows) == 0 {
 		fmt.Fprintln(out, "No window: no GVR that some server served answered 404 or 503 on any server.")
 	} else {
-		fmt.Fprintf(out, "%d window%s during which a GVR that some server served answered 404 or 503:\n", len(d.Windows), plural(len(d.Windows), "", "s"))
+		output.Fprintf(out, "%d window%s during which a GVR that some server served answered 404 or 503:\n", len(d.Windows), plural(len(d.Windows), "", "s"))
 		rows := make([][]string, 0, len(d.Windows))
 		for i := range d.Windows {
 			win := &d.Windows[i]
@@ -191,10 +214,10 @@ func writeTrafficTotals(out io.Writer, t *watch.TrafficDoc, o output.Options) er
 		}
 	}
 	for _, s := range sortedKeysOf(t.DiscoveryFetches) {
-		fmt.Fprintf(out, "%s: %s peer-discovery fetch(es) of its own, not user traffic\n", s, num(t.DiscoveryFetches[s]))
+		output.Fprintf(out, "%s: %s peer-discovery fetch(es) of its own, not user traffic\n", s, num(t.DiscoveryFetches[s]))
 	}
 	for _, s := range sortedKeysOf(t.NotRead) {
-		fmt.Fprintf(out, "%s: counters not read: %s\n", s, t.NotRead[s])
+		output.Fprintf(out, "%s: counters not read: %s\n", s, t.NotRead[s])
 	}
 	return nil
 }
@@ -220,9 +243,9 @@ func trafficText(e watch.EventDoc) string {
 	}
 	switch e.Type {
 	case watch.Proxied:
-		return fmt.Sprintf("%s proxied %s× → %s", gvr, num(t.Count), t.Code)
+		return output.Sprintf("%s proxied %s× → %s", gvr, num(t.Count), t.Code)
 	case watch.ProxyErrors:
-		return fmt.Sprintf("%s 503 of endpoint resolution %s× (%s)", gvr, num(t.Count), t.Type)
+		return output.Sprintf("%s 503 of endpoint resolution %s× (%s)", gvr, num(t.Count), t.Type)
 	}
-	return fmt.Sprintf("peer-discovery sync failed %s× (%s)", num(t.Count), t.Type)
+	return output.Sprintf("peer-discovery sync failed %s× (%s)", num(t.Count), t.Type)
 }

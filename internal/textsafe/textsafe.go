@@ -7,17 +7,23 @@ package textsafe
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Visible returns s with every character that acts on a terminal rather than printing
-// written as a Go escape: C0 controls (newline and tab too), DEL, C1 controls, the
-// text-direction controls that reorder what is displayed (U+202A–U+202E, U+2066–U+2069) and
-// bytes that are not UTF-8. A value printed on one line goes through it.
+// written as a Go escape: C0 controls (newline and tab too), DEL, C1 controls (U+0085, the
+// next-line character, among them), the line and paragraph separators (U+2028, U+2029), every
+// format character (Unicode category Cf: the text-direction controls that reorder what is
+// displayed, U+202A–U+202E and U+2066–U+2069, and the invisible ones that join or split what
+// is read, U+200B–U+200D, U+2060, U+FEFF, the soft hyphen) and bytes that are not UTF-8. A
+// value printed on one line goes through it: whatever it holds, it stays one line.
 func Visible(s string) string { return escapeControls(s, false) }
 
 // VisibleLines is Visible with newlines and tabs kept: for text that is laid out in lines
-// (a JUnit failure's detail, a stream the guard passes on).
+// by its writer (a JUnit failure's detail, a stream the guard passes on). A value placed in
+// such text goes through Visible first, where it is placed: VisibleLines cannot tell the
+// writer's newlines from a value's.
 func VisibleLines(s string) string { return escapeControls(s, true) }
 
 func escapeControls(s string, keepLayout bool) string {
@@ -45,7 +51,9 @@ func escapeControls(s string, keepLayout bool) string {
 			fmt.Fprintf(&b, `\x%02x`, c)
 		case r <= 0x9f:
 			fmt.Fprintf(&b, `\x%02x`, r) // a C1 control
-		case isDirectionControl(r):
+		case r > 0xffff && isInvisible(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
+		case isInvisible(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -72,7 +80,7 @@ func FirstUnsafe[T string | []byte](s T, keepLayout bool) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isDirectionControl(r) {
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isInvisible(r) {
 			return i
 		}
 		i += n
@@ -99,6 +107,8 @@ func unsafeASCII(c byte, keepLayout bool) bool {
 	return c < ' ' || c == 0x7f
 }
 
-func isDirectionControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+// isInvisible reports whether r, above the C1 controls, acts on the layout rather than
+// printing: a line or paragraph separator, or a format character (category Cf).
+func isInvisible(r rune) bool {
+	return r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }

@@ -11,6 +11,10 @@ func TestVisible(t *testing.T) {
 		{"c1\u009b2J", `c1\x9b2J`, `c1\x9b2J`},
 		{"rtl\u202eevil\u2066", `rtl\u202eevil\u2066`, `rtl\u202eevil\u2066`},
 		{"bad\xffutf8", `bad\xffutf8`, `bad\xffutf8`},
+		{"line\u2028para\u2029next\u0085", `line\u2028para\u2029next\x85`, `line\u2028para\u2029next\x85`},
+		{"gad\u200dgets\u200b\u2060\ufeff\u00ad", `gad\u200dgets\u200b\u2060\ufeff\u00ad`, `gad\u200dgets\u200b\u2060\ufeff\u00ad`},
+		{"tag\U000e0041\U0001d173", `tag\U000e0041\U0001d173`, `tag\U000e0041\U0001d173`},
+		{"FAKE\r\nLINE", `FAKE\x0d\x0aLINE`, "FAKE\\x0d\nLINE"},
 		{"über 日本 <b>", "über 日本 <b>", "über 日本 <b>"},
 	} {
 		if got := Visible(tc.in); got != tc.visible {

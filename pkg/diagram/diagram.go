@@ -344,11 +344,13 @@ func dotNode(n Node) string {
 	return fmt.Sprintf("%s [label=%s, shape=%s, style=%q, fillcolor=%q, color=%q];", n.ID, label, shape, style, c[0], c[1])
 }
 
-// dotString quotes s for DOT, with "\n" as line breaks and control characters as Go
-// escapes (their backslash doubled, as DOT reads it).
+// dotString quotes s for DOT, with "\n" as line breaks, control characters as Go escapes
+// (their backslash doubled, as DOT reads it) and markup as the entities Graphviz reads in a
+// label (&lt;), so that no tag reaches an SVG made from it.
 func dotString(s string) string {
 	s = textsafe.VisibleLines(s)
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	s = strings.ReplaceAll(s, `"`, `\"`)
+	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 	return `"` + strings.ReplaceAll(s, "\n", `\n`) + `"`
 }

@@ -1,6 +1,8 @@
 package diagram
 
 import (
+	"github.com/mvpctl/mvpctl/internal/textsafe"
+
 	"fmt"
 	"strings"
 
@@ -15,12 +17,12 @@ const labelWidth = 38
 // peer (the hop carries the loop-prevention header) or the server's own handler, and the 404
 // and 503 ends.
 func Explain(e route.Explanation) *Graph {
-	g := &Graph{Title: fmt.Sprintf("%s %s", e.Request.Method, e.Request.URL())}
-	client := g.Node("client", "client\n"+e.Request.Method+" "+e.Request.URL(), Client)
+	g := &Graph{Title: vis(fmt.Sprintf("%s %s", e.Request.Method, e.Request.URL()))}
+	client := g.Node("client", "client\n"+vis(e.Request.Method+" "+e.Request.URL()), Client)
 	header := strings.ToLower(mvp.LoopPreventionHeader) + ": true"
 	for _, d := range e.Servers {
 		key := "s_" + d.Server
-		srv := g.Node(key, d.Server+"\n"+d.Version, Server)
+		srv := g.Node(key, vis(d.Server)+"\n"+vis(d.Version), Server)
 		in := ""
 		if e.Request.HeaderProxied {
 			in = header
@@ -37,7 +39,7 @@ func Explain(e route.Explanation) *Graph {
 		what, why := d.Plain.Split()
 		switch d.Outcome {
 		case mvp.Local:
-			end := g.Node(key+"_local", d.Server+" serves it\n(local handler)", OK)
+			end := g.Node(key+"_local", vis(d.Server)+" serves it\n(local handler)", OK)
 			g.Edge(last, end, "", Solid, OK)
 			members = append(members, end)
 		case mvp.Proxied:
@@ -45,14 +47,14 @@ func Explain(e route.Explanation) *Graph {
 				if !c.Resolves {
 					continue
 				}
-				peerLabel := c.PeerName() + " (peer)"
+				peerLabel := vis(c.PeerName()) + " (peer)"
 				if c.Address != "" {
-					peerLabel += "\n" + c.Address
+					peerLabel += "\n" + vis(c.Address)
 				}
 				p := g.Node(key+"_peer_"+c.PeerName(), peerLabel, Server)
 				g.Edge(last, p, header, Bold, "")
 				members = append(members, p)
-				label, kind := c.PeerName()+" serves it\n(its answer is passed back)", OK
+				label, kind := vis(c.PeerName())+" serves it\n(its answer is passed back)", OK
 				if c.Outcome() == mvp.NotFound {
 					label, kind = Wrap(c.PeerName()+": "+c.Result, labelWidth), NotFound
 				}
@@ -67,7 +69,7 @@ func Explain(e route.Explanation) *Graph {
 		case mvp.Unavailable:
 			end := g.Node(key+"_503", what+"\n"+Wrap(why, labelWidth), Unavailable)
 			for _, c := range d.Candidates {
-				p := g.Node(key+"_peer_"+c.PeerName(), c.PeerName()+" (peer)\n"+Wrap(c.Result, labelWidth), Absent)
+				p := g.Node(key+"_peer_"+c.PeerName(), vis(c.PeerName())+" (peer)\n"+Wrap(c.Result, labelWidth), Absent)
 				g.Edge(last, p, "", Dashed, Unavailable)
 				g.Edge(p, end, "", Dashed, Unavailable)
 				members = append(members, p)
@@ -77,10 +79,10 @@ func Explain(e route.Explanation) *Graph {
 			}
 			members = append(members, end)
 		}
-		g.Cluster(key, "on "+d.Server, members...)
+		g.Cluster(key, "on "+vis(d.Server), members...)
 	}
 	for _, u := range e.Unreachable {
-		n := g.Node("s_"+u.Name, u.Name+"\nnot evaluated: could not be read", Absent)
+		n := g.Node("s_"+u.Name, vis(u.Name)+"\nnot evaluated: could not be read", Absent)
 		g.Edge(client, n, "", Dashed, Absent)
 	}
 	return g
@@ -96,7 +98,7 @@ func Routes(t route.RoutingTable) *Graph {
 	}
 	servers := map[string]string{}
 	for _, s := range t.Servers {
-		label := s.Name + "\n" + s.Version
+		label := vis(s.Name) + "\n" + vis(s.Version)
 		kind := Server
 		if !s.Reachable {
 			label += "\nnot evaluated: could not be read"
@@ -134,7 +136,7 @@ func Routes(t route.RoutingTable) *Graph {
 	for i, grp := range groups {
 		var lines []string
 		for _, gv := range grp.gvs {
-			lines = append(lines, gv+": "+strings.Join(grp.res[gv], ", "))
+			lines = append(lines, vis(gv+": "+strings.Join(grp.res[gv], ", ")))
 		}
 		n := g.Node(fmt.Sprintf("gvrs%d", i+1), strings.Join(lines, "\n"), Resource)
 		for _, c := range grp.cells {
@@ -143,7 +145,7 @@ func Routes(t route.RoutingTable) *Graph {
 			case mvp.Local:
 				g.Edge(s, n, "serves", Solid, OK)
 			case mvp.Proxied:
-				g.Edge(s, n, "proxies to "+strings.TrimPrefix(c.Text, "proxy→"), Bold, "")
+				g.Edge(s, n, "proxies to "+vis(strings.TrimPrefix(c.Text, "proxy→")), Bold, "")
 			case mvp.NotFound:
 				g.Edge(s, n, "404", Dashed, NotFound)
 			case mvp.Unavailable:
@@ -152,4 +154,17 @@ func Routes(t route.RoutingTable) *Graph {
 		}
 	}
 	return g
+}
+
+// vis makes a value from outside (a server's name, a GVR, an address) one line where a label
+// places it: the label's own line breaks are the only ones.
+func vis(s string) string { return textsafe.Visible(s) }
+
+// visAll is vis of each value.
+func visAll(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = vis(v)
+	}
+	return out
 }

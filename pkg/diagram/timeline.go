@@ -40,9 +40,9 @@ func Timeline(sim *simulate.Simulation, title string) *Graph {
 			if !s.Reachable {
 				state += ", down"
 			}
-			servers = append(servers, s.Name+" "+state)
+			servers = append(servers, vis(s.Name+" "+state))
 		}
-		label := fmt.Sprintf("step %d: %s", st.N, st.Step)
+		label := fmt.Sprintf("step %d: %s", st.N, vis(st.Step))
 		if st.Phase != "" {
 			label += "\n(" + Wrap(st.Phase, 40) + ")"
 		}
@@ -84,7 +84,7 @@ func Timeline(sim *simulate.Simulation, title string) *Graph {
 				answer, rk = "503", Unavailable
 			}
 			box := g.Node(fmt.Sprintf("risk%d_%s_%s", i, k.server, answer),
-				fmt.Sprintf("%s answers %s for %d GVR(s) served elsewhere\n%s", k.server, answer, len(gvrs), strings.Join(listed, "\n")), rk)
+				fmt.Sprintf("%s answers %s for %d GVR(s) served elsewhere\n%s", vis(k.server), answer, len(gvrs), strings.Join(visAll(listed), "\n")), rk)
 			g.Edge(node, box, "at risk", Dashed, rk)
 			boxesOf[stepKey] = append(boxesOf[stepKey], box)
 		}

@@ -62,7 +62,7 @@ func (d *discoverer) progress(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Progress(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Progress(textsafe.Visible(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) warn(format string, args ...any) {
@@ -71,7 +71,7 @@ func (d *discoverer) warn(format string, args ...any) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.opts.Warn(textsafe.VisibleLines(d.red.Clean(fmt.Sprintf(format, args...))))
+	d.opts.Warn(textsafe.Visible(d.red.Clean(fmt.Sprintf(format, args...))))
 }
 
 func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {

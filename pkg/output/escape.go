@@ -1,7 +1,9 @@
 package output
 
 import (
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/internal/textsafe"
@@ -159,4 +161,39 @@ func (g markdownGuard) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Sprintf is fmt.Sprintf with every value made one line where it is placed: each string, error
+// and fmt.Stringer argument goes through Cell (Visible, Paint's colour kept), so that a newline
+// or a separator inside a value from outside is written \x0a rather than starting a line of
+// its own, while the format's own newlines stay. Guard cannot do this: it sees the writer's
+// newlines and a value's alike. Text printers place values with it.
+func Sprintf(format string, args ...any) string {
+	return fmt.Sprintf(format, cellArgs(args)...)
+}
+
+// Fprintf is Sprintf written to w.
+func Fprintf(w io.Writer, format string, args ...any) (int, error) {
+	return fmt.Fprintf(w, format, cellArgs(args)...)
+}
+
+func cellArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case error:
+			out[i] = Cell(v.Error())
+		case fmt.Stringer:
+			out[i] = Cell(v.String())
+		case string:
+			out[i] = Cell(v)
+		default:
+			if rv := reflect.ValueOf(a); rv.Kind() == reflect.String {
+				out[i] = Cell(rv.String())
+			} else {
+				out[i] = a
+			}
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -90,5 +91,34 @@ func BenchmarkGuard(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		g.Write(line)
+	}
+}
+
+type named string
+
+type stringer struct{}
+
+func (stringer) String() string { return "s\u2028t" }
+
+// TestSprintfOneLinePerValue: each value is made one line where it is placed — strings,
+// errors, Stringers and typed strings, Paint's colour kept — and the format's own newlines stay.
+func TestSprintfOneLinePerValue(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		args   []any
+		want   string
+	}{
+		{"%s: %s\n", []any{"kas-a", "FAILED\nFAKE-LINE: ok"}, "kas-a: FAILED\\x0aFAKE-LINE: ok\n"},
+		{"%v|%s|%s|%d\n", []any{errors.New("a\r\nb"), stringer{}, named("gad\u200dgets"), 7}, "a\\x0d\\x0ab|s\\u2028t|gad\\u200dgets|7\n"},
+		{"%s\n", []any{Options{Color: true}.Paint("404\n", Failure)}, Options{Color: true}.Paint(`404\x0a`, Failure) + "\n"},
+		{"%-6s|\n", []any{"a\tb"}, "a\\x09b|\n"},
+	} {
+		if got := Sprintf(tc.format, tc.args...); got != tc.want {
+			t.Errorf("Sprintf(%q) = %q, want %q", tc.format, got, tc.want)
+		}
+		var b strings.Builder
+		if _, err := Fprintf(&b, tc.format, tc.args...); err != nil || b.String() != tc.want {
+			t.Errorf("Fprintf(%q) = %q, %v", tc.format, b.String(), err)
+		}
 	}
 }

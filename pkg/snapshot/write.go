@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -42,18 +44,24 @@ func (s *Snapshot) WriteFile(path string, asJSON bool) error {
 
 // WriteAtomic writes data to path through a temporary file (named by pattern, as
 // os.CreateTemp takes it) in the same directory, renamed over path: a reader never sees a
-// partial file, and RemoveTempFiles cleans up after an interrupted write. The file is 0644.
+// partial file, and RemoveTempFiles cleans up after an interrupted write. Only a regular file
+// is replaced: an existing one keeps its mode and owner (a new one is 0644), a symbolic link
+// is followed to the regular file it names (the link stays), and anything else — a device
+// (/dev/stdout, /dev/null), a named pipe, a socket, a directory, a link to a missing file — is
+// refused before anything is written (CheckWritable).
 func WriteAtomic(path string, data []byte, pattern string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	target, info, err := writeTarget(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), pattern)
 	if err != nil {
 		return unwrapPathError(err)
 	}
 	tempFiles.Store(tmp.Name(), true)
 	defer tempFiles.Delete(tmp.Name())
 	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file 0600; what is written here holds no credentials and is
-	// shared like kubectl output.
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := keepModeAndOwner(tmp, info); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -64,10 +72,57 @@ func WriteAtomic(path string, data []byte, pattern string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), target); err != nil {
 		return unwrapPathError(err)
 	}
 	return nil
+}
+
+// CheckWritable returns an error unless WriteAtomic may write path: it does not exist yet (its
+// directory does), or it is a regular file, or a symbolic link to one. The error says what
+// path is and what to do, without the path (the caller names it).
+func CheckWritable(path string) error {
+	_, _, err := writeTarget(path)
+	return err
+}
+
+// writeTarget is the file WriteAtomic replaces — path, or the regular file a symbolic link at
+// path names — and its FileInfo (nil when it does not exist yet).
+func writeTarget(path string) (string, os.FileInfo, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return "", nil, errors.New("a symbolic link to a missing file: name the file itself")
+		}
+		return path, nil, nil
+	case err != nil:
+		return "", nil, unwrapPathError(err)
+	case !info.Mode().IsRegular():
+		return "", nil, fmt.Errorf("%v: mvpctl replaces only regular files (for standard output, use -f -)", CheckRegular(path))
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", nil, unwrapPathError(err)
+	}
+	return target, info, nil
+}
+
+// keepModeAndOwner gives the temporary file the mode and owner of the file it replaces (info;
+// a new file is 0644: what mvpctl writes holds no credentials and is shared like kubectl
+// output). An owner it cannot keep is refused rather than changed.
+func keepModeAndOwner(tmp *os.File, info os.FileInfo) error {
+	if info == nil {
+		return tmp.Chmod(0o644)
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		return err
+	}
+	if err := keepOwner(tmp, info); err != nil {
+		return err
+	}
+	// chown clears the set-user-ID and set-group-ID bits; the mode is set again after it.
+	return tmp.Chmod(info.Mode().Perm())
 }
 
 // tempFiles are the temporary files WriteFile is writing, for RemoveTempFiles.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -23,7 +24,7 @@ const MetricsNamespace = "mvpctl"
 // reason, cause, code, type). A GVR every reachable server serves itself has no series.
 var (
 	descServerUp = newDesc("apiserver_up",
-		"1 if the apiserver answered the last read, 0 if it could not be read.", "server")
+		"1 if the apiserver answered the last read, 0 if it could not be read (every server, when the last read got nothing).", "server")
 	descServerInfo = newDesc("apiserver_info",
 		"Always 1: the apiserver's binary version and emulated version (the last known while it is down).", "server", "version", "emulated_version")
 	descGate = newDesc("apiserver_proxy_gate_enabled",
@@ -152,7 +153,7 @@ func (m *Metrics) Observe(r Read) {
 			if s.Reachable {
 				m.reachable++
 			} else {
-				m.serverErrors.WithLabelValues(s.Name, ServerErrorCause(s.Error)).Inc()
+				m.serverErrors.WithLabelValues(labelValues(s.Name, ServerErrorCause(s.Error))...).Inc()
 			}
 		}
 	}
@@ -173,7 +174,7 @@ func (m *Metrics) Observe(r Read) {
 		k := windowKey{w.Server, w.GVR}
 		now[k] = w.Opened
 		if at, ok := m.opened[k]; !ok || !at.Equal(w.Opened) {
-			m.windowsOpened.WithLabelValues(w.Server, string(w.Outcome)).Inc()
+			m.windowsOpened.WithLabelValues(labelValues(w.Server, string(w.Outcome))...).Inc()
 		}
 	}
 	m.opened = now
@@ -181,19 +182,30 @@ func (m *Metrics) Observe(r Read) {
 		if !s.Read {
 			continue
 		}
-		m.discoveryFetch.WithLabelValues(s.Name).Add(s.DiscoveryFetches)
+		m.discoveryFetch.WithLabelValues(labelValues(s.Name)...).Add(s.DiscoveryFetches)
 		for _, c := range s.Proxied {
 			g := gvrLabels(c.GVR)
-			m.proxied.WithLabelValues(s.Name, g.Group, g.Version, g.Resource, c.Code).Add(c.Count)
+			m.proxied.WithLabelValues(labelValues(s.Name, g.Group, g.Version, g.Resource, c.Code)...).Add(c.Count)
 		}
 		for _, c := range s.EndpointErrors {
 			g := gvrLabels(c.GVR)
-			m.proxyErrors.WithLabelValues(s.Name, g.Group, g.Version, g.Resource, c.Type).Add(c.Count)
+			m.proxyErrors.WithLabelValues(labelValues(s.Name, g.Group, g.Version, g.Resource, c.Type)...).Add(c.Count)
 		}
 		for typ, n := range s.SyncErrors {
-			m.syncErrors.WithLabelValues(s.Name, typ).Add(n)
+			m.syncErrors.WithLabelValues(labelValues(s.Name, typ)...).Add(n)
 		}
 	}
+}
+
+// labelValues are values from outside — a server's name, an apiserver's counter labels (its
+// code, type, group) — as the exporter's labels carry them: one line each, made Visible as
+// everything mvpctl prints is (a newline is \x0a, a byte that is not UTF-8 \xff), so that a
+// label never holds what the apiserver's own text would break or a reader would misread.
+func labelValues(values ...string) []string {
+	for i, v := range values {
+		values[i] = textsafe.Visible(v)
+	}
+	return values
 }
 
 // gvrLabels are a counter's GVR as labels (all empty when the counter has none).

@@ -18,7 +18,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	defer m.mu.Unlock()
 	r := m.last
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labelValues(labels...)...)
 	}
 	if !r.Ended.IsZero() {
 		gauge(descLastRead, unixSeconds(r.Ended))
@@ -51,7 +51,9 @@ func (m *Metrics) collectServers(r Read, gauge func(*prometheus.Desc, float64, .
 	for i := range servers {
 		s := &servers[i]
 		atRisk[s.Name] = map[mvp.Outcome]int{mvp.NotFound: 0, mvp.Unavailable: 0}
-		gauge(descServerUp, boolValue(s.Reachable), s.Name)
+		// Up only if this server answered the last read: a read that got nothing (the leases
+		// could not be listed, every server gone) reached none, whatever the state it keeps.
+		gauge(descServerUp, boolValue(r.Err == nil && s.Reachable), s.Name)
 		gauge(descServerInfo, 1, s.Name, s.Version, s.EmulatedVersion)
 		if !s.Reachable {
 			// What a down server runs with is not read: the version's default would be an

@@ -13,7 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
+	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -275,11 +277,94 @@ func TestMetricsReadFailures(t *testing.T) {
 	if noObs[`mvpctl_read_errors_total{cause="leases-not-listed"}`] != 1 || noObs[`mvpctl_apiserver_read_errors_total{cause="connection-refused",server="a"}`] != 1 {
 		t.Errorf("a read that learned nothing: %v", noObs)
 	}
+	// Every apiserver gone: the last read reached none of them, whatever state it keeps.
+	for _, k := range series(noObs, "mvpctl_apiserver_up") {
+		if noObs[k] != 0 {
+			t.Errorf("after a read that reached no server: %s %v, want 0", k, noObs[k])
+		}
+	}
+	if len(series(noObs, "mvpctl_apiserver_up")) != len(plane.Servers) {
+		t.Errorf("after a read that reached no server: %v, want every server's up", series(noObs, "mvpctl_apiserver_up"))
+	}
+	if up := series(sink.scrapes[5], "mvpctl_apiserver_up"); len(up) == 0 || sink.scrapes[5][up[0]] != 1 {
+		t.Errorf("after the next read that got the plane: %v, want up", up)
+	}
 	for _, sc := range sink.scrapes {
 		for k := range sc {
 			if strings.Contains(k, "secret") || strings.Contains(k, "10.0.0.1") {
 				t.Errorf("an error's text in a label: %s", k)
 			}
+		}
+	}
+}
+
+// TestMetricsUpWhenNothingRead: every apiserver gone right after a read that got the plane —
+// the next read cannot even list the leases — and mvpctl_apiserver_up is 0 for every server:
+// the last read reached none, though the state it keeps (and /readyz's "not ready") stands.
+func TestMetricsUpWhenNothingRead(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	plane := steadyPlane(t)
+	sink := newGatherSink(t)
+	l := &Loop{Read: scriptedReads(ok(plane), fails(fmt.Errorf("%w: cannot list the identity leases: connection refused", ErrNoObservation))),
+		Clock: &stepClock{now: t0}, Interval: time.Second, Total: 1500 * time.Millisecond,
+		Sink: sink, Emit: func(EventDoc) error { return nil }}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.scrapes) != 2 {
+		t.Fatalf("%d reads reported, want 2", len(sink.scrapes))
+	}
+	for i, want := range []float64{1, 0} {
+		up := series(sink.scrapes[i], "mvpctl_apiserver_up")
+		if len(up) != len(plane.Servers) {
+			t.Fatalf("read %d: %v, want every server's up", i+1, up)
+		}
+		for _, k := range up {
+			if sink.scrapes[i][k] != want {
+				t.Errorf("read %d: %s %v, want %v", i+1, k, sink.scrapes[i][k], want)
+			}
+		}
+	}
+	if sink.ready[1] == nil {
+		t.Error("ready after a read that reached no server")
+	}
+}
+
+// TestMetricsHostileLabels: label values copied from an apiserver's counters — a code with a
+// newline that would forge a series of its own, a type that is not UTF-8 — are carried as
+// mvpctl prints them (\x0a, \xff), and the exposition stays valid.
+func TestMetricsHostileLabels(t *testing.T) {
+	m := NewMetrics()
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(m); err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(Read{Started: time.Unix(0, 0), Ended: time.Unix(1, 0), Traffic: []proxytraffic.Server{{Name: "kas-b", Read: true,
+		Proxied:        []proxytraffic.Count{{GVR: "batch/v1/jobs", Code: "200\nFAKE 1\u2028", Count: 2}},
+		EndpointErrors: []proxytraffic.Count{{GVR: "batch/v1/jobs", Type: "bad\xffutf8", Count: 1}},
+		SyncErrors:     map[string]float64{"x\r\u200dy": 1}}}})
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	if _, err := parser.TextToMetricFamilies(bytes.NewReader(b.Bytes())); err != nil {
+		t.Fatalf("not valid exposition: %v\n%s", err, b.String())
+	}
+	for _, want := range []string{`code="200\\x0aFAKE 1\\u2028"`, `type="bad\\xffutf8"`, `type="x\\x0d\\u200dy"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %s in\n%s", want, b.String())
+		}
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "FAKE") {
+			t.Errorf("a line of its own: %q", line)
 		}
 	}
 }

@@ -95,4 +95,33 @@ func TestHostileTextIsData(t *testing.T) {
 	if !strings.Contains(string(r.Stderr), ".context") {
 		t.Errorf("%s\nwant a warning naming the server's context", r)
 	}
+
+	// A lease whose peer-advertise address would colour the terminal and forge a line of its
+	// own (CR LF, the line separator), and join what is read (a zero-width joiner): shown
+	// escaped, on the line of the warning that names it.
+	forged := "\x1b[31m\r\nFAKE-LINE: all good\u2028gad\u200dgets"
+	if _, err := cs.CoordinationV1().Leases("kube-system").Create(ctx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: "apiserver-e2e-forged", Labels: map[string]string{
+			"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": "cp-forged"},
+			Annotations: map[string]string{"kubernetes.io/peer-advertise-address": forged}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &dur, RenewTime: &now},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"routes", "--kubeconfig", cp.Kubeconfig, "--resource", "jobs.batch"},
+		{"snapshot", "--kubeconfig", cp.Kubeconfig, "-f", filepath.Join(t.TempDir(), "forged.yaml")},
+	} {
+		r := runMvpctl(t, args...)
+		clean(r)
+		out := string(r.Stdout) + string(r.Stderr)
+		if strings.ContainsAny(out, "\r\u2028\u200d") || !strings.Contains(out, `\x1b[31m\x0d\x0aFAKE-LINE: all good\u2028gad\u200dgets`) {
+			t.Errorf("%s\nwant the address shown escaped, no line break or invisible character as it is", r)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "FAKE-LINE") {
+				t.Errorf("%s\na line of its own from the lease's address: %q", r, line)
+			}
+		}
+	}
 }
