@@ -45,8 +45,8 @@ func (b leaseBound) RoundTrip(req *http.Request) (*http.Response, error) {
 type lineBound struct {
 	io.ReadCloser
 	limit, run, total int
-	stop       context.CancelCauseFunc // nil for a list
-	err        error
+	stop              context.CancelCauseFunc // nil for a list
+	err               error
 }
 
 func (l *lineBound) Read(p []byte) (int, error) {
