@@ -34,7 +34,8 @@ type trafficLimits struct {
 
 var defaultTrafficLimits = trafficLimits{bytes: MaxTrafficBytes, lines: MaxTrafficLines, time: MaxTrafficTime}
 
-// boundedReader fails a read past its limits, naming the bound passed.
+// boundedReader fails a read past its limits, naming the bound passed. Its time runs from
+// its first read (replay reads the file after the simulation, not when it is opened).
 type boundedReader struct {
 	r     io.Reader
 	lim   trafficLimits
@@ -44,10 +45,13 @@ type boundedReader struct {
 }
 
 func newBoundedReader(r io.Reader, lim trafficLimits) *boundedReader {
-	return &boundedReader{r: r, lim: lim, began: time.Now()}
+	return &boundedReader{r: r, lim: lim}
 }
 
 func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.began.IsZero() {
+		b.began = time.Now()
+	}
 	n, err := b.r.Read(p)
 	b.n += int64(n)
 	b.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
