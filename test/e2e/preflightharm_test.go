@@ -15,8 +15,9 @@ import (
 // --peer-ca-file): preflight's blocking findings are requests that work today and fail during
 // the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
-// The rehearsal of 1.36 → 1.37 blocks on it without traffic (MVP040), warns when the replayed
-// requests hold no client of it, and blocks naming the client when they hold one; a replayed
+// The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
+// before the client) or the replayed requests hold no client of it, and blocks naming the
+// client when the audit logs or the counters of a live snapshot hold one; a replayed
 // request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, blocks too (it meets
 // kas-b, still 1.36, once kas-a runs 1.37). Then kas-a is upgraded for real with the same
 // flags: the client's request gets 404 from kas-a, and the new GVR gets 404 from kas-b while
@@ -38,12 +39,15 @@ func TestPreflightHarm(t *testing.T) {
 	defer cancel()
 
 	const agent, removed, added = "preflight-harm-e2e", "/apis/networking.k8s.io/v1beta1/ipaddresses?limit=1", "/apis/certificates.k8s.io/v1/clustertrustbundles?limit=1"
+	// Before any client: the servers' request counters, recorded in the snapshot, hold none
+	// of the group/version kas-a's --runtime-config keeps.
+	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
+	start := []string{"--snapshot", snap.Path, "--no-baseline"}
 	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
 		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
 	}
 	waitLogged(t, logA, agent, 1)
-	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
-	start := []string{"--snapshot", snap.Path, "--no-baseline"}
+	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
 	noClient := filepath.Join(dir, "no-client.txt")
 	newGVR := filepath.Join(dir, "new-gvr.txt")
@@ -59,12 +63,13 @@ func TestPreflightHarm(t *testing.T) {
 		check, sev string
 		says       string
 	}{
-		{"no traffic", nil, 3, "MVP040", "blocking", "its clients may use it"},
-		{"traffic without a client of it", []string{"--requests", noClient}, 2, "MVP040", "warning", "none of the 2 replayed requests"},
-		{"the servers' audit logs, with its client", []string{"--audit-log", "kas-a=" + logA, "--audit-log", "kas-b=" + logB}, 3, "MVP040", "blocking", agent},
-		{"a client of a GVR new in 1.37", []string{"--requests", newGVR}, 3, "MVP020", "blocking", "certificates.k8s.io/v1/clustertrustbundles would get 404"},
+		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no client uses it: none counted by the request counters of kas-a (since it started"},
+		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
+		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP040", "blocking", agent},
+		{"a client of a GVR new in 1.37", append(start, "--requests", newGVR), 3, "MVP020", "blocking", "certificates.k8s.io/v1/clustertrustbundles would get 404"},
+		{"live, after the client: its requests counted on kas-a", live, 3, "MVP040", "blocking", "clients use it: 1 request(s) on kas-a over "},
 	} {
-		rep := runPreflight(t, tc.exit, append(start, tc.args...)...)
+		rep := runPreflight(t, tc.exit, tc.args...)
 		found := false
 		for _, f := range rep.Findings {
 			if f.Check == tc.check && f.Severity == tc.sev && strings.Contains(f.Message, tc.says) {
