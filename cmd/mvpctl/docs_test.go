@@ -61,6 +61,11 @@ var docsOfflineExit = map[string]int{
 	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37":                                  ExitIncomplete,
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37":                                   ExitFindings,
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --audit-log examples/audit.log.gz": ExitFindings,
+	// docs/ci.md's example of each verdict: pass; a warning that rests on a provisional
+	// profile; warnings and an assumption, which --fail-on blocking lets pass.
+	"mvpctl preflight --servers a=1.37,b=1.37 --proxy configured --to 1.37":        ExitOK,
+	"mvpctl preflight --servers a=1.37,b=1.37,c=1.37 --proxy configured --to 1.38": ExitIncomplete,
+	"mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37 --fail-on blocking": ExitOK,
 	// docs/ci.md's accepted risks: the same findings, written to a baseline, then accepted.
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --write-baseline accepted.txt --reason \"alpha/beta APIs only kas-b serves\"": ExitOK,
 	"mvpctl preflight --snapshot examples/skew.yaml --to 1.37 --baseline accepted.txt":                                                      ExitOK,

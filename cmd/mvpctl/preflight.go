@@ -46,7 +46,10 @@ stale. --write-baseline FILE writes a baseline that accepts every current findin
 Checks:
 ` + checks.String() + `
 ` + commandExitCodes("preflight") + `
---fail-on=blocking exits 0 on warnings; --fail-on=never always exits 0 (unless mvpctl fails).`,
+The result (pass, warning, partial, blocking) and the exit code are one verdict, printed by
+every format: --fail-on=blocking exits 0 on warnings and on a result that rests on
+assumptions or a provisional profile (still listed), but 2 on a partial read (an apiserver
+not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 		Example: `  mvpctl preflight --servers a=1.36,b=1.36,c=1.36 --to 1.37
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
   mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context

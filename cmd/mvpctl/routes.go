@@ -100,6 +100,9 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	filter := o.filter.filterOf(snap)
+	if err := filter.Unmatched(snap.Known(), "the plane"); err != nil {
+		return err
+	}
 	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
 	if len(table.Rows) == 0 && !filter.Empty() {
 		return noMatch(filter)

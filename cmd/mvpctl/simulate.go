@@ -105,7 +105,11 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	sim.Narrow(o.filter.filterOf(pl.start), pl.start.Kinds())
+	filter := o.filter.filterOf(pl.start)
+	if err := filter.Unmatched(sim.Known(), "the plane and the profiles of the upgrade"); err != nil {
+		return err
+	}
+	sim.Narrow(filter, pl.start.Kinds())
 	rep := simulate.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
 		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {

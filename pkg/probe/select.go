@@ -109,6 +109,13 @@ func Select(snap *snapshot.Snapshot, sel Selection) ([]Target, error) {
 			}
 		}
 		if len(out) == 0 {
+			known := map[snapshot.GVR]string{}
+			for g, e := range all {
+				known[g] = e.t.Kind
+			}
+			if err := filter.Unmatched(known, fmt.Sprintf("the %d the reachable servers serve", len(gvrs))); err != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("no group/version/resource matches %s (the reachable servers serve %d; 'mvpctl routes --all' lists them)", sel.String(), len(gvrs))
 		}
 		return out, nil

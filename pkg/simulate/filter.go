@@ -36,6 +36,43 @@ func (s *Simulation) Narrow(f snapshot.GVRFilter, kinds map[snapshot.GVR]string)
 	s.Removed = removed
 }
 
+// Known maps every GVR some step of the simulation serves or lists (the plane at the start,
+// the profiles of the versions it upgrades to) to its kind: what a filter may select.
+func (s *Simulation) Known() map[snapshot.GVR]string {
+	known := map[snapshot.GVR]string{}
+	for _, st := range s.Steps {
+		if st.snap == nil {
+			continue
+		}
+		for g, kind := range st.snap.Known() {
+			if known[g] == "" {
+				known[g] = kind
+			}
+		}
+	}
+	return known
+}
+
+// checkFilter refuses a preflight filter that selects nothing in the plane, the profiles or
+// the replayed traffic (snapshot.GVRFilter.Unmatched).
+func checkFilter(f snapshot.GVRFilter, sim *Simulation, tr *TrafficReport) error {
+	if f.Empty() {
+		return nil
+	}
+	known, where := sim.Known(), "the plane and the profiles of the upgrade"
+	if tr != nil {
+		where = "the plane, the profiles of the upgrade and the replayed traffic"
+		for _, g := range tr.GVRs {
+			if gvr, err := snapshot.ParseGVR(g.GVR); err == nil {
+				if _, ok := known[gvr]; !ok {
+					known[gvr] = ""
+				}
+			}
+		}
+	}
+	return f.Unmatched(known, where)
+}
+
 // FindingsFiltered records what a --resource/--group filter left out of a preflight report.
 type FindingsFiltered struct {
 	Filter string `json:"filter"`

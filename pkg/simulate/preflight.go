@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -149,10 +150,21 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	if rep.Traffic != nil {
 		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim)...)
 	}
+	if err := checkFilter(in.Filter, sim, rep.Traffic); err != nil {
+		return nil, err
+	}
 	rep.accept(in.Accept)
+	bySeverity(rep.Findings)
 	rep.summarize()
 	rep.Narrow(in.Filter, in.Start.Kinds())
 	return rep, nil
+}
+
+// bySeverity orders findings for a reader: blocking first, then warnings, then info; in the
+// order the checks ran within each.
+func bySeverity(fs []Finding) {
+	rank := map[Severity]int{Blocking: 0, Warning: 1, Info: 2}
+	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
 }
 
 // partialReads are what of the start was not read: each apiserver not read, and a sampling

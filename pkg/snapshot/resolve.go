@@ -56,6 +56,9 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 		}
 	}
 	if len(candidates) == 0 {
+		if err := f.Unmatched(s.Known(), "the plane"); err != nil {
+			return Resolved{}, err
+		}
 		what := fmt.Sprintf("%q", arg)
 		if arg == "" {
 			what = f.String()

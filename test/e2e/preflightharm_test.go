@@ -17,11 +17,12 @@ import (
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
 // The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
 // before the client) or the replayed requests hold no client of it, and blocks naming the
-// client when the audit logs or the counters of a live snapshot hold one; a replayed
-// request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, blocks too (it meets
-// kas-b, still 1.36, once kas-a runs 1.37). Then kas-a is upgraded for real with the same
-// flags: the client's request gets 404 from kas-a, and the new GVR gets 404 from kas-b while
-// kas-a answers it.
+// client when the audit logs or the counters of a live snapshot hold one. A replayed request
+// for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it gets 404
+// from both servers today, and during the upgrade only from kas-b, where it failed before: a
+// warning naming the servers, not harm. Then kas-a is upgraded for real with the same flags:
+// the client's request gets 404 from kas-a, and the new GVR, 404 on both servers before, gets
+// 404 from kas-b while kas-a answers it.
 func TestPreflightHarm(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -46,7 +47,13 @@ func TestPreflightHarm(t *testing.T) {
 	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
 		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
 	}
-	waitLogged(t, logA, agent, 1)
+	for _, srv := range []string{"kas-a", "kas-b"} { // the GVR new in 1.37 fails today
+		if r, err := cp.Server(srv).Get(ctx, added, "User-Agent", agent); err != nil || r.StatusCode != 404 {
+			t.Fatalf("before the upgrade, GET %s on %s: %v %v, want 404", added, srv, err, r)
+		}
+	}
+	waitLogged(t, logA, agent, 2)
+	waitLogged(t, logB, agent, 1)
 	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
 	noClient := filepath.Join(dir, "no-client.txt")
@@ -66,7 +73,10 @@ func TestPreflightHarm(t *testing.T) {
 		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no client uses it: none counted by the request counters of kas-a (since it started"},
 		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
 		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP040", "blocking", agent},
-		{"a client of a GVR new in 1.37", append(start, "--requests", newGVR), 3, "MVP020", "blocking", "certificates.k8s.io/v1/clustertrustbundles would get 404"},
+		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP020", "warning",
+			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
+		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
+			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
 		{"live, after the client: its requests counted on kas-a", live, 3, "MVP040", "blocking", "clients use it: 1 request(s) on kas-a over "},
 	} {
 		rep := runPreflight(t, tc.exit, tc.args...)
