@@ -28,7 +28,7 @@ func TestPreflightExampleWithRequestCounters(t *testing.T) {
 		says   []string
 	}{
 		{"no request of an alpha or beta API counted", nil, ExitIncomplete,
-			[]string{"no client uses it: none counted by the request counters of kas-a (since it started 3d before 2026-11-27T12:00:00Z), kas-b (since it started 3d before 2026-11-27T12:00:00Z)"}},
+			[]string{"but no request counted on kas-a (since it started 3d before 2026-11-27T12:00:00Z), kas-b (since it started 3d before 2026-11-27T12:00:00Z) uses it"}},
 		{"requests of a beta API counted on kas-b", []snapshot.RequestCount{client}, ExitFindings,
 			[]string{"resource.k8s.io/v1beta1/resourceclaims", "clients use it: 7 request(s) on kas-b over 3d"}},
 	} {

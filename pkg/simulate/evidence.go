@@ -79,7 +79,7 @@ func RequestCountEvidence(snap *snapshot.Snapshot) ClientEvidence {
 		rc := srv.Requests
 		switch {
 		case rc == nil:
-			src.Error = "not in the snapshot (taken without /metrics, or before snapshots recorded request counters)"
+			src.Error = "not recorded in the snapshot"
 		case rc.Error != "":
 			src.Error = rc.Error
 		default:
@@ -164,14 +164,22 @@ func (e *ClientEvidence) covers() bool {
 // read says what was read and over what span: "the request counters of kas-a (since it
 // started 3d ago) and kas-b (...)".
 func (e *ClientEvidence) read() string {
+	if c := e.counted(); c != "" {
+		return "the request counters of " + c
+	}
+	return ""
+}
+
+// counted names the servers whose counters were read, each with its span: "kas-a (since it
+// started 3d before 2026-11-27T12:00:00Z), kas-b (...)".
+func (e *ClientEvidence) counted() string {
 	var names []string
 	for _, s := range e.readSources() {
-		names = append(names, s.Name+" ("+s.spanText()+")")
+		if s.Kind == SourceRequestCounts {
+			names = append(names, s.Name+" ("+s.spanText()+")")
+		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
-	return "the request counters of " + strings.Join(names, ", ")
+	return strings.Join(names, ", ")
 }
 
 func (e *ClientEvidence) readSources() []EvidenceSource {

@@ -74,7 +74,7 @@ func (h harm) of(gvr string) (Severity, string) {
 	case h.usable[gvr] && h.tr == nil && !h.ev.covers():
 		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) or client evidence says none does (" + h.ev.missing() + ")"
 	case h.usable[gvr]:
-		return Warning, "every apiserver answers it at the start, but no client uses it: " + h.unused()
+		return Warning, "every apiserver answers it at the start, but " + h.unused()
 	case !h.served[gvr]:
 		return Warning, "new: no apiserver serves it at the start, so no client depends on it yet" + h.noClient(clients)
 	}
@@ -87,10 +87,10 @@ func (h harm) unused() string {
 	if h.tr != nil {
 		parts = append(parts, "none of the "+h.tr.Short())
 	}
-	if read := h.ev.read(); read != "" && h.ev.covers() {
-		parts = append(parts, "none counted by "+read)
+	if counted := h.ev.counted(); counted != "" && h.ev.covers() {
+		parts = append(parts, "no request counted on "+counted)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, " and ") + " uses it"
 }
 
 func (h harm) noClient(clients []Client) string {
@@ -140,7 +140,7 @@ func (h harm) gv(groupVersion string) (Severity, string) {
 	case h.tr == nil && !h.ev.covers():
 		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, or client evidence says none does: " + h.ev.missing() + ")"
 	}
-	return Warning, "no client uses it: " + h.unused()
+	return Warning, h.unused()
 }
 
 // clientsText names clients of the evidence, a few of them.

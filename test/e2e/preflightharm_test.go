@@ -70,7 +70,7 @@ func TestPreflightHarm(t *testing.T) {
 		check, sev string
 		says       string
 	}{
-		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no client uses it: none counted by the request counters of kas-a (since it started"},
+		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no request counted on kas-a (since it started"},
 		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
 		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP040", "blocking", agent},
 		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP020", "warning",
