@@ -41,6 +41,10 @@ type EvidenceSource struct {
 	// AllGVRs: the source would show a client of any GVR (a server's counters do); else it
 	// covers only the GVRs it was asked about or holds.
 	AllGVRs bool `json:"allGVRs,omitempty"`
+	// Objects is how many objects a manifest source held; Unmapped, how many of them are of a
+	// kind no apiserver of the snapshot serves.
+	Objects  int `json:"objects,omitempty"`
+	Unmapped int `json:"unmapped,omitempty"`
 }
 
 // Client is one client of a GVR as a source saw it.
@@ -164,10 +168,16 @@ func (e *ClientEvidence) covers() bool {
 // read says what was read and over what span: "the request counters of kas-a (since it
 // started 3d ago) and kas-b (...)".
 func (e *ClientEvidence) read() string {
+	var parts []string
 	if c := e.counted(); c != "" {
-		return "the request counters of " + c
+		parts = append(parts, "the request counters of "+c)
 	}
-	return ""
+	for _, s := range e.readSources() {
+		if s.Kind == SourceManifests {
+			parts = append(parts, fmt.Sprintf("manifests %s (%d object(s), %d of a kind no apiserver serves)", s.Name, s.Objects, s.Unmapped))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // counted names the servers whose counters were read, each with its span: "kas-a (since it
