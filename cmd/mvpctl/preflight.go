@@ -8,6 +8,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 type preflightOptions struct {
@@ -16,6 +17,8 @@ type preflightOptions struct {
 	filter filterFlags
 	output *output.Flags
 	accept acceptFlags
+	// manifests are --manifests paths: client evidence from objects on disk.
+	manifests []string
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
@@ -60,6 +63,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	o.plan.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
 	o.accept.addFlags(cmd.Flags())
+	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable)")
 	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
@@ -83,9 +87,13 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
+	ev, err := o.manifestEvidence(cmd, pl.start)
+	if err != nil {
+		return err
+	}
 	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.filterOf(pl.start), FailOn: failOn})
+		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev})
 	if err != nil {
 		return err
 	}
@@ -125,4 +133,20 @@ func failOnList() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, "|")
+}
+
+// manifestEvidence reads every --manifests path (nil when none is given).
+func (o *preflightOptions) manifestEvidence(cmd *cobra.Command, start *snapshot.Snapshot) (*simulate.ClientEvidence, error) {
+	if len(o.manifests) == 0 {
+		return nil, nil
+	}
+	ev := &simulate.ClientEvidence{}
+	for _, path := range o.manifests {
+		objs, err := simulate.ReadManifests(path, cmd.InOrStdin())
+		if err != nil {
+			return nil, err
+		}
+		ev.Merge(simulate.ManifestEvidence(path, objs, start))
+	}
+	return ev, nil
 }

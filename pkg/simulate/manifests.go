@@ -31,7 +31,7 @@ const (
 // ManifestObject is one object of a manifest: its apiVersion and kind, and where it is.
 type ManifestObject struct {
 	APIVersion, Kind string
-	// File and Line are where its apiVersion is written ("-" for stdin).
+	// File and Line are where its apiVersion is written ("stdin" for -).
 	File string
 	Line int
 }
@@ -48,7 +48,8 @@ type manifestReader struct {
 func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 	r := &manifestReader{}
 	if path == "-" {
-		return r.objs, r.read(stdin, "-")
+		err := r.read(stdin, "stdin")
+		return r.objs, err
 	}
 	info, err := os.Stat(path)
 	if err != nil {

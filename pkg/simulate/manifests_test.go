@@ -52,7 +52,7 @@ metadata: {name: c}
 	}
 
 	stdin, err := ReadManifests("-", strings.NewReader("apiVersion: batch/v1\nkind: Job\n---\napiVersion: batch/v1\nkind: CronJob\n"))
-	if err != nil || len(stdin) != 2 || stdin[1].File != "-" || stdin[1].Line != 4 {
+	if err != nil || len(stdin) != 2 || stdin[1].File != "stdin" || stdin[1].Line != 4 {
 		t.Errorf("stdin: %+v, %v", stdin, err)
 	}
 
@@ -71,7 +71,7 @@ metadata: {name: c}
 
 func TestReadManifestsErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, says string }{
-		{"not YAML", "a: [b\n", "--manifests -: "},
+		{"not YAML", "a: [b\n", "--manifests stdin: "},
 		{"too many documents", strings.Repeat("---\na: 1\n", MaxManifestDocuments+1), "more than 200000 documents"},
 	} {
 		if _, err := ReadManifests("-", strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.says) {

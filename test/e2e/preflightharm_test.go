@@ -17,7 +17,8 @@ import (
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
 // The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
 // before the client) or the replayed requests hold no client of it, and blocks naming the
-// client when the audit logs or the counters of a live snapshot hold one. A replayed request
+// client when the audit logs, the counters of a live snapshot or a manifest directory (FILE:LINE)
+// hold one. A replayed request
 // for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it gets 404
 // from both servers today, and during the upgrade only from kas-b, where it failed before: a
 // warning naming the servers, not harm. Then kas-a is upgraded for real with the same flags:
@@ -56,6 +57,13 @@ func TestPreflightHarm(t *testing.T) {
 	waitLogged(t, logB, agent, 1)
 	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
+	manifests := filepath.Join(dir, "manifests")
+	if err := os.MkdirAll(filepath.Join(manifests, "net"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "net", "ip.yaml"), []byte("# reserved\n---\napiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 10.96.0.99\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	noClient := filepath.Join(dir, "no-client.txt")
 	newGVR := filepath.Join(dir, "new-gvr.txt")
 	for path, text := range map[string]string{noClient: "GET /api/v1/namespaces/default/pods\nGET /apis/apps/v1/deployments\n", newGVR: "GET " + added + "\n"} {
@@ -78,6 +86,8 @@ func TestPreflightHarm(t *testing.T) {
 		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
 		{"live, after the client: its requests counted on kas-a", live, 3, "MVP040", "blocking", "clients use it: 1 request(s) on kas-a over "},
+		{"a manifest directory holding an object of it", append(start, "--manifests", manifests), 3, "MVP040", "blocking",
+			"clients use it: " + filepath.Join(manifests, "net", "ip.yaml") + ":3 (IPAddress networking.k8s.io/v1beta1)"},
 	} {
 		rep := runPreflight(t, tc.exit, tc.args...)
 		found := false
