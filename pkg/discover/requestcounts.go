@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -26,14 +27,30 @@ func fetchMetrics(ctx context.Context, c *serverClient, withSyncErrors bool) (*s
 	}
 	m, err := apimetrics.Fetch(ctx, c.Client, families...)
 	if err != nil {
-		return &snapshot.RequestCounts{Error: err.Error()}, nil, err.Error()
+		rc := &snapshot.RequestCounts{Error: err.Error()}
+		if !withSyncErrors || errors.Is(err, apimetrics.ErrForbidden) || ctx.Err() != nil {
+			return rc, nil, err.Error()
+		}
+		// Past a bound (a cluster with very many resources has that many request series):
+		// the sync errors, a handful of series, are still read on their own.
+		m, err = apimetrics.Fetch(ctx, c.Client, syncErrorsMetric)
+		if err != nil {
+			return rc, nil, err.Error()
+		}
+		return rc, syncErrorsOf(m), ""
 	}
 	var syncErrors map[string]float64
 	if withSyncErrors {
-		syncErrors = m[syncErrorsMetric].SumBy("type")
-		delete(syncErrors, "") // a sample without a type says nothing about which sync failed
+		syncErrors = syncErrorsOf(m)
 	}
 	return requestCounts(m), syncErrors, ""
+}
+
+// syncErrorsOf sums the peer-discovery sync errors per type.
+func syncErrorsOf(m apimetrics.Sample) map[string]float64 {
+	byType := m[syncErrorsMetric].SumBy("type")
+	delete(byType, "") // a sample without a type says nothing about which sync failed
+	return byType
 }
 
 // requestCounts sums the request counter by group, version, resource, subresource and verb
