@@ -36,9 +36,10 @@ that is served somewhere reachable from every apiserver. With --requests or --au
 traffic is replayed and requests that would fail, or that use APIs the target removes, are
 reported. Each finding has a stable check ID, a subject, a severity, evidence and a fix
 hint; docs/ci.md says how each check's severity is decided. A 404/503 window blocks when a
-request that works today fails during the upgrade, or may: a replayed request meets it, or
-every apiserver answers its GVR at the start and no replayed traffic shows that nothing uses
-it. A window for a GVR new in the target that no replayed request uses is a warning.
+request that works today fails during the upgrade, or may: a replayed request meets it, a
+client of its GVR is seen (the apiservers' request counters, --manifests), or every apiserver
+answers its GVR at the start and neither replayed traffic nor the counters of every apiserver
+show that nothing uses it. A window for a GVR new in the target that no replayed request uses is a warning.
 
 Accepted risks: --ignore ID[:SUBJECT] (SUBJECT may hold * and ?), and a file of such rules,
 one a line with an optional "# YYYY-MM-DD reason": --baseline FILE, or else ` + "`" + defaultAcceptFile + "`" + `
