@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 type preflightOptions struct {
@@ -19,6 +19,9 @@ type preflightOptions struct {
 	accept acceptFlags
 	// manifests are --manifests paths: client evidence from objects on disk.
 	manifests []string
+	// managedFieldsCap is how many objects of each GVR at risk a live run reads the
+	// managedFields of (0: none).
+	managedFieldsCap int
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
@@ -64,7 +67,8 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	o.plan.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
 	o.accept.addFlags(cmd.Flags())
-	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable)")
+	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --manifest, a static pod manifest)")
+	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
 	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
@@ -92,11 +96,17 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
+	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev})
+		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev}
+	rep, err := simulate.Preflight(in)
 	if err != nil {
 		return err
+	}
+	if o.live() && o.managedFieldsCap > 0 {
+		if rep, err = o.withManagedFields(cmd.Context(), g, pl, in, rep); err != nil {
+			return err
+		}
 	}
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err
@@ -134,20 +144,4 @@ func failOnList() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, "|")
-}
-
-// manifestEvidence reads every --manifests path (nil when none is given).
-func (o *preflightOptions) manifestEvidence(cmd *cobra.Command, start *snapshot.Snapshot) (*simulate.ClientEvidence, error) {
-	if len(o.manifests) == 0 {
-		return nil, nil
-	}
-	ev := &simulate.ClientEvidence{}
-	for _, path := range o.manifests {
-		objs, err := simulate.ReadManifests(path, cmd.InOrStdin())
-		if err != nil {
-			return nil, err
-		}
-		ev.Merge(simulate.ManifestEvidence(path, objs, start))
-	}
-	return ev, nil
 }

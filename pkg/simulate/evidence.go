@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +46,8 @@ type EvidenceSource struct {
 	// kind no apiserver of the snapshot serves.
 	Objects  int `json:"objects,omitempty"`
 	Unmapped int `json:"unmapped,omitempty"`
+	// Via is the GVR a managedFields source listed its objects through.
+	Via string `json:"via,omitempty"`
 }
 
 // Client is one client of a GVR as a source saw it.
@@ -173,8 +176,11 @@ func (e *ClientEvidence) read() string {
 		parts = append(parts, "the request counters of "+c)
 	}
 	for _, s := range e.readSources() {
-		if s.Kind == SourceManifests {
+		switch s.Kind {
+		case SourceManifests:
 			parts = append(parts, fmt.Sprintf("manifests %s (%d object(s), %d of a kind no apiserver serves)", s.Name, s.Objects, s.Unmapped))
+		case SourceManagedFields:
+			parts = append(parts, fmt.Sprintf("the managedFields of %d object(s) of %s (listed through %s)", s.Objects, s.Name, s.Via))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -210,19 +216,22 @@ func (e *ClientEvidence) missing() string {
 	if e == nil || len(e.Sources) == 0 {
 		return "no request counters (a snapshot without them)"
 	}
-	var errs []string
-	servers := map[string][]string{}
+	type kindErr struct{ kind, err string }
+	var errs []kindErr
+	names := map[kindErr][]string{}
 	for _, s := range e.Sources {
 		if !s.Read {
-			if servers[s.Error] == nil {
-				errs = append(errs, s.Error)
+			k := kindErr{s.Kind, s.Error}
+			if names[k] == nil {
+				errs = append(errs, k)
 			}
-			servers[s.Error] = append(servers[s.Error], s.Name)
+			names[k] = append(names[k], s.Name)
 		}
 	}
+	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests"}
 	parts := make([]string, 0, len(errs))
-	for _, why := range errs {
-		parts = append(parts, fmt.Sprintf("request counters of %s: %s", strings.Join(servers[why], ", "), why))
+	for _, k := range errs {
+		parts = append(parts, fmt.Sprintf("%s of %s: %s", what[k.kind], strings.Join(names[k], ", "), k.err))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -245,4 +254,101 @@ func spanText(d time.Duration) string {
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// SourceManagedFields is the managedFields of one GVR's live objects.
+const SourceManagedFields = "managed-fields"
+
+// ManagedFieldsEvidence is the client evidence of the managedFields read: one source per GVR,
+// and a client for each field manager that wrote its objects with the GVR's own
+// group/version (a manager writing through another version is not a client of this one).
+func ManagedFieldsEvidence(reads []snapshot.ManagedFields) ClientEvidence {
+	ev := ClientEvidence{Clients: map[string][]Client{}}
+	for _, mf := range reads {
+		gvr := mf.GVR.String()
+		to := mf.ReadAt
+		src := EvidenceSource{Kind: SourceManagedFields, Name: gvr, Read: mf.Error == "", Error: mf.Error, Objects: mf.Objects, To: &to, Via: mf.Via.String()}
+		if mf.Capped {
+			src.Error = fmt.Sprintf("capped at %d objects: the rest not read", mf.Cap)
+		}
+		ev.Sources = append(ev.Sources, src)
+		for _, m := range mf.Managers {
+			if m.APIVersion != mf.GVR.GroupVersion() {
+				continue
+			}
+			name := fmt.Sprintf("field manager %q (%s of %d object(s) with %s", m.Manager, strings.ToLower(m.Operation), m.Objects, m.APIVersion)
+			if m.Newest != nil {
+				name += ", last " + m.Newest.UTC().Format(time.RFC3339)
+			}
+			ev.Clients[gvr] = append(ev.Clients[gvr], Client{Kind: SourceManagedFields, Name: name + ")"})
+		}
+	}
+	return ev
+}
+
+// EvidenceWanted are the GVRs whose harm client evidence could change: every GVR at risk that
+// some apiserver serves at the start, and every GVR of a group/version an upgraded server
+// loses (MVP040); each with the GVR to list its objects through: another version of the same
+// resource when some apiserver serves one (a GA one first), so that the read is not counted
+// as a request of the GVR at risk. Sorted, each once.
+func (r *PreflightReport) EvidenceWanted(start *snapshot.Snapshot) []snapshot.ManagedFieldsRequest {
+	served := map[string]snapshot.GVR{}
+	versions := map[string][]string{} // group/resource → versions served
+	for _, srv := range start.Servers {
+		for _, res := range srv.Resources {
+			g := res.GVR()
+			if _, ok := served[g.String()]; !ok {
+				versions[g.Group+"/"+g.Resource] = append(versions[g.Group+"/"+g.Resource], g.Version)
+			}
+			served[g.String()] = g
+		}
+	}
+	want := map[string]bool{}
+	if r.Simulation != nil {
+		for _, risk := range r.Simulation.AtRisk {
+			want[risk.GVR] = true
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Check == CheckConfigLoss.ID {
+			gv, _, _ := strings.Cut(f.Subject, "@")
+			for k := range served {
+				if gvOf(k) == gv {
+					want[k] = true
+				}
+			}
+		}
+	}
+	var out []snapshot.ManagedFieldsRequest
+	for k := range want {
+		g, ok := served[k]
+		if !ok {
+			continue
+		}
+		via := g
+		if v := otherVersion(versions[g.Group+"/"+g.Resource], g.Version); v != "" {
+			via.Version = v
+		}
+		out = append(out, snapshot.ManagedFieldsRequest{GVR: g, Via: via})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GVR.String() < out[j].GVR.String() })
+	return out
+}
+
+// otherVersion is a version of versions other than v: a GA one (no alpha or beta) first, then
+// the first in order; "" when there is none.
+func otherVersion(versions []string, v string) string {
+	var first string
+	for _, o := range slices.Sorted(slices.Values(versions)) {
+		if o == v {
+			continue
+		}
+		if !strings.Contains(o, "alpha") && !strings.Contains(o, "beta") {
+			return o
+		}
+		if first == "" {
+			first = o
+		}
+	}
+	return first
 }

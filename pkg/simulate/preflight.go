@@ -87,6 +87,10 @@ type PreflightInput struct {
 	Accept []AcceptRule
 	// Filter narrows the findings to the GVRs it selects (--resource, --group; see Narrow).
 	Filter snapshot.GVRFilter
+	// Replayed is the traffic of an earlier run on the same start and steps (its
+	// PreflightReport.Traffic), used instead of Traffic: a second run with more client
+	// evidence does not replay the logs again.
+	Replayed *TrafficReport
 	// Evidence is client evidence beyond the start's own request counters (which Preflight
 	// reads from Start): optional.
 	Evidence *ClientEvidence
@@ -132,7 +136,9 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	} else { // nothing stated: nothing checked
 		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
 	}
-	if len(in.Traffic) > 0 {
+	if in.Replayed != nil {
+		rep.Traffic = in.Replayed
+	} else if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,9 @@ import (
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
 // The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
 // before the client) or the replayed requests hold no client of it, and blocks naming the
-// client when the audit logs, the counters of a live snapshot or a manifest directory (FILE:LINE)
-// hold one. A replayed request
+// client when the audit logs, a live run (the counters of its snapshot; the field manager of an
+// object written through the API, from managedFields) or a manifest directory (FILE:LINE) hold
+// one. A replayed request
 // for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it gets 404
 // from both servers today, and during the upgrade only from kas-b, where it failed before: a
 // warning naming the servers, not harm. Then kas-a is upgraded for real with the same flags:
@@ -53,7 +55,14 @@ func TestPreflightHarm(t *testing.T) {
 			t.Fatalf("before the upgrade, GET %s on %s: %v %v, want 404", added, srv, err, r)
 		}
 	}
-	waitLogged(t, logA, agent, 2)
+	// A client writes an object of the removed API through kas-a, with its field manager.
+	const writer = "preflight-harm-e2e-writer"
+	ip := `{"apiVersion":"networking.k8s.io/v1beta1","kind":"IPAddress","metadata":{"name":"10.96.0.99"},"spec":{"parentRef":{"group":"","resource":"services","namespace":"default","name":"kubernetes"}}}`
+	if r, err := cp.Server("kas-a").Do(ctx, "POST", "/apis/networking.k8s.io/v1beta1/ipaddresses?fieldManager="+writer,
+		http.Header{"Content-Type": {"application/json"}, "User-Agent": {agent}}, strings.NewReader(ip)); err != nil || r.StatusCode != 201 {
+		t.Fatalf("before the upgrade, POST an IPAddress on kas-a: %v %v", err, r)
+	}
+	waitLogged(t, logA, agent, 3)
 	waitLogged(t, logB, agent, 1)
 	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
@@ -85,7 +94,10 @@ func TestPreflightHarm(t *testing.T) {
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
 		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
-		{"live, after the client: its requests counted on kas-a", live, 3, "MVP040", "blocking", "clients use it: 1 request(s) on kas-a over "},
+		{"live, after the clients: the writer named from managedFields", live, 3, "MVP040", "blocking",
+			`field manager "` + writer + `" (update of 1 object(s) with networking.k8s.io/v1beta1, last `},
+		// The first live run listed the objects through networking.k8s.io/v1: not counted here.
+		{"live again: the clients' requests counted on kas-a, not mvpctl's reads", live, 3, "MVP040", "blocking", "clients use it: 2 request(s) on kas-a over "},
 		{"a manifest directory holding an object of it", append(start, "--manifests", manifests), 3, "MVP040", "blocking",
 			"clients use it: " + filepath.Join(manifests, "net", "ip.yaml") + ":3 (IPAddress networking.k8s.io/v1beta1)"},
 	} {
