@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +286,36 @@ func TestWindowWords(t *testing.T) {
 	}
 	if got, want := StepsText([]int{5, 0, 2, 3, 3}), "steps 0, 2–3, 5"; got != want {
 		t.Errorf("stepsText = %q, want %q", got, want)
+	}
+}
+
+// TestPreflightHarmOutage: a request that fails at the start on one server but works on
+// another is harmed when, at some step, it works on no reachable server (the one it worked on
+// is down): a client sent to it lands on the other. Fixture: a serves old.k8s.io/v1alpha1/relics
+// (--runtime-config), b does not and has no proxy.
+func TestPreflightHarmOutage(t *testing.T) {
+	start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := start.Find("a")
+	a.Resources = append(a.Resources, snapshot.Resource{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Source: snapshot.SourceBuiltin})
+	stop, err := ParseStep("stop:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := NewTrafficReader(strings.NewReader("GET /apis/old.k8s.io/v1alpha1/relics\n"), "reqs.txt", FormatRequests)
+	rep, err := Preflight(PreflightInput{Start: start, Steps: []Step{stop}, Traffic: []*TrafficReader{tr}, TrafficSource: "reqs.txt", TrafficFormat: FormatRequests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Traffic.GVRs[0]
+	if g.AtRisk != 1 || g.AlreadyFailing != 0 || !slices.Equal(g.AtRiskSteps, []int{1}) {
+		t.Errorf("relics: %+v, want at risk at step 1 (stop a), not already failing", g)
+	}
+	for _, f := range rep.Findings {
+		if f.Check == CheckTrafficFails.ID && f.Severity != Blocking {
+			t.Errorf("%s: %s, want blocking", f.Key(), f.Severity)
+		}
 	}
 }

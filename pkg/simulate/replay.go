@@ -334,9 +334,11 @@ func (r *replayer) resolve(p *pairInfo, sample *blockEvent) (*resolvedPair, erro
 	return rp, nil
 }
 
-// judge decides, step by step, whether a request pair is harmed by the upgrade: it fails on
-// a server it works on at the start (step 0), while some server serves its GVR. A pair that
-// fails at such a step only where it fails at the start too is already failing, not harmed.
+// judge decides, step by step, whether a request pair is harmed by the upgrade while some
+// server serves its GVR: it fails on a server it works on at the start (step 0), or it works
+// on some server at the start and on no reachable server at the step (the servers it worked
+// on are down, and a client sent to one lands on another). A pair that fails at such a step
+// only where it fails at the start too is already failing, not harmed.
 func (r *replayer) judge(rp *resolvedPair, gvr snapshot.GVR) {
 	failing := func(o mvp.Outcome) bool { return o == mvp.NotFound || o == mvp.Unavailable }
 	atStart := map[string]bool{}
@@ -346,15 +348,18 @@ func (r *replayer) judge(rp *resolvedPair, gvr snapshot.GVR) {
 			rp.startFails = append(rp.startFails, r.steps[0].servers[j])
 		}
 	}
+	workedAtStart := len(rp.startFails) < len(rp.outcomes[0])
 	fails := false
 	for i, st := range r.steps {
-		harmed := false
+		harmed, works := false, false
 		for j, o := range rp.outcomes[i] {
+			works = works || !failing(o)
 			if failing(o) && st.served[gvr] {
 				fails = true
 				harmed = harmed || !atStart[st.servers[j]]
 			}
 		}
+		harmed = harmed || (st.served[gvr] && workedAtStart && !works && len(rp.outcomes[i]) > 0)
 		rp.atRisk = append(rp.atRisk, harmed)
 		rp.failed = rp.failed || harmed
 	}

@@ -96,6 +96,7 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 		gtAgent.Requests++
 		failedSomewhere, failsServed := false, false
 		failsAtStart := map[string]bool{} // the servers that answer it 404 or 503 at the start
+		workedAtStart := false
 		var startNames []string
 		for i, st := range states {
 			outcomes, ok := st.memo[key]
@@ -107,8 +108,9 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 				}
 				st.memo[key] = outcomes
 			}
-			newly := false
+			newly, works := false, false
 			for j, o := range outcomes {
+				works = works || !(o == mvp.NotFound || o == mvp.Unavailable)
 				st.counts[st.servers[j]].addN(o, 1)
 				fails := o == mvp.NotFound || o == mvp.Unavailable
 				if fails && i == 0 {
@@ -120,6 +122,11 @@ func replay(sim *Simulation, next func() (TrafficRequest, error), counted func(*
 					newly = newly || !failsAtStart[st.servers[j]]
 				}
 			}
+			if i == 0 {
+				workedAtStart = works
+			}
+			// It worked somewhere at the start and works on no reachable server now.
+			newly = newly || (workedAtStart && !works && len(outcomes) > 0)
 			if newly && st.served[key.gvr] {
 				st.atRisk++
 				gt.AtRiskSteps = appendStep(gt.AtRiskSteps, i)
