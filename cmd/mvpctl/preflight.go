@@ -22,6 +22,8 @@ type preflightOptions struct {
 	// managedFieldsCap is how many objects of each GVR at risk a live run reads the
 	// managedFields of (0: none).
 	managedFieldsCap int
+	// helmReleases: read the cluster's Helm releases (Secrets) as client evidence.
+	helmReleases bool
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
@@ -69,6 +71,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	o.accept.addFlags(cmd.Flags())
 	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --manifest, a static pod manifest)")
 	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
+	cmd.Flags().BoolVar(&o.helmReleases, "helm-releases", false, "live: read the newest revision of every Helm release (Secrets of type helm.sh/release.v1: needs list on secrets) as client evidence; an object of an API at risk in its manifest blocks, named by release and line")
 	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
@@ -95,6 +98,9 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	ev, err := o.manifestEvidence(cmd, pl.start)
 	if err != nil {
 		return err
+	}
+	if o.helmReleases {
+		ev = o.helmEvidence(cmd.Context(), g, pl.start, ev)
 	}
 	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,

@@ -58,3 +58,20 @@ func (o *preflightOptions) withManagedFields(ctx context.Context, g *globalOptio
 	in.Evidence, in.Replayed, in.Traffic = &ev, first.Traffic, nil
 	return simulate.Preflight(in)
 }
+
+// helmEvidence reads the cluster's Helm releases and adds their evidence to ev; a list that
+// fails (no permission on Secrets) is one warning and a source not read.
+func (o *preflightOptions) helmEvidence(ctx context.Context, g *globalOptions, start *snapshot.Snapshot, ev *simulate.ClientEvidence) *simulate.ClientEvidence {
+	if ev == nil {
+		ev = &simulate.ClientEvidence{}
+	}
+	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.live.timeout, Warn: g.warn}
+	releases, err := discover.HelmReleases(ctx, opts)
+	if err != nil {
+		g.warn(fmt.Sprintf("Helm releases not read: %s", err))
+		ev.Merge(simulate.ClientEvidence{Sources: []simulate.EvidenceSource{{Kind: simulate.SourceHelmReleases, Name: discover.HelmReleaseType + " Secrets", Error: err.Error()}}})
+		return ev
+	}
+	ev.Merge(simulate.HelmEvidence(releases, start))
+	return ev
+}

@@ -34,6 +34,9 @@ func (o *preflightOptions) validate() (simulate.FailOn, error) {
 	if o.plan.source.file == "-" || o.plan.requests == "-" {
 		stdin++
 	}
+	if o.helmReleases && !o.live() {
+		return "", errors.New("--helm-releases reads the live cluster's Secrets: give it without --snapshot, --servers and --scenario")
+	}
 	if stdin > 1 {
 		return "", errors.New("stdin (-) can be read once: give --manifests - alone, or the other input as a file")
 	}

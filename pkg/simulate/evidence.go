@@ -179,6 +179,8 @@ func (e *ClientEvidence) read() string {
 		switch s.Kind {
 		case SourceManifests:
 			parts = append(parts, fmt.Sprintf("manifests %s (%d object(s), %d of a kind no apiserver serves)", s.Name, s.Objects, s.Unmapped))
+		case SourceHelmReleases:
+			parts = append(parts, fmt.Sprintf("the manifests of %s (%d object(s))", s.Name, s.Objects))
 		case SourceManagedFields:
 			parts = append(parts, fmt.Sprintf("the managedFields of %d object(s) of %s (listed through %s)", s.Objects, s.Name, s.Via))
 		}
@@ -228,7 +230,7 @@ func (e *ClientEvidence) missing() string {
 			names[k] = append(names[k], s.Name)
 		}
 	}
-	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests"}
+	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
 	parts := make([]string, 0, len(errs))
 	for _, k := range errs {
 		parts = append(parts, fmt.Sprintf("%s of %s: %s", what[k.kind], strings.Join(names[k], ", "), k.err))

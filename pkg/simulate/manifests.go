@@ -151,8 +151,38 @@ func (r *manifestReader) object(n *yaml.Node, file string) {
 
 // ManifestEvidence maps each object to the GVR some server of snap serves its kind at, and
 // names it FILE:LINE. Objects of a kind no server serves are not clients of any GVR the
-// upgrade can change: they are counted in the source's note, not listed.
+// upgrade can change: they are counted in the source (Unmapped), not listed.
 func ManifestEvidence(path string, objs []ManifestObject, snap *snapshot.Snapshot) ClientEvidence {
+	ev := ClientEvidence{Clients: map[string][]Client{}}
+	unmapped := mapObjects(ev.Clients, objs, snap, SourceManifests, "")
+	ev.Sources = append(ev.Sources, EvidenceSource{Kind: SourceManifests, Name: path, Read: true, Objects: len(objs), Unmapped: unmapped})
+	return ev
+}
+
+// SourceHelmReleases is the newest revision of every Helm release in the cluster.
+const SourceHelmReleases = "helm-releases"
+
+// HelmEvidence maps the objects of each release's manifest as ManifestEvidence does; a client
+// is named by its release and the line in its manifest. One source for all releases.
+func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) ClientEvidence {
+	ev := ClientEvidence{Clients: map[string][]Client{}}
+	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(releases)), Read: true}
+	for _, rel := range releases {
+		r := &manifestReader{}
+		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
+		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
+			src.Error = err.Error()
+		}
+		src.Objects += len(r.objs)
+		src.Unmapped += mapObjects(ev.Clients, r.objs, snap, SourceHelmReleases, "manifest line ")
+	}
+	ev.Sources = append(ev.Sources, src)
+	return ev
+}
+
+// mapObjects adds a client to clients for each object of a kind some server of snap serves,
+// and returns how many are of a kind none serves.
+func mapObjects(clients map[string][]Client, objs []ManifestObject, snap *snapshot.Snapshot, kind, linePrefix string) int {
 	type gvk struct{ gv, kind string }
 	gvrOf := map[gvk]string{}
 	for _, srv := range snap.Servers {
@@ -162,7 +192,6 @@ func ManifestEvidence(path string, objs []ManifestObject, snap *snapshot.Snapsho
 			}
 		}
 	}
-	ev := ClientEvidence{Clients: map[string][]Client{}}
 	unmapped := 0
 	for _, o := range objs {
 		gvr, ok := gvrOf[gvk{o.APIVersion, o.Kind}]
@@ -170,9 +199,11 @@ func ManifestEvidence(path string, objs []ManifestObject, snap *snapshot.Snapsho
 			unmapped++
 			continue
 		}
-		ev.Clients[gvr] = append(ev.Clients[gvr], Client{Kind: SourceManifests, Name: fmt.Sprintf("%s:%d (%s %s)", o.File, o.Line, o.Kind, o.APIVersion)})
+		sep := ":"
+		if linePrefix != "" {
+			sep = ", " + linePrefix
+		}
+		clients[gvr] = append(clients[gvr], Client{Kind: kind, Name: fmt.Sprintf("%s%s%d (%s %s)", o.File, sep, o.Line, o.Kind, o.APIVersion)})
 	}
-	src := EvidenceSource{Kind: SourceManifests, Name: path, Read: true, Objects: len(objs), Unmapped: unmapped}
-	ev.Sources = append(ev.Sources, src)
-	return ev
+	return unmapped
 }

@@ -35,3 +35,13 @@ type FieldManager struct {
 
 // ManagedFieldsRequest asks for the managedFields of GVR's objects, listed through Via.
 type ManagedFieldsRequest struct{ GVR, Via GVR }
+
+// HelmRelease is the newest revision of one Helm release as its helm.sh/release.v1 Secret
+// holds it: the manifest it applied.
+type HelmRelease struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Revision  int    `json:"revision"`
+	Status    string `json:"status,omitempty"`
+	Manifest  string `json:"-"`
+}
