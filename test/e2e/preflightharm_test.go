@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,6 +67,12 @@ func TestPreflightHarm(t *testing.T) {
 		http.Header{"Content-Type": {"application/json"}, "User-Agent": {agent}}, strings.NewReader(ip)); err != nil || r.StatusCode != 201 {
 		t.Fatalf("before the upgrade, POST an IPAddress on kas-a: %v %v", err, r)
 	}
+	// A Helm release whose manifest holds an object of the removed API, as Helm 3 stores it: a
+	// Secret of type helm.sh/release.v1 whose data.release is the record, gzip, base64.
+	if r, err := cp.Server("kas-b").Do(ctx, "POST", "/api/v1/namespaces/default/secrets", http.Header{"Content-Type": {"application/json"}},
+		strings.NewReader(helmReleaseSecret(t, "net", 3, "---\n# Source: net/templates/ip.yaml\napiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 10.96.0.98\n"))); err != nil || r.StatusCode != 201 {
+		t.Fatalf("create the Helm release Secret: %v %v", err, r)
+	}
 	waitLogged(t, logA, agent, 3)
 	waitLogged(t, logB, agent, 1)
 	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
@@ -98,6 +109,8 @@ func TestPreflightHarm(t *testing.T) {
 			`field manager "` + writer + `" (update of 1 object(s) with networking.k8s.io/v1beta1, last `},
 		// The first live run listed the objects through networking.k8s.io/v1: not counted here.
 		{"live again: the clients' requests counted on kas-a, not mvpctl's reads", live, 3, "MVP040", "blocking", "clients use it: 2 request(s) on kas-a over "},
+		{"live, --helm-releases: the release whose manifest holds an object of it", append(live, "--helm-releases"), 3, "MVP040", "blocking",
+			"helm release default/net (revision 3), manifest line 3 (IPAddress networking.k8s.io/v1beta1)"},
 		{"a manifest directory holding an object of it", append(start, "--manifests", manifests), 3, "MVP040", "blocking",
 			"clients use it: " + filepath.Join(manifests, "net", "ip.yaml") + ":3 (IPAddress networking.k8s.io/v1beta1)"},
 	} {
@@ -135,4 +148,29 @@ func TestPreflightHarm(t *testing.T) {
 			t.Errorf("GET %s on %s: %v, want %d", want.path, want.server, r, want.status)
 		}
 	}
+}
+
+// helmReleaseSecret is a Secret as Helm 3 stores a release's revision: type helm.sh/release.v1,
+// data.release the record's JSON, gzip, base64 (inside the Secret's own base64).
+func helmReleaseSecret(t *testing.T, name string, revision int, manifest string) string {
+	t.Helper()
+	rec, err := json.Marshal(map[string]any{"name": name, "namespace": "default", "version": revision, "manifest": manifest, "info": map[string]any{"status": "deployed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	secret, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
+		"metadata": map[string]any{"name": fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, revision), "namespace": "default", "labels": map[string]string{"owner": "helm", "name": name}},
+		"data":     map[string][]byte{"release": []byte(base64.StdEncoding.EncodeToString(gz.Bytes()))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(secret)
 }
