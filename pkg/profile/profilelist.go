@@ -6,7 +6,7 @@ import (
 )
 
 // ListKind is the kind of List.
-const ListKind = "List"
+const ListKind = "ProfileList"
 
 // List describes the version profiles in use (`mvpctl profiles list -o json|yaml`).
 type List struct {
