@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -204,6 +205,10 @@ func completeKubeconfig(g *globalOptions, names func(*clientcmdapi.Config) map[s
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		if g.configFlags != nil && g.configFlags.KubeConfig != "" {
 			rules.ExplicitPath = g.configFlags.KubeConfig
+		}
+		if err := kubeflags.CheckFiles(rules); err != nil {
+			cobra.CompDebugln(err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		cfg, err := rules.Load()
 		if err != nil {
