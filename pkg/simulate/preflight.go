@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -18,7 +19,7 @@ type PreflightReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Provisional lists the provisional profiles used (Simulation.Provisional): read first.
-	Provisional []ProvisionalProfile `json:"provisional,omitempty"`
+	Provisional []profile.Provisional `json:"provisional,omitempty"`
 	// Stated is the configuration the user stated rather than observed (Simulation.Stated).
 	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the checks assumed rather than observed (Simulation.Assumptions).
