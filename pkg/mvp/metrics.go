@@ -11,3 +11,17 @@ const (
 	// ReroutedMetric) by type and group/version/resource.
 	PeerProxyErrorsMetric = "apiserver_peer_proxy_errors_total"
 )
+
+// The client evidence a kube-apiserver's /metrics holds: how many requests it served per
+// group/version/resource since its process started. internal/apimetrics reads them by these
+// names; pkg/discover records them in a snapshot (snapshot.RequestCounts).
+const (
+	// RequestTotalMetric counts the requests a server handled, by verb, dry_run, group,
+	// version, resource, subresource, scope, component and code (k8s.io/apiserver
+	// pkg/endpoints/metrics). A request a server proxied to a peer is counted by the peer.
+	RequestTotalMetric = "apiserver_request_total"
+	// ProcessStartTimeMetric is when the server's process started, in seconds since the
+	// epoch (the Prometheus process collector every component registers): the start of
+	// RequestTotalMetric's span.
+	ProcessStartTimeMetric = "process_start_time_seconds"
+)
