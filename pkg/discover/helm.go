@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"sort"
 
-	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -59,15 +58,7 @@ type helmRecord struct {
 // kubeconfig's server, paged, and returns the newest revision of each release. A Secret that
 // does not decode is skipped, with a warning through opts.Warn.
 func HelmReleases(ctx context.Context, opts Options) ([]snapshot.HelmRelease, error) {
-	cfg, err := opts.baseConfig()
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiclient.NormalizeBase(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newServerClient(cfg, base, "", opts.timeout(), &redact.Redactor{})
+	c, err := opts.kubeconfigServerClient(&redact.Redactor{})
 	if err != nil {
 		return nil, err
 	}

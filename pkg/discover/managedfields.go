@@ -37,16 +37,8 @@ func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFie
 	if perResource <= 0 {
 		perResource = DefaultManagedFieldsCap
 	}
-	cfg, err := opts.baseConfig()
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiclient.NormalizeBase(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
 	red := &redact.Redactor{}
-	c, err := newServerClient(cfg, base, "", opts.timeout(), red)
+	c, err := opts.kubeconfigServerClient(red)
 	if err != nil {
 		return nil, err
 	}
