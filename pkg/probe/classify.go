@@ -137,36 +137,50 @@ func Classify(o Observation) Classification {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		c.Class, c.Why = ClassDenied, fmt.Sprintf("HTTP %d", code)
 	case code == http.StatusNotFound:
-		switch {
-		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details) && st.Message == mvp.NotFoundText:
-			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("Status NotFound %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundStatus.Versions())
-		case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details):
-			c.Class, c.Why = ClassUnknownResource, "Status NotFound with empty details (no handler for this version/resource)"
-		case st != nil && !detailsEmpty(st.Details):
-			c.Class, c.Why = ClassServed, "Status NotFound about an object: "+describeDetails(st.Details)
-		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.NotFoundText:
-			c.Class, c.Why = ClassUnknownResource, fmt.Sprintf("text/plain %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundText.Versions())
-		default:
-			c.Class, c.Why = ClassError, "404 of an unknown shape: "+summary(o)
-		}
+		c.Class, c.Why = classifyNotFound(o, st, mt, text)
 	case code == http.StatusServiceUnavailable:
-		switch {
-		case st != nil && st.Reason == metav1.StatusReasonServiceUnavailable && strings.Contains(st.Message, MsgEndpointResolution):
-			c.Class, c.Why = ClassUnavailableEndpoint, "Status ServiceUnavailable: no peer address could be resolved"
-		case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.AggregatorUnavailableMessage:
-			c.Class, c.Why = ClassAggregatorUnavailable, `text/plain "service unavailable": the aggregator's answer for an APIService that is not available`
-		case st == nil && strings.HasPrefix(text, PrefixTransportError):
-			c.Class, c.Why = ClassUnavailableTransport, "text/plain proxy transport error: "+clip(text)
-			c.Message = text
-		default:
-			c.Class, c.Why = ClassError, "503 of an unknown shape: "+summary(o)
-		}
+		classifyUnavailable(&c, o, st, mt, text)
 	case st != nil && (servedReasons[st.Reason] || !detailsEmpty(st.Details)):
 		c.Class, c.Why = ClassServed, fmt.Sprintf("Status %s about an object: %s", st.Reason, describeDetails(st.Details))
 	default:
 		c.Class, c.Why = ClassError, fmt.Sprintf("HTTP %d: %s", code, summary(o))
 	}
 	return c
+}
+
+// classifyNotFound tells a 404's shape: the local handler chain's "I do not serve this" (the
+// last-resort Status or text, a served group's Status with empty details), a handler's answer
+// about an object, or a 404 of no known shape. st is the body's Status (nil: none), mt its
+// media type, text the body trimmed.
+func classifyNotFound(o Observation, st *metav1.Status, mt, text string) (Class, string) {
+	switch {
+	case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details) && st.Message == mvp.NotFoundText:
+		return ClassUnknownResource, fmt.Sprintf("Status NotFound %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundStatus.Versions())
+	case st != nil && st.Reason == metav1.StatusReasonNotFound && detailsEmpty(st.Details):
+		return ClassUnknownResource, "Status NotFound with empty details (no handler for this version/resource)"
+	case st != nil && !detailsEmpty(st.Details):
+		return ClassServed, "Status NotFound about an object: " + describeDetails(st.Details)
+	case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.NotFoundText:
+		return ClassUnknownResource, fmt.Sprintf("text/plain %q: the last-resort 404, no handler for this group (%s)", mvp.NotFoundText, mvp.RuleNotFoundText.Versions())
+	}
+	return ClassError, "404 of an unknown shape: " + summary(o)
+}
+
+// classifyUnavailable tells a 503's shape into c: the proxy's endpoint-resolution Status, the
+// aggregator's answer for an APIService not available, a proxy transport error (its text
+// kept as the message), or a 503 of no known shape.
+func classifyUnavailable(c *Classification, o Observation, st *metav1.Status, mt, text string) {
+	switch {
+	case st != nil && st.Reason == metav1.StatusReasonServiceUnavailable && strings.Contains(st.Message, MsgEndpointResolution):
+		c.Class, c.Why = ClassUnavailableEndpoint, "Status ServiceUnavailable: no peer address could be resolved"
+	case st == nil && (mt == mediaTypeText || mt == "") && text == mvp.AggregatorUnavailableMessage:
+		c.Class, c.Why = ClassAggregatorUnavailable, `text/plain "service unavailable": the aggregator's answer for an APIService that is not available`
+	case st == nil && strings.HasPrefix(text, PrefixTransportError):
+		c.Class, c.Why = ClassUnavailableTransport, "text/plain proxy transport error: "+clip(text)
+		c.Message = text
+	default:
+		c.Class, c.Why = ClassError, "503 of an unknown shape: "+summary(o)
+	}
 }
 
 func describeDetails(d *metav1.StatusDetails) string {

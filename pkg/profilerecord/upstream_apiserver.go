@@ -27,7 +27,32 @@ func (x *extractor) gates(m Module, minor int) (map[string]GateFact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", m.ID(), featuresFile, err)
 	}
-	names := map[string]string{} // constant → gate name
+	names, specs := gateConstants(file)
+	if specs == nil {
+		return nil, fmt.Errorf("%s/%s: no defaultVersionedKubernetesFeatureGates", m.ID(), featuresFile)
+	}
+	out := map[string]GateFact{}
+	for _, elt := range specs.Elts {
+		kv, ok := elt.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		key, ok := kv.Key.(*ast.Ident)
+		list, ok2 := kv.Value.(*ast.CompositeLit)
+		if !ok || !ok2 || names[key.Name] == "" {
+			continue
+		}
+		if g, found := x.gateAt(m, minor, names[key.Name], list, data, fset); found {
+			out[g.Name] = g
+		}
+	}
+	return out, nil
+}
+
+// gateConstants reads the features file's string constants (constant → gate name) and the
+// defaultVersionedKubernetesFeatureGates map (nil when it has none).
+func gateConstants(file *ast.File) (map[string]string, *ast.CompositeLit) {
+	names := map[string]string{}
 	var specs *ast.CompositeLit
 	for _, decl := range file.Decls {
 		gd, ok := decl.(*ast.GenDecl)
@@ -56,58 +81,58 @@ func (x *extractor) gates(m Module, minor int) (map[string]GateFact, error) {
 			}
 		}
 	}
-	if specs == nil {
-		return nil, fmt.Errorf("%s/%s: no defaultVersionedKubernetesFeatureGates", m.ID(), featuresFile)
-	}
-	out := map[string]GateFact{}
-	for _, elt := range specs.Elts {
-		kv, ok := elt.(*ast.KeyValueExpr)
+	return names, specs
+}
+
+// gateAt is the gate named name as its list of versioned specs sets it at minor: the last spec
+// whose version is not after minor; found is false when every spec is after it.
+func (x *extractor) gateAt(m Module, minor int, name string, list *ast.CompositeLit, data []byte, fset *token.FileSet) (GateFact, bool) {
+	g := GateFact{Name: name}
+	found := false
+	for _, s := range list.Elts {
+		spec, ok := s.(*ast.CompositeLit)
 		if !ok {
 			continue
 		}
-		key, ok := kv.Key.(*ast.Ident)
-		list, ok2 := kv.Value.(*ast.CompositeLit)
-		if !ok || !ok2 || names[key.Name] == "" {
+		fields := specFields(spec)
+		if at := specMinor(fields); at < 0 || at > minor {
 			continue
 		}
-		g := GateFact{Name: names[key.Name]}
-		found := false
-		for _, s := range list.Elts {
-			spec, ok := s.(*ast.CompositeLit)
-			if !ok {
-				continue
+		found = true
+		g.Default = identName(fields["Default"]) == "true"
+		g.Locked = identName(fields["LockToDefault"]) == "true"
+		g.Stage = selectorName(fields["PreRelease"])
+		g.Cite = x.cite(m, featuresFile, data, fset.Position(spec.Pos()).Line)
+	}
+	return g, found
+}
+
+// specFields are a versioned spec's fields by name.
+func specFields(spec *ast.CompositeLit) map[string]ast.Expr {
+	fields := map[string]ast.Expr{}
+	for _, e := range spec.Elts {
+		if f, ok := e.(*ast.KeyValueExpr); ok {
+			if id, ok := f.Key.(*ast.Ident); ok {
+				fields[id.Name] = f.Value
 			}
-			at, fields := -1, map[string]ast.Expr{}
-			for _, e := range spec.Elts {
-				if f, ok := e.(*ast.KeyValueExpr); ok {
-					if id, ok := f.Key.(*ast.Ident); ok {
-						fields[id.Name] = f.Value
-					}
-				}
-			}
-			if call, ok := fields["Version"].(*ast.CallExpr); ok && len(call.Args) == 1 {
-				if lit, ok := call.Args[0].(*ast.BasicLit); ok {
-					if v, err := strconv.Unquote(lit.Value); err == nil {
-						if mm := regexp.MustCompile(`^1\.(\d+)$`).FindStringSubmatch(v); mm != nil {
-							at = atoi(mm[1])
-						}
-					}
-				}
-			}
-			if at < 0 || at > minor {
-				continue
-			}
-			found = true
-			g.Default = identName(fields["Default"]) == "true"
-			g.Locked = identName(fields["LockToDefault"]) == "true"
-			g.Stage = selectorName(fields["PreRelease"])
-			g.Cite = x.cite(m, featuresFile, data, fset.Position(spec.Pos()).Line)
-		}
-		if found {
-			out[g.Name] = g
 		}
 	}
-	return out, nil
+	return fields
+}
+
+// specMinor is the minor of a versioned spec's Version: version.MustParse("1.N"); -1 for
+// any other form.
+func specMinor(fields map[string]ast.Expr) int {
+	if call, ok := fields["Version"].(*ast.CallExpr); ok && len(call.Args) == 1 {
+		if lit, ok := call.Args[0].(*ast.BasicLit); ok {
+			if v, err := strconv.Unquote(lit.Value); err == nil {
+				if mm := regexp.MustCompile(`^1\.(\d+)$`).FindStringSubmatch(v); mm != nil {
+					return atoi(mm[1])
+				}
+			}
+		}
+	}
+	return -1
 }
 
 func identName(e ast.Expr) string {

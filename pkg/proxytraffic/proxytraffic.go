@@ -98,50 +98,9 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 	}
 	var red redact.Redactor
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind}
-	type reader struct {
-		srv    *snapshot.Server
-		client *apiclient.Client
-		before apimetrics.Sample
-		err    error
-	}
-	var readers []*reader
-	for i := range snap.Servers {
-		srv := &snap.Servers[i]
-		r := &reader{srv: srv}
-		readers = append(readers, r)
-		if !srv.Reachable {
-			r.err = errors.New("could not be read when the snapshot was taken")
-			continue
-		}
-		cfg, err := opts.ConfigFor(srv)
-		if err != nil {
-			r.err = err
-			continue
-		}
-		red.Add(cfg)
-		r.client, r.err = apiclient.New(cfg, srv.Endpoint, apiclient.Options{Timeout: opts.Timeout, Redactor: &red})
-	}
-	readAll := func(f func(r *reader)) {
-		var wg sync.WaitGroup
-		for _, r := range readers {
-			if r.err != nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f(r)
-			}()
-		}
-		wg.Wait()
-	}
-	read := func(r *reader) (apimetrics.Sample, error) {
-		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-		return apimetrics.Fetch(rctx, r.client, families...)
-	}
+	readers := newCounterReaders(snap, opts, &red)
 	rep.From = now().UTC()
-	readAll(func(r *reader) { r.before, r.err = read(r) })
+	readAll(readers, func(r *counterReader) { r.before, r.err = r.read(ctx, opts.Timeout) })
 	select {
 	case <-ctx.Done():
 		rep.Interrupted = "interrupted before the interval ended: the counts cover a shorter time"
@@ -149,10 +108,10 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 	}
 	// The second read gets its own deadline: an interrupted interval still ends with a read.
 	ctx = context.WithoutCancel(ctx)
-	afters := make(map[*reader]apimetrics.Sample)
+	afters := make(map[*counterReader]apimetrics.Sample)
 	var mu sync.Mutex
-	readAll(func(r *reader) {
-		s, err := read(r)
+	readAll(readers, func(r *counterReader) {
+		s, err := r.read(ctx, opts.Timeout)
 		mu.Lock()
 		defer mu.Unlock()
 		afters[r], r.err = s, err
@@ -170,6 +129,61 @@ func Observe(ctx context.Context, snap *snapshot.Snapshot, opts Options) (*Repor
 		rep.Servers = append(rep.Servers, s)
 	}
 	return rep, nil
+}
+
+// counterReader reads one server's counters: its client, its first sample, and why it could
+// not be read (then it is read no more).
+type counterReader struct {
+	srv    *snapshot.Server
+	client *apiclient.Client
+	before apimetrics.Sample
+	err    error
+}
+
+// newCounterReaders is a reader for each server of snap, in its order: a server unreachable
+// when the snapshot was taken, or without a client config, has its reason instead of a client.
+func newCounterReaders(snap *snapshot.Snapshot, opts Options, red *redact.Redactor) []*counterReader {
+	var readers []*counterReader
+	for i := range snap.Servers {
+		srv := &snap.Servers[i]
+		r := &counterReader{srv: srv}
+		readers = append(readers, r)
+		if !srv.Reachable {
+			r.err = errors.New("could not be read when the snapshot was taken")
+			continue
+		}
+		cfg, err := opts.ConfigFor(srv)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		red.Add(cfg)
+		r.client, r.err = apiclient.New(cfg, srv.Endpoint, apiclient.Options{Timeout: opts.Timeout, Redactor: red})
+	}
+	return readers
+}
+
+// readAll runs f on every reader that can still be read, side by side, and waits for them.
+func readAll(readers []*counterReader, f func(r *counterReader)) {
+	var wg sync.WaitGroup
+	for _, r := range readers {
+		if r.err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(r)
+		}()
+	}
+	wg.Wait()
+}
+
+// read fetches the server's peer-proxy counters, within timeout.
+func (r *counterReader) read(ctx context.Context, timeout time.Duration) (apimetrics.Sample, error) {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return apimetrics.Fetch(rctx, r.client, families...)
 }
 
 // newServer is srv's entry, with no counts yet.

@@ -121,34 +121,11 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	leaseBefore := srv.IdentityLease
 	switch step.Action {
 	case ActionUpgrade:
-		p, err := profile.Lookup(step.To)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
-		}
-		served, upgradeNotes, lost, err := upgradedResources(srv, p, step)
+		upgradeNotes, lost, err := upgradeServer(srv, step)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
 		notes, losses = append(notes, upgradeNotes...), lost
-		if n := removedGateNote(srv, p.Version); n != "" {
-			notes = append(notes, n)
-		}
-		// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
-		var kept []snapshot.Resource
-		for _, r := range srv.Resources {
-			if mvp.ClusterScoped(r) {
-				kept = append(kept, r)
-			}
-		}
-		srv.Version = versionRun(step.To, p)
-		if sp, ok := statedUpgrade(srv, p.Version); ok {
-			// The new binary starts with the stated flags, and its own defaults for the rest.
-			srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
-			srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
-		}
-		srv.Resources = append(served, kept...)
-		srv.DiscoveryFormat = snapshot.DiscoveryProfiled
-		start(srv)
 	case ActionStart:
 		start(srv)
 	case ActionCrash:
@@ -186,6 +163,40 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	}
 	recomputePeerAggregated(next)
 	return next, notes, losses, nil
+}
+
+// upgradeServer runs srv as the version step upgrades it to: the profile's resources (and the
+// configuration the upgrade loses), the cluster's CRD and aggregated groups kept, the stated
+// flags carried over, started.
+func upgradeServer(srv *snapshot.Server, step Step) ([]string, []ConfigLoss, error) {
+	p, err := profile.Lookup(step.To)
+	if err != nil {
+		return nil, nil, err
+	}
+	served, notes, losses, err := upgradedResources(srv, p, step)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n := removedGateNote(srv, p.Version); n != "" {
+		notes = append(notes, n)
+	}
+	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
+	var kept []snapshot.Resource
+	for _, r := range srv.Resources {
+		if mvp.ClusterScoped(r) {
+			kept = append(kept, r)
+		}
+	}
+	srv.Version = versionRun(step.To, p)
+	if sp, ok := statedUpgrade(srv, p.Version); ok {
+		// The new binary starts with the stated flags, and its own defaults for the rest.
+		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
+		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
+	}
+	srv.Resources = append(served, kept...)
+	srv.DiscoveryFormat = snapshot.DiscoveryProfiled
+	start(srv)
+	return notes, losses, nil
 }
 
 // versionRun is the version a server upgraded to requested runs: the exact patch release when

@@ -96,6 +96,26 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	sim.Steps = append(sim.Steps, evaluate(0, "start", start))
 	cur := withInferredResources(start, sim.Steps[0].router)
+	sim.addStartConfigs(start)
+	// A server newer than the rules mvpctl knows is routed by the newest rules it knows.
+	sim.Assumptions = append(sim.Assumptions, mvp.Assumptions(start)...)
+	cur, err := sim.runSteps(cur, steps)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sim.Steps {
+		sim.AtRisk = append(sim.AtRisk, risks(s)...)
+	}
+	sim.Profiles = profilesUsed(start, steps)
+	sim.Provisional = profile.ProvisionalOf(sim.Profiles)
+	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
+	return sim, nil
+}
+
+// addStartConfigs records what the start's servers run with: the runtime configuration each
+// reachable observed server serves, each stated configuration against the observed one, and
+// the assumed and stated evidence, each line with the servers it holds for.
+func (sim *Simulation) addStartConfigs(start *snapshot.Snapshot) {
 	unobservedBy := map[string][]string{} // evidence → servers, in first-seen order
 	var unobserved []string
 	for i := range start.Servers {
@@ -125,8 +145,12 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 			sim.Assumptions = append(sim.Assumptions, line)
 		}
 	}
-	// A server newer than the rules mvpctl knows is routed by the newest rules it knows.
-	sim.Assumptions = append(sim.Assumptions, mvp.Assumptions(start)...)
+}
+
+// runSteps applies each step to cur and evaluates the result (a crash twice: while its
+// endpoint lease lives, then after); what the steps assumed is added, each with its servers.
+// It returns the last state.
+func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot.Snapshot, error) {
 	stepAssumed := map[string][]string{} // what a step assumed → servers, in first-seen order
 	var stepAssumptions []string
 	for i, st := range steps {
@@ -135,13 +159,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 			return nil, err
 		}
 		if st.Action == ActionCrash {
-			// The first EndpointLeaseTTL after a kill: the endpoint lease still lives.
-			window := clone(next)
-			mvp.Crash(window.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
-			res := evaluate(i+1, st.String(), window)
-			res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
-			res.Notes = append(res.Notes, rebuildExitNotes(window)...)
-			sim.Steps = append(sim.Steps, res)
+			sim.Steps = append(sim.Steps, crashWindowStep(i+1, st, next))
 		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
@@ -162,7 +180,23 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	for _, what := range stepAssumptions {
 		sim.Assumptions = append(sim.Assumptions, strings.Join(stepAssumed[what], ", ")+": "+what)
 	}
-	// The profiles used: those the start was built from, and those upgrades took.
+	return cur, nil
+}
+
+// crashWindowStep is step n, a crash, during the first EndpointLeaseTTL after the kill: the
+// endpoint lease still lives. next is the state after the crash.
+func crashWindowStep(n int, st Step, next *snapshot.Snapshot) StepResult {
+	window := clone(next)
+	mvp.Crash(window.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
+	res := evaluate(n, st.String(), window)
+	res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
+	res.Notes = append(res.Notes, rebuildExitNotes(window)...)
+	return res
+}
+
+// profilesUsed are the profiles a run used, sorted: those the start was built from, and those
+// upgrades took.
+func profilesUsed(start *snapshot.Snapshot, steps []Step) []string {
 	profiles := map[string]bool{}
 	for _, srv := range start.Servers {
 		if p, err := profile.Lookup(srv.Version); err == nil && srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
@@ -174,16 +208,12 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 			profiles[p.Version.String()] = true
 		}
 	}
-	for _, s := range sim.Steps {
-		sim.AtRisk = append(sim.AtRisk, risks(s)...)
-	}
+	var out []string
 	for p := range profiles {
-		sim.Profiles = append(sim.Profiles, p)
+		out = append(out, p)
 	}
-	sort.Strings(sim.Profiles)
-	sim.Provisional = profile.ProvisionalOf(sim.Profiles)
-	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
-	return sim, nil
+	sort.Strings(out)
+	return out
 }
 
 func evaluate(n int, name string, snap *snapshot.Snapshot) StepResult {

@@ -39,15 +39,7 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 		f.Names = s.ResourceNames()
 	}
 	if strings.Contains(arg, "/") {
-		g, err := ParseGVR(arg)
-		if err != nil {
-			return Resolved{}, fmt.Errorf("%q: want %s", arg, ResourceForms)
-		}
-		r, ok := known[g]
-		if !f.Match(g, r.Kind) {
-			return Resolved{}, fmt.Errorf("%s does not match %s", g, f)
-		}
-		return Resolved{GVR: g, Namespaced: r.Namespaced, Known: ok}, nil
+		return resolveGVR(arg, f, known)
 	}
 	var candidates []Resource
 	for g, r := range known {
@@ -56,20 +48,49 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 		}
 	}
 	if len(candidates) == 0 {
-		if err := f.Unmatched(s.Known(), "the plane"); err != nil {
-			return Resolved{}, err
-		}
-		what := fmt.Sprintf("%q", arg)
-		if arg == "" {
-			what = f.String()
-		} else if !f.Empty() {
-			what += " with " + f.String()
-		}
-		if arg != "" && !strings.Contains(arg, ".") && !s.recordsCoreDiscovery() {
-			what += " (nor names it so: this snapshot records no /api discovery document, which holds the core group's short names; name the resource, e.g. pods)"
-		}
-		return Resolved{}, fmt.Errorf("no reachable server serves %s ('mvpctl routes --all' lists what they serve; name a GVR to explain one nobody serves, e.g. batch/v1/jobs)", what)
+		return Resolved{}, s.noneServed(arg, f)
 	}
+	candidates, err := oneGroup(candidates, arg, f)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return newestVersion(candidates, arg, f)
+}
+
+// resolveGVR resolves a group/version/resource written out, served or not.
+func resolveGVR(arg string, f GVRFilter, known map[GVR]Resource) (Resolved, error) {
+	g, err := ParseGVR(arg)
+	if err != nil {
+		return Resolved{}, fmt.Errorf("%q: want %s", arg, ResourceForms)
+	}
+	r, ok := known[g]
+	if !f.Match(g, r.Kind) {
+		return Resolved{}, fmt.Errorf("%s does not match %s", g, f)
+	}
+	return Resolved{GVR: g, Namespaced: r.Namespaced, Known: ok}, nil
+}
+
+// noneServed is the error for an argument and filter that select nothing served: the closest
+// match the filter has, else what was asked and where the served ones are listed.
+func (s *Snapshot) noneServed(arg string, f GVRFilter) error {
+	if err := f.Unmatched(s.Known(), "the plane"); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%q", arg)
+	if arg == "" {
+		what = f.String()
+	} else if !f.Empty() {
+		what += " with " + f.String()
+	}
+	if arg != "" && !strings.Contains(arg, ".") && !s.recordsCoreDiscovery() {
+		what += " (nor names it so: this snapshot records no /api discovery document, which holds the core group's short names; name the resource, e.g. pods)"
+	}
+	return fmt.Errorf("no reachable server serves %s ('mvpctl routes --all' lists what they serve; name a GVR to explain one nobody serves, e.g. batch/v1/jobs)", what)
+}
+
+// oneGroup keeps the candidates of one group: a bare name means the core group's when it has
+// one; candidates of several other groups are an error naming them.
+func oneGroup(candidates []Resource, arg string, f GVRFilter) ([]Resource, error) {
 	groups := map[string]bool{}
 	for _, r := range candidates {
 		groups[r.Group] = true
@@ -85,9 +106,14 @@ func (s *Snapshot) ResolveResource(arg string, f GVRFilter) (Resolved, error) {
 			names = append(names, candidates[0].Resource+"."+gr)
 		}
 		sort.Strings(names)
-		return Resolved{}, fmt.Errorf("%q names resources of %d groups: %s; name one", orFilter(arg, f), len(groups), strings.Join(names, ", "))
+		return nil, fmt.Errorf("%q names resources of %d groups: %s; name one", orFilter(arg, f), len(groups), strings.Join(names, ", "))
 	}
-	// Group and resource are now one: order the versions, newest first.
+	return candidates, nil
+}
+
+// newestVersion resolves the candidates of one group to the newest version of their one
+// resource, with a note naming the others; several resources are an error naming them.
+func newestVersion(candidates []Resource, arg string, f GVRFilter) (Resolved, error) {
 	sort.Slice(candidates, func(i, j int) bool {
 		if candidates[i].Resource != candidates[j].Resource {
 			return candidates[i].Resource < candidates[j].Resource

@@ -172,100 +172,134 @@ func buildWalker(t reflect.Type) *walker {
 	walkers[t] = w
 	switch t.Kind() {
 	case reflect.String:
-		*w = func(v reflect.Value) *unsafeString {
-			if r, bad := unsafeRune(v.String()); bad {
-				return &unsafeString{s: v.String(), r: r}
-			}
-			return nil
-		}
+		*w = walkString
 	case reflect.Interface:
-		*w = func(v reflect.Value) *unsafeString {
-			if v.IsNil() {
-				return nil
-			}
-			return walkerOf2(v.Elem())
-		}
+		*w = walkInterface
 	case reflect.Pointer:
-		if elem := buildWalker(t.Elem()); elem != nil {
-			*w = func(v reflect.Value) *unsafeString {
-				if v.IsNil() || *elem == nil {
-					return nil
-				}
-				return (*elem)(v.Elem())
-			}
-		}
+		*w = pointerWalker(t)
 	case reflect.Slice, reflect.Array:
-		if elem := buildWalker(t.Elem()); elem != nil {
-			*w = func(v reflect.Value) *unsafeString {
-				if *elem == nil {
-					return nil
-				}
-				for i := 0; i < v.Len(); i++ {
-					if bad := (*elem)(v.Index(i)); bad != nil {
-						bad.path = append(bad.path, fmt.Sprintf("[%d]", i))
-						return bad
-					}
-				}
-				return nil
-			}
-		}
+		*w = sequenceWalker(t)
 	case reflect.Map:
-		key, elem := buildWalker(t.Key()), buildWalker(t.Elem())
-		*w = func(v reflect.Value) *unsafeString {
-			for it := v.MapRange(); it.Next(); {
-				if key != nil && *key != nil {
-					if bad := (*key)(it.Key()); bad != nil {
-						bad.path = append(bad.path, " (a key)")
-						return bad
-					}
-				}
-				if elem != nil && *elem != nil {
-					if bad := (*elem)(it.Value()); bad != nil {
-						bad.path = append(bad.path, fmt.Sprintf("[%q]", it.Key()))
-						return bad
-					}
-				}
-			}
-			return nil
-		}
+		*w = mapWalker(t)
 	case reflect.Struct:
-		type field struct {
-			index int
-			name  string
-			walk  *walker
-		}
-		var fields []field
-		for i := 0; i < t.NumField(); i++ {
-			name, skip := jsonName(t.Field(i))
-			if skip {
-				continue
-			}
-			if fw := buildWalker(t.Field(i).Type); fw != nil {
-				fields = append(fields, field{i, name, fw})
-			}
-		}
-		if len(fields) > 0 {
-			*w = func(v reflect.Value) *unsafeString {
-				for _, f := range fields {
-					if *f.walk == nil {
-						continue
-					}
-					if bad := (*f.walk)(v.Field(f.index)); bad != nil {
-						if f.name != "" {
-							bad.path = append(bad.path, "."+f.name)
-						}
-						return bad
-					}
-				}
-				return nil
-			}
-		}
+		*w = structWalker(t)
 	}
 	if *w == nil {
 		walkers[t] = nil
 		return nil
 	}
 	return w
+}
+
+// walkString finds an unsafeRune in a string.
+func walkString(v reflect.Value) *unsafeString {
+	if r, bad := unsafeRune(v.String()); bad {
+		return &unsafeString{s: v.String(), r: r}
+	}
+	return nil
+}
+
+// walkInterface walks what an interface holds, by its type when walking.
+func walkInterface(v reflect.Value) *unsafeString {
+	if v.IsNil() {
+		return nil
+	}
+	return walkerOf2(v.Elem())
+}
+
+// pointerWalker walks what a pointer of type t points to; nil when that holds no string.
+func pointerWalker(t reflect.Type) walker {
+	elem := buildWalker(t.Elem())
+	if elem == nil {
+		return nil
+	}
+	return func(v reflect.Value) *unsafeString {
+		if v.IsNil() || *elem == nil {
+			return nil
+		}
+		return (*elem)(v.Elem())
+	}
+}
+
+// sequenceWalker walks each element of a slice or array of type t, naming it by its index;
+// nil when the elements hold no string.
+func sequenceWalker(t reflect.Type) walker {
+	elem := buildWalker(t.Elem())
+	if elem == nil {
+		return nil
+	}
+	return func(v reflect.Value) *unsafeString {
+		if *elem == nil {
+			return nil
+		}
+		for i := 0; i < v.Len(); i++ {
+			if bad := (*elem)(v.Index(i)); bad != nil {
+				bad.path = append(bad.path, fmt.Sprintf("[%d]", i))
+				return bad
+			}
+		}
+		return nil
+	}
+}
+
+// mapWalker walks each key and value of a map of type t: a key is named as a key, a value by
+// its key.
+func mapWalker(t reflect.Type) walker {
+	key, elem := buildWalker(t.Key()), buildWalker(t.Elem())
+	return func(v reflect.Value) *unsafeString {
+		for it := v.MapRange(); it.Next(); {
+			if key != nil && *key != nil {
+				if bad := (*key)(it.Key()); bad != nil {
+					bad.path = append(bad.path, " (a key)")
+					return bad
+				}
+			}
+			if elem != nil && *elem != nil {
+				if bad := (*elem)(it.Value()); bad != nil {
+					bad.path = append(bad.path, fmt.Sprintf("[%q]", it.Key()))
+					return bad
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// structWalker walks the encoded fields of a struct of type t that may hold a string, naming
+// each by its name in the document; nil when none may.
+func structWalker(t reflect.Type) walker {
+	type field struct {
+		index int
+		name  string
+		walk  *walker
+	}
+	var fields []field
+	for i := 0; i < t.NumField(); i++ {
+		name, skip := jsonName(t.Field(i))
+		if skip {
+			continue
+		}
+		if fw := buildWalker(t.Field(i).Type); fw != nil {
+			fields = append(fields, field{i, name, fw})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return func(v reflect.Value) *unsafeString {
+		for _, f := range fields {
+			if *f.walk == nil {
+				continue
+			}
+			if bad := (*f.walk)(v.Field(f.index)); bad != nil {
+				if f.name != "" {
+					bad.path = append(bad.path, "."+f.name)
+				}
+				return bad
+			}
+		}
+		return nil
+	}
 }
 
 // walkerOf2 checks a value whose type is known only when walking (an interface's).

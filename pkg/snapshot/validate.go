@@ -19,18 +19,8 @@ func (s *Snapshot) Validate() error { return s.validate(false) }
 // from the generated decoder or from plainInput), so the walk over every string (checkText)
 // is skipped.
 func (s *Snapshot) validate(textSafe bool) error {
-	if s.APIVersion != APIVersion {
-		if s.APIVersion == APIVersionV1Alpha1 {
-			// Decode converts files; an in-memory snapshot is always the current version.
-			return fmt.Errorf("apiVersion: got %q, want %q (Decode converts %s files)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
-		}
-		return fmt.Errorf("apiVersion: got %q, want %q (or %s, converted on read)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
-	}
-	if s.Kind != Kind {
-		return fmt.Errorf("kind: got %q, want %q", s.Kind, Kind)
-	}
-	if len(s.Servers) == 0 {
-		return errors.New("servers: no servers listed")
+	if err := s.validateHeader(); err != nil {
+		return err
 	}
 	// The checks of each server's lists, documents and strings are the long ones (a CRD-heavy
 	// snapshot lists tens of thousands of resources per server): done side by side first; the
@@ -45,49 +35,15 @@ func (s *Snapshot) validate(textSafe bool) error {
 	names := map[string]int{}
 	ids := map[string]int{}
 	for i := range s.Servers {
-		srv := &s.Servers[i]
-		field := fmt.Sprintf("servers[%d]", i)
-		if srv.Name == "" {
-			return fmt.Errorf("%s.name: must be set", field)
-		}
-		if err := checkServerName(srv.Name, field+".name"); err != nil {
-			return err
-		}
-		if j, dup := names[srv.Name]; dup {
-			return fmt.Errorf("%s.name: duplicate server %q (also servers[%d])", field, srv.Name, j)
-		}
-		names[srv.Name] = i
-		if srv.ID != "" {
-			if j, dup := ids[srv.ID]; dup {
-				return fmt.Errorf("%s.id: duplicate server id %q (also servers[%d]); two apiservers with one hostname share an identity", field, srv.ID, j)
-			}
-			ids[srv.ID] = i
-		}
-		if srv.Reachable && srv.Version == "" {
-			return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
-		}
-		if err := checkVersion(srv.Version, fmt.Sprintf("%s (%s).version", field, srv.Name)); err != nil {
-			return err
-		}
-		if err := checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name)); err != nil {
+		if err := s.validateServer(i, names, ids); err != nil {
 			return err
 		}
 		if contents[i] != nil {
 			return contents[i]
 		}
 	}
-	for i, sv := range s.Cluster.StorageVersions {
-		if sv.Resource == "" {
-			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
-		}
-	}
-	for i, a := range s.Cluster.APIServices {
-		switch {
-		case a.Name == "" || a.Version == "":
-			return fmt.Errorf("cluster.apiServices[%d]: name and version must be set", i)
-		case a.Service != nil && (a.Service.Name == "" || a.Service.Namespace == ""):
-			return fmt.Errorf("cluster.apiServices[%d] (%s).service: namespace and name must be set", i, a.Name)
-		}
+	if err := validateCluster(&s.Cluster); err != nil {
+		return err
 	}
 	if err := s.validateLB(); err != nil {
 		return err
@@ -101,6 +57,72 @@ func (s *Snapshot) validate(textSafe bool) error {
 	rest := *s
 	rest.Servers = nil
 	return checkText(&rest)
+}
+
+// validateHeader checks the document's apiVersion and kind, and that it lists a server.
+func (s *Snapshot) validateHeader() error {
+	if s.APIVersion != APIVersion {
+		if s.APIVersion == APIVersionV1Alpha1 {
+			// Decode converts files; an in-memory snapshot is always the current version.
+			return fmt.Errorf("apiVersion: got %q, want %q (Decode converts %s files)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
+		}
+		return fmt.Errorf("apiVersion: got %q, want %q (or %s, converted on read)", s.APIVersion, APIVersion, APIVersionV1Alpha1)
+	}
+	if s.Kind != Kind {
+		return fmt.Errorf("kind: got %q, want %q", s.Kind, Kind)
+	}
+	if len(s.Servers) == 0 {
+		return errors.New("servers: no servers listed")
+	}
+	return nil
+}
+
+// validateServer checks server i's name (set, well formed, not another's), its ID (not
+// another's), and its versions; names and ids hold the servers checked before, by index.
+func (s *Snapshot) validateServer(i int, names, ids map[string]int) error {
+	srv := &s.Servers[i]
+	field := fmt.Sprintf("servers[%d]", i)
+	if srv.Name == "" {
+		return fmt.Errorf("%s.name: must be set", field)
+	}
+	if err := checkServerName(srv.Name, field+".name"); err != nil {
+		return err
+	}
+	if j, dup := names[srv.Name]; dup {
+		return fmt.Errorf("%s.name: duplicate server %q (also servers[%d])", field, srv.Name, j)
+	}
+	names[srv.Name] = i
+	if srv.ID != "" {
+		if j, dup := ids[srv.ID]; dup {
+			return fmt.Errorf("%s.id: duplicate server id %q (also servers[%d]); two apiservers with one hostname share an identity", field, srv.ID, j)
+		}
+		ids[srv.ID] = i
+	}
+	if srv.Reachable && srv.Version == "" {
+		return fmt.Errorf("%s (%s).version: must be set for a reachable server", field, srv.Name)
+	}
+	if err := checkVersion(srv.Version, fmt.Sprintf("%s (%s).version", field, srv.Name)); err != nil {
+		return err
+	}
+	return checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name))
+}
+
+// validateCluster checks the cluster's StorageVersions and APIServices name what they are about.
+func validateCluster(c *Cluster) error {
+	for i, sv := range c.StorageVersions {
+		if sv.Resource == "" {
+			return fmt.Errorf("cluster.storageVersions[%d].resource: must be set", i)
+		}
+	}
+	for i, a := range c.APIServices {
+		switch {
+		case a.Name == "" || a.Version == "":
+			return fmt.Errorf("cluster.apiServices[%d]: name and version must be set", i)
+		case a.Service != nil && (a.Service.Name == "" || a.Service.Namespace == ""):
+			return fmt.Errorf("cluster.apiServices[%d] (%s).service: namespace and name must be set", i, a.Name)
+		}
+	}
+	return nil
 }
 
 // validateContents checks a server's resource lists, recorded documents and core document;

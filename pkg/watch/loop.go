@@ -91,6 +91,17 @@ const (
 	StoppedTimeout     = "timeout"
 )
 
+// runState is what one Run counts and waits for.
+type runState struct {
+	start      time.Time
+	lastChange time.Time
+	// rereadAt is when a lease change asked for a read (zero: none asked).
+	rereadAt time.Time
+	// leases is Leases until the lease watch ends, then nil.
+	leases                        <-chan []Lease
+	snapshots, failed, leaseReads int
+}
+
 // Run watches until ctx ends, UntilStable passes with no change, or Total passes. Only a
 // first read that gets nothing is an error; later failed reads count every server as down.
 func (l *Loop) Run(ctx context.Context) (Result, error) {
@@ -109,107 +120,149 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	l.report(readStart, nil)
-	snapshots, failed, leaseReads := 1, 0, 0
-	lastChange := at
+	st := &runState{start: start, lastChange: at, leases: l.Leases, snapshots: 1}
 	l.lastRead = readStart
-	var rereadAt time.Time // a lease change asked for a read at this time
-	leases := l.Leases
-	var stopped string
-	for stopped == "" {
+	for {
 		now := l.Clock.Now()
-		switch {
-		case ctx.Err() != nil:
-			stopped = StoppedInterrupted
-			continue
-		case l.UntilStable > 0 && now.Sub(lastChange) >= l.UntilStable:
-			stopped = StoppedStable
-			continue
-		case l.Total > 0 && now.Sub(start) >= l.Total:
-			stopped = StoppedTimeout
-			continue
+		if stopped := l.stopReason(ctx, st, now); stopped != "" {
+			return l.result(st, stopped), nil
 		}
-		next := l.lastRead.Add(l.Interval)
-		byLease := !rereadAt.IsZero() && rereadAt.Before(next)
-		if byLease {
-			next = rereadAt
-		}
-		wait := next.Sub(now)
-		if l.Total > 0 {
-			wait = min(wait, start.Add(l.Total).Sub(now))
-		}
+		wait, byLease := l.nextRead(st, now)
 		if wait > 0 {
-			select {
-			case <-ctx.Done():
-				continue
-			case set, ok := <-leases:
-				if !ok {
-					leases = nil // the lease watch ended: interval re-reads only
-					continue
-				}
-				at := l.Clock.Now()
-				n, reread, err := l.observeLeases(set, at)
-				if err != nil {
-					return Result{}, err
-				}
-				if n > 0 {
-					lastChange = at
-				}
-				if reread && rereadAt.IsZero() {
-					rereadAt = at.Add(l.Debounce)
-				}
-				continue
-			case <-l.Clock.After(wait):
-			}
-			if l.Total > 0 && l.Clock.Now().Sub(start) >= l.Total {
-				continue
-			}
-		}
-		if byLease {
-			leaseReads++
-		}
-		rereadAt = time.Time{}
-		l.lastRead = l.Clock.Now()
-		snap, err := l.Read(ctx)
-		if ctx.Err() != nil {
-			continue // interrupted during the read: what it got is not an observation
-		}
-		at := l.Clock.Now()
-		snapshots++
-		n := 0
-		l.sampled = nil
-		readErr := err // err is reused below
-		switch {
-		case errors.Is(err, ErrNoObservation):
-			// Nothing was learned about any server (the kubeconfig's server, through which
-			// the leases are listed, restarting): the last state stands.
-			failed++
-			l.warn(fmt.Sprintf("read at %s got nothing, the servers' last state stands: %s", at.In(l.Loc).Format("15:04:05"), oneLine(err.Error())))
-		case err != nil:
-			failed++
-			l.warn(fmt.Sprintf("read at %s got nothing, every server counts as down: %s", at.In(l.Loc).Format("15:04:05"), oneLine(err.Error())))
-			snap = allDown(l.last, err.Error())
-			fallthrough
-		default:
-			if n, err = l.observeRead(ctx, snap, at, !byLease); err != nil {
-				return Result{}, err
-			}
-		}
-		if !byLease {
-			// Stale leases are interval business: a lease-triggered read comes between two.
-			stale, err := l.emitAll(l.leases.Stale(at), at)
+			read, err := l.waitForRead(ctx, st, wait)
 			if err != nil {
 				return Result{}, err
 			}
-			n += stale
+			if !read {
+				continue
+			}
 		}
-		l.report(l.lastRead, readErr)
-		if n > 0 {
-			lastChange = at
+		if err := l.readOnce(ctx, st, byLease); err != nil {
+			return Result{}, err
 		}
 	}
+}
+
+// stopReason says why the watch ends at now: interrupted, stable for UntilStable, or Total
+// passed; "" while it goes on.
+func (l *Loop) stopReason(ctx context.Context, st *runState, now time.Time) string {
+	switch {
+	case ctx.Err() != nil:
+		return StoppedInterrupted
+	case l.UntilStable > 0 && now.Sub(st.lastChange) >= l.UntilStable:
+		return StoppedStable
+	case l.Total > 0 && now.Sub(st.start) >= l.Total:
+		return StoppedTimeout
+	}
+	return ""
+}
+
+// nextRead is how long from now until the next read, and whether a lease change asked for it:
+// one Interval after the last read, sooner when a lease change asked, never past Total.
+func (l *Loop) nextRead(st *runState, now time.Time) (time.Duration, bool) {
+	next := l.lastRead.Add(l.Interval)
+	byLease := !st.rereadAt.IsZero() && st.rereadAt.Before(next)
+	if byLease {
+		next = st.rereadAt
+	}
+	wait := next.Sub(now)
+	if l.Total > 0 {
+		wait = min(wait, st.start.Add(l.Total).Sub(now))
+	}
+	return wait, byLease
+}
+
+// waitForRead waits wait, or less when ctx ends or the leases change; it says whether to read
+// now (false: the watch is looked at again first).
+func (l *Loop) waitForRead(ctx context.Context, st *runState, wait time.Duration) (bool, error) {
+	select {
+	case <-ctx.Done():
+		return false, nil
+	case set, ok := <-st.leases:
+		if !ok {
+			st.leases = nil // the lease watch ended: interval re-reads only
+			return false, nil
+		}
+		return false, l.leaseChange(st, set)
+	case <-l.Clock.After(wait):
+	}
+	return !(l.Total > 0 && l.Clock.Now().Sub(st.start) >= l.Total), nil
+}
+
+// leaseChange observes a new set of identity leases; a change that needs a read asks for one
+// Debounce later, unless one is asked already.
+func (l *Loop) leaseChange(st *runState, set []Lease) error {
+	at := l.Clock.Now()
+	n, reread, err := l.observeLeases(set, at)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		st.lastChange = at
+	}
+	if reread && st.rereadAt.IsZero() {
+		st.rereadAt = at.Add(l.Debounce)
+	}
+	return nil
+}
+
+// readOnce reads the control plane and observes what the read got; an interval read (not
+// byLease) also emits the leases gone stale.
+func (l *Loop) readOnce(ctx context.Context, st *runState, byLease bool) error {
+	if byLease {
+		st.leaseReads++
+	}
+	st.rereadAt = time.Time{}
+	l.lastRead = l.Clock.Now()
+	snap, readErr := l.Read(ctx)
+	if ctx.Err() != nil {
+		return nil // interrupted during the read: what it got is not an observation
+	}
+	at := l.Clock.Now()
+	st.snapshots++
+	l.sampled = nil
+	n, err := l.observeReadResult(ctx, st, snap, readErr, at, byLease)
+	if err != nil {
+		return err
+	}
+	if !byLease {
+		// Stale leases are interval business: a lease-triggered read comes between two.
+		stale, err := l.emitAll(l.leases.Stale(at), at)
+		if err != nil {
+			return err
+		}
+		n += stale
+	}
+	l.report(l.lastRead, readErr)
+	if n > 0 {
+		st.lastChange = at
+	}
+	return nil
+}
+
+// observeReadResult observes a read's snapshot: a read that learned nothing about any server
+// leaves their last state, one that failed otherwise counts every server as down.
+func (l *Loop) observeReadResult(ctx context.Context, st *runState, snap *snapshot.Snapshot, readErr error, at time.Time, byLease bool) (int, error) {
+	switch {
+	case errors.Is(readErr, ErrNoObservation):
+		// Nothing was learned about any server (the kubeconfig's server, through which
+		// the leases are listed, restarting): the last state stands.
+		st.failed++
+		l.warn(fmt.Sprintf("read at %s got nothing, the servers' last state stands: %s", at.In(l.Loc).Format("15:04:05"), oneLine(readErr.Error())))
+		return 0, nil
+	case readErr != nil:
+		st.failed++
+		l.warn(fmt.Sprintf("read at %s got nothing, every server counts as down: %s", at.In(l.Loc).Format("15:04:05"), oneLine(readErr.Error())))
+		snap = allDown(l.last, readErr.Error())
+	}
+	return l.observeRead(ctx, snap, at, !byLease)
+}
+
+// result is the watch's summary at its end, and the servers still down.
+func (l *Loop) result(st *runState, stopped string) Result {
 	end := l.Clock.Now()
 	doc := NewSummaryDoc(l.tracker.Summary(end))
-	doc.Snapshots, doc.ReadsFailed, doc.LeaseTriggeredReads, doc.Stopped = snapshots, failed, leaseReads, stopped
+	doc.Snapshots, doc.ReadsFailed, doc.LeaseTriggeredReads, doc.Stopped = st.snapshots, st.failed, st.leaseReads, stopped
 	if l.Traffic != nil {
 		t := l.traffic.Doc()
 		doc.Traffic = &t
@@ -220,7 +273,7 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			res.Down = append(res.Down, s.Name)
 		}
 	}
-	return res, nil
+	return res
 }
 
 func (l *Loop) warn(s string) {

@@ -49,63 +49,8 @@ func (m *Metrics) collectServers(r Read, gauge func(*prometheus.Desc, float64, .
 	atRisk := map[string]map[mvp.Outcome]int{}
 	servers := r.Snapshot.Servers
 	for i := range servers {
-		s := &servers[i]
-		atRisk[s.Name] = map[mvp.Outcome]int{mvp.NotFound: 0, mvp.Unavailable: 0}
-		// Up only if this server answered the last read: a read that got nothing (the leases
-		// could not be listed, every server gone) reached none, whatever the state it keeps.
-		gauge(descServerUp, boolValue(r.Err == nil && s.Reachable), s.Name)
-		gauge(descServerInfo, 1, s.Name, s.Version, s.EmulatedVersion)
-		if !s.Reachable {
-			// What a down server runs with is not read: the version's default would be an
-			// assumption about a process that may come back otherwise (a restart with the
-			// filter looked, mid-upgrade, like a server without it). Only a stated value is.
-			if on, assumed := mvp.GateOn(s); !assumed && s.Version != "" {
-				gauge(descGate, boolValue(on), s.Name, evidence(false))
-			}
-			if on, assumed := mvp.FilterInstalled(s); !assumed && s.Version != "" {
-				gauge(descFilter, boolValue(on), s.Name, evidence(false))
-			}
-			continue
-		}
-		on, assumed := mvp.GateOn(s)
-		gauge(descGate, boolValue(on), s.Name, evidence(assumed))
-		on, assumed = mvp.FilterInstalled(s)
-		gauge(descFilter, boolValue(on), s.Name, evidence(assumed))
-		peers, learned, known := 0, 0, false
-		view, hasView := mvp.LearnedView(s)
-		listed := map[snapshot.GVR]bool{}
-		for _, res := range view {
-			listed[res.GVR()] = true
-		}
-		own := map[snapshot.GVR]bool{}
-		for _, res := range s.Resources {
-			own[res.GVR()] = true
-		}
-		for j := range servers {
-			p := &servers[j]
-			if j == i || mvp.PeerOf(s, p) != "" {
-				continue
-			}
-			peers++
-			if !hasView || !p.Reachable {
-				continue
-			}
-			known = true
-			all := true
-			for _, res := range p.Resources {
-				if g := res.GVR(); g.Group != "" && !own[g] && !listed[g] {
-					all = false
-					break
-				}
-			}
-			if all {
-				learned++
-			}
-		}
-		gauge(descPeers, float64(peers), s.Name)
-		if known {
-			gauge(descPeersLearned, float64(learned), s.Name)
-		}
+		atRisk[servers[i].Name] = map[mvp.Outcome]int{mvp.NotFound: 0, mvp.Unavailable: 0}
+		collectServer(r, i, gauge)
 	}
 	for _, w := range r.State.Open {
 		if atRisk[w.Server] == nil {
@@ -125,6 +70,75 @@ func (m *Metrics) collectServers(r Read, gauge func(*prometheus.Desc, float64, .
 			gauge(descAtRisk, float64(atRisk[name][o]), name, string(o))
 		}
 	}
+}
+
+// collectServer exports the read's server i: up, its version, its gate and filter, and its
+// peers, learned or not.
+func collectServer(r Read, i int, gauge func(*prometheus.Desc, float64, ...string)) {
+	s := &r.Snapshot.Servers[i]
+	// Up only if this server answered the last read: a read that got nothing (the leases
+	// could not be listed, every server gone) reached none, whatever the state it keeps.
+	gauge(descServerUp, boolValue(r.Err == nil && s.Reachable), s.Name)
+	gauge(descServerInfo, 1, s.Name, s.Version, s.EmulatedVersion)
+	if !s.Reachable {
+		// What a down server runs with is not read: the version's default would be an
+		// assumption about a process that may come back otherwise (a restart with the
+		// filter looked, mid-upgrade, like a server without it). Only a stated value is.
+		if on, assumed := mvp.GateOn(s); !assumed && s.Version != "" {
+			gauge(descGate, boolValue(on), s.Name, evidence(false))
+		}
+		if on, assumed := mvp.FilterInstalled(s); !assumed && s.Version != "" {
+			gauge(descFilter, boolValue(on), s.Name, evidence(false))
+		}
+		return
+	}
+	on, assumed := mvp.GateOn(s)
+	gauge(descGate, boolValue(on), s.Name, evidence(assumed))
+	on, assumed = mvp.FilterInstalled(s)
+	gauge(descFilter, boolValue(on), s.Name, evidence(assumed))
+	peers, learned, known := learnedPeers(r.Snapshot.Servers, i)
+	gauge(descPeers, float64(peers), s.Name)
+	if known {
+		gauge(descPeersLearned, float64(learned), s.Name)
+	}
+}
+
+// learnedPeers counts server i's peers, and of them those whose every grouped GVR server i
+// serves itself or lists in its learned view; known is false when no reachable peer could be
+// compared with a learned view.
+func learnedPeers(servers []snapshot.Server, i int) (peers, learned int, known bool) {
+	s := &servers[i]
+	view, hasView := mvp.LearnedView(s)
+	listed := map[snapshot.GVR]bool{}
+	for _, res := range view {
+		listed[res.GVR()] = true
+	}
+	own := map[snapshot.GVR]bool{}
+	for _, res := range s.Resources {
+		own[res.GVR()] = true
+	}
+	for j := range servers {
+		p := &servers[j]
+		if j == i || mvp.PeerOf(s, p) != "" {
+			continue
+		}
+		peers++
+		if !hasView || !p.Reachable {
+			continue
+		}
+		known = true
+		all := true
+		for _, res := range p.Resources {
+			if g := res.GVR(); g.Group != "" && !own[g] && !listed[g] {
+				all = false
+				break
+			}
+		}
+		if all {
+			learned++
+		}
+	}
+	return peers, learned, known
 }
 
 // collectCells exports the outcome of every GVR that is not local on every reachable server;

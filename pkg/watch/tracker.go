@@ -108,34 +108,27 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 	if t.started.IsZero() {
 		t.started = at
 	}
+	events := t.observeServers(snap, at)
+	events = append(events, t.observeAPIServices(snap, at)...)
+	cells, rows := routingCells(snap)
+	for _, k := range changedCellKeys(cells, t.cells) {
+		events = append(events, t.observeCell(snap, k, cells, rows[k.gvr].servedBy, at)...)
+	}
+	t.cells, t.rows = cells, rows
+	return events
+}
+
+// observeServers records each server's state and returns the servers added, down, up, gone
+// and upgraded or downgraded since the last observation.
+func (t *Tracker) observeServers(snap *snapshot.Snapshot, at time.Time) []Event {
 	var events []Event
 	seen := map[string]bool{}
 	for _, s := range snap.Servers {
 		seen[s.Name] = true
 		now := serverState{version: s.Version, reachable: s.Reachable}
 		before, known := t.servers[s.Name]
-		switch {
-		case !known:
-			events = append(events, Event{Time: at, Type: ServerAdded, Server: s.Name, To: s.Version})
-		case before.reachable && !now.reachable:
-			events = append(events, Event{Time: at, Type: ServerDown, Server: s.Name, From: before.version})
-		case !before.reachable && now.reachable:
-			events = append(events, Event{Time: at, Type: ServerUp, Server: s.Name, From: before.version, To: now.version})
-		}
-		if known && now.reachable && before.version != "" && now.version != "" && before.version != now.version {
-			events = append(events, Event{Time: at, Type: VersionChanged, Server: s.Name, From: before.version, To: now.version})
-		}
-		if now.version == "" { // an unreachable server's version is not read: keep the last known
-			now.version = before.version
-		}
-		now.answered, now.refused = before.answered, before.refused
-		switch {
-		case now.reachable:
-			now.answered, now.refused = at, time.Time{}
-		case now.refused.IsZero():
-			now.refused = at
-		}
-		t.servers[s.Name] = now
+		events = append(events, serverEvents(s.Name, before, known, now, at)...)
+		t.servers[s.Name] = nextServerState(before, now, at)
 	}
 	t.narrowEndpointWindows(snap, at)
 	for _, name := range sortedKeys(t.servers) {
@@ -144,26 +137,66 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 			delete(t.servers, name)
 		}
 	}
+	return events
+}
 
-	events = append(events, t.observeAPIServices(snap, at)...)
+// serverEvents: a server first seen is added; one that stopped answering is down, one that
+// answers again is up; one that answers with another version than before changed version.
+func serverEvents(name string, before serverState, known bool, now serverState, at time.Time) []Event {
+	var events []Event
+	switch {
+	case !known:
+		events = append(events, Event{Time: at, Type: ServerAdded, Server: name, To: now.version})
+	case before.reachable && !now.reachable:
+		events = append(events, Event{Time: at, Type: ServerDown, Server: name, From: before.version})
+	case !before.reachable && now.reachable:
+		events = append(events, Event{Time: at, Type: ServerUp, Server: name, From: before.version, To: now.version})
+	}
+	if known && now.reachable && before.version != "" && now.version != "" && before.version != now.version {
+		events = append(events, Event{Time: at, Type: VersionChanged, Server: name, From: before.version, To: now.version})
+	}
+	return events
+}
 
+// nextServerState is what is kept of a server seen at at: an unreachable server keeps its last
+// known version; when it last answered, and since when it has not.
+func nextServerState(before, now serverState, at time.Time) serverState {
+	if now.version == "" { // an unreachable server's version is not read: keep the last known
+		now.version = before.version
+	}
+	now.answered, now.refused = before.answered, before.refused
+	switch {
+	case now.reachable:
+		now.answered, now.refused = at, time.Time{}
+	case now.refused.IsZero():
+		now.refused = at
+	}
+	return now
+}
+
+// routingCells is snap's routing table as cells by server and row, and its rows by name.
+func routingCells(snap *snapshot.Snapshot) (map[cellKey]route.Cell, map[string]rowState) {
 	table := route.NewRouter(snap).Table(true)
 	cells := map[cellKey]route.Cell{}
-	servedBy := map[string][]string{}
 	rows := make(map[string]rowState, len(table.Rows))
 	for _, row := range table.Rows {
-		servedBy[row.Name] = row.ServedBy
 		rows[row.Name] = rowState{gvr: row.GVR, servedBy: row.ServedBy}
 		for _, c := range row.Cells {
 			cells[cellKey{c.Server, row.Name}] = c
 		}
 	}
-	keys := make([]cellKey, 0, len(cells)+len(t.cells))
-	for k := range cells {
+	return cells, rows
+}
+
+// changedCellKeys are the cells of now and those of before no longer in now, by GVR, then
+// server.
+func changedCellKeys(now, before map[cellKey]route.Cell) []cellKey {
+	keys := make([]cellKey, 0, len(now)+len(before))
+	for k := range now {
 		keys = append(keys, k)
 	}
-	for k := range t.cells {
-		if _, ok := cells[k]; !ok {
+	for k := range before {
+		if _, ok := now[k]; !ok {
 			keys = append(keys, k)
 		}
 	}
@@ -173,38 +206,51 @@ func (t *Tracker) Observe(snap *snapshot.Snapshot, at time.Time) []Event {
 		}
 		return keys[i].server < keys[j].server
 	})
-	for _, k := range keys {
-		before, had := t.cells[k]
-		if had && t.unknownAggregated(snap, k.gvr) {
-			cells[k] = before
-			continue
-		}
-		now, has := cells[k]
-		if had && has && before.Text != now.Text && now.Text != route.Unreachable && before.Text != route.Unreachable {
-			events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text})
-		}
-		// An aggregated APIService's 503 is a window too, though discovery then lists its
-		// group/version nowhere (docs/behaviour.md §16).
-		failing := has && (now.Outcome == mvp.NotFound || now.Outcome == mvp.Unavailable) &&
-			(len(servedBy[k.gvr]) > 0 || now.Unavailable == mvp.APIServiceUnavailable)
-		w := t.open[k]
-		switch {
-		case failing && w == nil:
-			w = &Window{Server: k.server, GVR: k.gvr, Outcome: now.Outcome, Unavailable: now.Unavailable, Opened: at,
-				ServedBy: append([]string(nil), servedBy[k.gvr]...)}
-			t.open[k] = w
-			events = append(events, Event{Time: at, Type: WindowOpened, Server: k.server, GVR: k.gvr, To: now.Text, Window: copyOf(w, at)})
-		case !failing && w != nil && (!has || now.Text != route.Unreachable):
-			// An unreachable server cannot be evaluated: its window stays open until it is
-			// seen again, or the GVR is served nowhere any more.
-			w.Closed, w.Duration = at, at.Sub(w.Opened)
-			t.closed = append(t.closed, *w)
-			delete(t.open, k)
-			events = append(events, Event{Time: at, Type: WindowClosed, Server: k.server, GVR: k.gvr, Window: copyOf(w, at)})
-		}
+	return keys
+}
+
+// observeCell compares one cell with its last state: an aggregated GVR whose APIService is not
+// known keeps its last cell; otherwise the outcome changed, and a window opened or closed.
+func (t *Tracker) observeCell(snap *snapshot.Snapshot, k cellKey, cells map[cellKey]route.Cell, servedBy []string, at time.Time) []Event {
+	before, had := t.cells[k]
+	if had && t.unknownAggregated(snap, k.gvr) {
+		cells[k] = before
+		return nil
 	}
-	t.cells, t.rows = cells, rows
+	var events []Event
+	now, has := cells[k]
+	if had && has && before.Text != now.Text && now.Text != route.Unreachable && before.Text != route.Unreachable {
+		events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text})
+	}
+	if e := t.observeWindow(k, now, has, servedBy, at); e != nil {
+		events = append(events, *e)
+	}
 	return events
+}
+
+// observeWindow opens a window on a cell that answers 404 or 503 for a GVR some server serves,
+// and closes it when the cell no longer does; nil when neither happens.
+func (t *Tracker) observeWindow(k cellKey, now route.Cell, has bool, servedBy []string, at time.Time) *Event {
+	// An aggregated APIService's 503 is a window too, though discovery then lists its
+	// group/version nowhere (docs/behaviour.md §16).
+	failing := has && (now.Outcome == mvp.NotFound || now.Outcome == mvp.Unavailable) &&
+		(len(servedBy) > 0 || now.Unavailable == mvp.APIServiceUnavailable)
+	w := t.open[k]
+	switch {
+	case failing && w == nil:
+		w = &Window{Server: k.server, GVR: k.gvr, Outcome: now.Outcome, Unavailable: now.Unavailable, Opened: at,
+			ServedBy: append([]string(nil), servedBy...)}
+		t.open[k] = w
+		return &Event{Time: at, Type: WindowOpened, Server: k.server, GVR: k.gvr, To: now.Text, Window: copyOf(w, at)}
+	case !failing && w != nil && (!has || now.Text != route.Unreachable):
+		// An unreachable server cannot be evaluated: its window stays open until it is
+		// seen again, or the GVR is served nowhere any more.
+		w.Closed, w.Duration = at, at.Sub(w.Opened)
+		t.closed = append(t.closed, *w)
+		delete(t.open, k)
+		return &Event{Time: at, Type: WindowClosed, Server: k.server, GVR: k.gvr, Window: copyOf(w, at)}
+	}
+	return nil
 }
 
 func copyOf(w *Window, at time.Time) *Window {
