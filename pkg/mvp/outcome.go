@@ -24,14 +24,15 @@ const (
 // proxied, not-found, or unavailable/<which 503> (unavailable/endpoint-resolution, …).
 func OutcomeKey(o Outcome, unavailable Unavailable503) string {
 	if o == Unavailable && unavailable != "" {
-		return string(o) + "/" + unavailable
+		return string(o) + "/" + string(unavailable)
 	}
 	return string(o)
 }
 
 // Unavailable503 says which 503: the filter's two (docs/behaviour.md §5.1), or the
-// aggregator's two (aggregated.go, §16).
-type Unavailable503 = string
+// aggregator's two (aggregated.go, §16). Its value is the key's second part, as JSON writes it;
+// the empty value is "not a 503".
+type Unavailable503 string
 
 const (
 	// EndpointResolution: no candidate peer's address resolves (its 15 s etcd endpoint key is
