@@ -1,5 +1,10 @@
 package mvp
 
+import (
+	"net/http"
+	"strings"
+)
+
 // Outcome is what a client meets on the server it sent a request to. Predictions (pkg/route)
 // and observations (pkg/probe) use the same words (docs/behaviour.md §5).
 type Outcome string
@@ -42,3 +47,16 @@ const (
 	// "error trying to reach service: ...".
 	Transport Unavailable503 = "transport"
 )
+
+// StatusOf is the HTTP status of an outcome key (OutcomeKey: not-found, unavailable/…) that
+// the apiserver answers itself: 404 or 503. It is 0 for local and proxied, whose status is
+// the serving handler's.
+func StatusOf(key string) int {
+	switch {
+	case key == string(NotFound):
+		return http.StatusNotFound
+	case key == string(Unavailable) || strings.HasPrefix(key, string(Unavailable)+"/"):
+		return http.StatusServiceUnavailable
+	}
+	return 0
+}
