@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -203,6 +204,10 @@ func completeKubeconfig(g *globalOptions, names func(*clientcmdapi.Config) map[s
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		if g.configFlags != nil && g.configFlags.KubeConfig != "" {
 			rules.ExplicitPath = g.configFlags.KubeConfig
+		}
+		if err := kubeflags.CheckFiles(rules); err != nil {
+			cobra.CompDebugln(err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		cfg, err := rules.Load()
 		if err != nil {

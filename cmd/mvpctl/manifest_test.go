@@ -39,7 +39,7 @@ func TestManifestBadInput(t *testing.T) {
 		{"kas-a=" + deployment, "--manifest kas-a=" + deployment + `: apiVersion "apps/v1" kind "Deployment": want a v1 Pod (a static pod manifest)`},
 		{"kas-a=" + etcd, "--manifest kas-a=" + etcd + ": no kube-apiserver container (containers: etcd)"},
 		{"kas-a=" + broken, "--manifest kas-a=" + broken + ": not a YAML Pod"},
-		{"kas-a=" + huge, "--manifest kas-a=" + huge + ": larger than 1024 KiB: not a static pod manifest"},
+		{"kas-a=" + huge, "--manifest kas-a=" + huge + ": larger than 1 MiB: not a static pod manifest"},
 		{"kas-a=" + dir, "--manifest kas-a=" + dir + ": cannot read it: is a directory"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestManifestBadInput(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{kubeadmManifest, "--kubeadm-control-plane " + kubeadmManifest + `: kind "Pod", want KubeadmControlPlane`},
 		{filepath.Join(dir, "missing.yaml"), "--kubeadm-control-plane " + filepath.Join(dir, "missing.yaml") + ": cannot read it: no such file or directory"},
-		{huge, "--kubeadm-control-plane " + huge + ": larger than 1024 KiB: not a KubeadmControlPlane"},
+		{huge, "--kubeadm-control-plane " + huge + ": larger than 1 MiB: not a KubeadmControlPlane"},
 		{write("kcp.yaml", "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: KubeadmControlPlane\nspec:\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        extraArgs: {runtime-config: api/all=true}\n"),
 			"spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs is not a list of {name, value} (as controlplane.cluster.x-k8s.io/v1beta2 writes it)"},
 	} {

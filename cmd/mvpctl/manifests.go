@@ -67,7 +67,11 @@ func readBounded(file string, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %d KiB: not %s", limit>>10, what)
+		size := fmt.Sprintf("%d KiB", limit>>10)
+		if limit%(1<<20) == 0 {
+			size = fmt.Sprintf("%d MiB", limit>>20) // as docs/faults.md names the bound
+		}
+		return nil, fmt.Errorf("larger than %s: not %s", size, what)
 	}
 	return b, nil
 }

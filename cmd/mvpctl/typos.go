@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -51,7 +52,7 @@ func subcommandsWithFlag(c *cobra.Command, name string) []string {
 func nearestName(name string, candidates []string) string {
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := typoDistance(name, c)
+		d := snapshot.EditDistance(name, c)
 		if strings.HasPrefix(c, name) || strings.HasPrefix(name, c) {
 			d = min(d, 1)
 		}
@@ -60,33 +61,6 @@ func nearestName(name string, candidates []string) string {
 		}
 	}
 	return best
-}
-
-// typoDistance is the optimal-string-alignment distance of a and b, by bytes (flag and
-// resource names are ASCII): insertions, deletions, substitutions and swaps of two neighbours
-// (stpe → step) count one each.
-func typoDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // noArgs is cobra.NoArgs, saying what an argument after --servers is: the next server,

@@ -55,11 +55,11 @@ func SetConnectionFlags(fs *pflag.FlagSet) []string {
 
 // ToRawKubeConfigLoader is the kubeconfig as the flags select it: the loading rules
 // (--kubeconfig, else $KUBECONFIG, else ~/.kube/config; in a pod the in-cluster config) with
-// the flags applied over it.
+// the flags applied over it. Each file is bounded (CheckFiles).
 func (f *Flags) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.KubeConfig
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &f.Overrides)
+	return boundedConfig{inner: clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &f.Overrides), rules: rules}
 }
 
 // ToRESTConfig is the client config of the current context, the flags applied.

@@ -45,7 +45,7 @@ func leasesPath() string {
 // listIdentityLeases reads the identity leases through c, sorted by name.
 func listIdentityLeases(ctx context.Context, c *serverClient) ([]identityLease, error) {
 	var list coordinationv1.LeaseList
-	if _, err := c.getJSON(ctx, leasesPath(), "application/json", &list); err != nil {
+	if err := getLeaseList(ctx, c, &list); err != nil {
 		return nil, err
 	}
 	if list.Kind != "" && list.Kind != "LeaseList" {
@@ -74,4 +74,23 @@ func listIdentityLeases(ctx context.Context, c *serverClient) ([]identityLease, 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
+}
+
+// getLeaseList is getJSON of the lease list, bounded at MaxLeaseAnswer: a larger answer is
+// refused, not read whole.
+func getLeaseList(ctx context.Context, c *serverClient, list *coordinationv1.LeaseList) error {
+	path := leasesPath()
+	resp, err := c.Get(apiclient.WithMaxBody(ctx, MaxLeaseAnswer), path, "application/json")
+	switch {
+	case err != nil:
+		return err
+	case resp.Truncated:
+		return apiclient.InvalidDoc(c.base, path, leaseListTooLarge)
+	case resp.Cut != nil:
+		return apiclient.DecodeError(c.base, path, len(resp.Body), resp.Cut)
+	}
+	if err := c.checkJSON(path, resp); err != nil {
+		return err
+	}
+	return decodeJSON(c, path, resp.Body, list)
 }

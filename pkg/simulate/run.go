@@ -89,6 +89,9 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	if err := checkStepCount(len(steps)); err != nil {
 		return nil, err
 	}
+	if err := checkCost(EstimateCost(start, steps)); err != nil {
+		return nil, err
+	}
 	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
 	sim.Steps = append(sim.Steps, evaluate(0, "start", start))
 	cur := withInferredResources(start, sim.Steps[0].router)

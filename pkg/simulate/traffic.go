@@ -58,6 +58,9 @@ type TrafficReader struct {
 	// request logs up to three events, and only its final one is counted.
 	Skipped int64
 
+	// requests counts the requests of the blocks Next has taken (notTraffic).
+	requests int64
+
 	started bool
 	order   chan *block // blocks in input order, for Next
 	work    chan *block // blocks to parse, for the workers
@@ -86,19 +89,26 @@ func OpenTraffic(path, format string) (*TrafficReader, error) {
 
 // NewTrafficReader reads from r; name is used in messages.
 func NewTrafficReader(r io.Reader, name, format string) (*TrafficReader, error) {
+	return newTrafficReader(r, name, format, defaultTrafficLimits)
+}
+
+// newTrafficReader is NewTrafficReader holding lim, counted after gzip's expansion.
+func newTrafficReader(r io.Reader, name, format string, lim trafficLimits) (*TrafficReader, error) {
 	if format != FormatRequests && format != FormatAuditLog {
 		return nil, fmt.Errorf("traffic %s: unknown format %q", name, format)
 	}
 	// The blocks are read straight from r: bufio copies only reads smaller than its buffer,
 	// and the reader asks for most of a block (blockSize) at a time.
 	br := bufio.NewReaderSize(r, readBuffer)
+	r = br
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("traffic %s: bad gzip: %w", name, err)
 		}
-		br = bufio.NewReaderSize(gz, readBuffer)
+		r = gz
 	}
+	br = bufio.NewReaderSize(newBoundedReader(r, lim), readBuffer)
 	return &TrafficReader{name: name, format: format, r: br}, nil
 }
 

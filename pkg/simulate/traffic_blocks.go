@@ -92,6 +92,11 @@ func (t *TrafficReader) nextBlock() (*block, error) {
 	t.Malformed += b.malformed
 	t.Skipped += b.skipped
 	t.line += b.lines
+	t.requests += int64(len(b.events))
+	if why := t.notTraffic(); why != "" {
+		t.err = fmt.Errorf("traffic %s: %s", t.name, why)
+		return nil, t.err
+	}
 	switch {
 	case b.err == nil:
 	case b.errInLong:
@@ -180,6 +185,7 @@ func (t *TrafficReader) read() {
 
 // drain reads up to the end of the current line and returns what follows it in the last read.
 func (t *TrafficReader) drain(buf []byte) ([]byte, error) {
+	drained := int64(maxLine)
 	for {
 		n, err := t.r.Read(buf[:cap(buf)])
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
@@ -190,6 +196,9 @@ func (t *TrafficReader) drain(buf []byte) ([]byte, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if drained += int64(n); drained > maxEndlessLine {
+			return nil, errEndlessLine
 		}
 	}
 }

@@ -104,7 +104,7 @@ func closest(s string, candidates []string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	best, bestD := "", -1
 	for _, c := range candidates {
-		if d := editDistance(s, strings.ToLower(c)); bestD < 0 || d < bestD {
+		if d := EditDistance(s, strings.ToLower(c)); bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -114,9 +114,9 @@ func closest(s string, candidates []string) string {
 	return fmt.Sprintf("; the closest is %s", best)
 }
 
-// editDistance is the Levenshtein distance of a and b, with a transposition of two adjacent
+// EditDistance is the Levenshtein distance of a and b, with a transposition of two adjacent
 // characters counted as one edit (jbos → jobs).
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	d := make([][]int, len(ra)+1)
 	for i := range d {

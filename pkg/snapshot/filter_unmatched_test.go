@@ -51,7 +51,7 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		want int
 	}{{"jobs", "jobs", 0}, {"jbos", "jobs", 1}, {"bacth", "batch", 1}, {"", "abc", 3}, {"pods", "nodes", 2}} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("%s, %s: %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
