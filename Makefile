@@ -106,27 +106,27 @@ clean:
 # module proxy serves every module that prerelease's kube-apiserver is built from; when one is
 # missing it names them in one line and exits 1 before writing anything (docs/profiles.md).
 profiles:
-	cd test/e2e && $(GO) run ./cmd/mkprofiles -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles
+	cd test/e2e && $(GO) run ./cmd/mkprofiles -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/profile/profiles
 
 # Derive the provisional profile of the next minor, before its kube-apiserver can be built,
 # from the newest recorded profile and the minor's published k8s.io/api, k8s.io/apiserver and
 # (once published) k8s.io/kubernetes prerelease (docs/profiles.md). Needs the network (the Go
 # module proxy) and downloads the Go toolchain the modules need; writes
-# pkg/simulate/profiles/provisional/v1.N.json (the facts, committed) and
-# pkg/simulate/profiles/v1.N.0.json, twice, and checks that both runs wrote the same bytes.
+# pkg/profile/profiles/provisional/v1.N.json (the facts, committed) and
+# pkg/profile/profiles/v1.N.0.json, twice, and checks that both runs wrote the same bytes.
 # PROVISIONAL_MODULES=latest takes the newest prerelease `go list -m -versions` lists.
 # `make test` checks the profile against the facts without network.
 PROVISIONAL_MODULES   ?= latest
 PROVISIONAL_TOOLCHAIN ?= go1.27.3
 profiles-provisional:
-	cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles
-	@tmp=$$(mktemp -d) && cp -r pkg/simulate/profiles/. $$tmp/ && \
-	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/simulate/profiles) && \
-	  diff -r $$tmp pkg/simulate/profiles && echo "make profiles-provisional: two runs wrote the same bytes"; rc=$$?; rm -rf $$tmp; exit $$rc
+	cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/profile/profiles
+	@tmp=$$(mktemp -d) && cp -r pkg/profile/profiles/. $$tmp/ && \
+	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional $(PROVISIONAL_MODULES) -toolchain $(PROVISIONAL_TOOLCHAIN) -out $(CURDIR)/pkg/profile/profiles) && \
+	  diff -r $$tmp pkg/profile/profiles && echo "make profiles-provisional: two runs wrote the same bytes"; rc=$$?; rm -rf $$tmp; exit $$rc
 
 # Check, with the network, that the committed facts and provisional profile are what the cited
 # module files give today: extract and derive into a copy, and compare (nothing is written).
 profiles-provisional-check:
-	@tmp=$$(mktemp -d) && cp -r pkg/simulate/profiles/. $$tmp/ && \
+	@tmp=$$(mktemp -d) && cp -r pkg/profile/profiles/. $$tmp/ && \
 	  (cd test/e2e && $(GO) run ./cmd/mkprofiles -provisional committed -toolchain $(PROVISIONAL_TOOLCHAIN) -out $$tmp) && \
-	  diff -r pkg/simulate/profiles $$tmp && echo "make profiles-provisional-check: the committed facts and profile are what the module files give"; rc=$$?; rm -rf $$tmp; exit $$rc
+	  diff -r pkg/profile/profiles $$tmp && echo "make profiles-provisional-check: the committed facts and profile are what the module files give"; rc=$$?; rm -rf $$tmp; exit $$rc

@@ -184,7 +184,7 @@ func matches(list []string, v string) bool {
 // identity the file binds, and a few it must not get.
 func TestRBACGrantsWhatMvpctlReads(t *testing.T) {
 	o := loadRBAC(t)
-	o.checkGrants(t, "mvpctl-prober")
+	o.checkGrants(t, "mvpctl-prober", "mvpctl-managed-fields")
 }
 
 // checkGrants checks that o grants what the live commands read and nothing else; every role
@@ -222,7 +222,8 @@ func (o rbacObjects) checkGrants(t *testing.T, unbound ...string) {
 			t.Errorf("%s is granted by %s: more than mvpctl reads", r, rbacFile)
 		}
 	}
-	// Every role is bound, but the prober's, which only `mvpctl probe` needs.
+	// Every role is bound, but the prober's, which only `mvpctl probe` needs, and the optional
+	// managedFields reader's.
 	bound := map[string]bool{}
 	for _, name := range unbound {
 		bound["ClusterRole/"+name] = true

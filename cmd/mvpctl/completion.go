@@ -12,6 +12,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -147,10 +148,10 @@ func completeServers(cmd *cobra.Command, _ []string, toComplete string) ([]cobra
 // (v1.36.3), or without the v when the word typed so far starts with a digit.
 func completeProfileVersions(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	files, _ := cmd.Flags().GetStringArray("profile")
-	if _, err := simulate.UseProfiles(profileSources(files)); err != nil {
+	if _, err := profile.Use(profileSources(files)); err != nil {
 		cobra.CompDebugln(err.Error(), false)
 	}
-	ps, err := simulate.Profiles()
+	ps, err := profile.All()
 	if err != nil {
 		cobra.CompDebugln(err.Error(), false)
 		return nil, cobra.ShellCompDirectiveNoFileComp

@@ -12,6 +12,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -251,7 +252,7 @@ func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
 	return func(version string, gvr snapshot.GVR) (bool, bool) {
 		full, seen := cache[version]
 		if !seen {
-			if p, err := simulate.LookupProfile(version); err == nil && p.Full != nil {
+			if p, err := profile.Lookup(version); err == nil && p.Full != nil {
 				full = map[snapshot.GVR]bool{}
 				for _, r := range p.Full {
 					full[r.GVR()] = true

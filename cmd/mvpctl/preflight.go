@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -16,6 +17,13 @@ type preflightOptions struct {
 	filter filterFlags
 	output *output.Flags
 	accept acceptFlags
+	// manifests are --manifests paths: client evidence from objects on disk.
+	manifests []string
+	// managedFieldsCap is how many objects of each GVR at risk a live run reads the
+	// managedFields of (0: none).
+	managedFieldsCap int
+	// helmReleases: read the cluster's Helm releases (Secrets) as client evidence.
+	helmReleases bool
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
@@ -33,9 +41,10 @@ that is served somewhere reachable from every apiserver. With --requests or --au
 traffic is replayed and requests that would fail, or that use APIs the target removes, are
 reported. Each finding has a stable check ID, a subject, a severity, evidence and a fix
 hint; docs/ci.md says how each check's severity is decided. A 404/503 window blocks when a
-request that works today fails during the upgrade, or may: a replayed request meets it, or
-every apiserver answers its GVR at the start and no replayed traffic shows that nothing uses
-it. A window for a GVR new in the target that no replayed request uses is a warning.
+request that works today fails during the upgrade, or may: a replayed request meets it, a
+client of its GVR is seen (the apiservers' request counters, --manifests), or every apiserver
+answers its GVR at the start and neither replayed traffic nor the counters of every apiserver
+show that nothing uses it. A window for a GVR new in the target that no replayed request uses is a warning.
 
 Accepted risks: --ignore ID[:SUBJECT] (SUBJECT may hold * and ?), and a file of such rules,
 one a line with an optional "# YYYY-MM-DD reason": --baseline FILE, or else ` + "`" + defaultAcceptFile + "`" + `
@@ -60,6 +69,9 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	o.plan.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
 	o.accept.addFlags(cmd.Flags())
+	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --manifest, a static pod manifest)")
+	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
+	cmd.Flags().BoolVar(&o.helmReleases, "helm-releases", false, "live: read the newest revision of every Helm release (Secrets of type helm.sh/release.v1: needs list on secrets) as client evidence; an object of an API at risk in its manifest blocks, named by release and line")
 	o.filter.addFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
@@ -83,11 +95,24 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
-	rep, err := simulate.Preflight(simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
-		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.filterOf(pl.start), FailOn: failOn})
+	ev, err := o.manifestEvidence(cmd, pl.start)
 	if err != nil {
 		return err
+	}
+	if o.helmReleases {
+		ev = o.helmEvidence(cmd.Context(), g, pl.start, ev)
+	}
+	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
+		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
+		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev}
+	rep, err := simulate.Preflight(in)
+	if err != nil {
+		return err
+	}
+	if o.live() && o.managedFieldsCap > 0 {
+		if rep, err = o.withManagedFields(cmd.Context(), g, pl, in, rep); err != nil {
+			return err
+		}
 	}
 	if err := requireReplayed(rep.Traffic); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
@@ -43,7 +44,7 @@ func runtimeConfigPlane(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := simulate.LookupProfile("1.36")
+	p, err := profile.Lookup("1.36")
 	if err != nil {
 		t.Fatal(err)
 	}

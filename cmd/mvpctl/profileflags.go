@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
 // profileFlags is --profile, on every command that uses version profiles. Besides the
@@ -24,16 +24,16 @@ func (p *profileFlags) addFlags(fs *pflag.FlagSet) {
 // directory's, then --profile's. A profile that replaces another is said once on stderr; a
 // bad file is an input error (exit 1) naming the file.
 func (p *profileFlags) use(g *globalOptions) error {
-	notes, err := simulate.UseProfiles(profileSources(p.files))
+	notes, err := profile.Use(profileSources(p.files))
 	for _, n := range notes {
 		g.warn(n)
 	}
 	return err
 }
 
-func profileSources(files []string) simulate.ProfileSources {
+func profileSources(files []string) profile.Sources {
 	dir, shown := profileDir()
-	return simulate.ProfileSources{Files: files, Dir: dir, DirShown: shown}
+	return profile.Sources{Files: files, Dir: dir, DirShown: shown}
 }
 
 // profileDir is the profile directory: $XDG_CONFIG_HOME/mvpctl/profiles, or, when that is

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -57,7 +57,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if len(args) == 0 { // as kubectl get without a name: what there is to show
 				return writeProfileList(g, opts)
 			}
-			p, err := simulate.LookupProfile(args[0])
+			p, err := profile.Lookup(args[0])
 			if err != nil {
 				return err
 			}
@@ -78,15 +78,15 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 
 // writeProfileList prints the profiles loaded (profiles list, profiles show without VERSION).
 func writeProfileList(g *globalOptions, opts output.Options) error {
-	ps, err := simulate.Profiles()
+	ps, err := profile.All()
 	if err != nil {
 		return err
 	}
-	return output.Write(g.streams.Out, profileListWriter{simulate.NewProfileList(ps)}, opts)
+	return output.Write(g.streams.Out, profileListWriter{profile.NewList(ps)}, opts)
 }
 
 // profileListWriter prints the list of profiles in use.
-type profileListWriter struct{ list simulate.ProfileList }
+type profileListWriter struct{ list profile.List }
 
 func (w profileListWriter) Object() any { return w.list }
 
@@ -137,7 +137,7 @@ func (w profileListWriter) Names() []string {
 
 // profileWriter prints one profile: its resources, or, structured, a snapshot of its one
 // server (which --snapshot reads).
-type profileWriter struct{ p simulate.Profile }
+type profileWriter struct{ p profile.Profile }
 
 func (w profileWriter) Object() any {
 	s := snapshot.New()

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
 // writeProfile139 writes the embedded v1.37.2 profile with its version rewritten to v1.39.0 (a
 // version mvpctl does not embed) to dir/v1.39.0.json and returns that path.
 func writeProfile139(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../pkg/simulate/profiles/v1.37.2.json")
+	data, err := os.ReadFile("../../pkg/profile/profiles/v1.37.2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestProfileFlag(t *testing.T) {
 	resetProfiles(t)
 	dir := t.TempDir()
 	clash := filepath.Join(dir, "mine.json")
-	copyFile(t, "../../pkg/simulate/profiles/v1.37.2.json", clash)
+	copyFile(t, "../../pkg/profile/profiles/v1.37.2.json", clash)
 	skew, requests, goldenDir := absPath(t, skew), absPath(t, "testdata/requests.txt"), absPath(t, "testdata/golden")
 	// A relative name, so that the FROM column is the same in every run.
 	v139 := writeProfile139(t, t.TempDir())
@@ -106,7 +106,7 @@ func TestProfileFlag(t *testing.T) {
 func TestExplainLoadsProfiles(t *testing.T) {
 	resetProfiles(t)
 	clash := filepath.Join(t.TempDir(), "mine.json")
-	copyFile(t, "../../pkg/simulate/profiles/v1.36.3.json", clash)
+	copyFile(t, "../../pkg/profile/profiles/v1.36.3.json", clash)
 	out, errOut, code := run(t, "explain", "--snapshot", skew, "--profile", clash, "GET", "/api/v1/pods")
 	if code != ExitIncomplete || out == "" || !strings.HasPrefix(errOut, "warning: profiles of 1.36: using v1.36.3 from "+clash+" (--profile), not the embedded v1.36.3\n") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
@@ -158,7 +158,7 @@ func TestCompletionWithProfile(t *testing.T) {
 // tests read profiles without loading any.
 func resetProfiles(t *testing.T) {
 	t.Cleanup(func() {
-		if _, err := simulate.UseProfiles(simulate.ProfileSources{}); err != nil {
+		if _, err := profile.Use(profile.Sources{}); err != nil {
 			t.Error(err)
 		}
 	})

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -109,7 +109,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 			return fmt.Errorf("--api-all-endpoint: %w", err)
 		}
 		all = &a
-		source += fmt.Sprintf("; %q at %s, started with --runtime-config=api/all=true", simulate.ProfileServerAllAPIs, a.Endpoint)
+		source += fmt.Sprintf("; %q at %s, started with --runtime-config=api/all=true", profile.ServerAllAPIs, a.Endpoint)
 	}
 	rep, err := profilerecord.Build(def, all, source)
 	if err != nil {
@@ -145,7 +145,7 @@ func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Opti
 	srv := rep.Profile.Servers[0]
 	output.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
 	if dir, _ := profileDir(); dir != "" && sameDir(filepath.Dir(o.file), dir) {
-		if _, err := simulate.UseProfiles(profileSources(nil)); err != nil {
+		if _, err := profile.Use(profileSources(nil)); err != nil {
 			return fmt.Errorf("wrote %s, but the profile directory does not load now: %w", o.file, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
 // profiles record against fake apiservers: the profile loads as one, and what could not be
@@ -38,7 +38,7 @@ func TestProfilesRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.assertNoSecrets(t, "the profile", string(data))
-	p, err := simulate.DecodeProfile(data)
+	p, err := profile.Decode(data)
 	if err != nil || p.Version.String() != "v1.36.3" || p.Full != nil || len(p.Resources) == 0 {
 		t.Fatalf("the profile: %v %v (full %v, %d resources)", err, p.Version, p.Full != nil, len(p.Resources))
 	}

@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
 // printProvisional says first that a result rests on a provisional profile: in one line
 // (what it comes from, how many facts were derived), or, wide, with what it comes from, each
 // fact derived from the release's modules, and what could not be derived.
-func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile, wide bool) {
+func printProvisional(w io.Writer, ps []profile.Provisional, wide bool) {
 	for _, p := range ps {
 		if !wide {
 			output.Fprintf(w, "PROVISIONAL %s; -o wide lists them\n", p.Summary())
@@ -25,7 +25,7 @@ func printProvisional(w io.Writer, ps []simulate.ProvisionalProfile, wide bool) 
 
 // printProvisionalMarkdown is printProvisional for a pull-request comment: the headline, and
 // the facts folded away.
-func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
+func printProvisionalMarkdown(w io.Writer, ps []profile.Provisional) {
 	for _, p := range ps {
 		output.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
 		printProvisionalFacts(w, "- ", p)
@@ -34,7 +34,7 @@ func printProvisionalMarkdown(w io.Writer, ps []simulate.ProvisionalProfile) {
 }
 
 // printProvisionalFacts lists what was derived and what could not be, each line after bullet.
-func printProvisionalFacts(w io.Writer, bullet string, p simulate.ProvisionalProfile) {
+func printProvisionalFacts(w io.Writer, bullet string, p profile.Provisional) {
 	for _, d := range p.Derived {
 		output.Fprintf(w, "%sderived: %s\n", bullet, d)
 	}
@@ -44,7 +44,7 @@ func printProvisionalFacts(w io.Writer, bullet string, p simulate.ProvisionalPro
 }
 
 // provisionalReason is why a result that rests on a provisional profile is not a success.
-func provisionalReason(ps []simulate.ProvisionalProfile) string {
+func provisionalReason(ps []profile.Provisional) string {
 	if len(ps) == 0 {
 		return ""
 	}
@@ -52,14 +52,14 @@ func provisionalReason(ps []simulate.ProvisionalProfile) string {
 }
 
 // provisionalExcept is the exception to "profiles are discovery of real apiservers".
-func provisionalExcept(ps []simulate.ProvisionalProfile) string {
+func provisionalExcept(ps []profile.Provisional) string {
 	if len(ps) == 0 {
 		return ""
 	}
 	return ", except the provisional " + provisionalNames(ps) + ": derived, no apiserver was run"
 }
 
-func provisionalNames(ps []simulate.ProvisionalProfile) string {
+func provisionalNames(ps []profile.Provisional) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.Version
@@ -69,7 +69,7 @@ func provisionalNames(ps []simulate.ProvisionalProfile) string {
 
 // provisionalProfileResult is `profiles show`'s result: a provisional profile is shown, but
 // what it says rests on published modules, not on a recorded apiserver.
-func provisionalProfileResult(p simulate.Profile) error {
+func provisionalProfileResult(p profile.Profile) error {
 	if p.Provisional == nil {
 		return nil
 	}

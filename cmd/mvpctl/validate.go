@@ -25,5 +25,20 @@ func (o *preflightOptions) validate() (simulate.FailOn, error) {
 	if f := o.filter.filter(); o.accept.write != "" && !f.Empty() {
 		return "", fmt.Errorf("--write-baseline with --resource/--group would drop the accepted risks of what %s leaves out: give it without them", f)
 	}
+	stdin := 0
+	for _, m := range o.manifests {
+		if m == "-" {
+			stdin++
+		}
+	}
+	if o.plan.source.file == "-" || o.plan.requests == "-" {
+		stdin++
+	}
+	if o.helmReleases && !o.live() {
+		return "", errors.New("--helm-releases reads the live cluster's Secrets: give it without --snapshot, --servers and --scenario")
+	}
+	if stdin > 1 {
+		return "", errors.New("stdin (-) can be read once: give --manifests - alone, or the other input as a file")
+	}
 	return failOn, o.plan.validate()
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/buildinfo"
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -32,7 +32,7 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			ver, commit, date := buildVersion()
-			profiles, err := simulate.ProfileVersions()
+			profiles, err := profile.Versions()
 			if err != nil {
 				return err
 			}

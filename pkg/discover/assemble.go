@@ -73,6 +73,11 @@ func (d *discoverer) server(r *result, src snapshot.Sources, takenAt time.Time) 
 		src.Set(srv.PeerAggregated)
 		srv.DefaultAPIs = r.peerAggDoc
 	}
+	if r.requests != nil && srv.Reachable {
+		srv.Requests = r.requests
+		srv.Requests.ReadAt = takenAt
+		srv.Requests.Error = d.red.Clean(srv.Requests.Error)
+	}
 	return srv
 }
 

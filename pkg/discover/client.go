@@ -89,3 +89,17 @@ func (c *serverClient) checkJSON(path string, resp *apiclient.Response) error {
 // HostPort returns a URL's host:port, with the scheme's default port filled in, for matching
 // against peer-advertise addresses.
 func HostPort(raw string) string { return apiclient.HostPort(raw) }
+
+// kubeconfigServerClient is a client of the kubeconfig's own server (not of one apiserver of
+// the plane): the cluster-wide lists that any apiserver answers alike.
+func (o *Options) kubeconfigServerClient(red *redact.Redactor) (*serverClient, error) {
+	cfg, err := o.baseConfig()
+	if err != nil {
+		return nil, err
+	}
+	base, err := apiclient.NormalizeBase(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	return newServerClient(cfg, base, "", o.timeout(), red)
+}

@@ -70,6 +70,7 @@ type result struct {
 	ambiguousLease bool
 	// Peer-learning evidence (peerlearning.go): nil when not read.
 	syncErrors         map[string]float64
+	requests           *snapshot.RequestCounts // client evidence (requestcounts.go)
 	syncErrorsErr      string
 	advertiseReachable *bool
 	advertiseErr       string
@@ -101,8 +102,10 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration, red *red
 		return r
 	}
 	r.readyz = fetchReadyz(ctx, c)
-	if v, err := snapshot.ParseVersion(r.version); err == nil && mvp.HasPeerProxyMetrics(v) {
-		r.syncErrors, r.syncErrorsErr = fetchSyncErrors(ctx, c)
+	v, verr := snapshot.ParseVersion(r.version)
+	r.requests, r.syncErrors, r.syncErrorsErr = fetchMetrics(ctx, c, verr == nil && mvp.HasPeerProxyMetrics(v))
+	if verr != nil || !mvp.HasPeerProxyMetrics(v) {
+		r.syncErrorsErr = "" // not asked: the version has no such counter
 	}
 
 	doc, err := fetchDiscovery(ctx, c)

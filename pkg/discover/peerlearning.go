@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/internal/apimetrics"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -18,18 +17,6 @@ import (
 
 // syncErrorsMetric is the counter a 1.36+ server keeps of failed peer-discovery syncs, by type.
 const syncErrorsMetric = mvp.PeerDiscoverySyncErrorsMetric
-
-// fetchSyncErrors reads syncErrorsMetric from /metrics, summed per type. ok is false, with the
-// reason, when the metrics could not be read (no permission is the common case).
-func fetchSyncErrors(ctx context.Context, c *serverClient) (map[string]float64, string) {
-	m, err := apimetrics.Fetch(ctx, c.Client, syncErrorsMetric)
-	if err != nil {
-		return nil, err.Error()
-	}
-	byType := m[syncErrorsMetric].SumBy("type")
-	delete(byType, "") // a sample without a type says nothing about which sync failed
-	return byType, ""
-}
 
 // dialAdvertised says whether the address a server publishes for its peers accepts a TCP
 // connection from here. It proves less than a peer's fetch would (mvpctl is not on the peer's

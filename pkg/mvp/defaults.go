@@ -12,7 +12,7 @@ var prereleaseVersion = regexp.MustCompile(`^v[0-9]+(alpha|beta)[0-9]*$`)
 // PrereleaseAPIVersion reports whether an API version (v1beta1) is alpha or beta. None is served
 // by a default kube-apiserver: alpha APIs are always off by default, and since 1.24 (KEP-3136)
 // so is every new beta API; the recorded default servers of 1.33–1.37 serve none
-// (pkg/simulate/profiles). A server that serves one was started with --runtime-config.
+// (pkg/profile/profiles). A server that serves one was started with --runtime-config.
 func PrereleaseAPIVersion(version string) bool { return prereleaseVersion.MatchString(version) }
 
 // FeatureEnabledMetric is the gauge in which a component reports each feature gate: labels name

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -19,7 +19,7 @@ import (
 // say is assumed to be as in base, and the profile says so (snapshot.Provisional). The same
 // inputs give the same bytes.
 func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
-	p, err := simulate.DecodeProfile(base)
+	p, err := profile.Decode(base)
 	if err != nil {
 		return nil, fmt.Errorf("base profile: %w", err)
 	}
@@ -27,7 +27,7 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 		return nil, fmt.Errorf("base profile %s is itself provisional: derive from a recorded one", p.Version)
 	}
 	if p.Full == nil {
-		return nil, fmt.Errorf("base profile %s has no %q server: record it again with make profiles", p.Version, simulate.ProfileServerAllAPIs)
+		return nil, fmt.Errorf("base profile %s has no %q server: record it again with make profiles", p.Version, profile.ServerAllAPIs)
 	}
 	minor, err := releaseMinor(facts.Release)
 	if err != nil {
@@ -71,33 +71,33 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("facts: %s has no publication time: %w", release[0].ID(), err)
 	}
-	profile := snapshot.New()
-	profile.TakenAt = at.UTC().Truncate(24 * time.Hour)
+	snap := snapshot.New()
+	snap.TakenAt = at.UTC().Truncate(24 * time.Hour)
 	mods := release[0].ID() + ", " + release[1].ID()
 	if ks != nil {
 		mods += ", " + facts.Kubernetes.Module.ID()
 	}
-	profile.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
+	snap.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
 		version, p.Version, mods, facts.Release)
-	profile.Provisional = prov
+	snap.Provisional = prov
 	gate := g.Default
 	srv := func(name string, rs []snapshot.Resource) snapshot.Server {
 		return snapshot.Server{Name: name, Version: version, EmulatedVersion: facts.Release, Reachable: true,
 			DiscoveryFormat: p.Server.DiscoveryFormat, Resources: rs}
 	}
-	profile.Servers = []snapshot.Server{srv(simulate.ProfileServerDefault, def), srv(simulate.ProfileServerAllAPIs, full),
-		srv(simulate.ProfileServerServeRemoved, fullServeRemoved)}
-	profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: &gate,
+	snap.Servers = []snapshot.Server{srv(profile.ServerDefault, def), srv(profile.ServerAllAPIs, full),
+		srv(profile.ServerServeRemoved, fullServeRemoved)}
+	snap.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: &gate,
 		Evidence: []string{fmt.Sprintf("provisional: %s is %s by default in %s (%s)", g.Name, onOff(gate), facts.Release, g.Cite)}}
-	if err := profile.Validate(); err != nil {
+	if err := snap.Validate(); err != nil {
 		return nil, err
 	}
-	return profile, nil
+	return snap, nil
 }
 
 // provisional is what the profile says of its sources: the modules, each fact derived with its
 // line, and what is not derived. ks is nil when no k8s.io/kubernetes module was read.
-func (d *deriver) provisional(p simulate.Profile, facts *UpstreamFacts, ks *kubeServers, minor int) *snapshot.Provisional {
+func (d *deriver) provisional(p profile.Profile, facts *UpstreamFacts, ks *kubeServers, minor int) *snapshot.Provisional {
 	release, baseRelease := facts.Modules[:2], facts.Modules[2:]
 	prov := &snapshot.Provisional{Base: p.Version.String(), Derived: []string{}, NotDerived: []string{}}
 	for _, m := range facts.Modules {
@@ -153,7 +153,7 @@ func MarshalProvisional(s *snapshot.Snapshot) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := simulate.DecodeProfile(b); err != nil {
+	if _, err := profile.Decode(b); err != nil {
 		return nil, fmt.Errorf("the derived profile does not load as one: %w", err)
 	}
 	return b, nil
@@ -213,7 +213,7 @@ func (d *deriver) removedLines(facts *UpstreamFacts, minor int) []string {
 		}
 		file := byGV[gv][0].Cite[:strings.LastIndex(byGV[gv][0].Cite, ":")]
 		out = append(out, fmt.Sprintf("%s: %s removed in 1.%d (%s:%s); not served even when --runtime-config enables them, unless %s=true (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171, server %q); %s",
-			gv, strings.Join(kinds, ", "), minor, file, strings.Join(lines, ","), mvp.ServeRemovedAPIsEnv, simulate.ProfileServerServeRemoved, d.servedLine(gv)))
+			gv, strings.Join(kinds, ", "), minor, file, strings.Join(lines, ","), mvp.ServeRemovedAPIsEnv, profile.ServerServeRemoved, d.servedLine(gv)))
 	}
 	return out
 }

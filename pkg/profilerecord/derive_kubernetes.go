@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -24,14 +24,14 @@ type kubeServers struct {
 type kubeDeriver struct {
 	facts   *UpstreamFacts
 	kf      *KubernetesFacts
-	base    simulate.Profile
+	base    profile.Profile
 	gates   map[string]GateFact
 	gvs     map[string]GroupVersionFact
 	groups  map[string]ProviderFact
 	removed map[string]KindFact // group/versions k8s.io/api no longer has
 }
 
-func newKubeDeriver(base simulate.Profile, facts *UpstreamFacts, removedGV map[string]KindFact) *kubeDeriver {
+func newKubeDeriver(base profile.Profile, facts *UpstreamFacts, removedGV map[string]KindFact) *kubeDeriver {
 	k := &kubeDeriver{facts: facts, kf: facts.Kubernetes, base: base, gates: map[string]GateFact{},
 		gvs: map[string]GroupVersionFact{}, groups: map[string]ProviderFact{}, removed: removedGV}
 	for _, g := range k.kf.Gates {
@@ -131,7 +131,7 @@ func servedBy(s kubeServers, gv, resource string) []string {
 	for _, srv := range []struct {
 		name string
 		rs   []snapshot.Resource
-	}{{simulate.ProfileServerDefault, s.def}, {simulate.ProfileServerAllAPIs, s.full}, {simulate.ProfileServerServeRemoved, s.serveRemoved}} {
+	}{{profile.ServerDefault, s.def}, {profile.ServerAllAPIs, s.full}, {profile.ServerServeRemoved, s.serveRemoved}} {
 		for _, r := range srv.rs {
 			if r.GroupVersion() == gv && r.Resource == resource {
 				out = append(out, srv.name)
@@ -152,14 +152,14 @@ func (k *kubeDeriver) lines(s kubeServers) []string {
 	}
 	out := []string{fmt.Sprintf("%s registers %d resources through the %d storage providers of %s StorageProviders; its lists turn %d group/versions on by default and %d off: the default server serves %d resources, %s %d, %s %d",
 		k.kf.Module.ID(), len(k.kf.Resources), len(k.kf.Providers), instanceFile, on, len(k.kf.GroupVersions)-on,
-		len(s.def), simulate.ProfileServerAllAPIs, len(s.full), simulate.ProfileServerServeRemoved, len(s.serveRemoved))}
+		len(s.def), profile.ServerAllAPIs, len(s.full), profile.ServerServeRemoved, len(s.serveRemoved))}
 	baseDef, baseFull := index(k.base.Resources), index(k.base.Full)
 	for _, r := range k.kf.Resources {
 		key := r.GroupVersion() + "/" + r.Resource
 		b, inBase := baseFull[key]
 		_, inBaseDef := baseDef[key]
 		now := servedBy(s, r.GroupVersion(), r.Resource)
-		same := inBase && contains(now, simulate.ProfileServerAllAPIs) && inBaseDef == contains(now, simulate.ProfileServerDefault) &&
+		same := inBase && contains(now, profile.ServerAllAPIs) && inBaseDef == contains(now, profile.ServerDefault) &&
 			b.Kind == r.Kind && b.Namespaced == r.Namespaced && strings.Join(b.Verbs, ",") == strings.Join(r.Verbs, ",") &&
 			strings.Join(b.Subresources, ",") == strings.Join(r.Subresources, ",")
 		if !same && (inBase || !(r.RemovedIn != "" && len(now) == 0)) {
@@ -173,7 +173,7 @@ func (k *kubeDeriver) lines(s kubeServers) []string {
 	for _, r := range k.base.Full {
 		if _, ours := k.groups[r.Group]; ours && !registered[r.GroupVersion()+"/"+r.Resource] {
 			out = append(out, fmt.Sprintf("%s %s (%s): served by the base profile's %s; no storage provider of %s registers it: dropped",
-				r.GroupVersion(), r.Resource, r.Kind, simulate.ProfileServerAllAPIs, k.kf.Module.ID()))
+				r.GroupVersion(), r.Resource, r.Kind, profile.ServerAllAPIs, k.kf.Module.ID()))
 		}
 	}
 	for _, kf := range k.facts.Introduced {

@@ -1,4 +1,4 @@
-// Package profilerecord records a version profile (pkg/simulate's profile files) from running
+// Package profilerecord records a version profile (pkg/profile's profile files) from running
 // kube-apiservers: what an apiserver of one version serves by itself with its defaults, what it
 // serves with --runtime-config=api/all=true, and the default of the peer-proxy feature gate.
 // `make profiles` (test/e2e/cmd/mkprofiles, which starts the apiservers itself) and `mvpctl
@@ -16,7 +16,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -105,33 +105,33 @@ func Build(def Observation, all *Observation, source string) (Report, error) {
 		if all.Version != def.Version {
 			return rep, fmt.Errorf("the api/all=true server is %s, the default one %s: a profile is one version", all.Version, def.Version)
 		}
-		rep.check(*all, simulate.ProfileServerAllAPIs+" server: ")
+		rep.check(*all, profile.ServerAllAPIs+" server: ")
 	}
 	if len(rep.NotDefault) > 0 {
 		source += "; NOT THE DEFAULTS: " + strings.Join(rep.NotDefault, "; ")
 	}
-	profile := snapshot.New()
-	profile.TakenAt = def.TakenAt.UTC().Truncate(24 * time.Hour)
-	profile.Source = source
-	profile.Servers = []snapshot.Server{def.profileServer(simulate.ProfileServerDefault, &rep)}
+	snap := snapshot.New()
+	snap.TakenAt = def.TakenAt.UTC().Truncate(24 * time.Hour)
+	snap.Source = source
+	snap.Servers = []snapshot.Server{def.profileServer(profile.ServerDefault, &rep)}
 	if all != nil {
-		profile.Servers = append(profile.Servers, all.profileServer(simulate.ProfileServerAllAPIs, &rep))
+		snap.Servers = append(snap.Servers, all.profileServer(profile.ServerAllAPIs, &rep))
 	}
 	if on := def.PeerProxy.GateEnabled; on != nil {
-		profile.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: on,
+		snap.Servers[0].PeerProxy = snapshot.PeerProxy{GateEnabled: on,
 			Evidence: []string{fmt.Sprintf("recorded: %s is %s by default (readyz of a server started without --feature-gates)", mvp.FeatureGate, onOff(*on))}}
 	}
-	if err := profile.Validate(); err != nil {
+	if err := snap.Validate(); err != nil {
 		return rep, err
 	}
-	data, err := profile.Marshal(true)
+	data, err := snap.Marshal(true)
 	if err != nil {
 		return rep, err
 	}
-	if _, err := simulate.DecodeProfile(data); err != nil {
+	if _, err := profile.Decode(data); err != nil {
 		return rep, fmt.Errorf("the profile recorded does not load as one: %w", err)
 	}
-	rep.Profile = profile
+	rep.Profile = snap
 	return rep, nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -96,7 +96,7 @@ func TestBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := simulate.DecodeProfile(data)
+			p, err := profile.Decode(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestBuild(t *testing.T) {
 				t.Errorf("source %q, want %q", p.Source, wantSource)
 			}
 			srv := rep.Profile.Servers[0]
-			if srv.Name != simulate.ProfileServerDefault || srv.Endpoint != "" || srv.ID != "" || len(srv.Resources) != 2+strings.Count(tt.name, "alpha API")*2 {
+			if srv.Name != profile.ServerDefault || srv.Endpoint != "" || srv.ID != "" || len(srv.Resources) != 2+strings.Count(tt.name, "alpha API")*2 {
 				t.Errorf("default server: %+v", srv)
 			}
 		})

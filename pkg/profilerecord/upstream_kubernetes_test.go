@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -129,12 +129,12 @@ func TestRecordedAgreesWithSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := simulate.DecodeProfile(base)
+	p, err := profile.Decode(base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Derived alone: no base resources filled in for groups no provider registers.
-	empty := simulate.Profile{Version: p.Version}
+	empty := profile.Profile{Version: p.Version}
 	s := newKubeDeriver(empty, &UpstreamFacts{Release: "1.37", Kubernetes: kff.Kubernetes}, nil).servers()
 	doc, err := os.ReadFile("../../docs/profiles.md")
 	if err != nil {
@@ -224,7 +224,7 @@ func TestNewKindsOf138(t *testing.T) {
 		!strings.HasPrefix(cpg.Cite, kube+"pkg/registry/scheduling/rest/") || !strings.HasPrefix(cpg.ScopeCite, kube+"pkg/registry/scheduling/compositepodgroup/") {
 		t.Errorf("compositepodgroups: %+v", *cpg)
 	}
-	k := newKubeDeriver(simulate.Profile{}, facts, nil)
+	k := newKubeDeriver(profile.Profile{}, facts, nil)
 	if g := k.gates["CompositePodGroup"]; g.Default || !strings.HasPrefix(g.Cite, kube+"pkg/features/kube_features.go:") {
 		t.Errorf("gate CompositePodGroup: %+v, want off by default, cited", g)
 	}
@@ -333,7 +333,7 @@ func TestKubernetesServers(t *testing.T) {
 	kf, _ := miniKubernetes(t)
 	crd := snapshot.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Verbs: storeVerbs, Source: snapshot.SourceBuiltin}
 	old := snapshot.Resource{Group: "things.example.io", Version: "v1", Resource: "olds", Kind: "Old", Verbs: storeVerbs, Source: snapshot.SourceBuiltin}
-	base := simulate.Profile{Resources: []snapshot.Resource{old, crd}, Full: []snapshot.Resource{old, crd}}
+	base := profile.Profile{Resources: []snapshot.Resource{old, crd}, Full: []snapshot.Resource{old, crd}}
 	s := newKubeDeriver(base, &UpstreamFacts{Release: "1.38", Kubernetes: kf}, nil).servers()
 	names := func(rs []snapshot.Resource) string {
 		var out []string

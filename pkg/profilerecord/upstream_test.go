@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -97,7 +97,7 @@ func TestModuleVersions(t *testing.T) {
 	}
 }
 
-const profilesDir = "../simulate/profiles"
+const profilesDir = "../profile/profiles"
 
 // provisionalFacts reads every committed facts file and the recorded profile each derives from.
 func provisionalFacts(t *testing.T) map[string]struct {
@@ -116,7 +116,7 @@ func provisionalFacts(t *testing.T) map[string]struct {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := simulate.DecodeProfile(data)
+		p, err := profile.Decode(data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // processStart is the standard process collector's start time: a server whose value changed
 // is a new process, whose counters began at zero.
-const processStart = "process_start_time_seconds"
+const processStart = mvp.ProcessStartTimeMetric
 
 // Sampler reads the counters of a watch's servers again and again and returns what each
 // counted since its previous read: the sampling of Observe, spread over many intervals.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -22,7 +23,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 	snap.TakenAt = at
 	var sources []string
 	for _, sv := range servers {
-		p, err := LookupProfile(sv.Version)
+		p, err := profile.Lookup(sv.Version)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
@@ -60,7 +61,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 // profileWithRuntimeConfig is what a server of profile p serves with --runtime-config=value,
 // and what its release's removals did to it (applyRemoved). A group/version the binary does
 // not have at all is an error: the start is what the user says runs today.
-func profileWithRuntimeConfig(srv *snapshot.Server, p Profile, value string) ([]snapshot.Resource, []string, error) {
+func profileWithRuntimeConfig(srv *snapshot.Server, p profile.Profile, value string) ([]snapshot.Resource, []string, error) {
 	cfg, err := mvp.ParseRuntimeConfig(value)
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +79,7 @@ func profileWithRuntimeConfig(srv *snapshot.Server, p Profile, value string) ([]
 }
 
 // fromProfile is a running server named name serving what profile p serves.
-func fromProfile(name string, p Profile) snapshot.Server {
+func fromProfile(name string, p profile.Profile) snapshot.Server {
 	id := snapshot.ServerID(name)
 	return snapshot.Server{
 		Name: name, ID: id, Hostname: name,
@@ -120,7 +121,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	leaseBefore := srv.IdentityLease
 	switch step.Action {
 	case ActionUpgrade:
-		p, err := LookupProfile(step.To)
+		p, err := profile.Lookup(step.To)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
 		}
@@ -189,7 +190,7 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 
 // versionRun is the version a server upgraded to requested runs: the exact patch release when
 // one was asked for (its minor's profile stands for it), else the profile's.
-func versionRun(requested string, p Profile) string {
+func versionRun(requested string, p profile.Profile) string {
 	if v, err := snapshot.ParseVersion(requested); err == nil && strings.Count(strings.TrimPrefix(strings.TrimSpace(requested), "v"), ".") == 2 {
 		return v.String()
 	}
@@ -213,7 +214,7 @@ const defaultRuntimeConfig = "default"
 // step's, else the one its installer states (snapshot.Server.Stated), else the one inferred
 // from what srv serves now. A configuration that names a
 // group/version p's binary does not have is reported in the notes.
-func upgradedResources(srv *snapshot.Server, p Profile, step Step) ([]snapshot.Resource, []string, []ConfigLoss, error) {
+func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]snapshot.Resource, []string, []ConfigLoss, error) {
 	var cfg mvp.RuntimeConfig
 	var notes []string
 	source := "" // where cfg comes from, when stated

@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -37,7 +38,7 @@ func EstimateCost(start *snapshot.Snapshot, steps []Step) Cost {
 			evaluations++
 		case st.Action == ActionUpgrade && !targets[st.To]:
 			targets[st.To] = true
-			if p, err := LookupProfile(st.To); err == nil {
+			if p, err := profile.Lookup(st.To); err == nil {
 				for _, r := range p.Resources {
 					gvrs[r.GVR()] = true
 				}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing/fstest"
+
+	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
 // testProfiles are small hand-made profiles for unit tests of the step logic. The embedded
@@ -34,7 +36,7 @@ func withFull(f *fstest.MapFile, gvrs ...string) *fstest.MapFile {
 	return &fstest.MapFile{Data: []byte(b.String())}
 }
 
-func init() { profileSource = testProfiles }
+func init() { profile.ReplaceEmbedded(testProfiles) }
 
 // writeResources writes one resources: entry a GVR ("v1/pods", "apps/v1/deployments").
 func writeResources(b *strings.Builder, gvrs []string) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -18,7 +19,7 @@ type PreflightReport struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Provisional lists the provisional profiles used (Simulation.Provisional): read first.
-	Provisional []ProvisionalProfile `json:"provisional,omitempty"`
+	Provisional []profile.Provisional `json:"provisional,omitempty"`
 	// Stated is the configuration the user stated rather than observed (Simulation.Stated).
 	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the checks assumed rather than observed (Simulation.Assumptions).
@@ -42,8 +43,11 @@ type PreflightReport struct {
 	// Filtered says which findings a --resource/--group filter left out (Narrow, filter.go).
 	Filtered *FindingsFiltered `json:"filtered,omitempty"`
 	// Simulation and Traffic hold the underlying results.
-	Simulation *Simulation    `json:"simulation,omitempty"`
-	Traffic    *TrafficReport `json:"traffic,omitempty"`
+	Simulation *Simulation `json:"simulation,omitempty"`
+	// Evidence is the client evidence the harm of each window was decided on: the start's
+	// request counters and the sources in PreflightInput.Evidence.
+	Evidence *ClientEvidence `json:"evidence,omitempty"`
+	Traffic  *TrafficReport  `json:"traffic,omitempty"`
 }
 
 // ScenarioEcho spells out current → target, so nobody has to guess what was checked.
@@ -84,6 +88,13 @@ type PreflightInput struct {
 	Accept []AcceptRule
 	// Filter narrows the findings to the GVRs it selects (--resource, --group; see Narrow).
 	Filter snapshot.GVRFilter
+	// Replayed is the traffic of an earlier run on the same start and steps (its
+	// PreflightReport.Traffic), used instead of Traffic: a second run with more client
+	// evidence does not replay the logs again.
+	Replayed *TrafficReport
+	// Evidence is client evidence beyond the start's own request counters (which Preflight
+	// reads from Start): optional.
+	Evidence *ClientEvidence
 	// FailOn is the threshold the verdict is judged at (FailOnWarning when empty).
 	FailOn FailOn
 }
@@ -126,15 +137,23 @@ func Preflight(in PreflightInput) (*PreflightReport, error) {
 	} else { // nothing stated: nothing checked
 		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
 	}
-	if len(in.Traffic) > 0 {
+	if in.Replayed != nil {
+		rep.Traffic = in.Replayed
+	} else if len(in.Traffic) > 0 {
 		tr, err := ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
 		if err != nil {
 			return nil, err
 		}
 		rep.Traffic = tr
 	}
-	rep.Findings = append(rep.Findings, configLossFindings(sim, newHarm(sim, rep.Traffic))...)
-	rep.Findings = append(rep.Findings, routingFindings(sim, rep.Traffic)...)
+	ev := RequestCountEvidence(in.Start)
+	if in.Evidence != nil {
+		ev.Merge(*in.Evidence)
+	}
+	rep.Evidence = &ev
+	h := newHarm(sim, rep.Traffic, rep.Evidence)
+	rep.Findings = append(rep.Findings, configLossFindings(sim, h)...)
+	rep.Findings = append(rep.Findings, routingFindings(sim, h)...)
 	if rep.Traffic != nil {
 		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim)...)
 	}

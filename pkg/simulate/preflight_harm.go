@@ -19,18 +19,20 @@ import (
 //     client meets the window; a replayed client that fails at the start on the servers it
 //     fails on later is already failing, not harmed by the upgrade.
 
-// harm is what decides a window's severity: which GVRs clients can use at the start, and the
-// replayed traffic when there is some.
+// harm is what decides a window's severity: which GVRs clients can use at the start, the
+// replayed traffic when there is some, and the client evidence of the cluster (ClientEvidence:
+// its request counters and the other sources read).
 type harm struct {
 	usable map[string]bool
 	// served: GVRs some apiserver served at the start, usable from all or not.
 	served map[string]bool
 	tr     *TrafficReport
 	gvrs   map[string]*GVRTraffic
+	ev     *ClientEvidence
 }
 
-func newHarm(sim *Simulation, tr *TrafficReport) harm {
-	h := harm{usable: map[string]bool{}, served: map[string]bool{}, tr: tr, gvrs: map[string]*GVRTraffic{}}
+func newHarm(sim *Simulation, tr *TrafficReport, ev *ClientEvidence) harm {
+	h := harm{usable: map[string]bool{}, served: map[string]bool{}, tr: tr, gvrs: map[string]*GVRTraffic{}, ev: ev}
 	start := sim.Steps[0]
 	for _, srv := range start.snap.Servers {
 		if !srv.Reachable {
@@ -59,54 +61,95 @@ func newHarm(sim *Simulation, tr *TrafficReport) harm {
 // of decides the severity of a window of gvr and says why, in words that end its message.
 func (h harm) of(gvr string) (Severity, string) {
 	g := h.gvrs[gvr]
+	clients := h.ev.clientsOf(gvr)
 	switch {
 	case g != nil && g.AtRisk > 0:
 		return Blocking, "replayed clients meet it: " + agentsOf(g)
 	case g != nil && g.AlreadyFailing > 0 && !h.usable[gvr]:
 		return Warning, "its replayed clients already get 404 or 503 at the start on " + strings.Join(g.FailingAtStart, ", ") + ", so the upgrade harms none of them: " + agentsOf(g)
-	case h.usable[gvr] && h.tr == nil:
-		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) says none does"
+	case h.usable[gvr] && len(clients) > 0:
+		return Blocking, "clients use it: " + clientsText(clients)
 	case h.usable[gvr] && g != nil:
 		return Blocking, "clients use it: " + agentsOf(g)
+	case h.usable[gvr] && h.tr == nil && !h.ev.covers():
+		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) or client evidence says none does (" + h.ev.missing() + ")"
 	case h.usable[gvr]:
-		return Warning, "every apiserver answers it at the start, but none of the " + h.tr.Short() + " uses it"
+		return Warning, "every apiserver answers it at the start, but " + h.unused()
 	case !h.served[gvr]:
-		return Warning, "new: no apiserver serves it at the start, so no client depends on it yet" + h.noClient()
+		return Warning, "new: no apiserver serves it at the start, so no client depends on it yet" + h.noClient(clients)
 	}
-	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 at the start" + h.noClient()
+	return Warning, "no client can rely on it: some apiserver answers it 404 or 503 at the start" + h.noClient(clients)
 }
 
-func (h harm) noClient() string {
-	if h.tr == nil {
-		return ""
+// unused says what shows no client: the replayed traffic and the evidence read.
+func (h harm) unused() string {
+	var parts []string
+	if h.tr != nil {
+		parts = append(parts, "none of the "+h.tr.Short())
 	}
-	return "; no replayed request uses it"
+	if counted := h.ev.counted(); counted != "" && h.ev.covers() {
+		parts = append(parts, "no request counted on "+counted)
+	}
+	return strings.Join(parts, " and ") + " uses it"
 }
 
-// evidence is what the traffic behind a severity is, when some was replayed.
+func (h harm) noClient(clients []Client) string {
+	var s string
+	if h.tr != nil {
+		s = "; no replayed request uses it"
+	}
+	if len(clients) > 0 {
+		s += "; counted: " + clientsText(clients)
+	}
+	return s
+}
+
+// evidence is what the traffic and client evidence behind a severity are.
 func (h harm) evidence() []string {
-	if h.tr == nil {
-		return nil
+	var out []string
+	if h.tr != nil {
+		out = append(out, fmt.Sprintf("traffic %s (%s): %s", h.tr.Source, h.tr.Format, h.tr.Read()))
 	}
-	return []string{fmt.Sprintf("traffic %s (%s): %s", h.tr.Source, h.tr.Format, h.tr.Read())}
+	if read := h.ev.read(); read != "" {
+		out = append(out, "client evidence: "+read)
+	}
+	if missing := h.ev.missing(); missing != "" && h.ev != nil && len(h.ev.readSources()) < len(h.ev.Sources) {
+		out = append(out, "client evidence not read: "+missing)
+	}
+	return out
 }
 
 // gv decides the severity of losing a whole group/version (a --runtime-config entry an
-// upgrade skips): blocking unless replayed traffic shows no client of it.
+// upgrade skips): blocking when a client of it is seen, or when neither replayed traffic nor
+// client evidence says none uses it.
 func (h harm) gv(groupVersion string) (Severity, string) {
-	if h.tr == nil {
-		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, says none does)"
+	if clients := h.ev.clientsOf(groupVersion + "/"); len(clients) > 0 {
+		return Blocking, "clients use it: " + clientsText(clients)
 	}
 	var agents []string
-	for _, g := range h.tr.GVRs {
-		if gvOf(g.GVR) == groupVersion {
-			agents = append(agents, agentsOf(&g))
+	if h.tr != nil {
+		for _, g := range h.tr.GVRs {
+			if gvOf(g.GVR) == groupVersion {
+				agents = append(agents, agentsOf(&g))
+			}
 		}
 	}
-	if len(agents) == 0 {
-		return Warning, "none of the " + h.tr.Short() + " uses it"
+	switch {
+	case len(agents) > 0:
+		return Blocking, "clients use it: " + strings.Join(agents, ", ")
+	case h.tr == nil && !h.ev.covers():
+		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, or client evidence says none does: " + h.ev.missing() + ")"
 	}
-	return Blocking, "clients use it: " + strings.Join(agents, ", ")
+	return Warning, h.unused()
+}
+
+// clientsText names clients of the evidence, a few of them.
+func clientsText(cs []Client) string {
+	names := make([]string, 0, len(cs))
+	for _, c := range cs {
+		names = append(names, c.String())
+	}
+	return listSome(names, 5)
 }
 
 // gvOf is the group/version of a GVR string: "batch/v1" of batch/v1/jobs, "v1" of v1/pods.

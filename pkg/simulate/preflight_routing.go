@@ -56,8 +56,7 @@ type gvrWindows struct {
 // routingFindings turns the simulation's at-risk cells into findings: for each GVR, one MVP010
 // for the windows an order or the peer proxy can close and one MVP011 for those no order
 // avoids, each with the severity its harm decides.
-func routingFindings(sim *Simulation, tr *TrafficReport) []Finding {
-	h := newHarm(sim, tr)
+func routingFindings(sim *Simulation, h harm) []Finding {
 	firstSnap, lastSnap := sim.Steps[0].snap, sim.Steps[len(sim.Steps)-1].snap
 	byGVR := map[string]*gvrWindows{}
 	var order []*gvrWindows

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -26,7 +27,7 @@ func statedFindings(start *snapshot.Snapshot, steps []Step, sim *Simulation, evi
 			continue
 		}
 		srv := start.Find(st.Server)
-		p, err := LookupProfile(st.To)
+		p, err := profile.Lookup(st.To)
 		if srv == nil || err != nil {
 			continue // Run has already failed on such a step
 		}

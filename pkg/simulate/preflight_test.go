@@ -160,33 +160,50 @@ func TestPreflightHarm(t *testing.T) {
 		proxy   string
 		relics  bool   // server a's --runtime-config enables old.k8s.io/v1alpha1
 		traffic string // --requests lines; "" for none
-		want    want
+		// counters are the start's request counters by server (nil: none recorded)
+		counters map[string]*snapshot.RequestCounts
+		want     want
 	}{
-		{"no proxy, no traffic: a GVR every server answers today blocks, one new in the target warns", "", false, "", want{"blocking",
+		{"no proxy, no traffic: a GVR every server answers today blocks, one new in the target warns", "", false, "", nil, want{"blocking",
 			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
 			map[string]string{"MVP010:new.k8s.io/v1/widgets": "404 on b at step 2; served by a; new: no apiserver serves it at the start",
 				"MVP010:old.k8s.io/v1beta1/gadgets": "404 on a at step 2; served by b; clients may use it: every apiserver answers it at the start"}}},
-		{"traffic with no client of either: warnings saying what was read", "", false, "GET /api/v1/pods\n", want{"warning",
+		{"traffic with no client of either: warnings saying what was read", "", false, "GET /api/v1/pods\n", nil, want{"warning",
 			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Warning},
 			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, but none of the 1 replayed requests (a request list: no times) uses it",
 				"MVP010:new.k8s.io/v1/widgets": "; no replayed request uses it"}}},
-		{"a replayed client of a GVR new in the target fails today: already failing, a warning naming the servers", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", want{"warning",
+		{"a replayed client of a GVR new in the target fails today: already failing, a warning naming the servers", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", nil, want{"warning",
 			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP020:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning},
 			map[string]string{"MVP020:new.k8s.io/v1/widgets": "1 of 1 request(s) for new.k8s.io/v1/widgets already get 404 or 503 at the start on a, b: they fail with or without the upgrade",
 				"MVP010:new.k8s.io/v1/widgets": "its replayed clients already get 404 or 503 at the start on a, b, so the upgrade harms none of them"}}},
-		{"a replayed client of a GVR that works at the start and fails at a step blocks", "", false, "GET /apis/old.k8s.io/v1beta1/gadgets\nGET /apis/new.k8s.io/v1/widgets\n", want{"blocking",
+		{"a replayed client of a GVR that works at the start and fails at a step blocks", "", false, "GET /apis/old.k8s.io/v1beta1/gadgets\nGET /apis/new.k8s.io/v1/widgets\n", nil, want{"blocking",
 			map[string]Severity{"MVP021:old.k8s.io/v1beta1/gadgets": Blocking, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP020:new.k8s.io/v1/widgets": Warning},
 			map[string]string{"MVP010:old.k8s.io/v1beta1/gadgets": "404 on a at step 2; served by b; replayed clients meet it: <none> (1 request(s))"}}},
-		{"proxy configured: the window no order avoids blocks without traffic", "configured", false, "", want{"blocking",
+		{"proxy configured: the window no order avoids blocks without traffic", "configured", false, "", nil, want{"blocking",
 			map[string]Severity{"MVP011:old.k8s.io/v1beta1/gadgets": Blocking}, nil}},
-		{"a --runtime-config entry the target lacks blocks without traffic", "configured", true, "", want{"blocking",
+		{"a --runtime-config entry the target lacks blocks without traffic", "configured", true, "", nil, want{"blocking",
 			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP011:old.k8s.io/v1alpha1/relics": Warning}, nil}},
-		{"... warns with traffic that holds no client of it", "configured", true, "GET /api/v1/pods\nGET /apis/old.k8s.io/v1beta1/gadgets/x\n", want{"blocking",
+		{"... warns with traffic that holds no client of it", "configured", true, "GET /api/v1/pods\nGET /apis/old.k8s.io/v1beta1/gadgets/x\n", nil, want{"blocking",
 			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
 			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "none of the 2 replayed requests (a request list: no times) uses it"}}},
-		{"... and blocks naming the client when the traffic holds one", "configured", true, "GET /apis/old.k8s.io/v1alpha1/relics\n", want{"blocking",
+		{"... and blocks naming the client when the traffic holds one", "configured", true, "GET /apis/old.k8s.io/v1alpha1/relics\n", nil, want{"blocking",
 			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP021:old.k8s.io/v1alpha1/relics": Blocking},
 			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "clients use it: <none> (1 request(s))"}}},
+		{"request counters of every server with no client: warnings saying what was read and over what span", "", false, "", counted(nil, nil), want{"warning",
+			map[string]Severity{"MVP010:old.k8s.io/v1beta1/gadgets": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Warning},
+			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, but no request counted on a (since it started 3d before 2026-11-27T12:00:00Z), b (since it started 3d before 2026-11-27T12:00:00Z) uses it"}}},
+		{"request counters with a client on one server: blocking, naming the count, server and span", "", false, "", counted(map[string]int64{"b": 5}, nil), want{"blocking",
+			map[string]Severity{"MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP010:old.k8s.io/v1beta1/gadgets": "clients use it: 5 request(s) on b over 3d"}}},
+		{"counters of one server not read: may break, saying which and why", "", false, "", counted(nil, map[string]string{"b": "GET /metrics: HTTP 403"}), want{"blocking",
+			map[string]Severity{"MVP010:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP010:old.k8s.io/v1beta1/gadgets": "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) or client evidence says none does (request counters of b: GET /metrics: HTTP 403)"}}},
+		{"a --runtime-config entry with no counted client warns", "configured", true, "", counted(nil, nil), want{"warning",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Warning},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "no request counted on a (since it started 3d before 2026-11-27T12:00:00Z), b ("}}},
+		{"... and blocks on a counted client of it, even when the replayed traffic holds none", "configured", true, "GET /api/v1/pods\n", counted(nil, nil, snapshot.RequestCount{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Verb: "LIST", Count: 12}), want{"blocking",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "clients use it: 12 request(s) on a over 3d"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start, err := FromProfiles([]ServerVersion{{Name: "a", Version: "1.36", Proxy: tc.proxy}, {Name: "b", Version: "1.36", Proxy: tc.proxy}}, time.Time{})
@@ -196,6 +213,9 @@ func TestPreflightHarm(t *testing.T) {
 			if tc.relics {
 				a := start.Find("a")
 				a.Resources = append(a.Resources, snapshot.Resource{Group: "old.k8s.io", Version: "v1alpha1", Resource: "relics", Source: snapshot.SourceBuiltin})
+			}
+			for name, rc := range tc.counters {
+				start.Find(name).Requests = rc
 			}
 			steps, _ := UpgradePlan(start, "1.37", nil)
 			in := PreflightInput{Start: start, Steps: steps, Target: "1.37"}
@@ -226,6 +246,29 @@ func TestPreflightHarm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// counted are request counters of servers a and b, read 3 days after each started: gadgets
+// counted on the servers of gadgets (by name), a server of errs not read, and extra counts on a.
+func counted(gadgets map[string]int64, errs map[string]string, extra ...snapshot.RequestCount) map[string]*snapshot.RequestCounts {
+	read := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	started := read.Add(-3*24*time.Hour - time.Hour)
+	out := map[string]*snapshot.RequestCounts{}
+	for _, name := range []string{"a", "b"} {
+		rc := &snapshot.RequestCounts{ReadAt: read, StartedAt: &started, Error: errs[name],
+			Counts: []snapshot.RequestCount{{Version: "v1", Resource: "pods", Verb: "LIST", Count: 40}}}
+		if n := gadgets[name]; n > 0 {
+			rc.Counts = append(rc.Counts, snapshot.RequestCount{Group: "old.k8s.io", Version: "v1beta1", Resource: "gadgets", Verb: "GET", Count: n})
+		}
+		if name == "a" {
+			rc.Counts = append(rc.Counts, extra...)
+		}
+		if rc.Error != "" {
+			rc.Counts = nil
+		}
+		out[name] = rc
+	}
+	return out
 }
 
 // TestWindowWords: the windows of a GVR in one line, steps as runs.

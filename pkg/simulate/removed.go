@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -61,7 +62,7 @@ func escapeOf(srv *snapshot.Server) removedEscape {
 // applyRemoved is what srv, upgraded to p with cfg, serves of the group/versions p removes: the
 // full set to apply cfg to (with the removed kinds when the escape keeps them), the notes, and
 // the group/versions the upgrade stops serving.
-func applyRemoved(srv *snapshot.Server, p Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string) {
+func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string) {
 	full = p.Full
 	removed = removedEnabled(cfg, p.Version)
 	if len(removed) == 0 {

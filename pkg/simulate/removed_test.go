@@ -3,11 +3,11 @@ package simulate
 import (
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -15,13 +15,7 @@ import (
 // use until the test ends; the other tests use small hand-made ones (fixture_test.go).
 func useEmbedded(t *testing.T) {
 	t.Helper()
-	saved := profileSource
-	profileSource = embeddedProfiles
-	profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
-	t.Cleanup(func() {
-		profileSource = saved
-		profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
-	})
+	t.Cleanup(profile.ReplaceEmbedded(nil))
 }
 
 var dra = []string{"resource.k8s.io/v1beta1/deviceclasses", "resource.k8s.io/v1beta1/resourceclaims",
@@ -45,7 +39,7 @@ func gvrsOf(rs []snapshot.Resource, gv string) []string {
 // one-release escape; the 1.37 profile serves it with api/all=true.
 func TestProvisional138Profile(t *testing.T) {
 	useEmbedded(t)
-	p, err := LookupProfile("1.38")
+	p, err := profile.Lookup("1.38")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +58,7 @@ func TestProvisional138Profile(t *testing.T) {
 	if p.GateDefault == nil || !*p.GateDefault {
 		t.Errorf("gate default %v, want on (kube_features.go:477)", p.GateDefault)
 	}
-	base, err := LookupProfile("1.37")
+	base, err := profile.Lookup("1.37")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -20,7 +21,7 @@ type Simulation struct {
 	Kind       string `json:"kind"`
 	// Provisional lists the profiles used that were derived from a release's published
 	// modules, not recorded: to be read first.
-	Provisional []ProvisionalProfile `json:"provisional,omitempty"`
+	Provisional []profile.Provisional `json:"provisional,omitempty"`
 	// Stated is the configuration the user stated rather than observed (--proxy=configured).
 	Stated []string `json:"stated,omitempty"`
 	// Assumptions are what the simulation assumed rather than observed (how servers started
@@ -164,12 +165,12 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	// The profiles used: those the start was built from, and those upgrades took.
 	profiles := map[string]bool{}
 	for _, srv := range start.Servers {
-		if p, err := LookupProfile(srv.Version); err == nil && srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
+		if p, err := profile.Lookup(srv.Version); err == nil && srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
 			profiles[p.Version.String()] = true
 		}
 	}
 	for _, st := range steps {
-		if p, err := LookupProfile(st.To); err == nil && st.Action == ActionUpgrade {
+		if p, err := profile.Lookup(st.To); err == nil && st.Action == ActionUpgrade {
 			profiles[p.Version.String()] = true
 		}
 	}
@@ -180,7 +181,7 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 		sim.Profiles = append(sim.Profiles, p)
 	}
 	sort.Strings(sim.Profiles)
-	sim.Provisional = provisionalProfiles(sim.Profiles)
+	sim.Provisional = profile.ProvisionalOf(sim.Profiles)
 	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
 	return sim, nil
 }
@@ -290,7 +291,7 @@ func removed(first, last *snapshot.Snapshot) ([]string, map[string][]string) {
 // target (the same minor when to names only a minor, e.g. "1.37") is not upgraded: it gets a
 // keep step that says so.
 func UpgradePlan(snap *snapshot.Snapshot, to string, order []string) ([]Step, error) {
-	p, err := LookupProfile(to)
+	p, err := profile.Lookup(to)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func CheckSkew(start *snapshot.Snapshot, steps []Step) error {
 		if st.Action != ActionUpgrade {
 			continue
 		}
-		p, err := LookupProfile(st.To)
+		p, err := profile.Lookup(st.To)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -38,7 +39,7 @@ func InferRuntimeConfig(srv *snapshot.Server) ObservedConfig {
 		out.Unknown = err.Error()
 		return out
 	}
-	p, err := LookupProfile(v.MinorString())
+	p, err := profile.Lookup(v.MinorString())
 	if err != nil {
 		out.Unknown = err.Error()
 		return out

@@ -38,25 +38,6 @@ func decide(t *testing.T, s *snapshot.Snapshot, server, path string) route.Decis
 	return d
 }
 
-func TestLookupProfile(t *testing.T) {
-	// A patch release without a profile of its own uses its minor's: patch releases do not
-	// change the peer-proxy code.
-	for in, want := range map[string]string{"1.36": "v1.36.3", "v1.37.1": "v1.37.1", "1.35.4": "v1.35.4", "1.36.9": "v1.36.3"} {
-		p, err := LookupProfile(in)
-		if err != nil || p.Version.String() != want {
-			t.Errorf("LookupProfile(%q) = %v, %v; want %s", in, p.Version, err, want)
-		}
-	}
-	for _, bad := range []string{"1.38", "1.32.1", "latest"} {
-		_, err := LookupProfile(bad)
-		if err == nil {
-			t.Errorf("LookupProfile(%q) should fail", bad)
-		} else if bad != "latest" && !strings.Contains(err.Error(), "v1.34.4, v1.35.4, v1.36.3, v1.37.1") {
-			t.Errorf("error should list the profiles there are: %v", err)
-		}
-	}
-}
-
 // Each step's consequence, per docs/behaviour.md.
 func TestApplySteps(t *testing.T) {
 	jobs := "/apis/batch/v1/jobs"

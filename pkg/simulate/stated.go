@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -81,7 +82,7 @@ func runtimeConfigDisagreement(srv *snapshot.Server, stated mvp.RuntimeConfig) s
 	if obs.Unknown != "" {
 		return ""
 	}
-	p, err := LookupProfile(obs.Profile)
+	p, err := profile.Lookup(obs.Profile)
 	if err != nil || (p.Full == nil && !stated.IsDefault()) {
 		return ""
 	}

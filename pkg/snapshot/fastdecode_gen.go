@@ -22,6 +22,7 @@ type decodeScratch struct {
 	scratchSliceOfFlag                                  []Flag
 	scratchSliceOfEnvVar                                []EnvVar
 	scratchSliceOfApidiscoveryv2APIGroupDiscovery       []apidiscoveryv2.APIGroupDiscovery
+	scratchSliceOfRequestCount                          []RequestCount
 	scratchSliceOfApidiscoveryv2APIVersionDiscovery     []apidiscoveryv2.APIVersionDiscovery
 	scratchSliceOfMetav1OwnerReference                  []metav1.OwnerReference
 	scratchSliceOfMetav1ManagedFieldsEntry              []metav1.ManagedFieldsEntry
@@ -312,6 +313,11 @@ func (d *fastDecoder) decodeServer(v *Server) bool {
 				return false
 			}
 			seen |= 1 << 20
+		case "requests":
+			if seen&(1<<21) != 0 || !d.decodePtrToRequestCounts(&v.Requests) {
+				return false
+			}
+			seen |= 1 << 21
 		default:
 			return false
 		}
@@ -630,6 +636,15 @@ func (d *fastDecoder) decodePtrToDiscoveryDocument(v **DiscoveryDocument) bool {
 func (d *fastDecoder) decodePtrToServerLB(v **ServerLB) bool {
 	p := new(ServerLB)
 	if !d.decodeServerLB(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
+func (d *fastDecoder) decodePtrToRequestCounts(v **RequestCounts) bool {
+	p := new(RequestCounts)
+	if !d.decodeRequestCounts(p) {
 		return false
 	}
 	*v = p
@@ -1217,6 +1232,53 @@ func (d *fastDecoder) decodeServerLB(v *ServerLB) bool {
 	}
 }
 
+func (d *fastDecoder) decodeRequestCounts(v *RequestCounts) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "readAt":
+			if seen&(1<<0) != 0 || !d.unmarshaler(&v.ReadAt) {
+				return false
+			}
+			seen |= 1 << 0
+		case "startedAt":
+			if seen&(1<<1) != 0 || !d.decodePtrToTimeTime(&v.StartedAt) {
+				return false
+			}
+			seen |= 1 << 1
+		case "error":
+			if seen&(1<<2) != 0 || !d.str(&v.Error) {
+				return false
+			}
+			seen |= 1 << 2
+		case "counts":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfRequestCount(&v.Counts) {
+				return false
+			}
+			seen |= 1 << 3
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
 func (d *fastDecoder) decodePtrToServiceReference(v **ServiceReference) bool {
 	p := new(ServiceReference)
 	if !d.decodeServiceReference(p) {
@@ -1437,6 +1499,36 @@ func (d *fastDecoder) decodeSliceOfApidiscoveryv2APIGroupDiscovery(v *[]apidisco
 	*v = make([]apidiscoveryv2.APIGroupDiscovery, len(s))
 	copy(*v, s)
 	d.scratchSliceOfApidiscoveryv2APIGroupDiscovery = d.scratchSliceOfApidiscoveryv2APIGroupDiscovery[:start]
+	return true
+}
+
+func (d *fastDecoder) decodeSliceOfRequestCount(v *[]RequestCount) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []RequestCount{}
+		return true
+	}
+	start := len(d.scratchSliceOfRequestCount)
+	for {
+		var e RequestCount
+		if !d.decodeRequestCount(&e) {
+			return false
+		}
+		d.scratchSliceOfRequestCount = append(d.scratchSliceOfRequestCount, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfRequestCount[start:]
+	*v = make([]RequestCount, len(s))
+	copy(*v, s)
+	d.scratchSliceOfRequestCount = d.scratchSliceOfRequestCount[:start]
 	return true
 }
 
@@ -1716,6 +1808,63 @@ func (d *fastDecoder) decodeApidiscoveryv2APIGroupDiscovery(v *apidiscoveryv2.AP
 				return false
 			}
 			seen |= 1 << 3
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeRequestCount(v *RequestCount) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "group":
+			if seen&(1<<0) != 0 || !d.str(&v.Group) {
+				return false
+			}
+			seen |= 1 << 0
+		case "version":
+			if seen&(1<<1) != 0 || !d.str(&v.Version) {
+				return false
+			}
+			seen |= 1 << 1
+		case "resource":
+			if seen&(1<<2) != 0 || !d.str(&v.Resource) {
+				return false
+			}
+			seen |= 1 << 2
+		case "subresource":
+			if seen&(1<<3) != 0 || !d.str(&v.Subresource) {
+				return false
+			}
+			seen |= 1 << 3
+		case "verb":
+			if seen&(1<<4) != 0 || !d.str(&v.Verb) {
+				return false
+			}
+			seen |= 1 << 4
+		case "count":
+			if seen&(1<<5) != 0 || !d.int64(&v.Count) {
+				return false
+			}
+			seen |= 1 << 5
 		default:
 			return false
 		}

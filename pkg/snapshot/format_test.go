@@ -60,7 +60,7 @@ func readMaybeGzip(t testing.TB, path string) []byte {
 // command test's snapshot.
 func committedV1Alpha1(t *testing.T) []string {
 	var files []string
-	for _, pattern := range []string{"testdata/example-v1alpha1.yaml.gz", "../simulate/profiles/*.json",
+	for _, pattern := range []string{"testdata/example-v1alpha1.yaml.gz", "../profile/profiles/*.json",
 		"../peerdiscovery/testdata/*/*.snapshot.json.gz", "../../cmd/mvpctl/testdata/snapshots/skew.yaml"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil || len(m) == 0 {

@@ -171,6 +171,48 @@ type Server struct {
 	// LB is set on a snapshot sampled through a load balancer (Cluster.LB): the server is one
 	// member of a server class, not an apiserver read by itself.
 	LB *ServerLB `json:"lb,omitempty"`
+
+	// Requests is what the server counted of its clients' requests since its process started
+	// (apiserver_request_total on /metrics): client evidence for preflight. Nil when not read
+	// (a snapshot older than the field, a profile, a scenario).
+	Requests *RequestCounts `json:"requests,omitempty"`
+}
+
+// RequestCounts is a server's apiserver_request_total, summed by group/version/resource,
+// subresource and verb, over the span from its process's start to the read.
+type RequestCounts struct {
+	// ReadAt is when /metrics was read: the end of the span.
+	ReadAt time.Time `json:"readAt"`
+	// StartedAt is the server process's start (process_start_time_seconds): the counters
+	// began at zero then. Nil when the server did not export it.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+	// Error says why the counters could not be read (no permission on /metrics, a timeout);
+	// Counts is then empty and says nothing.
+	Error string `json:"error,omitempty"`
+	// Counts are the non-zero counts of resource requests, sorted.
+	Counts []RequestCount `json:"counts,omitempty"`
+}
+
+// RequestCount is the number of requests for one resource (or subresource) by one verb.
+type RequestCount struct {
+	Group       string `json:"group,omitempty"`
+	Version     string `json:"version"`
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
+	// Verb is as the metric labels it: GET, LIST, WATCH, CREATE, UPDATE, PATCH, DELETE, ...
+	Verb  string `json:"verb"`
+	Count int64  `json:"count"`
+}
+
+// GVR is the count's group/version/resource.
+func (c RequestCount) GVR() GVR { return GVR{Group: c.Group, Version: c.Version, Resource: c.Resource} }
+
+// Span is the time the counters cover, zero when the start is unknown.
+func (r *RequestCounts) Span() time.Duration {
+	if r == nil || r.StartedAt == nil {
+		return 0
+	}
+	return r.ReadAt.Sub(*r.StartedAt)
 }
 
 // DiscoveryDocument is one aggregated discovery document (apidiscovery.k8s.io/v2

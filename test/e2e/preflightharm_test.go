@@ -1,7 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,13 +21,16 @@ import (
 // --peer-ca-file): preflight's blocking findings are requests that work today and fail during
 // the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
-// The rehearsal of 1.36 → 1.37 blocks on it without traffic (MVP040), warns when the replayed
-// requests hold no client of it, and blocks naming the client when they hold one. A replayed
-// request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it
-// gets 404 from both servers today, and during the upgrade only from kas-b, where it failed
-// before: a warning naming the servers, not harm. Then kas-a is upgraded for real with the
-// same flags: the client's request gets 404 from kas-a, and the new GVR, 404 on both servers
-// before, gets 404 from kas-b while kas-a answers it.
+// The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
+// before the client) or the replayed requests hold no client of it, and blocks naming the
+// client when the audit logs, a live run (the counters of its snapshot; the field manager of an
+// object written through the API, from managedFields) or a manifest directory (FILE:LINE) hold
+// one. A replayed request
+// for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it gets 404
+// from both servers today, and during the upgrade only from kas-b, where it failed before: a
+// warning naming the servers, not harm. Then kas-a is upgraded for real with the same flags:
+// the client's request gets 404 from kas-a, and the new GVR, 404 on both servers before, gets
+// 404 from kas-b while kas-a answers it.
 func TestPreflightHarm(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -39,6 +48,10 @@ func TestPreflightHarm(t *testing.T) {
 	defer cancel()
 
 	const agent, removed, added = "preflight-harm-e2e", "/apis/networking.k8s.io/v1beta1/ipaddresses?limit=1", "/apis/certificates.k8s.io/v1/clustertrustbundles?limit=1"
+	// Before any client: the servers' request counters, recorded in the snapshot, hold none
+	// of the group/version kas-a's --runtime-config keeps.
+	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
+	start := []string{"--snapshot", snap.Path, "--no-baseline"}
 	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
 		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
 	}
@@ -47,11 +60,30 @@ func TestPreflightHarm(t *testing.T) {
 			t.Fatalf("before the upgrade, GET %s on %s: %v %v, want 404", added, srv, err, r)
 		}
 	}
-	waitLogged(t, logA, agent, 2)
+	// A client writes an object of the removed API through kas-a, with its field manager.
+	const writer = "preflight-harm-e2e-writer"
+	ip := `{"apiVersion":"networking.k8s.io/v1beta1","kind":"IPAddress","metadata":{"name":"10.96.0.99"},"spec":{"parentRef":{"group":"","resource":"services","namespace":"default","name":"kubernetes"}}}`
+	if r, err := cp.Server("kas-a").Do(ctx, "POST", "/apis/networking.k8s.io/v1beta1/ipaddresses?fieldManager="+writer,
+		http.Header{"Content-Type": {"application/json"}, "User-Agent": {agent}}, strings.NewReader(ip)); err != nil || r.StatusCode != 201 {
+		t.Fatalf("before the upgrade, POST an IPAddress on kas-a: %v %v", err, r)
+	}
+	// A Helm release whose manifest holds an object of the removed API, as Helm 3 stores it: a
+	// Secret of type helm.sh/release.v1 whose data.release is the record, gzip, base64.
+	if r, err := cp.Server("kas-b").Do(ctx, "POST", "/api/v1/namespaces/default/secrets", http.Header{"Content-Type": {"application/json"}},
+		strings.NewReader(helmReleaseSecret(t, "net", 3, "---\n# Source: net/templates/ip.yaml\napiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 10.96.0.98\n"))); err != nil || r.StatusCode != 201 {
+		t.Fatalf("create the Helm release Secret: %v %v", err, r)
+	}
+	waitLogged(t, logA, agent, 3)
 	waitLogged(t, logB, agent, 1)
-	snap, _ := mvpctlSnapshot(t, filepath.Join(dir, "start.json"), []int{0, 2}, "--kubeconfig", cp.Kubeconfig)
-	start := []string{"--snapshot", snap.Path, "--no-baseline"}
+	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
+	manifests := filepath.Join(dir, "manifests")
+	if err := os.MkdirAll(filepath.Join(manifests, "net"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "net", "ip.yaml"), []byte("# reserved\n---\napiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 10.96.0.99\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	noClient := filepath.Join(dir, "no-client.txt")
 	newGVR := filepath.Join(dir, "new-gvr.txt")
 	for path, text := range map[string]string{noClient: "GET /api/v1/namespaces/default/pods\nGET /apis/apps/v1/deployments\n", newGVR: "GET " + added + "\n"} {
@@ -66,15 +98,23 @@ func TestPreflightHarm(t *testing.T) {
 		check, sev string
 		says       string
 	}{
-		{"no traffic", nil, 3, "MVP040", "blocking", "its clients may use it"},
-		{"traffic without a client of it", []string{"--requests", noClient}, 2, "MVP040", "warning", "none of the 2 replayed requests"},
-		{"the servers' audit logs, with its client", []string{"--audit-log", "kas-a=" + logA, "--audit-log", "kas-b=" + logB}, 3, "MVP040", "blocking", agent},
-		{"... whose 404s of today are already failing", []string{"--audit-log", "kas-a=" + logA, "--audit-log", "kas-b=" + logB}, 3, "MVP020", "warning",
+		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no request counted on kas-a (since it started"},
+		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
+		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP040", "blocking", agent},
+		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
-		{"a client of a GVR new in 1.37: already failing", []string{"--requests", newGVR}, 2, "MVP020", "warning",
+		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
+		{"live, after the clients: the writer named from managedFields", live, 3, "MVP040", "blocking",
+			`field manager "` + writer + `" (update of 1 object(s) with networking.k8s.io/v1beta1, last `},
+		// The first live run listed the objects through networking.k8s.io/v1: not counted here.
+		{"live again: the clients' requests counted on kas-a, not mvpctl's reads", live, 3, "MVP040", "blocking", "clients use it: 2 request(s) on kas-a over "},
+		{"live, --helm-releases: the release whose manifest holds an object of it", append(live, "--helm-releases"), 3, "MVP040", "blocking",
+			"helm release default/net (revision 3), manifest line 3 (IPAddress networking.k8s.io/v1beta1)"},
+		{"a manifest directory holding an object of it", append(start, "--manifests", manifests), 3, "MVP040", "blocking",
+			"clients use it: " + filepath.Join(manifests, "net", "ip.yaml") + ":3 (IPAddress networking.k8s.io/v1beta1)"},
 	} {
-		rep := runPreflight(t, tc.exit, append(start, tc.args...)...)
+		rep := runPreflight(t, tc.exit, tc.args...)
 		found := false
 		for _, f := range rep.Findings {
 			if f.Check == tc.check && f.Severity == tc.sev && strings.Contains(f.Message, tc.says) {
@@ -108,4 +148,29 @@ func TestPreflightHarm(t *testing.T) {
 			t.Errorf("GET %s on %s: %v, want %d", want.path, want.server, r, want.status)
 		}
 	}
+}
+
+// helmReleaseSecret is a Secret as Helm 3 stores a release's revision: type helm.sh/release.v1,
+// data.release the record's JSON, gzip, base64 (inside the Secret's own base64).
+func helmReleaseSecret(t *testing.T, name string, revision int, manifest string) string {
+	t.Helper()
+	rec, err := json.Marshal(map[string]any{"name": name, "namespace": "default", "version": revision, "manifest": manifest, "info": map[string]any{"status": "deployed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	secret, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
+		"metadata": map[string]any{"name": fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, revision), "namespace": "default", "labels": map[string]string{"owner": "helm", "name": name}},
+		"data":     map[string][]byte{"release": []byte(base64.StdEncoding.EncodeToString(gz.Bytes()))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(secret)
 }

@@ -23,7 +23,7 @@ import (
 // `preflight --to 1.39` work; without it they fail with the how-to line.
 func TestProfilesRecord(t *testing.T) {
 	harness.SkipIfUnsupported(t)
-	version := harness.V1_36 // embedded as pkg/simulate/profiles/v1.36.3.json
+	version := harness.V1_36 // embedded as pkg/profile/profiles/v1.36.3.json
 	cp, err := harness.NewControlPlane(harness.Config{Servers: []harness.ServerSpec{
 		{Name: "kas-default", Version: version, DefaultProxyConfig: true},
 		{Name: "kas-all", Version: version, DefaultProxyConfig: true, ExtraFlags: []string{"--runtime-config=api/all=true"}},
@@ -44,7 +44,7 @@ func TestProfilesRecord(t *testing.T) {
 	if r.Exit != 0 {
 		t.Fatalf("want exit 0: a default server, everything captured (feature gates read from /metrics, none off its default)")
 	}
-	got, want := decodeFile(t, recorded), decodeFile(t, "../../pkg/simulate/profiles/"+version+".json")
+	got, want := decodeFile(t, recorded), decodeFile(t, "../../pkg/profile/profiles/"+version+".json")
 	if !reflect.DeepEqual(got.Servers, want.Servers) {
 		for i := range want.Servers {
 			g, w := got.Servers[i], want.Servers[i]

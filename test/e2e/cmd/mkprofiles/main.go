@@ -3,7 +3,7 @@
 // --runtime-config, no --feature-gates, no --peer-* flags) and one with
 // --runtime-config=api/all=true, reads each with pkg/profilerecord — the code `mvpctl profiles
 // record` runs, on pkg/discover like `mvpctl snapshot` — and writes what each serves by itself,
-// and the feature gate's default, to pkg/simulate/profiles/<version>.json. Profiles are never
+// and the feature gate's default, to pkg/profile/profiles/<version>.json. Profiles are never
 // typed by hand.
 //
 // With -provisional it records nothing: it derives the profile of the minor after the newest
@@ -25,13 +25,13 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
 func main() {
-	out := flag.String("out", "../../pkg/simulate/profiles", "directory to write <version>.json into")
+	out := flag.String("out", "../../pkg/profile/profiles", "directory to write <version>.json into")
 	provisional := flag.String("provisional", "", "derive the provisional profile of the next minor from its published prerelease modules (v0.38.0-beta.0; latest: the newest the proxy lists; committed: the committed facts' version) instead of recording")
 	toolchain := flag.String("toolchain", "auto", "GOTOOLCHAIN for downloading prerelease modules (they may need a newer Go than mvpctl)")
 	flag.Parse()
@@ -68,15 +68,15 @@ func main() {
 }
 
 func record(version, dir string) error {
-	def, err := observe(version, simulate.ProfileServerDefault, nil)
+	def, err := observe(version, profile.ServerDefault, nil)
 	if err != nil {
 		return err
 	}
-	all, err := observe(version, simulate.ProfileServerAllAPIs, []string{"--runtime-config=api/all=true"})
+	all, err := observe(version, profile.ServerAllAPIs, []string{"--runtime-config=api/all=true"})
 	if err != nil {
 		return err
 	}
-	source := fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, recorded by make profiles: %q with no --runtime-config, --feature-gates or --peer-* flag; %q with --runtime-config=api/all=true", version, simulate.ProfileServerDefault, simulate.ProfileServerAllAPIs)
+	source := fmt.Sprintf("kube-apiserver %s built from k8s.io/kubernetes, recorded by make profiles: %q with no --runtime-config, --feature-gates or --peer-* flag; %q with --runtime-config=api/all=true", version, profile.ServerDefault, profile.ServerAllAPIs)
 	rep, err := profilerecord.Build(def, &all, source)
 	if err != nil {
 		return err

@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 // A provisional profile is the profile of the minor after the newest recorded one, derived
@@ -27,7 +27,7 @@ func factsDir(out string) string { return filepath.Join(out, "provisional") }
 
 type profileFile struct {
 	path string
-	p    simulate.Profile
+	p    profile.Profile
 }
 
 // readProfiles decodes every profile file of dir.
@@ -42,7 +42,7 @@ func readProfiles(dir string) ([]profileFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := simulate.DecodeProfile(data)
+		p, err := profile.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const profiles = "../../../../pkg/simulate/profiles"
+const profiles = "../../../../pkg/profile/profiles"
 
 func copyProfiles(t *testing.T) string {
 	t.Helper()

@@ -1,4 +1,4 @@
-package simulate
+package profile
 
 import (
 	"embed"
@@ -16,7 +16,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// profileFS holds one snapshot per Kubernetes version: a default kube-apiserver of that version,
+// embeddedProfiles holds one snapshot per Kubernetes version: a default kube-apiserver of that version,
 // started and snapshotted by `make profiles` (test/e2e/cmd/mkprofiles). Never typed by hand.
 //
 //go:embed profiles/*.json
@@ -24,6 +24,22 @@ var embeddedProfiles embed.FS
 
 // profileSource is where profiles are read from: the embedded ones, or fixtures in tests.
 var profileSource fs.FS = embeddedProfiles
+
+// ReplaceEmbedded makes the profile files of fsys (profiles/*.json and profiles/*.yaml) the
+// embedded profiles until restore is called; nil stands for those built into mvpctl. It is
+// for tests of packages that simulate on small hand-made profiles.
+func ReplaceEmbedded(fsys fs.FS) (restore func()) {
+	if fsys == nil {
+		fsys = embeddedProfiles
+	}
+	saved := profileSource
+	profileSource = fsys
+	profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
+	return func() {
+		profileSource = saved
+		profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
+	}
+}
 
 // Profile is what a kube-apiserver of one version serves by itself: with its defaults, and
 // with --runtime-config=api/all=true.
@@ -60,18 +76,18 @@ const FromEmbedded = "embedded"
 
 // Names of the servers of a profile file (pkg/profilerecord writes them).
 const (
-	// ProfileServerDefault is the server started with the binary's defaults.
-	ProfileServerDefault = "default"
-	// ProfileServerAllAPIs is the server started with --runtime-config=api/all=true.
-	ProfileServerAllAPIs = "api-all"
-	// ProfileServerServeRemoved is the server started with --runtime-config=api/all=true and
+	// ServerDefault is the server started with the binary's defaults.
+	ServerDefault = "default"
+	// ServerAllAPIs is the server started with --runtime-config=api/all=true.
+	ServerAllAPIs = "api-all"
+	// ServerServeRemoved is the server started with --runtime-config=api/all=true and
 	// the one-release escape (mvp.ServeRemovedAPIsEnv=true).
-	ProfileServerServeRemoved = "api-all-serve-removed"
+	ServerServeRemoved = "api-all-serve-removed"
 )
 
-// Profiles returns every profile in use, oldest first: the embedded ones, or what UseProfiles
+// All returns every profile in use, oldest first: the embedded ones, or what Use
 // made of them and the user's profile files. The embedded ones are decoded once per process.
-func Profiles() ([]Profile, error) {
+func All() ([]Profile, error) {
 	if set := activeSet(); set != nil && set.profiles != nil {
 		return set.profiles, nil
 	}
@@ -135,7 +151,7 @@ func loadProfile(f string) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	p, err := DecodeProfile(data)
+	p, err := Decode(data)
 	if err != nil {
 		return Profile{}, fmt.Errorf("embedded profile %s: %w", path.Base(f), err)
 	}
@@ -143,23 +159,23 @@ func loadProfile(f string) (Profile, error) {
 	return p, nil
 }
 
-// DecodeProfile reads a profile from a profile file's bytes; an error says what makes them no
+// Decode reads a profile from a profile file's bytes; an error says what makes them no
 // profile. A profile is a snapshot whose server "default" (or, recorded before profiles held
 // two servers, whose one server) is a kube-apiserver with its defaults, and whose server
 // "api-all", when there is one, is the same version with --runtime-config=api/all=true. Only
 // what the binary serves belongs in a profile: a CRD or an aggregated API in it says the file
 // is a cluster's snapshot, not a profile.
-func DecodeProfile(data []byte) (Profile, error) {
+func Decode(data []byte) (Profile, error) {
 	snap, err := snapshot.Decode(data)
 	if err != nil {
 		return Profile{}, err
 	}
-	srv := snap.Find(ProfileServerDefault)
+	srv := snap.Find(ServerDefault)
 	if srv == nil && len(snap.Servers) == 1 {
 		srv = &snap.Servers[0] // recorded before profiles held two servers
 	}
 	if srv == nil {
-		return Profile{}, fmt.Errorf("no server %q among %d servers (%s): not a version profile; `mvpctl profiles record` writes one", ProfileServerDefault, len(snap.Servers), strings.Join(snap.ServerNames(), ", "))
+		return Profile{}, fmt.Errorf("no server %q among %d servers (%s): not a version profile; `mvpctl profiles record` writes one", ServerDefault, len(snap.Servers), strings.Join(snap.ServerNames(), ", "))
 	}
 	v, err := snapshot.ParseVersion(srv.Version)
 	if err != nil {
@@ -180,7 +196,7 @@ func DecodeProfile(data []byte) (Profile, error) {
 	for _, extra := range []struct {
 		name string
 		set  *[]snapshot.Resource
-	}{{ProfileServerAllAPIs, &p.Full}, {ProfileServerServeRemoved, &p.FullServeRemoved}} {
+	}{{ServerAllAPIs, &p.Full}, {ServerServeRemoved, &p.FullServeRemoved}} {
 		all := snap.Find(extra.name)
 		if all == nil {
 			continue
@@ -201,10 +217,10 @@ func DecodeProfile(data []byte) (Profile, error) {
 	return p, nil
 }
 
-// ProfileVersions returns the exact versions of the embedded profiles, oldest first
-// ("v1.36.3"): what LookupProfile finds a profile for, one per minor. They are the file names
+// Versions returns the exact versions of the embedded profiles, oldest first
+// ("v1.36.3"): what Lookup finds a profile for, one per minor. They are the file names
 // (make profiles names each file for its server's version), so nothing is decoded.
-func ProfileVersions() ([]string, error) {
+func Versions() ([]string, error) {
 	files, err := profileFiles()
 	if err != nil {
 		return nil, err
@@ -225,12 +241,12 @@ func ProfileVersions() ([]string, error) {
 	return out, nil
 }
 
-// LookupProfile finds the profile for a version: the profile of its minor ("1.36", "1.36.3" and
+// Lookup finds the profile for a version: the profile of its minor ("1.36", "1.36.3" and
 // "v1.36.1" all give the 1.36 profile), since patch releases do not change what the peer proxy
 // does (docs/behaviour.md §1). A version without a profile is an error that lists the versions
 // there are: a simulation must never quietly use data of another minor.
-func LookupProfile(version string) (Profile, error) {
-	all, err := Profiles()
+func Lookup(version string) (Profile, error) {
+	all, err := All()
 	if err != nil {
 		return Profile{}, err
 	}

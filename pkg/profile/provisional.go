@@ -1,4 +1,4 @@
-package simulate
+package profile
 
 import (
 	"fmt"
@@ -7,20 +7,20 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// ProvisionalProfile is a profile a simulation used that was derived from a release's
+// Provisional is a profile a simulation used that was derived from a release's
 // published modules, not recorded from its kube-apiserver (snapshot.Provisional). Reports say
 // so before anything else, and a result that rests on one is not a success.
-type ProvisionalProfile struct {
+type Provisional struct {
 	Version string `json:"version"`
 	snapshot.Provisional
 }
 
-// provisionalProfiles are the provisional ones among the profiles of versions.
-func provisionalProfiles(versions []string) []ProvisionalProfile {
-	var out []ProvisionalProfile
+// ProvisionalOf are the provisional ones among the profiles of versions.
+func ProvisionalOf(versions []string) []Provisional {
+	var out []Provisional
 	for _, v := range versions {
-		if p, err := LookupProfile(v); err == nil && p.Provisional != nil {
-			out = append(out, ProvisionalProfile{Version: p.Version.String(), Provisional: *p.Provisional})
+		if p, err := Lookup(v); err == nil && p.Provisional != nil {
+			out = append(out, Provisional{Version: p.Version.String(), Provisional: *p.Provisional})
 		}
 	}
 	return out
@@ -28,7 +28,7 @@ func provisionalProfiles(versions []string) []ProvisionalProfile {
 
 // Summary is Headline short enough for a terminal's line: the release, the base and the
 // count of facts, the modules and the facts themselves left to the long form.
-func (p ProvisionalProfile) Summary() string {
+func (p Provisional) Summary() string {
 	minor := p.Version
 	if v, err := snapshot.ParseVersion(p.Version); err == nil {
 		minor = v.MinorString()
@@ -38,7 +38,7 @@ func (p ProvisionalProfile) Summary() string {
 }
 
 // Headline says in one line what the profile is and what it comes from.
-func (p ProvisionalProfile) Headline() string {
+func (p Provisional) Headline() string {
 	var mods []string
 	for _, m := range p.Modules {
 		id, _, _ := strings.Cut(m, " ")

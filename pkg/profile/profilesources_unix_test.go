@@ -1,6 +1,6 @@
 //go:build unix
 
-package simulate
+package profile
 
 import (
 	"path/filepath"
@@ -15,7 +15,7 @@ func TestProfileDirFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	_, err := useProfiles(t, ProfileSources{Dir: dir})
+	_, err := useProfiles(t, Sources{Dir: dir})
 	if want := "profile " + fifo + ": a named pipe (FIFO), not a regular file: the profile directory holds profile files only; remove it"; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

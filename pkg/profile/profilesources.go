@@ -1,4 +1,4 @@
-package simulate
+package profile
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ import (
 // This file loads the user's profiles: a version mvpctl does not embed (a release newer than
 // the binary) is simulated from a profile file that `mvpctl profiles record` wrote.
 
-// ProfileSources are the user's profile files, loaded after the embedded profiles: the
+// Sources are the user's profile files, loaded after the embedded profiles: the
 // profile directory's, then those named one by one (--profile). A profile replaces every
 // profile of its minor version from an earlier source: an explicit file wins over the
 // directory, the directory over the embedded profiles.
-type ProfileSources struct {
+type Sources struct {
 	// Files are profile files named one by one (--profile), in order.
 	Files []string
 	// Dir is the profile directory: every *.json file in it. A directory that does not exist
@@ -51,13 +51,13 @@ func (p Profile) describe() string {
 	return fmt.Sprintf("%s from %s (%s)", p.Version, p.From, p.layer)
 }
 
-// profileSet is the profiles in use after UseProfiles.
+// profileSet is the profiles in use after Use.
 type profileSet struct {
 	// profiles are those in use; nil when the sources hold none: the embedded profiles are
-	// then decoded when first needed, as without UseProfiles (a command that may need none,
+	// then decoded when first needed, as without Use (a command that may need none,
 	// explain, does not pay for them).
 	profiles []Profile
-	sources  ProfileSources
+	sources  Sources
 }
 
 var (
@@ -71,11 +71,11 @@ func activeSet() *profileSet {
 	return active
 }
 
-// UseProfiles loads the embedded profiles and those of src, and makes them the profiles
-// every simulation uses (Profiles, LookupProfile) until the next call. It returns a note for
+// Use loads the embedded profiles and those of src, and makes them the profiles
+// every simulation uses (All, Lookup) until the next call. It returns a note for
 // each profile another replaced, saying which one is used. A file that cannot be read or is
 // not a profile is an error naming the file; the embedded profiles alone are then in use.
-func UseProfiles(src ProfileSources) (notes []string, err error) {
+func Use(src Sources) (notes []string, err error) {
 	set, notes, err := loadProfileSet(src)
 	activeMu.Lock()
 	defer activeMu.Unlock()
@@ -86,7 +86,7 @@ func UseProfiles(src ProfileSources) (notes []string, err error) {
 	return notes, err
 }
 
-func loadProfileSet(src ProfileSources) (*profileSet, []string, error) {
+func loadProfileSet(src Sources) (*profileSet, []string, error) {
 	dirFiles, err := profileDirFiles(src)
 	if err != nil {
 		return nil, nil, err
@@ -133,7 +133,7 @@ func loadProfileSet(src ProfileSources) (*profileSet, []string, error) {
 }
 
 // profileDirFiles lists the *.json files of the profile directory, by name.
-func profileDirFiles(src ProfileSources) ([]string, error) {
+func profileDirFiles(src Sources) ([]string, error) {
 	if src.Dir == "" {
 		return nil, nil
 	}
@@ -173,7 +173,7 @@ func loadProfileFiles(paths []string, layer profileLayer) ([]Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", path, err)
 		}
-		p, err := DecodeProfile(data)
+		p, err := Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", path, err)
 		}

@@ -1,4 +1,4 @@
-package simulate
+package profile
 
 import (
 	"io/fs"
@@ -11,15 +11,15 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// useProfiles calls UseProfiles and puts the embedded profiles back when the test ends.
-func useProfiles(t *testing.T, src ProfileSources) ([]string, error) {
+// useProfiles calls Use and puts the embedded profiles back when the test ends.
+func useProfiles(t *testing.T, src Sources) ([]string, error) {
 	t.Helper()
 	t.Cleanup(func() {
 		activeMu.Lock()
 		active = nil
 		activeMu.Unlock()
 	})
-	return UseProfiles(src)
+	return Use(src)
 }
 
 // writeProfile writes a test profile file (fixture_test.go's format) into dir.
@@ -50,22 +50,22 @@ func TestUseProfilesPrecedence(t *testing.T) {
 	file138 := writeProfile(t, other, "v1.38.1.yaml", "v1.38.1", "v1/pods", "apps/v1/deployments", "batch/v1/jobs")
 	tests := []struct {
 		name  string
-		src   ProfileSources
-		want  map[string]string // LookupProfile argument → "version from"
+		src   Sources
+		want  map[string]string // Lookup argument → "version from"
 		notes []string
 	}{
-		{"embedded alone", ProfileSources{},
+		{"embedded alone", Sources{},
 			map[string]string{"1.37": "v1.37.1 embedded", "1.34": "v1.34.4 embedded"}, nil},
-		{"directory missing", ProfileSources{Dir: filepath.Join(dir, "none")},
+		{"directory missing", Sources{Dir: filepath.Join(dir, "none")},
 			map[string]string{"1.37": "v1.37.1 embedded"}, nil},
-		{"directory", ProfileSources{Dir: dir},
+		{"directory", Sources{Dir: dir},
 			map[string]string{"1.38": "v1.38.0 " + dir138, "1.37": "v1.37.4 " + dir137, "1.37.1": "v1.37.4 " + dir137, "1.36": "v1.36.3 embedded"},
 			[]string{"profiles of 1.37: using v1.37.4 from " + dir137 + " (profile directory), not the embedded v1.37.1"}},
-		{"file over directory", ProfileSources{Dir: dir, Files: []string{file138}},
+		{"file over directory", Sources{Dir: dir, Files: []string{file138}},
 			map[string]string{"1.38": "v1.38.1 " + file138, "1.37": "v1.37.4 " + dir137},
 			[]string{"profiles of 1.37: using v1.37.4 from " + dir137 + " (profile directory), not the embedded v1.37.1",
 				"profiles of 1.38: using v1.38.1 from " + file138 + " (--profile), not v1.38.0 from " + dir138 + " (profile directory)"}},
-		{"the directory's file named again", ProfileSources{Dir: dir, Files: []string{dir138}},
+		{"the directory's file named again", Sources{Dir: dir, Files: []string{dir138}},
 			map[string]string{"1.38": "v1.38.0 " + dir138},
 			[]string{"profiles of 1.37: using v1.37.4 from " + dir137 + " (profile directory), not the embedded v1.37.1"}},
 	}
@@ -79,18 +79,18 @@ func TestUseProfilesPrecedence(t *testing.T) {
 				t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(tt.notes, "\n"))
 			}
 			for in, want := range tt.want {
-				p, err := LookupProfile(in)
+				p, err := Lookup(in)
 				if err != nil {
-					t.Fatalf("LookupProfile(%s): %v", in, err)
+					t.Fatalf("Lookup(%s): %v", in, err)
 				}
 				if got := p.Version.String() + " " + p.From; got != want {
-					t.Errorf("LookupProfile(%s) = %s, want %s", in, got, want)
+					t.Errorf("Lookup(%s) = %s, want %s", in, got, want)
 				}
 			}
-			ps, _ := Profiles()
+			ps, _ := All()
 			for i := 1; i < len(ps); i++ {
 				if !ps[i-1].Version.Less(ps[i].Version) {
-					t.Errorf("Profiles not sorted: %s before %s", ps[i-1].Version, ps[i].Version)
+					t.Errorf("All not sorted: %s before %s", ps[i-1].Version, ps[i].Version)
 				}
 			}
 		})
@@ -125,14 +125,14 @@ func TestUseProfilesErrors(t *testing.T) {
 			if tt.file == twin {
 				files = []string{good, twin}
 			}
-			_, err := useProfiles(t, ProfileSources{Files: files})
+			_, err := useProfiles(t, Sources{Files: files})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error = %v, want one line containing %q", err, tt.want)
 			}
 			if !strings.Contains(err.Error(), tt.file) && tt.name != "twice the same version" {
 				t.Errorf("error does not name the file: %v", err)
 			}
-			if _, err := LookupProfile("1.37"); err != nil {
+			if _, err := Lookup("1.37"); err != nil {
 				t.Errorf("after a bad file the embedded profiles are in use: %v", err)
 			}
 		})
@@ -141,10 +141,10 @@ func TestUseProfilesErrors(t *testing.T) {
 
 // A version without a profile says how to get one: record it into the profile directory.
 func TestLookupProfileHint(t *testing.T) {
-	if _, err := useProfiles(t, ProfileSources{Dir: "/home/u/.config/mvpctl/profiles", DirShown: "~/.config/mvpctl/profiles"}); err != nil {
+	if _, err := useProfiles(t, Sources{Dir: "/home/u/.config/mvpctl/profiles", DirShown: "~/.config/mvpctl/profiles"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LookupProfile("1.38")
+	_, err := Lookup("1.38")
 	want := "no profile for Kubernetes 1.38: mvpctl has profiles for v1.34.4, v1.35.4, v1.36.3, v1.37.1; record one from a running 1.38 kube-apiserver: " +
 		"`mvpctl profiles record --context CONTEXT -f ~/.config/mvpctl/profiles/v1.38.0.json`, or give a profile file with --profile FILE"
 	if err == nil || err.Error() != want {
@@ -164,7 +164,7 @@ func TestEmbeddedDefaultsServeNoPrerelease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := DecodeProfile(data)
+		p, err := Decode(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,11 +191,11 @@ func TestEmbeddedDefaultsServeNoPrerelease(t *testing.T) {
 func TestProfileDirErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, dir, "profiles", "")
-	_, err := useProfiles(t, ProfileSources{Dir: file})
+	_, err := useProfiles(t, Sources{Dir: file})
 	if want := "profile directory " + file + ": not a directory"; err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
-	if _, err := useProfiles(t, ProfileSources{Dir: filepath.Join(dir, "nope")}); err != nil {
+	if _, err := useProfiles(t, Sources{Dir: filepath.Join(dir, "nope")}); err != nil {
 		t.Errorf("a missing directory: %v", err)
 	}
 }
@@ -216,7 +216,7 @@ func TestProfileRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := writeFile(t, dir, "v1.36.3.json", emulating(tt.emulated))
-			_, err := useProfiles(t, ProfileSources{Dir: dir})
+			_, err := useProfiles(t, Sources{Dir: dir})
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != "profile "+path+": "+tt.want) {
 				t.Errorf("got  %v\nwant %s", err, tt.want)
 			}

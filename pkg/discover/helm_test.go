@@ -1,0 +1,67 @@
+package discover
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// helmSecretData is a release record as Helm 3 stores it in data.release: JSON, gzip, base64.
+func helmSecretData(t *testing.T, name string, revision int, manifest string) []byte {
+	t.Helper()
+	rec, _ := json.Marshal(map[string]any{"name": name, "namespace": "apps", "version": revision, "manifest": manifest, "info": map[string]any{"status": "deployed"}})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(rec)
+	zw.Close()
+	return []byte(base64.StdEncoding.EncodeToString(gz.Bytes()))
+}
+
+// TestHelmReleases: the helm.sh/release.v1 Secrets are listed by type, page by page; each
+// record is decoded (base64, gzip, JSON) and only the newest revision of a release is kept; a
+// Secret that does not decode is one warning.
+func TestHelmReleases(t *testing.T) {
+	type secret struct {
+		Metadata map[string]string `json:"metadata"`
+		Data     map[string][]byte `json:"data"`
+	}
+	pages := [][]secret{
+		{{map[string]string{"namespace": "apps", "name": "sh.helm.release.v1.web.v1"}, map[string][]byte{"release": helmSecretData(t, "web", 1, "old")}},
+			{map[string]string{"namespace": "apps", "name": "sh.helm.release.v1.web.v2"}, map[string][]byte{"release": helmSecretData(t, "web", 2, "apiVersion: v1\nkind: ConfigMap\n")}}},
+		{{map[string]string{"namespace": "apps", "name": "broken"}, map[string][]byte{"release": []byte("not base64!")}}},
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/secrets" || r.URL.Query().Get("fieldSelector") != "type=helm.sh/release.v1" {
+			t.Errorf("request %s", r.URL)
+		}
+		i := 0
+		if r.URL.Query().Get("continue") == "1" {
+			i = 1
+		}
+		cont := ""
+		if i == 0 {
+			cont = "1"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"metadata": map[string]string{"continue": cont}, "items": pages[i]})
+	}))
+	defer ts.Close()
+	var warnings []string
+	rels, err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rels) != 1 || rels[0].Name != "web" || rels[0].Revision != 2 || rels[0].Status != "deployed" || !strings.Contains(rels[0].Manifest, "ConfigMap") {
+		t.Errorf("releases %+v", rels)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "apps/broken not read: data.release is not base64") {
+		t.Errorf("warnings %q", warnings)
+	}
+}

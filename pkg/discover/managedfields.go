@@ -1,0 +1,129 @@
+package discover
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/redact"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// The managedFields of live objects as client evidence: for each GVR asked (the ones at risk),
+// the field managers that wrote its objects and the apiVersion each wrote with. Only metadata
+// is read, never an object's contents (a Secret's data included).
+
+// metadataListAccept asks the apiserver for a PartialObjectMetadataList: each object's
+// metadata, without its spec, status or data.
+const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+// Paging and the default cap of objects read per resource.
+const (
+	ManagedFieldsPage       = 500
+	DefaultManagedFieldsCap = 50_000
+)
+
+// ManagedFields lists the objects of each request's GVR (through its Via) at the kubeconfig's
+// server, page by page,
+// up to perResource objects each (DefaultManagedFieldsCap when 0), and sums their
+// managedFields by manager and apiVersion. A GVR that cannot be read has its Error set; the
+// others are read all the same.
+func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFieldsRequest, perResource int) ([]snapshot.ManagedFields, error) {
+	if perResource <= 0 {
+		perResource = DefaultManagedFieldsCap
+	}
+	red := &redact.Redactor{}
+	c, err := opts.kubeconfigServerClient(red)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]snapshot.ManagedFields, 0, len(reqs))
+	for _, req := range reqs {
+		mf := readManagedFields(ctx, c, req, perResource)
+		mf.ReadAt = opts.now().UTC()
+		mf.Error = red.Clean(mf.Error)
+		out = append(out, mf)
+	}
+	return out, nil
+}
+
+// readManagedFields reads one GVR's objects' metadata, paged.
+func readManagedFields(ctx context.Context, c *serverClient, req snapshot.ManagedFieldsRequest, perResource int) snapshot.ManagedFields {
+	mf := snapshot.ManagedFields{GVR: req.GVR, Via: req.Via, Cap: perResource}
+	type key struct{ manager, apiVersion, operation string }
+	sums := map[key]*snapshot.FieldManager{}
+	cont := ""
+	for {
+		list, err := managedFieldsPage(ctx, c, req.Via, min(ManagedFieldsPage, perResource-mf.Objects), cont)
+		if err != nil {
+			mf.Error = err.Error()
+			break
+		}
+		for _, item := range list.Items {
+			if mf.Objects == perResource {
+				mf.Capped = true
+				break
+			}
+			mf.Objects++
+			for _, e := range item.ManagedFields {
+				k := key{e.Manager, e.APIVersion, string(e.Operation)}
+				fm := sums[k]
+				if fm == nil {
+					fm = &snapshot.FieldManager{Manager: e.Manager, APIVersion: e.APIVersion, Operation: string(e.Operation)}
+					sums[k] = fm
+				}
+				fm.Objects++
+				if e.Time != nil && (fm.Newest == nil || e.Time.Time.After(*fm.Newest)) {
+					t := e.Time.Time.UTC()
+					fm.Newest = &t
+				}
+			}
+		}
+		cont = list.Continue
+		if cont == "" || mf.Capped {
+			break
+		}
+		if mf.Objects >= perResource {
+			mf.Capped = true
+			break
+		}
+	}
+	for _, fm := range sums {
+		mf.Managers = append(mf.Managers, *fm)
+	}
+	sort.Slice(mf.Managers, func(i, j int) bool {
+		a, b := mf.Managers[i], mf.Managers[j]
+		return a.Manager+"\x00"+a.APIVersion+"\x00"+a.Operation < b.Manager+"\x00"+b.APIVersion+"\x00"+b.Operation
+	})
+	return mf
+}
+
+// managedFieldsPage reads one page of a GVR's PartialObjectMetadataList.
+func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, limit int, cont string) (*metav1.PartialObjectMetadataList, error) {
+	prefix := "/apis/" + g.Group + "/" + g.Version
+	if g.Group == "" {
+		prefix = "/api/" + g.Version
+	}
+	q := url.Values{"limit": {fmt.Sprint(limit)}}
+	if cont != "" {
+		q.Set("continue", cont)
+	}
+	path := prefix + "/" + g.Resource + "?" + q.Encode()
+	resp, err := c.get(ctx, path, metadataListAccept)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkJSON(path, resp); err != nil {
+		return nil, err
+	}
+	var list metav1.PartialObjectMetadataList
+	if err := json.Unmarshal(resp.Body, &list); err != nil {
+		return nil, apiclient.DecodeError(c.base, path, len(resp.Body), err)
+	}
+	return &list, nil
+}
