@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,18 +34,6 @@ func outcomeTone(o mvp.Outcome) output.Tone {
 	case mvp.NotFound, mvp.Unavailable:
 		return output.Failure
 	case mvp.Proxied:
-		return output.Notice
-	}
-	return output.Plain
-}
-
-// cellTone is the colour of an outcome as a table cell or a watch event writes it: 404,
-// 503 (...), proxy→PEER.
-func cellTone(text string) output.Tone {
-	switch {
-	case strings.HasPrefix(text, "404"), strings.HasPrefix(text, "503"):
-		return output.Failure
-	case strings.HasPrefix(text, "proxy"):
 		return output.Notice
 	}
 	return output.Plain

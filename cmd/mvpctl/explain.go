@@ -135,7 +135,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 // explanationWriter prints an explanation: step by step (text), or one row per server.
 type explanationWriter struct {
 	e       route.Explanation
-	configs map[string]string // each server's --runtime-config, as stated or observed
+	configs map[string]runtimeConfigWords // each server's --runtime-config, as stated or observed
 	verbose bool
 	whyNot  bool
 	down    map[string]bool // the servers --step took down: read, then not evaluated
@@ -267,11 +267,16 @@ func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
 	}
 }
 
-// observedConfigs is each reachable server's --runtime-config in words, after
-// "--runtime-config ": as its installer states it when it does (and where what it serves
-// disagrees), else as inferred from what it serves.
-func observedConfigs(snap *snapshot.Snapshot) map[string]string {
-	out := map[string]string{}
+// runtimeConfigWords is a server's --runtime-config in words, after "--runtime-config ":
+// full says everything; brief, what explain says without --verbose (the same, except that a
+// server whose resources fit no runtime-config is "unclear").
+type runtimeConfigWords struct{ full, brief string }
+
+// observedConfigs is each reachable server's --runtime-config in words: as its installer
+// states it when it does (and where what it serves disagrees), else as inferred from what it
+// serves.
+func observedConfigs(snap *snapshot.Snapshot) map[string]runtimeConfigWords {
+	out := map[string]runtimeConfigWords{}
 	for i := range snap.Servers {
 		srv := &snap.Servers[i]
 		if !srv.Reachable {
@@ -279,28 +284,33 @@ func observedConfigs(snap *snapshot.Snapshot) map[string]string {
 		}
 		if sc, ok := simulate.CompareStated(srv); ok && sc.Error == "" {
 			words := fmt.Sprintf("as stated (%s): %s", sc.Source, orNone(sc.RuntimeConfig))
-			for _, d := range sc.Disagreements {
-				if strings.HasPrefix(d, "stated --runtime-config") || strings.HasPrefix(d, "stated no --runtime-config") {
-					words += " — " + d + "; the server wins"
-				}
+			if d := sc.RuntimeConfigDisagreement; d != "" {
+				words += " — " + d + "; the server wins"
 			}
-			out[srv.Name] = words
+			out[srv.Name] = runtimeConfigWords{words, words}
 			continue
 		}
-		c := simulate.InferRuntimeConfig(srv)
-		switch {
-		case c.Unknown != "":
-			out[srv.Name] = "as observed: unknown (" + c.Unknown + ")"
-		case len(c.Misfits) > 0:
-			some := c.Misfits[:min(3, len(c.Misfits))]
-			out[srv.Name] = fmt.Sprintf("as observed: fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
-		case c.RuntimeConfig == "":
-			out[srv.Name] = "as observed: the defaults"
-		default:
-			out[srv.Name] = "as observed: " + c.RuntimeConfig
-		}
+		out[srv.Name] = inferredConfig(simulate.InferRuntimeConfig(srv))
 	}
 	return out
+}
+
+// inferredConfig is an --runtime-config inferred from what a server serves, in words.
+func inferredConfig(c simulate.ObservedConfig) runtimeConfigWords {
+	var words string
+	switch {
+	case c.Unknown != "":
+		words = "as observed: unknown (" + c.Unknown + ")"
+	case len(c.Misfits) > 0:
+		some := c.Misfits[:min(3, len(c.Misfits))]
+		words = fmt.Sprintf("as observed: fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
+		return runtimeConfigWords{words, "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"}
+	case c.RuntimeConfig == "":
+		words = "as observed: the defaults"
+	default:
+		words = "as observed: " + c.RuntimeConfig
+	}
+	return runtimeConfigWords{words, words}
 }
 
 func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error {
@@ -329,11 +339,12 @@ func printExplanation(w io.Writer, ew explanationWriter, o output.Options) error
 	for _, d := range e.Servers {
 		output.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
 		output.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
-		if c := configs[d.Server]; c != "" {
-			if strings.HasPrefix(c, "as observed: fits no runtime-config") && !verbose {
-				c = "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"
+		if c, ok := configs[d.Server]; ok {
+			words := c.brief
+			if verbose {
+				words = c.full
 			}
-			output.Fprintf(&b, ", --runtime-config %s", c)
+			output.Fprintf(&b, ", --runtime-config %s", words)
 		}
 		b.WriteString("\n")
 		for i, s := range d.Plain.Steps {

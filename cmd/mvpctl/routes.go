@@ -230,7 +230,7 @@ func routesTable(t route.RoutingTable, o output.Options, wide, viaLB bool) (head
 		for _, c := range r.Cells {
 			text := c.Text
 			if wide && c.Unavailable != "" {
-				text += " (" + c.Unavailable + ")"
+				text += " (" + string(c.Unavailable) + ")"
 			}
 			if wide && c.Inferred {
 				text += " [inferred]"

@@ -172,7 +172,7 @@ func (w simulationWriter) Table(o output.Options) ([]string, [][]string) {
 	for _, r := range w.rep.Simulation.AtRisk {
 		status := fmt.Sprint(r.Status)
 		if r.Unavailable != "" {
-			status += " (" + r.Unavailable + ")"
+			status += " (" + string(r.Unavailable) + ")"
 		}
 		row := []string{fmt.Sprintf("%d", r.StepN), r.Step, r.Server, r.GVR, o.Paint(status, output.Failure), joinOrNone(r.ServedBy)}
 		if o.Wide() {

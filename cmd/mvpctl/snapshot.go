@@ -91,7 +91,7 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 	configs := observedConfigs(snap)
 	for _, s := range snap.Servers {
 		if c, ok := configs[s.Name]; ok {
-			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c)
+			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c.full)
 		}
 	}
 	return nil

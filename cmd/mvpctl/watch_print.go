@@ -64,7 +64,7 @@ func (l eventLine) paint(o output.Options) string {
 	case watch.VersionChanged:
 		what = "version changed"
 	case watch.OutcomeChanged:
-		what = output.Sprintf("%s %s ⇒ %s", e.GVR, e.From, o.Paint(e.To, cellTone(e.To)))
+		what = output.Sprintf("%s %s ⇒ %s", e.GVR, e.From, o.Paint(e.To, outcomeTone(e.ToOutcome)))
 	case watch.WindowOpened:
 		what = o.Paint(output.Sprintf("%s %s window opened", e.GVR, windowOutcome(e.Window)), output.Failure) + output.Sprintf(" (served by %s)", servedBy(e.Window))
 	case watch.WindowClosed:
@@ -105,7 +105,7 @@ func visibleEvent(e watch.EventDoc) watch.EventDoc {
 	e.Error, e.Lease, e.APIService = v(e.Error), v(e.Lease), v(e.APIService)
 	if e.Window != nil {
 		w := *e.Window
-		w.Server, w.GVR, w.Unavailable = v(w.Server), v(w.GVR), v(w.Unavailable)
+		w.Server, w.GVR, w.Unavailable = v(w.Server), v(w.GVR), mvp.Unavailable503(v(string(w.Unavailable)))
 		w.ServedBy = make([]string, len(e.Window.ServedBy))
 		for i, s := range e.Window.ServedBy {
 			w.ServedBy[i] = v(s)
@@ -132,7 +132,7 @@ func windowOutcome(w *watch.WindowDoc) string {
 			return route.UnavailableCell(w.Unavailable)
 		}
 		if w.Unavailable != "" {
-			return "503 (" + w.Unavailable + ")"
+			return "503 (" + string(w.Unavailable) + ")"
 		}
 		return "503"
 	}

@@ -8,20 +8,13 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// Why a server that is a peer by PeerOf is still not in another server's peer-discovery cache:
-// the fetch of its discovery fails (docs/behaviour.md §4.2, §11.3).
-const (
-	PeerNotTrusted           PeerExclusion = "this server's --peer-ca-file does not trust the peer's serving certificate: its discovery fetch fails TLS verification"
-	PeerAdvertiseUnreachable PeerExclusion = "the peer's peer-advertise address does not accept connections: its discovery cannot be fetched"
-)
-
-// Learns returns "" when server s holds peer p's discovery in its peer cache, from the state
+// Learns returns PeerIncluded when server s holds peer p's discovery in its peer cache, from the state
 // the snapshot records, or why it does not. It is PeerOf plus the fetch itself: s's peer CA
 // must trust p's serving certificate and p's advertise address must accept connections. A live
 // snapshot rarely records either; the server's own peer-aggregated /apis is then the evidence
 // of what it learned (LearnedView).
 func Learns(s, p *snapshot.Server) PeerExclusion {
-	if why := PeerOf(s, p); why != "" {
+	if why := PeerOf(s, p); why.Excluded() {
 		return why
 	}
 	if t := s.PeerProxy.PeerCATrustsPeers; t != nil && !*t {
@@ -30,7 +23,7 @@ func Learns(s, p *snapshot.Server) PeerExclusion {
 	if a := p.PeerProxy.AdvertiseAddressReachable; a != nil && !*a {
 		return PeerAdvertiseUnreachable
 	}
-	return ""
+	return PeerIncluded
 }
 
 // LearnedView returns the group/version/resources server s has learned from its peers, read

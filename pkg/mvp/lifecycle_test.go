@@ -48,7 +48,7 @@ func TestRebuildPeerCachesDropsDead(t *testing.T) {
 	dead := snapshot.Server{Name: "d", ID: "apiserver-d", Version: "v1.36.3", IdentityLease: &snapshot.Lease{Name: "apiserver-d", HolderIdentity: "d_1"}}
 	gone := snapshot.Server{Name: "g", ID: "apiserver-g", Version: "v1.36.3"}
 	snap := &snapshot.Snapshot{Servers: []snapshot.Server{running, dead, gone}}
-	if PeerOf(&snap.Servers[0], &snap.Servers[1]) != "" {
+	if PeerOf(&snap.Servers[0], &snap.Servers[1]).Excluded() {
 		t.Fatal("before the rebuild the dead server is still a peer")
 	}
 	RebuildPeerCaches(snap)
@@ -59,7 +59,7 @@ func TestRebuildPeerCachesDropsDead(t *testing.T) {
 		t.Errorf("after the rebuild: %q", got)
 	}
 	sv := snapshot.Server{Name: "old", ID: "apiserver-old", Version: "v1.31.0", Reachable: true}
-	if got := PeerOf(&sv, &snap.Servers[1]); got != "" {
+	if got := PeerOf(&sv, &snap.Servers[1]); got.Excluded() {
 		t.Errorf("a 1.31 server routes on StorageVersions, no discovery cache: %q", got)
 	}
 	Start(&snap.Servers[1], "_simulated")

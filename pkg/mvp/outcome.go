@@ -1,5 +1,10 @@
 package mvp
 
+import (
+	"net/http"
+	"strings"
+)
+
 // Outcome is what a client meets on the server it sent a request to. Predictions (pkg/route)
 // and observations (pkg/probe) use the same words (docs/behaviour.md §5).
 type Outcome string
@@ -24,14 +29,15 @@ const (
 // proxied, not-found, or unavailable/<which 503> (unavailable/endpoint-resolution, …).
 func OutcomeKey(o Outcome, unavailable Unavailable503) string {
 	if o == Unavailable && unavailable != "" {
-		return string(o) + "/" + unavailable
+		return string(o) + "/" + string(unavailable)
 	}
 	return string(o)
 }
 
 // Unavailable503 says which 503: the filter's two (docs/behaviour.md §5.1), or the
-// aggregator's two (aggregated.go, §16).
-type Unavailable503 = string
+// aggregator's two (aggregated.go, §16). Its value is the key's second part, as JSON writes it;
+// the empty value is "not a 503".
+type Unavailable503 string
 
 const (
 	// EndpointResolution: no candidate peer's address resolves (its 15 s etcd endpoint key is
@@ -41,3 +47,16 @@ const (
 	// "error trying to reach service: ...".
 	Transport Unavailable503 = "transport"
 )
+
+// StatusOf is the HTTP status of an outcome key (OutcomeKey: not-found, unavailable/…) that
+// the apiserver answers itself: 404 or 503. It is 0 for local and proxied, whose status is
+// the serving handler's.
+func StatusOf(key string) int {
+	switch {
+	case key == string(NotFound):
+		return http.StatusNotFound
+	case key == string(Unavailable) || strings.HasPrefix(key, string(Unavailable)+"/"):
+		return http.StatusServiceUnavailable
+	}
+	return 0
+}

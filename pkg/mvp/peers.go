@@ -1,21 +1,59 @@
 package mvp
 
-import "github.com/mvpctl/mvpctl/pkg/snapshot"
+import (
+	"fmt"
 
-// PeerExclusion says why a server is not in another server's peer-discovery cache, from the
-// apiserver's own rules (docs/behaviour.md §4.2). The empty value means "it is a peer".
-type PeerExclusion string
-
-const (
-	PeerIsSelf           PeerExclusion = "same identity as this server: never its peer"
-	PeerHasNoID          PeerExclusion = "no identity lease matched: not a peer"
-	PeerHasNoLease       PeerExclusion = "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
-	PeerLeaseHasNoOwner  PeerExclusion = "identity lease without holderIdentity: ignored as a peer"
-	PeerGateOff          PeerExclusion = "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
-	PeerDroppedAtRebuild PeerExclusion = "stopped answering, and the peer-discovery cache was rebuilt since: its entry was dropped"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// PeerOf returns "" when server s holds peer p in its peer-discovery cache — p has an identity
+// PeerExclusion says why a server is not in another server's peer-discovery cache, from the
+// apiserver's own rules (docs/behaviour.md §4.2, §11.3). The zero value, PeerIncluded, means
+// "it is a peer" (for Learns: "and its discovery was fetched"); String words each reason.
+type PeerExclusion uint8
+
+const (
+	PeerIncluded PeerExclusion = iota
+	PeerIsSelf
+	PeerHasNoID
+	PeerHasNoLease
+	PeerLeaseHasNoOwner
+	PeerGateOff
+	PeerDroppedAtRebuild
+	// PeerNotTrusted and PeerAdvertiseUnreachable are Learns': a peer by PeerOf whose
+	// discovery fetch fails.
+	PeerNotTrusted
+	PeerAdvertiseUnreachable
+)
+
+// Excluded reports whether e is a reason, not PeerIncluded.
+func (e PeerExclusion) Excluded() bool { return e != PeerIncluded }
+
+// String is the reason in words, for a person to read.
+func (e PeerExclusion) String() string {
+	switch e {
+	case PeerIncluded:
+		return ""
+	case PeerIsSelf:
+		return "same identity as this server: never its peer"
+	case PeerHasNoID:
+		return "no identity lease matched: not a peer"
+	case PeerHasNoLease:
+		return "no identity lease (stopped gracefully on 1.35+, or expired): not a peer"
+	case PeerLeaseHasNoOwner:
+		return "identity lease without holderIdentity: ignored as a peer"
+	case PeerGateOff:
+		return "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
+	case PeerDroppedAtRebuild:
+		return "stopped answering, and the peer-discovery cache was rebuilt since: its entry was dropped"
+	case PeerNotTrusted:
+		return "this server's --peer-ca-file does not trust the peer's serving certificate: its discovery fetch fails TLS verification"
+	case PeerAdvertiseUnreachable:
+		return "the peer's peer-advertise address does not accept connections: its discovery cannot be fetched"
+	}
+	return fmt.Sprintf("PeerExclusion(%d)", uint8(e))
+}
+
+// PeerOf returns PeerIncluded when server s holds peer p in its peer-discovery cache — p has an identity
 // lease with a holder, and its gate is on, so it writes the endpoint lease s resolves before
 // fetching — or the reason it does not. Whether s actually fetched p's discovery successfully is
 // evidence, not a rule: see the learned view in pkg/route and pkg/peerdiscovery.
@@ -36,5 +74,5 @@ func PeerOf(s, p *snapshot.Server) PeerExclusion {
 	if !p.Reachable && p.PeerProxy.DroppedByPeers && EraOf(versionOf(s)).RoutesOnDiscovery() {
 		return PeerDroppedAtRebuild
 	}
-	return ""
+	return PeerIncluded
 }

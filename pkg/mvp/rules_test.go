@@ -111,15 +111,15 @@ func TestPeerOf(t *testing.T) {
 		peer snapshot.Server
 		want PeerExclusion
 	}{
-		{"running peer", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true, IdentityLease: lease("b_1")}, ""},
-		{"crashed peer keeps its lease", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", IdentityLease: lease("b_1")}, ""},
-		{"reachable, lease not read", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true}, ""},
+		{"running peer", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true, IdentityLease: lease("b_1")}, PeerIncluded},
+		{"crashed peer keeps its lease", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", IdentityLease: lease("b_1")}, PeerIncluded},
+		{"reachable, lease not read", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true}, PeerIncluded},
 		{"no ID", snapshot.Server{Version: "v1.36.3", Reachable: true}, PeerHasNoID},
 		{"same hostname", snapshot.Server{ID: "apiserver-a", Version: "v1.36.3", Reachable: true}, PeerIsSelf},
 		{"stopped 1.35+", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3"}, PeerHasNoLease},
 		{"lease without holder", snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", IdentityLease: lease("")}, PeerLeaseHasNoOwner},
 		{"1.35 gate default off", snapshot.Server{ID: "apiserver-b", Version: "v1.35.4", Reachable: true}, PeerGateOff},
-		{"1.35 gate on", snapshot.Server{ID: "apiserver-b", Version: "v1.35.4", Reachable: true, PeerProxy: snapshot.PeerProxy{GateEnabled: ptr(true)}}, ""},
+		{"1.35 gate on", snapshot.Server{ID: "apiserver-b", Version: "v1.35.4", Reachable: true, PeerProxy: snapshot.PeerProxy{GateEnabled: ptr(true)}}, PeerIncluded},
 	} {
 		if got := PeerOf(self, &tc.peer); got != tc.want {
 			t.Errorf("%s: PeerOf = %q, want %q", tc.name, got, tc.want)
@@ -163,7 +163,7 @@ func TestExcludedGroupVersions(t *testing.T) {
 		}}},
 	}
 	got := ExcludedGroupVersions(snap)
-	want := map[string]string{"example.com/v1": ExcludedCRD, "metrics.k8s.io/v1beta1": ExcludedAPIService, "other.io/v2": ExcludedCRD}
+	want := map[string]GroupVersionExclusion{"example.com/v1": ExcludedCRD, "metrics.k8s.io/v1beta1": ExcludedAPIService, "other.io/v2": ExcludedCRD}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
@@ -212,7 +212,7 @@ func TestLearns(t *testing.T) {
 	lease := &snapshot.Lease{Name: "x", HolderIdentity: "x_1"}
 	s := &snapshot.Server{ID: "apiserver-a", Version: "v1.36.3", Reachable: true, IdentityLease: lease}
 	p := &snapshot.Server{ID: "apiserver-b", Version: "v1.36.3", Reachable: true, IdentityLease: lease}
-	if got := Learns(s, p); got != "" {
+	if got := Learns(s, p); got != PeerIncluded {
 		t.Errorf("plain peer: %q", got)
 	}
 	s.PeerProxy.PeerCATrustsPeers = ptr(false)
@@ -261,5 +261,32 @@ func TestSkewPolicy(t *testing.T) {
 	err := ControlPlaneSkew(map[string]snapshot.Version{"a": v("1.35.4"), "b": v("1.37.1"), "c": v("1.36.3")})
 	if err == nil || !strings.Contains(err.Error(), "b (v1.37.1) and a (v1.35.4)") {
 		t.Errorf("two minors apart: %v", err)
+	}
+}
+
+// TestPeerExclusionWords: every reason has its words, and "it is a peer" has none.
+func TestPeerExclusionWords(t *testing.T) {
+	if PeerIncluded.String() != "" || PeerIncluded.Excluded() {
+		t.Errorf("PeerIncluded = %q, excluded %v", PeerIncluded.String(), PeerIncluded.Excluded())
+	}
+	seen := map[string]PeerExclusion{}
+	for e := PeerIsSelf; e <= PeerAdvertiseUnreachable; e++ {
+		w := e.String()
+		if w == "" || strings.HasPrefix(w, "PeerExclusion(") || !e.Excluded() {
+			t.Errorf("PeerExclusion %d has no words: %q", e, w)
+		}
+		if o, dup := seen[w]; dup {
+			t.Errorf("PeerExclusion %d and %d have the same words %q", o, e, w)
+		}
+		seen[w] = e
+	}
+}
+
+// TestGroupVersionExclusionWords: each reason has its words; "not excluded" has none.
+func TestGroupVersionExclusionWords(t *testing.T) {
+	for e, want := range map[GroupVersionExclusion]string{NotExcluded: "", ExcludedCRD: "a CustomResourceDefinition", ExcludedAPIService: "an aggregated APIService"} {
+		if got := e.String(); got != want {
+			t.Errorf("GroupVersionExclusion(%d) = %q, want %q", e, got, want)
+		}
 	}
 }

@@ -114,7 +114,7 @@ func excludedGroupVersions(snap *snapshot.Snapshot) map[schema.GroupVersion]stri
 	ex := map[schema.GroupVersion]string{}
 	for gv, why := range mvp.ExcludedGroupVersions(snap) {
 		if g, err := schema.ParseGroupVersion(gv); err == nil {
-			ex[g] = why
+			ex[g] = why.String()
 		}
 	}
 	return ex
@@ -165,8 +165,8 @@ func aggregates(s *snapshot.Server) (bool, string) {
 // its document recorded. ok=false with
 // uncertain set means s may hold p's data but mvpctl cannot know it.
 func learned(s, p *snapshot.Server) (ok bool, reason string, uncertain bool) {
-	if why := mvp.PeerOf(s, p); why != "" {
-		return false, string(why), false
+	if why := mvp.PeerOf(s, p); why.Excluded() {
+		return false, why.String(), false
 	}
 	switch {
 	case !p.Reachable:

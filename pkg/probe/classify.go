@@ -2,7 +2,7 @@
 // answer. This file holds the classification: it maps each response shape of kube-apiserver's
 // handler chain and of the Mixed Version Proxy to a class (see testdata/README.md for where the
 // shapes were captured). The texts that identify the shapes are the apiserver's and live in
-// pkg/mvp (notfound.go, endpointresolution.go, transport.go, proxied.go, aggregated.go).
+// pkg/mvp (notfound.go, peerproxy.go, aggregated.go).
 package probe
 
 import (

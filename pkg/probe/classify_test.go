@@ -65,7 +65,7 @@ func TestCombine(t *testing.T) {
 	for _, tc := range []struct {
 		normal, local Class
 		want          mvp.Outcome
-		flavour       string
+		flavour       mvp.Unavailable503
 	}{
 		{ClassServed, ClassServed, mvp.Local, ""},
 		{ClassServed, ClassUnknownResource, mvp.Proxied, ""},
@@ -174,7 +174,7 @@ func TestCombineCaptured(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		want    mvp.Outcome
-		flavour string
+		flavour mvp.Unavailable503
 	}{
 		{"v1.36.3-a-list-jobs", mvp.Local, ""},
 		{"v1.36.3-b-list-jobs", mvp.Proxied, ""},

@@ -122,7 +122,7 @@ func diagnose(srv *snapshot.Server, res *Result, obs *Measured) []mvp.Cause {
 }
 
 // observedText is the table form of an observed outcome.
-func observedText(o mvp.Outcome, unavailable string, by []string) string {
+func observedText(o mvp.Outcome, unavailable mvp.Unavailable503, by []string) string {
 	switch o {
 	case mvp.Proxied:
 		if len(by) > 0 {

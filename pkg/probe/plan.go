@@ -156,7 +156,7 @@ func predict(r *route.Router, snap *snapshot.Snapshot, server string, t Target, 
 }
 
 // outcomeText is the table form of an outcome.
-func outcomeText(o mvp.Outcome, unavailable string) string {
+func outcomeText(o mvp.Outcome, unavailable mvp.Unavailable503) string {
 	switch o {
 	case mvp.NotFound:
 		return "404"
@@ -165,7 +165,7 @@ func outcomeText(o mvp.Outcome, unavailable string) string {
 			return route.UnavailableCell(unavailable)
 		}
 		if unavailable != "" {
-			return "503 (" + unavailable + ")"
+			return "503 (" + string(unavailable) + ")"
 		}
 		return "503"
 	}

@@ -132,8 +132,8 @@ type Result struct {
 
 // Prediction is pkg/route's decision for the request, and what it lets a client observe.
 type Prediction struct {
-	Outcome     mvp.Outcome `json:"outcome"`
-	Unavailable string      `json:"unavailable,omitempty"`
+	Outcome     mvp.Outcome        `json:"outcome"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
 	// Peers are the candidate peers' names.
 	Peers []string `json:"peers,omitempty"`
 	// Text is the table form: local, proxy→kas-a, 404, 503 (transport)...
@@ -150,8 +150,8 @@ type Prediction struct {
 // Measured is what the two requests (normal, then forced local) showed.
 type Measured struct {
 	// Outcome is local, proxied, not-found, unavailable or unknown; empty when not measured.
-	Outcome     mvp.Outcome `json:"outcome,omitempty"`
-	Unavailable string      `json:"unavailable,omitempty"`
+	Outcome     mvp.Outcome        `json:"outcome,omitempty"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
 	// By are the other servers that answered the same request by themselves (forced local)
 	// with a handler: for a proxied request, the peers that can have served it.
 	By []string `json:"by,omitempty"`

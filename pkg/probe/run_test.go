@@ -287,7 +287,7 @@ func TestCrashWindowEitherAnswerMatches(t *testing.T) {
 		name    string
 		expired bool // what the fake answers: endpoint-resolution, or transport
 		into    time.Duration
-		first   string
+		first   mvp.Unavailable503
 	}{
 		{"early in the window, servers still dial the dead peer", false, 2 * time.Second, mvp.Transport},
 		{"early in the window, key already gone", true, 2 * time.Second, mvp.Transport},

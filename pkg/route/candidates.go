@@ -29,7 +29,7 @@ func (r *Router) discoveryPeers(vd *verdict) {
 			continue
 		}
 		switch why := mvp.Learns(v.srv, p.srv); why {
-		case "":
+		case mvp.PeerIncluded:
 			if r.peerAdvertises(v, p, gvr) {
 				cands = append(cands, p)
 			}

@@ -29,7 +29,7 @@ type Candidate struct {
 	Inferred bool `json:"inferred,omitempty"`
 
 	outcome     mvp.Outcome
-	unavailable string
+	unavailable mvp.Unavailable503
 	// peer404 is true when the peer lists the GVR in its /apis but does not serve it itself.
 	peer404 bool
 }
@@ -48,7 +48,7 @@ type Decision struct {
 	// handler chain: its shape changes with the version (mvp.LastResortNotFound).
 	NotFoundBody *mvp.NotFoundBody `json:"notFoundBody,omitempty"`
 	// Unavailable says which 503: UnavailableEndpoint or UnavailableTransport.
-	Unavailable string `json:"unavailable,omitempty"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
 	// Peers are the candidate peers' IDs (all of them; the apiserver picks one at random among
 	// those whose address resolves).
 	Peers      []string    `json:"peers"`

@@ -21,7 +21,7 @@ func TestDecide(t *testing.T) {
 		header      bool
 		outcome     mvp.Outcome
 		status      int // 0 for null
-		unavailable string
+		unavailable mvp.Unavailable503
 		peers       []string
 		inferred    bool
 		stepHas     string // a step or the reason must mention this
@@ -240,7 +240,7 @@ func TestCrashWindowFirstNamed(t *testing.T) {
 	// is taken `into` it.
 	for _, tt := range []struct {
 		into  time.Duration
-		first string
+		first mvp.Unavailable503
 		also  string
 	}{
 		{1 * time.Second, mvp.Transport, "unavailable/endpoint-resolution"},

@@ -67,11 +67,11 @@ type Row struct {
 
 // Cell is one server's outcome for a row.
 type Cell struct {
-	Server      string      `json:"server"`
-	Outcome     mvp.Outcome `json:"outcome,omitempty"`
-	Status      *int        `json:"status"`
-	Unavailable string      `json:"unavailable,omitempty"`
-	Peers       []string    `json:"peers,omitempty"`
+	Server      string             `json:"server"`
+	Outcome     mvp.Outcome        `json:"outcome,omitempty"`
+	Status      *int               `json:"status"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
+	Peers       []string           `json:"peers,omitempty"`
 	// Text is the table form: local, proxy→NAME, 404, 503, or <unreachable>.
 	Text     string `json:"text"`
 	Inferred bool   `json:"inferred,omitempty"`

@@ -52,7 +52,7 @@ type verdict struct {
 	gateAssumed, filterAssumed bool
 
 	// excludedBy (stopExcluded) names the owner of the group/version: CRDs or APIServices.
-	excludedBy string
+	excludedBy mvp.GroupVersionExclusion
 	// skipped are the peers not taken, in snapshot order: not a peer at all, or serving the
 	// GVR without the server having learned so.
 	skipped []skippedPeer
@@ -81,7 +81,7 @@ type verdict struct {
 
 	outcome     mvp.Outcome
 	status      *int
-	unavailable string
+	unavailable mvp.Unavailable503
 	inferred    bool
 	// alsoPossible are the other outcomes the random choice or an endpoint window allow.
 	alsoPossible []string
@@ -133,7 +133,7 @@ type proxyVerdict struct {
 // candidateResult is what the client gets from one candidate.
 type candidateResult struct {
 	outcome     mvp.Outcome
-	unavailable string
+	unavailable mvp.Unavailable503
 }
 
 // endpointWindow is a decision whose candidates include servers that stopped answering so

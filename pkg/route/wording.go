@@ -153,7 +153,7 @@ func unresolvable(p *serverView) (why, plain, fix string) {
 
 // UnavailableCell is the table form of a 503: the aggregator's own two say so, since no peer is
 // involved in them.
-func UnavailableCell(kind string) string {
+func UnavailableCell(kind mvp.Unavailable503) string {
 	switch kind {
 	case mvp.APIServiceUnavailable:
 		return "local 503 (APIService unavailable)"

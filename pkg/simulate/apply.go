@@ -302,7 +302,7 @@ func recomputePeerAggregated(snap *snapshot.Snapshot) {
 		}
 		for j := range snap.Servers {
 			p := &snap.Servers[j]
-			if j == i || mvp.Learns(s, p) != "" {
+			if j == i || mvp.Learns(s, p).Excluded() {
 				continue
 			}
 			for _, r := range p.Resources {

@@ -162,7 +162,7 @@ func alreadyFailingFinding(g *GVRTraffic, ev string) Finding {
 func peersOf(s *snapshot.Snapshot, srv *snapshot.Server) []*snapshot.Server {
 	var out []*snapshot.Server
 	for i := range s.Servers {
-		if p := &s.Servers[i]; p != srv && mvp.PeerOf(srv, p) == "" {
+		if p := &s.Servers[i]; p != srv && !mvp.PeerOf(srv, p).Excluded() {
 			out = append(out, p)
 		}
 	}

@@ -206,7 +206,10 @@ func windowsText(risks []Risk) string {
 // servedByText says which servers, up at the time, serve the GVR while it fails: "served by
 // a", or per steps when that changes: "served by a (steps 2–3); a, b (step 4)"; "no server
 // up" where every server that serves it is down.
-func servedByText(risks []Risk) string {
+func servedByText(risks []Risk) string { return "served by " + servedBySets(risks) }
+
+// servedBySets is servedByText's list of servers, without its first words.
+func servedBySets(risks []Risk) string {
 	var sets []string
 	steps := map[string][]int{}
 	for _, r := range risks {
@@ -220,13 +223,13 @@ func servedByText(risks []Risk) string {
 		steps[set] = append(steps[set], r.StepN)
 	}
 	if len(sets) == 1 {
-		return "served by " + sets[0]
+		return sets[0]
 	}
 	parts := make([]string, len(sets))
 	for i, set := range sets {
 		parts[i] = set + " (" + StepsText(steps[set]) + ")"
 	}
-	return "served by " + strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // noServerUp is the servers that serve a GVR at a step where every one that does is down.

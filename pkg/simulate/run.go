@@ -72,13 +72,13 @@ type StepResult struct {
 
 // Risk is one server failing a request for a GVR that some server still serves.
 type Risk struct {
-	StepN       int         `json:"step"`
-	Step        string      `json:"stepName"`
-	GVR         string      `json:"gvr"`
-	Server      string      `json:"server"`
-	Outcome     mvp.Outcome `json:"outcome"`
-	Status      int         `json:"status"`
-	Unavailable string      `json:"unavailable,omitempty"`
+	StepN       int                `json:"step"`
+	Step        string             `json:"stepName"`
+	GVR         string             `json:"gvr"`
+	Server      string             `json:"server"`
+	Outcome     mvp.Outcome        `json:"outcome"`
+	Status      int                `json:"status"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
 	// ServedBy lists the servers whose own discovery lists the GVR at that step (reachable or
 	// not).
 	ServedBy []string `json:"servedBy"`

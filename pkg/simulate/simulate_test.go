@@ -49,7 +49,7 @@ func TestApplySteps(t *testing.T) {
 		server      string
 		path        string
 		outcome     mvp.Outcome
-		unavailable string
+		unavailable mvp.Unavailable503
 	}{
 		{"upgraded server serves the new API itself", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "a", widgets, mvp.Local, ""},
 		{"old servers proxy the new API to it", "1.36", []Step{{Action: ActionUpgrade, Server: "a", To: "1.37"}}, "b", widgets, mvp.Proxied, ""},

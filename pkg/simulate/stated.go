@@ -23,6 +23,9 @@ type StatedConfig struct {
 	RuntimeConfig string `json:"runtimeConfig"`
 	// Disagreements say where what the server does differs from the statement.
 	Disagreements []string `json:"disagreements,omitempty"`
+	// RuntimeConfigDisagreement is the one of Disagreements that says what the server serves
+	// differs from what the stated --runtime-config gives ("" when they agree).
+	RuntimeConfigDisagreement string `json:"-"`
 	// Error says why the stated flags could not be read (a hand-edited snapshot); the server
 	// is then treated as stating nothing.
 	Error string `json:"error,omitempty"`
@@ -64,6 +67,7 @@ func CompareStated(srv *snapshot.Server) (out StatedConfig, ok bool) {
 	}
 	if d := runtimeConfigDisagreement(srv, sp.RuntimeConfig); d != "" {
 		out.Disagreements = append(out.Disagreements, d)
+		out.RuntimeConfigDisagreement = d
 	}
 	if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
 		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress))

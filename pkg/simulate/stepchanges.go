@@ -1,10 +1,6 @@
 package simulate
 
-import (
-	"strings"
-
-	"github.com/mvpctl/mvpctl/pkg/route"
-)
+import "github.com/mvpctl/mvpctl/pkg/route"
 
 // ChangedRows are the rows of step i's routing (i > 0; a crash's two phases are two
 // evaluations) in which some reachable server answers differently from the last evaluation in
@@ -67,7 +63,7 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 
 // cellKey is what a cell answers: its text and, for a 503, why (a crash's two phases differ
 // only in that).
-func cellKey(c route.Cell) string { return c.Text + " " + c.Unavailable }
+func cellKey(c route.Cell) string { return c.Text + " " + string(c.Unavailable) }
 
 // lastReachable is the index of the last step in which server is reachable, or -1.
 func lastReachable(steps []StepResult, server string) int {
@@ -101,7 +97,7 @@ func RiskGroups(risks []Risk) []RiskGroup {
 	}
 	out := make([]RiskGroup, len(order))
 	for i, g := range order {
-		out[i] = RiskGroup{GVR: g, Windows: windowsText(byGVR[g]), ServedBy: strings.TrimPrefix(servedByText(byGVR[g]), "served by ")}
+		out[i] = RiskGroup{GVR: g, Windows: windowsText(byGVR[g]), ServedBy: servedBySets(byGVR[g])}
 	}
 	return out
 }

@@ -50,24 +50,32 @@ func TestAPIServiceEvents(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d %s %s %s→%s", i, e.Type, e.APIService, e.From, e.To))
 			case OutcomeChanged, WindowOpened, WindowClosed:
 				if e.GVR == "metrics.k8s.io/v1beta1" { // the group/version's row stays in every state
-					got = append(got, fmt.Sprintf("%d %s %s %s→%s", i, e.Type, e.Server, e.From, e.To))
+					got = append(got, fmt.Sprintf("%d %s %s %s→%s%s", i, e.Type, e.Server, e.From, e.To, toOutcome(e)))
 				}
 			}
 		}
 	}
 	want := []string{
 		"1 apiservice-unavailable v1beta1.metrics.k8s.io Available=True Passed→Available=False FailedDiscoveryCheck",
-		"1 outcome-changed a local→local 503 (APIService unavailable)",
+		"1 outcome-changed a local→local 503 (APIService unavailable) [unavailable]",
 		"1 window-opened a →local 503 (APIService unavailable)",
-		"1 outcome-changed b local→local 503 (APIService unavailable)",
+		"1 outcome-changed b local→local 503 (APIService unavailable) [unavailable]",
 		"1 window-opened b →local 503 (APIService unavailable)",
 		"3 apiservice-available v1beta1.metrics.k8s.io Available=False FailedDiscoveryCheck→Available=True Passed",
-		"3 outcome-changed a local 503 (APIService unavailable)→local",
+		"3 outcome-changed a local 503 (APIService unavailable)→local [local]",
 		"3 window-closed a →",
-		"3 outcome-changed b local 503 (APIService unavailable)→local",
+		"3 outcome-changed b local 503 (APIService unavailable)→local [local]",
 		"3 window-closed b →",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%q\nwant:\n%q", got, want)
 	}
+}
+
+// toOutcome is " [outcome]" for an outcome-changed event: the typed outcome its To cell has.
+func toOutcome(e Event) string {
+	if e.Type != OutcomeChanged {
+		return ""
+	}
+	return " [" + string(e.ToOutcome) + "]"
 }

@@ -58,7 +58,7 @@ func (m *Metrics) collectServers(r Read, gauge func(*prometheus.Desc, float64, .
 		}
 		atRisk[w.Server][w.Outcome]++
 		g := gvrLabels(w.GVR)
-		gauge(descWindowAge, w.Duration.Seconds(), w.Server, g.Group, g.Version, g.Resource, string(w.Outcome), w.Unavailable)
+		gauge(descWindowAge, w.Duration.Seconds(), w.Server, g.Group, g.Version, g.Resource, string(w.Outcome), string(w.Unavailable))
 	}
 	names := make([]string, 0, len(atRisk))
 	for name := range atRisk {
@@ -119,7 +119,7 @@ func learnedPeers(servers []snapshot.Server, i int) (peers, learned int, known b
 	}
 	for j := range servers {
 		p := &servers[j]
-		if j == i || mvp.PeerOf(s, p) != "" {
+		if j == i || mvp.PeerOf(s, p).Excluded() {
 			continue
 		}
 		peers++
@@ -158,7 +158,7 @@ func (m *Metrics) collectCells(st State, gauge func(*prometheus.Desc, float64, .
 					continue
 				}
 				g := cs.GVR
-				gauge(descOutcome, 1, cs.Cell.Server, g.Group, g.Version, g.Resource, string(cs.Cell.Outcome), cs.Cell.Unavailable)
+				gauge(descOutcome, 1, cs.Cell.Server, g.Group, g.Version, g.Resource, string(cs.Cell.Outcome), string(cs.Cell.Unavailable))
 			}
 		}
 		i = j

@@ -43,6 +43,9 @@ type EventDoc struct {
 	// apiservice-available event; From and To are its Available condition.
 	APIService string `json:"apiService,omitempty"`
 
+	// ToOutcome is, for outcome-changed, the outcome of the cell To writes: what a text line
+	// colours it by. Not part of the document.
+	ToOutcome mvp.Outcome `json:"-"`
 	// Label is how text lines name the server's version: from→to when it changed in the
 	// read that saw the event ("" otherwise). Not part of the document.
 	Label string `json:"-"`
@@ -50,11 +53,11 @@ type EventDoc struct {
 
 // WindowDoc is a Window with its duration in seconds, as reports print it.
 type WindowDoc struct {
-	Server      string      `json:"server"`
-	GVR         string      `json:"gvr"`
-	Outcome     mvp.Outcome `json:"outcome"`
-	Unavailable string      `json:"unavailable,omitempty"`
-	Opened      time.Time   `json:"opened"`
+	Server      string             `json:"server"`
+	GVR         string             `json:"gvr"`
+	Outcome     mvp.Outcome        `json:"outcome"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
+	Opened      time.Time          `json:"opened"`
 	// Closed is unset while the window is open.
 	Closed *time.Time `json:"closed,omitempty"`
 	// Seconds is how long the window lasted, or has lasted so far when it is still open.
@@ -66,7 +69,7 @@ type WindowDoc struct {
 // NewEventDoc is e as a document; version and errText are the server's, from the snapshot.
 func NewEventDoc(e Event, version, errText string) EventDoc {
 	d := EventDoc{APIVersion: report.APIVersion, Kind: EventDocKind, Time: e.Time, Type: e.Type, Server: e.Server,
-		Version: version, GVR: e.GVR, From: e.From, To: e.To, Error: errText, Lease: e.Lease,
+		Version: version, GVR: e.GVR, From: e.From, To: e.To, ToOutcome: e.ToOutcome, Error: errText, Lease: e.Lease,
 		LeaseSeconds: e.LeaseDuration.Seconds(), Traffic: e.Traffic, APIService: e.APIService}
 	if !e.Since.IsZero() {
 		since := e.Since

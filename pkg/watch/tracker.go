@@ -34,6 +34,8 @@ type Event struct {
 	// (outcome-changed: local, proxy→NAME, 404, 503).
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
+	// ToOutcome is, for outcome-changed, the outcome of the cell To writes.
+	ToOutcome mvp.Outcome `json:"-"`
 	// Window is the window a window event opens or closes.
 	Window *Window `json:"window,omitempty"`
 
@@ -57,9 +59,9 @@ type Window struct {
 	Server string `json:"server"`
 	GVR    string `json:"gvr"`
 	// Outcome is not-found or unavailable (Unavailable says which 503).
-	Outcome     mvp.Outcome `json:"outcome"`
-	Unavailable string      `json:"unavailable,omitempty"`
-	Opened      time.Time   `json:"opened"`
+	Outcome     mvp.Outcome        `json:"outcome"`
+	Unavailable mvp.Unavailable503 `json:"unavailable,omitempty"`
+	Opened      time.Time          `json:"opened"`
 	// Closed is zero while the window is open.
 	Closed time.Time `json:"closed,omitempty"`
 	// Duration is Closed - Opened, or up to the summary's time for a window still open.
@@ -220,7 +222,7 @@ func (t *Tracker) observeCell(snap *snapshot.Snapshot, k cellKey, cells map[cell
 	var events []Event
 	now, has := cells[k]
 	if had && has && before.Text != now.Text && now.Text != route.Unreachable && before.Text != route.Unreachable {
-		events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text})
+		events = append(events, Event{Time: at, Type: OutcomeChanged, Server: k.server, GVR: k.gvr, From: before.Text, To: now.Text, ToOutcome: now.Outcome})
 	}
 	if e := t.observeWindow(k, now, has, servedBy, at); e != nil {
 		events = append(events, *e)

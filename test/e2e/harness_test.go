@@ -99,7 +99,7 @@ func wantClass(t *testing.T, got probe.Classification, want probe.Class) {
 	}
 }
 
-func wantOutcome(t *testing.T, got probe.Observed, want mvp.Outcome, flavour string) {
+func wantOutcome(t *testing.T, got probe.Observed, want mvp.Outcome, flavour mvp.Unavailable503) {
 	t.Helper()
 	if got.Outcome != want || got.Unavailable != flavour {
 		t.Errorf("outcome = %s/%s (%s), want %s/%s", got.Outcome, got.Unavailable, got.Why, want, flavour)

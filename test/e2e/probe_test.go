@@ -245,7 +245,7 @@ const (
 
 // probeCmdExpect503: kas-a cannot be probed; on kas-b every batch request got the 503 of the
 // given flavour, as predicted.
-func probeCmdExpect503(t *testing.T, rep *probe.Report, flavour string) {
+func probeCmdExpect503(t *testing.T, rep *probe.Report, flavour mvp.Unavailable503) {
 	t.Helper()
 	if s := probeCmdServer(rep, "kas-a"); s == nil || s.Probed {
 		t.Errorf("kas-a: %+v, want not probed", s)

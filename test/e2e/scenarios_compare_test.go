@@ -95,7 +95,9 @@ type explainDecision struct {
 
 // key is the outcome in the shared vocabulary: local, proxied, not-found,
 // unavailable/endpoint-resolution, unavailable/transport.
-func (p explainDecision) key() string { return mvp.OutcomeKey(mvp.Outcome(p.Outcome), p.Unavailable) }
+func (p explainDecision) key() string {
+	return mvp.OutcomeKey(mvp.Outcome(p.Outcome), mvp.Unavailable503(p.Unavailable))
+}
 
 func (p explainDecision) text() string {
 	s := p.key()
