@@ -57,6 +57,9 @@ func (w *watchFlags) validate(live *discoverFlags) error {
 	case live.viaLB:
 		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
+	if err := w.exporter.validate(); err != nil {
+		return err
+	}
 	return live.validate()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
@@ -27,10 +28,33 @@ import (
 // exporterFlags are the flags of the exporter mode.
 type exporterFlags struct {
 	address string
+	// to and preflightEvery configure the upgrade readiness gate (watch.UpgradeReadiness).
+	to             string
+	preflightEvery int
+	fs             *pflag.FlagSet
 }
 
 func (e *exporterFlags) addFlags(fs *pflag.FlagSet) {
+	e.fs = fs
 	fs.StringVar(&e.address, "metrics-address", "", "serve /metrics (Prometheus), /healthz and /readyz on this address (e.g. :9090) while watching (a first read that fails is retried); without a kubeconfig, read the cluster the pod runs in (docs/exporter.md)")
+	fs.StringVar(&e.to, "to", "", "with --metrics-address: the version the upgrade readiness gate checks an upgrade to (default: the minor after the oldest apiserver's)")
+	fs.IntVar(&e.preflightEvery, "preflight-every", watch.DefaultReadinessEvery, "with --metrics-address: run the upgrade readiness gate (preflight) when the plane changed, or else every this many reads; 0 turns it off")
+}
+
+// validate checks the exporter's flags: the readiness flags need --metrics-address, --to a
+// version with a profile.
+func (e *exporterFlags) validate() error {
+	switch {
+	case e.preflightEvery < 0:
+		return fmt.Errorf("--preflight-every cannot be negative, got %d", e.preflightEvery)
+	case e.address == "" && (e.to != "" || e.fs != nil && e.fs.Changed("preflight-every")):
+		return errors.New("--to and --preflight-every configure the exporter's upgrade readiness: give --metrics-address")
+	case e.to != "":
+		if _, err := profile.Lookup(e.to); err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+	}
+	return nil
 }
 
 // The in-cluster service account: the Kubernetes service environment variables and the
@@ -103,6 +127,9 @@ func startExporter(e *exporterFlags, loop *watch.Loop, errOut io.Writer) (*expor
 		return nil, fmt.Errorf("--metrics-address %s: %w", e.address, err)
 	}
 	x := &exporter{metrics: watch.NewMetrics(), done: make(chan struct{})}
+	if e.preflightEvery > 0 {
+		x.metrics.EnableUpgradeReadiness(watch.UpgradeReadiness{To: e.to, Every: e.preflightEvery})
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), x.metrics)
 	mux := http.NewServeMux()

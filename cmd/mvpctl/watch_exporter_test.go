@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
 // noKubeconfig leaves the process with no kubeconfig and outside any cluster.
@@ -177,5 +179,56 @@ func TestExporterUnreachablePlane(t *testing.T) {
 	_, stderr, code := run(t, "watch", "--metrics-address", busy.Addr().String(), "--kubeconfig", kubeconfig)
 	if code != ExitError || !strings.HasPrefix(stderr, "error: --metrics-address "+busy.Addr().String()) {
 		t.Errorf("an address in use: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestExporterReadinessFlags: --to and --preflight-every need --metrics-address, --to a
+// version with a profile, --preflight-every no negative count: each one line, exit 1, before
+// any read.
+func TestExporterReadinessFlags(t *testing.T) {
+	noKubeconfig(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--to", "1.37"}, "error: --to and --preflight-every configure the exporter's upgrade readiness: give --metrics-address"},
+		{[]string{"--preflight-every", "3"}, "error: --to and --preflight-every configure the exporter's upgrade readiness: give --metrics-address"},
+		{[]string{"--metrics-address", "127.0.0.1:0", "--preflight-every", "-1"}, "error: --preflight-every cannot be negative, got -1"},
+		{[]string{"--metrics-address", "127.0.0.1:0", "--to", "1.99"}, "error: --to: "},
+		{[]string{"--metrics-address", "127.0.0.1:0", "--to", "next"}, "error: --to: "},
+	} {
+		stdout, stderr, code := run(t, append([]string{"watch"}, tc.args...)...)
+		if code != ExitError || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 1 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// TestExporterReadinessEnabled: the exporter runs the readiness gate against --to on the
+// reads it is given; --preflight-every 0 turns it off.
+func TestExporterReadinessEnabled(t *testing.T) {
+	start, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags exporterFlags
+		runs  int
+		to    string
+	}{
+		{exporterFlags{address: "127.0.0.1:0", preflightEvery: watch.DefaultReadinessEvery}, 1, "1.37"},
+		{exporterFlags{address: "127.0.0.1:0", preflightEvery: 2, to: "1.37.1"}, 1, "1.37.1"},
+		{exporterFlags{address: "127.0.0.1:0"}, 0, ""},
+	} {
+		x, err := startExporter(&tc.flags, &watch.Loop{}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.metrics.Observe(watch.Read{Started: start.TakenAt, Ended: start.TakenAt, Snapshot: start})
+		x.stop()
+		r, err := x.metrics.LastReadiness()
+		if x.metrics.GateRuns() != tc.runs || err != nil || (tc.runs > 0) != (r != nil) || (r != nil && r.To != tc.to) {
+			t.Errorf("%+v: %d runs, readiness %+v, %v; want %d runs against %q", tc.flags, x.metrics.GateRuns(), r, err, tc.runs, tc.to)
+		}
 	}
 }

@@ -81,6 +81,8 @@ type Metrics struct {
 	reachable int
 	// opened remembers the open windows by key and opening time, to count new ones.
 	opened map[windowKey]time.Time
+	// readiness, when enabled, runs the upgrade gate on the reads (readiness.go).
+	readiness *readinessState
 
 	reads          *prometheus.CounterVec
 	readErrors     *prometheus.CounterVec
@@ -125,7 +127,8 @@ var _ prometheus.Collector = (*Metrics)(nil)
 // Describe sends every metric's description.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descServerUp, descServerInfo, descGate, descFilter, descPeersLearned, descPeers,
-		descAtRisk, descOutcome, descWindowAge, descAPIService, descLastRead, descLastOK, descLastSuccess, descLastDuration} {
+		descAtRisk, descOutcome, descWindowAge, descAPIService, descLastRead, descLastOK, descLastSuccess, descLastDuration,
+		descUpgradeReady, descUpgradeVerdict, descUpgradeFindings, descUpgradeLastRun} {
 		ch <- d
 	}
 	for _, c := range m.counters() {
@@ -168,6 +171,9 @@ func (m *Metrics) Observe(r Read) {
 	}
 	if r.Err == nil {
 		m.lastOK, m.everRead = r.Ended, true
+		if m.readiness != nil && r.Snapshot != nil {
+			m.readiness.observe(r.Snapshot, r.Ended)
+		}
 	}
 	now := map[windowKey]time.Time{}
 	for _, w := range r.State.Open {

@@ -40,6 +40,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descAPIService, boolValue(a.Available), a.Name, group, version)
 	}
+	m.collectReadiness(gauge)
 	for _, c := range m.counters() {
 		c.Collect(ch)
 	}

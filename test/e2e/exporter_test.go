@@ -111,6 +111,40 @@ func (l *alertLog) get(key string) alertTimes {
 	return alertTimes{}
 }
 
+// checkReadiness: the exporter's upgrade gate against to is in Prometheus: one ready series,
+// the verdict one-hot over the four results and agreeing with it (not ready: blocking or
+// partial), and the findings by check; kas-c has no --peer-ca-file, so against 1.37 the
+// peer-proxy-configured check (MVP003) finds it.
+func checkReadiness(t *testing.T, query func(string) []harness.Sample, to string) {
+	t.Helper()
+	sel := `{job="mvpctl-exporter",to="` + to + `"}`
+	waitFor(t, "mvpctl_upgrade_ready"+sel+" in Prometheus", 60*time.Second, func() bool { return len(query("mvpctl_upgrade_ready"+sel)) == 1 })
+	ready := query("mvpctl_upgrade_ready" + sel)
+	verdict := query("mvpctl_upgrade_verdict" + sel)
+	results, on, ones := map[string]bool{}, "", 0
+	for _, v := range verdict {
+		results[v.Labels["result"]] = true
+		if v.Value == 1 {
+			on, ones = v.Labels["result"], ones+1
+		}
+	}
+	if len(ready) != 1 || len(verdict) != 4 || len(results) != 4 || ones != 1 {
+		t.Fatalf("to %s: ready %v, verdict %v: want one ready series and a one-hot verdict over 4 results", to, ready, verdict)
+	}
+	if notReady := on == "blocking" || on == "partial"; (ready[0].Value == 0) != notReady {
+		t.Errorf("to %s: ready %v, yet the verdict is %s", to, ready[0].Value, on)
+	}
+	var found []string
+	for _, f := range query("mvpctl_upgrade_findings" + sel + " > 0") {
+		found = append(found, fmt.Sprintf("%s/%s=%v", f.Labels["check"], f.Labels["severity"], f.Value))
+	}
+	sort.Strings(found)
+	t.Logf("upgrade gate against %s: ready %v, verdict %s, findings %v", to, ready[0].Value, on, found)
+	if to == "1.37" && len(query(`sum(mvpctl_upgrade_findings{job="mvpctl-exporter",to="1.37",check="MVP003"}) >= 1`)) != 1 {
+		t.Errorf("to 1.37: no MVP003 finding for kas-c, which has no --peer-ca-file: %v", found)
+	}
+}
+
 // waitFor polls cond every 200ms until it holds or timeout passes.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) time.Time {
 	t.Helper()
@@ -323,6 +357,7 @@ scrape_configs:
 	waitFor(t, "the three servers up in Prometheus", 60*time.Second, func() bool {
 		return len(query(`mvpctl_apiserver_up{job="mvpctl-exporter"} == 1`)) == 3
 	})
+	checkReadiness(t, query, "1.37")
 	alerts := &alertLog{states: map[string]*alertTimes{}, active: map[string]bool{}}
 	followCtx, stopFollow := context.WithCancel(ctx)
 	followDone := make(chan struct{})
@@ -437,6 +472,11 @@ scrape_configs:
 		return !alerts.anyActive("MvpctlGVRFails", "MvpctlCrashWindow", "MvpctlMixedVersionsWithoutProxyFilter")
 	})
 	t.Logf("every alert resolved %s after kas-c's upgrade began", resolvedAt.Sub(upgraded).Round(time.Millisecond))
+	// Every server on v1.37: the plane changed, the gate ran again, against the next minor.
+	waitFor(t, "the upgrade gate against 1.38 in Prometheus", 60*time.Second, func() bool {
+		return len(query(`mvpctl_upgrade_ready{job="mvpctl-exporter",to="1.38"}`)) == 1
+	})
+	checkReadiness(t, query, "1.38")
 	stopProbes()
 	<-probesDone
 	stopFollow()
