@@ -342,6 +342,7 @@ func TestFaultTable(t *testing.T) {
 				dir := t.TempDir()
 				r := runProcess(t, c.setup(t, dir))
 				results[i] = r
+				t.Logf("%s: wall %.2f s (bound %g s), CPU %.2f s, peak RSS %.0f MB (bound %d MB)", c.fault, r.took.Seconds(), c.within.Seconds(), r.cpu.Seconds(), r.rssMB, maxRSSMB)
 				if r.code != c.exit {
 					t.Errorf("exit %d, want %d; stderr %q", r.code, c.exit, r.stderr)
 				}
@@ -398,7 +399,7 @@ func boundsDoc() string {
 		{"one answer of an apiserver (discovery documents, lists)", mib(apiclient.DefaultMaxBody)},
 		{"the ConfigMap kube-system/kubeadm-config", mib(discover.MaxKubeadmConfig)},
 		{"the identity-lease list; one event of the lease watch", mib(discover.MaxLeaseAnswer)},
-		{"what a credential plugin, and what it starts, writes (Linux: its stdout is read whole by client-go)", mib(process.MaxChildOutput)},
+		{"what a credential plugin, and what it starts, writes (Linux: its stdout is read whole by client-go; past the bound the plugin is stopped and not run again)", mib(process.MaxChildOutput)},
 		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries)},
 	}
 	var b strings.Builder

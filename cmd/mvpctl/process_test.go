@@ -44,7 +44,8 @@ type processRun struct {
 type processResult struct {
 	code           int
 	took           time.Duration // from the start, or from the signal when one was sent
-	rssMB          float64
+	cpu            time.Duration // user+system time of the process and the children it reaped (wait4)
+	rssMB          float64       // peak RSS of the process, or of the largest child it reaped (wait4)
 	stdout, stderr string
 	leftover       []string // processes of the run alive after it ended: "pid cmdline"
 	files          []string // files left in dir
@@ -100,6 +101,7 @@ func runProcess(t *testing.T, r processRun) processResult {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.rssMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		res.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	res.leftover = processesWith(marker)
 	if r.dir != "" {
