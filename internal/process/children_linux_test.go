@@ -105,7 +105,9 @@ func TestWatchChildOutputPipeline(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("the plugin ended with %v, want killed by SIGKILL", err)
 	}
-	if len(reasons) == 0 {
+	select { // the kill comes before the reason: the plugin may be reaped first
+	case <-reasons:
+	case <-time.After(5 * time.Second):
 		t.Error("stopped heard no reason")
 	}
 }
