@@ -353,9 +353,16 @@ func TestTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := c.Servers[1] // kas-b lacks batch/v1: it proxies jobs to kas-a
+	a, b := c.Servers[0], c.Servers[1] // kas-b lacks batch/v1: it proxies jobs to kas-a
 	go func() {
-		time.Sleep(300 * time.Millisecond) // after the first read
+		// After traffic's first read of both servers (the second /metrics answer: the live
+		// snapshot reads it once before), not a guess of when that ends (300 ms once; a
+		// loaded machine took longer), and well before its second read, 1.5 s later.
+		for deadline := time.Now().Add(30 * time.Second); a.MetricsReads() < 2 || b.MetricsReads() < 2; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return
+			}
+		}
 		for i := 0; i < 3; i++ {
 			if resp, err := hc.Get(b.URL() + "/apis/batch/v1/namespaces/default/jobs"); err == nil {
 				resp.Body.Close()

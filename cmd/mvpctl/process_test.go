@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -42,9 +43,13 @@ type processRun struct {
 }
 
 type processResult struct {
-	code           int
-	took           time.Duration // from the start, or from the signal when one was sent
-	rssMB          float64
+	code  int
+	took  time.Duration // from the start, or from the signal when one was sent
+	cpu   time.Duration // user+system time of the process and the children it reaped (wait4)
+	rssMB float64       // peak RSS of the process, or of the largest child it reaped (wait4)
+	// rssStart is the test process's own peak RSS at the start: an rssMB at or under it says
+	// only that the process's own peak was not above it (startMeasured).
+	rssStart       float64
 	stdout, stderr string
 	leftover       []string // processes of the run alive after it ended: "pid cmdline"
 	files          []string // files left in dir
@@ -72,9 +77,7 @@ func runProcess(t *testing.T, r processRun) processResult {
 		cmd.Stdout = idlePipe(t, true)
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	startedAt := startMeasured(t, cmd)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var err error
@@ -93,13 +96,14 @@ func runProcess(t *testing.T, r processRun) processResult {
 			t.Errorf("%v still running after a minute", r.args)
 		}
 	}
-	res := processResult{code: cmd.ProcessState.ExitCode(), took: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	res := processResult{code: cmd.ProcessState.ExitCode(), took: time.Since(start), rssStart: startedAt, stdout: stdout.String(), stderr: stderr.String()}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("%v: %v", r.args, err)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.rssMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		res.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 	}
 	res.leftover = processesWith(marker)
 	if r.dir != "" {
@@ -234,4 +238,32 @@ current-context: ctx
 		t.Fatal(err)
 	}
 	return kc
+}
+
+// startMu serializes the starts of measured processes with the reset of the test process's
+// peak RSS before each.
+var startMu sync.Mutex
+
+// startMeasured starts cmd and returns the test process's own peak RSS in MB at the start.
+// os/exec starts a child in the test process's memory (vfork), and exec records that memory's
+// peak as the child's, so wait4's ru_maxrss of the child is at least the test process's peak
+// RSS when it started: a test that grew to 200 MB before would see every child at 200 MB. The
+// peak is reset to the current RSS first (/proc/self/clear_refs), and read after the start:
+// a child's ru_maxrss above it is the child's own.
+func startMeasured(t *testing.T, cmd *exec.Cmd) float64 {
+	t.Helper()
+	startMu.Lock()
+	defer startMu.Unlock()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }

@@ -241,6 +241,9 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 		if _, hung := hungPlugins.Load(c.plugin); hung {
 			return nil, errPluginHung
 		}
+		if _, stopped := stoppedPlugins.Load(c.plugin); stopped {
+			return nil, errPluginStopped
+		}
 		req = req.WithContext(redact.WithSentMarker(req.Context()))
 		pluginRequests.Add(1)
 		defer pluginRequests.Add(-1)
@@ -250,8 +253,10 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 		err  error
 	}
 	done := make(chan result, 1)
+	stops := pluginStops.Load()
 	go func() {
 		resp, err := c.http.Do(req)
+		c.notePluginStopped(stops, err)
 		done <- result{resp, err}
 	}()
 	select {
@@ -284,9 +289,31 @@ func PluginMayRun() bool { return pluginRequests.Load() > 0 }
 // pluginStopped is why the process stopped a credential plugin ("" when it did not).
 var pluginStopped atomic.Value
 
+// pluginStops counts the times the process stopped a credential plugin.
+var pluginStops atomic.Int64
+
 // NotePluginStopped records why the process stopped a credential plugin (it wrote past its
 // bound), for the error of the request it held up.
-func NotePluginStopped(reason string) { pluginStopped.Store(reason) }
+func NotePluginStopped(reason string) {
+	pluginStops.Add(1)
+	pluginStopped.Store(reason)
+}
+
+// stoppedPlugins are the credential plugins (by command) the process stopped: each costs the
+// memory client-go's buffer of its stdout grew to, so none is run a second time (client-go
+// runs it again for every request that finds no credentials).
+var stoppedPlugins sync.Map
+
+// errPluginStopped marks a request whose credential plugin the process stopped before.
+var errPluginStopped = errors.New("the credential plugin was stopped before")
+
+// notePluginStopped marks c's plugin stopped when the request failed getting credentials
+// after the process stopped a plugin (stops was the count when the request started).
+func (c *Client) notePluginStopped(stops int64, err error) {
+	if c.plugin != "" && err != nil && pluginStops.Load() != stops && strings.Contains(err.Error(), "getting credentials: ") {
+		stoppedPlugins.Store(c.plugin, true)
+	}
+}
 
 // hungPlugins are the credential plugins (by command) that did not finish within a request's
 // time: mvpctl runs them once per process, not once per request.
@@ -302,7 +329,7 @@ func (c *Client) transportError(ctx context.Context, path string, err error) *Er
 		return &Error{Kind: KindTimeout, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("interrupted while the kubeconfig's credential plugin %q ran (so no request was sent)", c.plugin)}
 	}
-	if why, _ := pluginStopped.Load().(string); why != "" && c.plugin != "" && strings.Contains(err.Error(), "getting credentials: ") {
+	if why, _ := pluginStopped.Load().(string); why != "" && c.plugin != "" && (strings.Contains(err.Error(), "getting credentials: ") || errors.Is(err, errPluginStopped)) {
 		return &Error{Kind: KindConfig, Base: c.base, Path: path, Err: err,
 			Msg: fmt.Sprintf("the kubeconfig's credential plugin %q was stopped: %s (so no request was sent) — run it by hand to see what it prints", c.plugin, why)}
 	}

@@ -143,31 +143,53 @@ func Alive(pid int) bool {
 // /proc/PID/io: its stdout and stderr): client-go reads a credential plugin's whole stdout
 // into memory, so a plugin writing without end (500 MB once cost 1 GB, and was reported as
 // not finishing) would take the process's memory with it. Checked every tick while a request
-// that runs a plugin is in flight (apiclient.PluginMayRun); the child and its descendants get
-// SIGKILL and stopped hears why.
+// that runs a plugin is in flight (apiclient.PluginMayRun), and every tick/10 while a process
+// has written more than limit/16 (far more than an ExecCredential): what the reader keeps
+// past the limit is what is written between two checks. The whole tree of the child gets
+// SIGKILL, the child first: spare one writer of a pipeline and the plugin may end with
+// status 0 and what was written be decoded as an ExecCredential. stopped hears why.
 func watchChildOutput(limit int64, tick time.Duration, mayRun func() bool, stopped func(reason string), done <-chan struct{}) {
 	self := os.Getpid()
-	t := time.NewTicker(tick)
-	defer t.Stop()
+	timer := time.NewTimer(tick)
+	defer timer.Stop()
 	for {
 		select {
 		case <-done:
 			return
-		case <-t.C:
+		case <-timer.C:
 		}
-		if !mayRun() {
-			continue
+		wait := tick
+		if mayRun() {
+			for _, tree := range childTrees(self) {
+				most := int64(0)
+				for _, pid := range tree {
+					most = max(most, written(pid))
+				}
+				if most > limit/16 {
+					wait = tick / 10
+				}
+				if most <= limit {
+					continue
+				}
+				for _, pid := range tree {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+				stopped(fmt.Sprintf("it wrote more than %d MiB (an ExecCredential is a few KiB)", limit>>20))
+			}
 		}
-		for _, pid := range liveDescendants(self) {
-			if written(pid) <= limit {
-				continue
-			}
-			for _, p := range append(liveDescendants(pid), pid) {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-			stopped(fmt.Sprintf("it wrote more than %d MiB (an ExecCredential is a few KiB)", limit>>20))
+		timer.Reset(wait)
+	}
+}
+
+// childTrees lists each live child of pid with its live descendants, the child first.
+func childTrees(pid int) [][]int {
+	var trees [][]int
+	for _, c := range liveDescendants(pid) {
+		if _, ppid := procStat(c); ppid == pid {
+			trees = append(trees, append([]int{c}, liveDescendants(c)...))
 		}
 	}
+	return trees
 }
 
 // written is the wchar of /proc/PID/io: the bytes pid wrote (0 when unknown).

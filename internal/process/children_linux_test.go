@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,6 +32,8 @@ func TestEndChildren(t *testing.T) {
 	}
 	start := time.Now()
 	endChildren(50*time.Millisecond, 400*time.Millisecond)
+	// By design 50 ms + 400 ms and the polls between; 2 s leaves a loaded machine four times
+	// that, and a child not killed keeps it for its 300 s.
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("endChildren took %s", took)
 	}
@@ -82,5 +85,29 @@ func TestWatchChildOutput(t *testing.T) {
 	}
 	if err := cmd.Wait(); err == nil {
 		t.Error("the child was not killed")
+	}
+}
+
+// TestWatchChildOutputPipeline: a plugin whose first process writes past the bound while the
+// last has written nothing is stopped as a whole, so it ends by the signal: spared, the last
+// one would end the plugin with status 0 and what was written be taken for its answer.
+func TestWatchChildOutputPipeline(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "head -c 1000000000 /dev/zero | wc -c >/dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	reasons := make(chan string, 8)
+	done := make(chan struct{})
+	defer close(done)
+	go watchChildOutput(8<<20, 5*time.Millisecond, func() bool { return true }, func(r string) { reasons <- r }, done)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the plugin ended with %v, want killed by SIGKILL", err)
+	}
+	select { // the kill comes before the reason: the plugin may be reaped first
+	case <-reasons:
+	case <-time.After(5 * time.Second):
+		t.Error("stopped heard no reason")
 	}
 }

@@ -24,8 +24,9 @@ const (
 )
 
 // MaxChildOutput bounds what a child process (a credential plugin) writes, checked every
-// childOutputTick: an ExecCredential is a few KiB; at a pipe's speed the check lets at most a
-// few tens of MiB more through.
+// childOutputTick (a tenth of it once a process wrote MaxChildOutput/16): an ExecCredential
+// is a few KiB. client-go's buffer of the plugin's stdout doubles at 16 MiB to 32 MiB; it
+// doubles again only if 16 MiB more are read between two checks.
 const (
 	MaxChildOutput  = 16 << 20
 	childOutputTick = 5 * time.Millisecond

@@ -186,6 +186,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.metricsReads++
 	var b strings.Builder
 	b.WriteString("# HELP apiserver_request_total [STABLE] Counter of apiserver requests.\n# TYPE apiserver_request_total counter\n")
 	b.WriteString(`apiserver_request_total{code="200",verb="GET"} 42` + "\n")
@@ -195,6 +196,13 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	fmt.Fprint(w, b.String())
+}
+
+// MetricsReads is how many times /metrics was answered.
+func (s *Server) MetricsReads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.metricsReads
 }
 
 func writeFamily(b *strings.Builder, name, help string, m map[string]float64) {

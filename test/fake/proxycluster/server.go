@@ -47,6 +47,8 @@ type Server struct {
 	rerouted map[string]float64
 	errors   map[string]float64
 	requests []string
+	// metricsReads counts the answers of /metrics.
+	metricsReads int
 }
 
 // URL is the server's https://127.0.0.1:port.
