@@ -1,48 +1,13 @@
 package profile
 
-import (
-	"fmt"
-	"strings"
-	"testing/fstest"
+import fakeprofiles "github.com/mvpctl/mvpctl/test/fake/profiles"
+
+// The unit tests of profile loading run on small hand-made profiles; tests of real data use
+// the embedded ones.
+var (
+	testProfiles = fakeprofiles.Fixture()
+	profileFile  = fakeprofiles.File
+	withFull     = fakeprofiles.WithFull
 )
 
-// testProfiles are small hand-made profiles for unit tests of profile loading. The embedded
-// profiles (profiles/*.yaml) come from real apiservers; tests of real data use those.
-var testProfiles = fstest.MapFS{
-	"profiles/v1.34.4.yaml": profileFile("v1.34.4", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
-	"profiles/v1.35.4.yaml": profileFile("v1.35.4", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
-	"profiles/v1.36.3.yaml": withFull(profileFile("v1.36.3", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets"),
-		"v1/pods", "apps/v1/deployments", "batch/v1/jobs", "old.k8s.io/v1beta1/gadgets", "old.k8s.io/v1alpha1/relics"),
-	"profiles/v1.37.1.yaml": withFull(profileFile("v1.37.1", "v1/pods", "apps/v1/deployments", "batch/v1/jobs", "new.k8s.io/v1/widgets"),
-		"v1/pods", "apps/v1/deployments", "batch/v1/jobs", "new.k8s.io/v1/widgets", "new.k8s.io/v1alpha1/ideas"),
-}
-
-func profileFile(version string, gvrs ...string) *fstest.MapFile {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: mvpctl.io/v1alpha1\nkind: Snapshot\ntakenAt: \"2026-11-01T00:00:00Z\"\nsource: test fixture\nservers:\n- name: default\n  version: %s\n  reachable: true\n  resources:\n", version)
-	writeResources(&b, gvrs)
-	return &fstest.MapFile{Data: []byte(b.String())}
-}
-
-// withFull adds the profile's full set (the "api-all" server) to a profile file.
-func withFull(f *fstest.MapFile, gvrs ...string) *fstest.MapFile {
-	var b strings.Builder
-	b.Write(f.Data)
-	version := strings.Fields(strings.SplitN(string(f.Data), "version: ", 2)[1])[0]
-	fmt.Fprintf(&b, "- name: api-all\n  version: %s\n  reachable: true\n  resources:\n", version)
-	writeResources(&b, gvrs)
-	return &fstest.MapFile{Data: []byte(b.String())}
-}
-
 func init() { profileSource = testProfiles }
-
-// writeResources writes one resources: entry a GVR ("v1/pods", "apps/v1/deployments").
-func writeResources(b *strings.Builder, gvrs []string) {
-	for _, g := range gvrs {
-		parts := strings.Split(g, "/")
-		if len(parts) == 2 {
-			parts = append([]string{""}, parts...)
-		}
-		fmt.Fprintf(b, "  - {group: %q, version: %s, resource: %s, namespaced: true, verbs: [get, list], source: builtin}\n", parts[0], parts[1], parts[2])
-	}
-}
