@@ -40,13 +40,15 @@ type ManifestObject struct {
 type manifestReader struct {
 	objs        []ManifestObject
 	bytes, docs int
+	// source names the input in errors: the flag it came from.
+	source string
 }
 
 // ReadManifests reads path: a YAML or JSON file (multi-document), a directory (every .yaml,
 // .yml and .json file under it, in lexical order), or "-" for stdin (`helm template`,
 // `kustomize build`). A `kind: List` (kubectl get -o yaml) is read item by item.
 func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
-	r := &manifestReader{}
+	r := &manifestReader{source: "--manifests"}
 	if path == "-" {
 		err := r.read(stdin, "stdin")
 		return r.objs, err
@@ -56,6 +58,9 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 		return nil, fmt.Errorf("--manifests %s: %w", path, err)
 	}
 	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("--manifests %s: not a regular file or a directory (for standard input, use --manifests -)", path)
+		}
 		return r.objs, r.readFile(path)
 	}
 	var files []string
@@ -65,9 +70,15 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
+			if d.IsDir() {
+				return nil
 			}
+			// A FIFO or device named x.yaml would block or never end the read: a
+			// manifest is a regular file (a symlink is followed to one).
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				return fmt.Errorf("%s: not a regular file", p)
+			}
+			files = append(files, p)
 		}
 		return nil
 	})
@@ -86,7 +97,7 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 func (r *manifestReader) readFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("--manifests: %w", err)
+		return fmt.Errorf("%s: %w", r.source, err)
 	}
 	defer f.Close()
 	return r.read(f, path)
@@ -95,10 +106,10 @@ func (r *manifestReader) readFile(path string) error {
 func (r *manifestReader) read(in io.Reader, name string) error {
 	data, err := io.ReadAll(io.LimitReader(in, int64(MaxManifestBytes-r.bytes)+1))
 	if err != nil {
-		return fmt.Errorf("--manifests %s: %w", name, err)
+		return fmt.Errorf("%s %s: %w", r.source, name, err)
 	}
 	if r.bytes += len(data); r.bytes > MaxManifestBytes {
-		return fmt.Errorf("--manifests: more than %d MiB of manifests (at %s): not read", MaxManifestBytes>>20, name)
+		return fmt.Errorf("%s: more than %d MiB of manifests (at %s): not read", r.source, MaxManifestBytes>>20, name)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
@@ -108,10 +119,10 @@ func (r *manifestReader) read(in io.Reader, name string) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("--manifests %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+			return fmt.Errorf("%s %s: %s", r.source, name, strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 		if r.docs++; r.docs > MaxManifestDocuments {
-			return fmt.Errorf("--manifests: more than %d documents (at %s): not read", MaxManifestDocuments, name)
+			return fmt.Errorf("%s: more than %d documents (at %s): not read", r.source, MaxManifestDocuments, name)
 		}
 		if len(doc.Content) == 1 {
 			r.object(doc.Content[0], name)
@@ -168,7 +179,7 @@ func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) Clie
 	ev := ClientEvidence{Clients: map[string][]Client{}}
 	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(releases)), Read: true}
 	for _, rel := range releases {
-		r := &manifestReader{}
+		r := &manifestReader{source: "--helm-releases"}
 		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
 		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
 			src.Error = err.Error()

@@ -82,3 +82,12 @@ func TestReadManifestsErrors(t *testing.T) {
 		t.Errorf("missing path: %v", err)
 	}
 }
+
+// TestHelmEvidenceNamesItsSource: a release whose manifest does not parse is reported under
+// the flag that read it, never as --manifests.
+func TestHelmEvidenceNamesItsSource(t *testing.T) {
+	ev := HelmEvidence([]snapshot.HelmRelease{{Namespace: "ns", Name: "app", Revision: 2, Manifest: "a: [b\n"}}, &snapshot.Snapshot{})
+	if len(ev.Sources) != 1 || !strings.HasPrefix(ev.Sources[0].Error, "--helm-releases helm release ns/app (revision 2): ") {
+		t.Errorf("sources %+v", ev.Sources)
+	}
+}
