@@ -149,12 +149,7 @@ func TestOverCapsFinds(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("\t_ = 1\n", 7)
 	branchy := strings.Repeat("\tif x {\n\t}\n", 3)
-	write := func(name, src string) {
-		t.Helper()
-		if err := writeFile(filepath.Join(dir, name), src); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writerIn(t, dir)
 	write("pkg/a/a.go", "package a\n\ntype T struct{}\n\nfunc long() {\n"+long+"}\n\nfunc short() {}\n\nfunc (*T) branchy(x bool) {\n"+branchy+"}\n")
 	for _, name := range []string{"pkg/a/a_test.go", "pkg/a/z_gen.go", "test/fake/f.go", "pkg/a/testdata/d.go"} {
 		write(name, "package a\n\nfunc longElsewhere(x bool) {\n"+long+branchy+"}\n")

@@ -100,12 +100,7 @@ func TestApiserverLiteralsLiveInMVP(t *testing.T) {
 // a comment or a test file.
 func TestLiteralHitsFinds(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) {
-		t.Helper()
-		if err := writeFile(filepath.Join(dir, name), src); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writerIn(t, dir)
 	write("a/a.go", "package a\n\n// \"404 page not found\" in a comment is fine.\nconst body = \"404 page not found\\n\"\nvar h = `x-kubernetes-peer-proxied: true`\n")
 	write("a/a_test.go", "package a\n\nconst captured = \"404 page not found\"\n")
 	write("pkg/mvp/m.go", "package mvp\n\nconst NotFoundText = \"404 page not found\"\n")
@@ -116,6 +111,16 @@ func TestLiteralHitsFinds(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hits:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// writerIn writes the files of a planted tree under dir, failing the test on an error.
+func writerIn(t *testing.T, dir string) func(name, src string) {
+	return func(name, src string) {
+		t.Helper()
+		if err := writeFile(filepath.Join(dir, name), src); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

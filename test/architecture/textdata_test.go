@@ -212,12 +212,7 @@ func TestNoTextAsData(t *testing.T) {
 // wording file, a test file and comments.
 func TestTextAsDataHitsFinds(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) {
-		t.Helper()
-		if err := writeFile(filepath.Join(dir, name), src); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writerIn(t, dir)
 	write("pkg/mvp/m.go", "package mvp\n\nconst Said = \"a sentence\"\nconst Word = \"word\"\n")
 	write("a/a.go", `package a
 
