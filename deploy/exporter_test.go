@@ -129,21 +129,24 @@ func checkExporterDeployment(t *testing.T, d appsv1.Deployment, svc corev1.Servi
 	}
 }
 
+// serviceMonitor is what the tests read of a Prometheus Operator ServiceMonitor.
+type serviceMonitor struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string
+	Metadata   struct {
+		Name, Namespace string
+		Labels          map[string]string
+	}
+	Spec struct {
+		Selector  struct{ MatchLabels map[string]string }
+		Endpoints []struct{ Port, Interval string }
+	}
+}
+
 // checkServiceMonitor: the ServiceMonitor scrapes the port named metrics of the Service.
 func checkServiceMonitor(t *testing.T, svc corev1.Service) {
 	t.Helper()
-	var sm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string
-		Metadata   struct {
-			Name, Namespace string
-			Labels          map[string]string
-		}
-		Spec struct {
-			Selector  struct{ MatchLabels map[string]string }
-			Endpoints []struct{ Port, Interval string }
-		}
-	}
+	var sm serviceMonitor
 	exporterDoc(t, "prometheus-operator/servicemonitor.yaml", &sm)
 	if sm.APIVersion != "monitoring.coreos.com/v1" || sm.Kind != "ServiceMonitor" || len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "metrics" {
 		t.Errorf("ServiceMonitor %+v: want one endpoint on the port named metrics", sm)

@@ -226,18 +226,7 @@ func TestKustomizePrometheusOperator(t *testing.T) {
 			t.Errorf("%s: no label app.kubernetes.io/name=mvpctl-exporter", o.key())
 		}
 	}
-	var sm struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string
-		Metadata   struct {
-			Name, Namespace string
-			Labels          map[string]string
-		}
-		Spec struct {
-			Selector  struct{ MatchLabels map[string]string }
-			Endpoints []struct{ Port, Interval string }
-		}
-	}
+	var sm serviceMonitor
 	theObject(t, objs, "ServiceMonitor", &sm)
 	var svc corev1.Service
 	theObject(t, objs, "Service", &svc)
