@@ -142,13 +142,9 @@ func prereleasesBuildable(fetch fetcher, toolchain, out string, recording []stri
 	}
 	var lines []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		facts, err := readFactsFile(f)
 		if err != nil {
 			return err
-		}
-		facts, err := profilerecord.ReadUpstreamFacts(data)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
 		}
 		if facts.Kubernetes == nil || recordsMinor(recording, facts.Release) {
 			continue

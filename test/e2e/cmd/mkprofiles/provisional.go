@@ -128,11 +128,7 @@ func resolvePrerelease(named, toolchain string, minor int, out string) (string, 
 		}
 		return v, err
 	case "committed":
-		data, err := os.ReadFile(filepath.Join(factsDir(out), fmt.Sprintf("v1.%d.json", minor)))
-		if err != nil {
-			return "", err
-		}
-		facts, err := profilerecord.ReadUpstreamFacts(data)
+		facts, err := readFactsFile(filepath.Join(factsDir(out), fmt.Sprintf("v1.%d.json", minor)))
 		if err != nil {
 			return "", err
 		}
@@ -250,13 +246,9 @@ func deriveAll(out string) error {
 		return err
 	}
 	for _, f := range factFiles {
-		data, err := os.ReadFile(f)
+		facts, err := readFactsFile(f)
 		if err != nil {
 			return err
-		}
-		facts, err := profilerecord.ReadUpstreamFacts(data)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
 		}
 		if recorded[facts.Release] {
 			log.Printf("%s is recorded: its provisional profile and %s are removed", facts.Release, f)
@@ -291,4 +283,17 @@ func deriveAll(out string) error {
 		log.Printf("provisional profile %s written to %s", snap.Servers[0].Version, path)
 	}
 	return nil
+}
+
+// readFactsFile reads one committed facts file, naming it in an error.
+func readFactsFile(path string) (*profilerecord.UpstreamFacts, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	facts, err := profilerecord.ReadUpstreamFacts(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return facts, nil
 }
