@@ -120,14 +120,22 @@ func (rs *readinessState) observe(snap *snapshot.Snapshot, now time.Time) {
 	rs.last, rs.lastErr = r, nil
 }
 
-// planeKey is a hash of the snapshot without its read time and request counters: what a
-// re-run of the gate could decide otherwise on.
+// planeKey is a hash of the snapshot without its read time, its request counters and the
+// identity-lease renewals of the servers that answered (each renews every 10 s; the rehearsal
+// of an upgrade reads lease times only for a server that is down): what a re-run of the gate
+// could decide otherwise on.
 func planeKey(snap *snapshot.Snapshot) uint64 {
 	c := *snap
 	c.TakenAt = time.Time{}
 	c.Servers = append([]snapshot.Server(nil), snap.Servers...)
 	for i := range c.Servers {
-		c.Servers[i].Requests = nil
+		s := &c.Servers[i]
+		s.Requests = nil
+		if s.Reachable && s.IdentityLease != nil {
+			l := *s.IdentityLease
+			l.RenewTime = nil
+			s.IdentityLease = &l
+		}
 	}
 	b, err := json.Marshal(&c)
 	if err != nil {

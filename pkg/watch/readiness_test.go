@@ -92,6 +92,9 @@ func TestUpgradeReadinessBounded(t *testing.T) {
 		s.TakenAt = t0.Add(time.Duration(i) * time.Second)
 		s.Servers = append([]snapshot.Server(nil), plane.Servers...)
 		s.Servers[0].Requests = &snapshot.RequestCounts{}
+		// A reachable server renews its identity lease every 10 s: not a change of the plane.
+		renewed := s.TakenAt
+		s.Servers[0].IdentityLease = &snapshot.Lease{Name: "apiserver-a", RenewTime: &renewed}
 		m.Observe(Read{Started: s.TakenAt, Ended: s.TakenAt, Snapshot: &s})
 		if got := m.GateRuns(); got != want {
 			t.Fatalf("read %d: %d runs, want %d", i, got, want)
