@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
@@ -226,7 +227,7 @@ func runLoop(ctx context.Context, loop *watch.Loop, out io.Writer, opts output.O
 	if err != nil {
 		return res, err
 	}
-	return res, output.WriteLine(out, summaryWriter{doc: res.Summary, loc: loc}, opts)
+	return res, output.WriteLine(out, render.WatchSummary{Doc: res.Summary, Loc: loc}, opts)
 }
 
 // leaseDebounce is how long after an identity-lease change the watch reads the plane: a
@@ -237,7 +238,7 @@ const leaseDebounce = 150 * time.Millisecond
 func newWatchLoop(out, errOut io.Writer, opts output.Options, loc *time.Location) *watch.Loop {
 	return &watch.Loop{
 		Clock: watch.RealClock{},
-		Emit:  func(d watch.EventDoc) error { return output.WriteLine(out, eventLine{doc: d, loc: loc}, opts) },
+		Emit:  func(d watch.EventDoc) error { return output.WriteLine(out, render.Event{Doc: d, Loc: loc}, opts) },
 		Warn:  func(s string) { output.Fprintf(errOut, "warning: %s\n", s) },
 		Loc:   loc,
 	}
