@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// printProxied prints the join of the audit events of proxied requests: requests per
+// WriteProxied prints the join of the audit events of proxied requests: requests per
 // proxying server, peer and code.
-func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
+func WriteProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
 	if p == nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error 
 	for _, e := range t.MalformedExamples {
 		output.Fprintf(w, "  malformed: %s\n", e)
 	}
-	if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+	if err := WriteProxied(w, t.Proxied, noHeaders); err != nil {
 		return err
 	}
 	var rows [][]string
