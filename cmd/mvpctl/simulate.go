@@ -121,11 +121,3 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	return simulateResult(rep, pl.start)
 }
-
-// simulationWriter prints a simulation: the routing at every step, what is at risk, and
-// what happens to the replayed traffic.
-type simulationWriter struct {
-	rep simulate.SimulationReport
-	// allSteps prints every step's whole routing table (--steps all; -o wide does too).
-	allSteps bool
-}
