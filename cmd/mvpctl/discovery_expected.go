@@ -51,7 +51,7 @@ func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) err
 		if !e.Predicted() {
 			return fmt.Errorf("server %q: %s: %s", e.Server, e.Status, e.Reason)
 		}
-		if err := output.Write(g.streams.Out, render.Expectation{E: &e}, opts); err != nil {
+		if err := output.Write(g.streams.Out, render.Expectation{Expectation: &e}, opts); err != nil {
 			return err
 		}
 		if opts.Format.Structured() {

@@ -15,12 +15,12 @@ import (
 // Expectation prints one server's expected /apis (discovery expected --apiserver). Its JSON is
 // the document exactly as the server should send it, byte for byte, so that it can be
 // compared with what it sends.
-type Expectation struct{ E *peerdiscovery.Expectation }
+type Expectation struct{ Expectation *peerdiscovery.Expectation }
 
-func (w Expectation) Object() any { return w.E.Document }
+func (w Expectation) Object() any { return w.Expectation.Document }
 
 func (w Expectation) WriteJSON(out io.Writer) error {
-	b, err := peerdiscovery.MarshalServed(w.E.Items())
+	b, err := peerdiscovery.MarshalServed(w.Expectation.Items())
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (w Expectation) WriteJSON(out io.Writer) error {
 }
 
 func (w Expectation) WriteText(out io.Writer, o output.Options) error {
-	return printExpectation(out, w.E, o.NoHeaders)
+	return printExpectation(out, w.Expectation, o.NoHeaders)
 }
 
 // ExpectedList prints the expected /apis of every server (discovery expected).
@@ -139,11 +139,11 @@ func expectationRows(e *peerdiscovery.Expectation) [][]string {
 
 // Table is the expected document's entries and where each comes from.
 func (w Expectation) Table(output.Options) ([]string, [][]string) {
-	return []string{"NAME", "FROM"}, expectationRows(w.E)
+	return []string{"NAME", "FROM"}, expectationRows(w.Expectation)
 }
 
 // Names are the expected document's entries.
-func (w Expectation) Names() []string { return column(expectationRows(w.E), 0) }
+func (w Expectation) Names() []string { return column(expectationRows(w.Expectation), 0) }
 
 // Table is every server's expected entries, a row per server and entry.
 func (w ExpectedList) Table(output.Options) ([]string, [][]string) {

@@ -55,6 +55,8 @@ func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
 	return []string{"CODE", "REQUESTS"}, rows
 }
 
+// printTraffic prints a simulation's replayed traffic: what was read, the proxied requests
+// joined, and the requests at risk per step, GVR and user agent.
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
 	output.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
