@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
@@ -26,15 +25,4 @@ func (g *globalOptions) outputOptions(cmd *cobra.Command, f *output.Flags) (outp
 	o, err := f.Options(cmd.CommandPath())
 	o.Color = err == nil && g.color()
 	return o, err
-}
-
-// outcomeTone is the colour of an outcome: 404 and 503 fail, proxied works through a peer.
-func outcomeTone(o mvp.Outcome) output.Tone {
-	switch o {
-	case mvp.NotFound, mvp.Unavailable:
-		return output.Failure
-	case mvp.Proxied:
-		return output.Notice
-	}
-	return output.Plain
 }

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
-	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
 const (
@@ -61,35 +58,5 @@ func TestColor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	if out := runOnTerminal(t, "routes", "--snapshot", skew); strings.Contains(out, "\x1b[") {
 		t.Error("NO_COLOR: coloured")
-	}
-}
-
-// TestWatchLineColor: a 404/503 window opening is red, an outcome that becomes proxied cyan
-// and one that becomes a 503 red — the aggregator's too, whose cell begins "local": the colour
-// is the event's outcome, not its text — in the text stream only.
-func TestWatchLineColor(t *testing.T) {
-	opened := watch.EventDoc{Type: watch.WindowOpened, Time: fixedNow, Server: "kas-b", Version: "v1.36.3", GVR: "batch/v1/jobs",
-		Window: &watch.WindowDoc{Outcome: mvp.NotFound, ServedBy: []string{"kas-a"}}}
-	changed := watch.EventDoc{Type: watch.OutcomeChanged, Time: fixedNow, Server: "kas-b", Version: "v1.36.3", GVR: "batch/v1/jobs", From: "404", To: "proxy→kas-a", ToOutcome: mvp.Proxied}
-	failing := watch.EventDoc{Type: watch.OutcomeChanged, Time: fixedNow, Server: "kas-b", Version: "v1.36.3", GVR: "batch/v1/jobs", From: "local", To: "local 503 (APIService unavailable)", ToOutcome: mvp.Unavailable}
-	on := output.Options{Format: output.FormatText, Color: true}
-	for _, tc := range []struct {
-		doc  watch.EventDoc
-		want string
-	}{
-		{opened, "12:00:00 kas-b v1.36.3: " + ansiRed + "batch/v1/jobs 404 window opened" + ansiReset + " (served by kas-a)"},
-		{changed, "12:00:00 kas-b v1.36.3: batch/v1/jobs 404 ⇒ " + ansiCyan + "proxy→kas-a" + ansiReset},
-		{failing, "12:00:00 kas-b v1.36.3: batch/v1/jobs local ⇒ " + ansiRed + "local 503 (APIService unavailable)" + ansiReset},
-	} {
-		l := eventLine{doc: tc.doc, loc: time.UTC}
-		if got := l.paint(on); got != tc.want {
-			t.Errorf("got  %q\nwant %q", got, tc.want)
-		}
-		if got := l.paint(output.Options{Format: output.FormatText}); strings.Contains(got, "\x1b[") {
-			t.Errorf("without colour: %q", got)
-		}
-		if got := l.paint(output.Options{Format: output.FormatJSON, Color: true}); strings.Contains(got, "\x1b[") {
-			t.Errorf("json: %q", got)
-		}
 	}
 }

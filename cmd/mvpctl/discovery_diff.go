@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 )
@@ -55,7 +56,7 @@ func (o *discoveryDiffOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		names = []string{o.server}
 	}
 	rep := peerdiscovery.Diff(snap, names...)
-	if err := output.Write(g.streams.Out, discoveryReportWriter{rep}, opts); err != nil {
+	if err := output.Write(g.streams.Out, render.DiscoveryReport{Report: rep}, opts); err != nil {
 		return err
 	}
 	return discoveryDiffResult(rep)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 )
@@ -50,7 +51,7 @@ func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) err
 		if !e.Predicted() {
 			return fmt.Errorf("server %q: %s: %s", e.Server, e.Status, e.Reason)
 		}
-		if err := output.Write(g.streams.Out, expectationWriter{&e}, opts); err != nil {
+		if err := output.Write(g.streams.Out, render.Expectation{Expectation: &e}, opts); err != nil {
 			return err
 		}
 		if opts.Format.Structured() {
@@ -59,7 +60,7 @@ func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) err
 		return expectedDiscoveryResult([]peerdiscovery.Expectation{e})
 	}
 	es := peerdiscovery.Expect(snap)
-	if err := output.Write(g.streams.Out, expectedListWriter{peerdiscovery.NewExpectedList(snap, es)}, opts); err != nil {
+	if err := output.Write(g.streams.Out, render.ExpectedList{List: peerdiscovery.NewExpectedList(snap, es)}, opts); err != nil {
 		return err
 	}
 	return expectedDiscoveryResult(es)

@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/pkg/diagram"
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -126,123 +124,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	for _, st := range steps {
 		e.WhatIf = append(e.WhatIf, st.String())
 	}
-	if err := output.Write(g.streams.Out, explanationWriter{e, observedConfigs(snap), o.verbose, o.whyNot, takenDown(observed, snap)}, opts); err != nil {
+	if err := output.Write(g.streams.Out, render.Explanation{Explanation: e, Configs: renderConfigs(observedConfigs(snap)), Verbose: o.verbose, WhyNot: o.whyNot, Down: render.TakenDown(observed, snap)}, opts); err != nil {
 		return err
 	}
 	return explainResult(e, failOn, observed, o.server != "") // a server a step took down was read
-}
-
-// explanationWriter prints an explanation: step by step (text), or one row per server.
-type explanationWriter struct {
-	e       route.Explanation
-	configs map[string]runtimeConfigWords // each server's --runtime-config, as stated or observed
-	verbose bool
-	whyNot  bool
-	down    map[string]bool // the servers --step took down: read, then not evaluated
-}
-
-// takenDown are the servers reachable in observed and not in after: those steps took down.
-func takenDown(observed, after *snapshot.Snapshot) map[string]bool {
-	down := map[string]bool{}
-	for _, srv := range after.Servers {
-		if was := observed.Find(srv.Name); !srv.Reachable && was != nil && was.Reachable {
-			down[srv.Name] = true
-		}
-	}
-	return down
-}
-
-// notEvaluated says why server u was not evaluated: a step took it down, or it could not
-// be read.
-func (w explanationWriter) notEvaluated(u route.ServerSummary) string {
-	if w.down[u.Name] {
-		return "down after the steps (" + u.Error + ")"
-	}
-	return "it could not be read when the snapshot was taken (" + u.Error + ")"
-}
-
-func (w explanationWriter) Object() any { return w.e }
-
-// WriteMermaid and WriteDOT draw the request's path on each server (pkg/diagram).
-func (w explanationWriter) WriteMermaid(out io.Writer) error {
-	return diagram.Explain(w.e).WriteMermaid(out)
-}
-func (w explanationWriter) WriteDOT(out io.Writer) error { return diagram.Explain(w.e).WriteDOT(out) }
-
-func (w explanationWriter) WriteText(out io.Writer, o output.Options) error {
-	if o.Format == output.FormatText {
-		return printExplanation(out, w, o)
-	}
-	headers, rows := w.Table(o)
-	return output.Table(out, headers, rows, o.NoHeaders)
-}
-
-// Names are the servers explained, then those that could not be read.
-func (w explanationWriter) Names() []string {
-	var names []string
-	for _, d := range w.e.Servers {
-		names = append(names, d.Server)
-	}
-	for _, u := range w.e.Unreachable {
-		names = append(names, u.Name)
-	}
-	return names
-}
-
-// Table is a row per server: its answer, the peers, why; wide adds the HTTP status and the
-// era; --why-not what would make it succeed.
-func (w explanationWriter) Table(o output.Options) ([]string, [][]string) {
-	e, wide := w.e, o.Wide()
-	var rows [][]string
-	headers := []string{"SERVER", "VERSION", "ANSWER", "PEERS", "WHY"}
-	if wide {
-		headers = append(headers, "STATUS", "ERA")
-	}
-	timeline := slices.ContainsFunc(e.Servers, func(d route.Decision) bool { return len(d.Timeline) > 0 })
-	if timeline {
-		headers = append(headers, "THEN")
-	}
-	if w.whyNot {
-		headers = append(headers, "TO-SUCCEED")
-	}
-	for _, d := range e.Servers {
-		what, why := d.Plain.Split()
-		row := []string{d.Server, d.Version, o.Paint(what, outcomeTone(d.Outcome)), strings.Join(peerNames(d), ","), why}
-		if wide {
-			row = append(row, statusText(d), string(d.Era))
-		}
-		if timeline {
-			row = append(row, strings.Join(d.ShortTimeline(), " → "))
-		}
-		if w.whyNot {
-			row = append(row, strings.Join(d.Plain.WhyNot, "; "))
-		}
-		rows = append(rows, row)
-	}
-	for _, u := range e.Unreachable {
-		row := []string{u.Name, u.Version, route.Unreachable, "", "not evaluated: " + w.notEvaluated(u)}
-		if wide {
-			row = append(row, "", string(u.Era))
-		}
-		if timeline {
-			row = append(row, "")
-		}
-		if w.whyNot {
-			row = append(row, "")
-		}
-		rows = append(rows, row)
-	}
-	return headers, rows
-}
-
-// peerNames are a decision's candidate peers by server name (by identity only when the
-// snapshot does not know the server).
-func peerNames(d route.Decision) []string {
-	names := make([]string, 0, len(d.Candidates))
-	for _, c := range d.Candidates {
-		names = append(names, c.PeerName())
-	}
-	return names
 }
 
 // profileCapabilities says, from the version profiles, whether a binary version can
@@ -265,6 +150,15 @@ func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
 		}
 		return full[gvr], true
 	}
+}
+
+// renderConfigs are configs as explain's renderer takes them.
+func renderConfigs(configs map[string]runtimeConfigWords) map[string]render.RuntimeConfig {
+	out := make(map[string]render.RuntimeConfig, len(configs))
+	for name, c := range configs {
+		out[name] = render.RuntimeConfig{Full: c.full, Brief: c.brief}
+	}
+	return out
 }
 
 // runtimeConfigWords is a server's --runtime-config in words, after "--runtime-config ":

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
@@ -211,7 +212,7 @@ func TestHostileStringsLive(t *testing.T) {
 			t.Run("watch "+string(e.Type)+" -o "+string(format), func(t *testing.T) {
 				e.Time = at
 				var b bytes.Buffer
-				l := eventLine{doc: watch.NewEventDoc(e, "v1.36.3", hostileClear+hostileLine), loc: time.UTC}
+				l := render.Event{Doc: watch.NewEventDoc(e, "v1.36.3", hostileClear+hostileLine), Loc: time.UTC}
 				if err := output.WriteLine(&b, l, output.Options{Format: format}); err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -125,7 +126,7 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 	}
 	if t := rep.Traffic; t != nil && t.Proxied != nil {
 		output.Fprintf(w, "\nTRAFFIC %s (%s):\n", t.Source, t.Format)
-		if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+		if err := render.WriteProxied(w, t.Proxied, noHeaders); err != nil {
 			return err
 		}
 	}
@@ -135,7 +136,7 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 // printPreflightSummary prints what a reader needs first: what was assumed or stated, the
 // result, what is at risk, what was checked and its steps (which findings refer to by number).
 func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport, wide bool) {
-	printProvisional(w, rep.Provisional, wide)
+	render.WriteProvisional(w, rep.Provisional, wide)
 	for _, a := range rep.Assumptions {
 		output.Fprintf(w, "ASSUMED %s\n", a)
 	}
@@ -177,7 +178,7 @@ func acceptedWhy(r simulate.AcceptRule) string {
 func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
 	var b strings.Builder
 	output.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, verdictExit(rep.Verdict))
-	printProvisionalMarkdown(&b, rep.Provisional)
+	render.WriteProvisionalMarkdown(&b, rep.Provisional)
 	for _, a := range rep.Assumptions {
 		output.Fprintf(&b, "**Assumed:** %s\n\n", a)
 	}

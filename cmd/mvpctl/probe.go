@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/probe"
@@ -170,7 +170,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		output.Fprintf(errOut, "warning: %s\n", rep.Interrupted)
 	}
 
-	if err := output.Write(g.streams.Out, probeWriter{rep}, outputOpts); err != nil {
+	if err := output.Write(g.streams.Out, render.Probe{Report: rep}, outputOpts); err != nil {
 		return err
 	}
 	return probeResult(rep)
@@ -181,110 +181,6 @@ func orNone(s string) string {
 		return "<none>"
 	}
 	return s
-}
-
-// probeWriter prints a probe report.
-type probeWriter struct{ rep *probe.Report }
-
-func (w probeWriter) Object() any { return w.rep }
-
-func (w probeWriter) WriteText(out io.Writer, o output.Options) error {
-	return printProbeTable(out, w, o)
-}
-
-// Names are the GVRs probed, each once.
-func (w probeWriter) Names() []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range w.rep.Results {
-		if !seen[r.Name] {
-			seen[r.Name] = true
-			names = append(names, r.Name)
-		}
-	}
-	return names
-}
-
-// Table is a row per measurement: server, GVR, verb, predicted, observed and verdict; wide
-// adds the HTTP statuses and the note.
-func (w probeWriter) Table(o output.Options) ([]string, [][]string) {
-	rep, wide := w.rep, o.Wide()
-	headers := []string{"SERVER", "GVR", "VERB", "PREDICTED", "OBSERVED", "VERDICT"}
-	if wide {
-		headers = append(headers, "STATUS", "NOTE")
-	}
-	rows := make([][]string, 0, len(rep.Results))
-	for _, r := range rep.Results {
-		row := []string{r.Server, r.Name, r.Verb, r.Predicted.Text, r.Observed.Text, string(r.Verdict)}
-		if wide {
-			note := r.Note
-			if note == "" && r.Observed.Error != "" {
-				note = r.Observed.Error
-			}
-			row = append(row, statusPair(r.Observed), note)
-		}
-		rows = append(rows, row)
-	}
-	return headers, rows
-}
-
-func printProbeTable(w io.Writer, pw probeWriter, o output.Options) error {
-	rep, noHeaders := pw.rep, o.NoHeaders
-	if headers, rows := pw.Table(o); len(rows) > 0 {
-		if err := output.Table(w, headers, rows, noHeaders); err != nil {
-			return err
-		}
-	}
-	if err := printMetricsTable(w, rep, noHeaders); err != nil {
-		return err
-	}
-	for _, s := range rep.Skipped {
-		output.Fprintf(w, "Skipped %s: %s\n", s.Name, s.Why)
-	}
-	s := rep.Summary
-	_, err := output.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers)\n",
-		s.Match, s.Mismatch, s.LoopViolations, s.Inconclusive, s.Errors, s.NotMeasured, s.Requests, len(rep.Servers)-s.ServersNotProbed, len(rep.Servers))
-	return err
-}
-
-// statusPair is "normal/forced-local" HTTP status, e.g. 200/404.
-func statusPair(m probe.Measured) string {
-	code := func(r *probe.Response) string {
-		if r == nil {
-			return "-"
-		}
-		return strconv.Itoa(r.Status)
-	}
-	if m.Normal == nil && m.ForcedLocal == nil {
-		return ""
-	}
-	return code(m.Normal) + "/" + code(m.ForcedLocal)
-}
-
-// printMetricsTable shows, per probed server, what /metrics says it proxied during the run,
-// next to what the probe saw it proxy.
-func printMetricsTable(w io.Writer, rep *probe.Report, noHeaders bool) error {
-	var rows [][]string
-	for _, s := range rep.Servers {
-		m := s.Metrics
-		if !s.Probed || m == nil {
-			continue
-		}
-		saw := fmt.Sprintf("%d proxied", m.ExpectedRerouted)
-		if m.ExpectedEndpointErrors > 0 {
-			saw += fmt.Sprintf(", %d endpoint-503", m.ExpectedEndpointErrors)
-		}
-		if !m.Read {
-			rows = append(rows, []string{s.Name, "<unknown>", "<unknown>", "<unknown>", "<unknown>", m.Note})
-			continue
-		}
-		rows = append(rows, []string{s.Name, num(m.ReroutedTotal), m.CodesText(), num(m.PeerProxyErrorsTotal), saw, m.Note})
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w)
-	return output.Table(w, []string{"SERVER", "REROUTED", "BY-CODE", "PROXY-ERRORS", "PROBE-SAW", "NOTE"}, rows, noHeaders)
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

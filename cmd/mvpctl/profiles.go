@@ -1,16 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 func newProfilesCmd(g *globalOptions) *cobra.Command {
@@ -64,7 +59,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if opts.Format == output.FormatTable || opts.Format == output.FormatWide { // for people only
 				output.Fprintf(g.streams.ErrOut, "Profile %s (taken %s; %s; from %s)\n", p.Version, p.TakenAt, p.Source, p.From)
 			}
-			if err := output.Write(g.streams.Out, profileWriter{p}, opts); err != nil {
+			if err := output.Write(g.streams.Out, render.Profile{Profile: p}, opts); err != nil {
 				return err
 			}
 			return provisionalProfileResult(p)
@@ -82,101 +77,5 @@ func writeProfileList(g *globalOptions, opts output.Options) error {
 	if err != nil {
 		return err
 	}
-	return output.Write(g.streams.Out, profileListWriter{profile.NewList(ps)}, opts)
-}
-
-// profileListWriter prints the list of profiles in use.
-type profileListWriter struct{ list profile.List }
-
-func (w profileListWriter) Object() any { return w.list }
-
-// WriteText prints the table with each source's common part — how the profiles were
-// recorded, the same sentence for most — once, as a numbered note under it (-o csv and json
-// keep every source whole).
-func (w profileListWriter) WriteText(out io.Writer, o output.Options) error {
-	headers, rows := w.Table(o)
-	var notes []string
-	for i, p := range w.list.Items {
-		head, how, ok := strings.Cut(p.Source, ": ")
-		if !ok {
-			continue
-		}
-		n := slices.Index(notes, how)
-		if n < 0 {
-			notes = append(notes, how)
-			n = len(notes) - 1
-		}
-		rows[i][len(rows[i])-1] = fmt.Sprintf("%s [%d]", head, n+1)
-	}
-	if err := output.Table(out, headers, rows, o.NoHeaders); err != nil {
-		return err
-	}
-	for i, how := range notes {
-		fmt.Fprintf(out, "[%d] %s\n", i+1, how)
-	}
-	return nil
-}
-
-// Table is a row per profile; it has no wide columns.
-func (w profileListWriter) Table(output.Options) ([]string, [][]string) {
-	rows := [][]string{}
-	for _, p := range w.list.Items {
-		rows = append(rows, []string{p.Version, fmt.Sprint(p.Resources), p.TakenAt, p.From, p.Source})
-	}
-	return []string{"VERSION", "RESOURCES", "TAKEN", "FROM", "SOURCE"}, rows
-}
-
-// Names are the profiles' versions, what profiles show and --to take.
-func (w profileListWriter) Names() []string {
-	names := make([]string, len(w.list.Items))
-	for i, p := range w.list.Items {
-		names[i] = p.Version
-	}
-	return names
-}
-
-// profileWriter prints one profile: its resources, or, structured, a snapshot of its one
-// server (which --snapshot reads).
-type profileWriter struct{ p profile.Profile }
-
-func (w profileWriter) Object() any {
-	s := snapshot.New()
-	s.Source = w.p.Source
-	s.Servers = []snapshot.Server{w.p.Server}
-	return s
-}
-
-func (w profileWriter) WriteText(out io.Writer, o output.Options) error {
-	headers, rows := w.Table(o)
-	return output.Table(out, headers, rows, o.NoHeaders)
-}
-
-// Table is a row per resource; wide adds its subresources (status, scale, ...).
-func (w profileWriter) Table(o output.Options) ([]string, [][]string) {
-	headers := []string{"NAME", "KIND", "SCOPE", "VERBS"}
-	if o.Wide() {
-		headers = append(headers, "SUBRESOURCES")
-	}
-	rows := [][]string{}
-	for _, r := range w.p.Resources {
-		scope := "Cluster"
-		if r.Namespaced {
-			scope = "Namespaced"
-		}
-		row := []string{r.GVR().String(), r.Kind, scope, strings.Join(r.Verbs, ",")}
-		if o.Wide() {
-			row = append(row, strings.Join(r.Subresources, ","))
-		}
-		rows = append(rows, row)
-	}
-	return headers, rows
-}
-
-// Names are the profile's GVRs.
-func (w profileWriter) Names() []string {
-	names := make([]string, len(w.p.Resources))
-	for i, r := range w.p.Resources {
-		names[i] = r.GVR().String()
-	}
-	return names
+	return output.Write(g.streams.Out, render.ProfileList{List: profile.NewList(ps)}, opts)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -134,7 +135,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 // must leave the directory loadable (two files of one version are refused when it is read).
 func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Options, g *globalOptions) error {
 	if o.file == "" || o.file == "-" {
-		return output.Write(g.streams.Out, snapshotWriter{rep.Profile}, opts)
+		return output.Write(g.streams.Out, render.Snapshot{Snapshot: rep.Profile}, opts)
 	}
 	if err := os.MkdirAll(filepath.Dir(o.file), 0o755); err != nil {
 		return fmt.Errorf("profile %s: %w", o.file, err)

@@ -3,13 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/pkg/diagram"
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -133,7 +132,7 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if len(table.Rows) == 0 && !opts.Format.Structured() {
 		fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
-	} else if err := output.Write(g.streams.Out, routesWriter{table}, opts); err != nil {
+	} else if err := output.Write(g.streams.Out, render.Routes{RoutingTable: table}, opts); err != nil {
 		return err
 	}
 	return partialResult(snap)
@@ -172,75 +171,4 @@ func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts outp
 		return fmt.Errorf("-o %s cannot be used with --watch: want %s, as mvpctl watch", opts.Format, strings.Join(streamFormats().Formats(), "|"))
 	}
 	return runWatch(cmd.Context(), g, &o.source.live, &o.wflags, opts)
-}
-
-// routesWriter prints a routing table.
-type routesWriter struct{ table route.RoutingTable }
-
-func (w routesWriter) Object() any { return w.table }
-
-// WriteMermaid and WriteDOT draw servers × groups of GVRs: who serves, proxies to whom, 404,
-// 503 (pkg/diagram).
-func (w routesWriter) WriteMermaid(out io.Writer) error {
-	return diagram.Routes(w.table).WriteMermaid(out)
-}
-func (w routesWriter) WriteDOT(out io.Writer) error { return diagram.Routes(w.table).WriteDOT(out) }
-
-func (w routesWriter) WriteText(out io.Writer, o output.Options) error {
-	headers, rows := w.Table(o)
-	return output.Table(out, headers, rows, o.NoHeaders)
-}
-
-// Names are the rows' GVRs.
-func (w routesWriter) Names() []string {
-	names := make([]string, len(w.table.Rows))
-	for i, r := range w.table.Rows {
-		names[i] = r.Name
-	}
-	return names
-}
-
-// Table is the routing table as routes prints it (routesTable; wide with -o wide).
-func (w routesWriter) Table(o output.Options) ([]string, [][]string) {
-	return routesTable(w.table, o, o.Wide(), true)
-}
-
-// routesTable lays out a routing table, for routes and for each step of simulate: a row per
-// GVR, a column per server, each cell painted by its outcome; wide adds SERVED-BY first, each
-// 503's kind and [inferred]; viaLB adds VIA-LB, the share of requests through the load
-// balancer each outcome gets, when the table's snapshot was sampled through one.
-func routesTable(t route.RoutingTable, o output.Options, wide, viaLB bool) (headers []string, rows [][]string) {
-	headers = []string{"NAME"}
-	if wide {
-		headers = append(headers, "SERVED-BY")
-	}
-	for _, s := range t.Servers {
-		headers = append(headers, output.Header(s.Name))
-	}
-	viaLB = viaLB && len(t.Rows) > 0 && t.Rows[0].ThroughLB != nil
-	if viaLB {
-		headers = append(headers, "VIA-LB")
-	}
-	rows = make([][]string, 0, len(t.Rows))
-	for _, r := range t.Rows {
-		row := []string{r.Name}
-		if wide {
-			row = append(row, strings.Join(r.ServedBy, ","))
-		}
-		for _, c := range r.Cells {
-			text := c.Text
-			if wide && c.Unavailable != "" {
-				text += " (" + string(c.Unavailable) + ")"
-			}
-			if wide && c.Inferred {
-				text += " [inferred]"
-			}
-			row = append(row, o.Paint(text, outcomeTone(c.Outcome)))
-		}
-		if viaLB {
-			row = append(row, r.ThroughLB.Text)
-		}
-		rows = append(rows, row)
-	}
-	return headers, rows
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -76,7 +76,7 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 
 func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g *globalOptions) error {
 	if o.file == "" || o.file == "-" {
-		return output.Write(g.streams.Out, snapshotWriter{snap}, opts)
+		return output.Write(g.streams.Out, render.Snapshot{Snapshot: snap}, opts)
 	}
 	if err := snap.WriteFile(o.file, opts.Format == output.FormatJSON); err != nil {
 		return err
@@ -95,26 +95,4 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 		}
 	}
 	return nil
-}
-
-// snapshotWriter prints a snapshot as the snapshot package writes its files, so that what
-// is printed and what is written to a file are the same bytes.
-type snapshotWriter struct{ snap *snapshot.Snapshot }
-
-func (w snapshotWriter) Object() any { return w.snap }
-
-func (w snapshotWriter) WriteJSON(out io.Writer) error { return w.write(out, true) }
-
-func (w snapshotWriter) WriteYAML(out io.Writer) error { return w.write(out, false) }
-
-// WriteText writes YAML: a snapshot is a document, it has no table form.
-func (w snapshotWriter) WriteText(out io.Writer, _ output.Options) error { return w.write(out, false) }
-
-func (w snapshotWriter) write(out io.Writer, asJSON bool) error {
-	data, err := w.snap.Marshal(asJSON)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(data)
-	return err
 }

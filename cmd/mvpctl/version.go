@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/buildinfo"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -37,21 +34,9 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			v := buildinfo.NewVersion(ver, commit, date, snapshot.APIVersion, profiles)
-			return output.Write(g.streams.Out, versionWriter{v}, opts)
+			return output.Write(g.streams.Out, render.Version{Version: v}, opts)
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
-}
-
-// versionWriter prints the version of mvpctl.
-type versionWriter struct{ v buildinfo.Version }
-
-func (w versionWriter) Object() any { return w.v }
-
-func (w versionWriter) WriteText(out io.Writer, _ output.Options) error {
-	_, err := fmt.Fprintf(out, "Client Version: %s (commit %s, built %s, %s)\nSnapshot Format: %s\nProfiles: %s\n",
-		w.v.Client.Version, w.v.Client.GitCommit, w.v.Client.BuildDate, w.v.Client.GoVersion, w.v.SnapshotFormat,
-		strings.Join(w.v.Profiles, ", "))
-	return err
 }

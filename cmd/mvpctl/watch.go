@@ -5,74 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
-
-// Bounds of --interval: a full read of every apiserver costs several requests per server.
-const (
-	defaultWatchInterval = 2 * time.Second
-	minWatchInterval     = 200 * time.Millisecond
-)
-
-// watchFlags are the flags of the watch loop, shared by `mvpctl watch` and `routes --watch`.
-type watchFlags struct {
-	interval     time.Duration
-	untilStable  time.Duration
-	timeoutTotal time.Duration
-	leaseWatch   bool
-	metrics      bool
-	exporter     exporterFlags // `mvpctl watch` only (watch_exporter.go)
-	fs           *pflag.FlagSet
-}
-
-var watchFlagNames = []string{"interval", "until-stable", "timeout-total", "lease-watch", "metrics"}
-
-func (w *watchFlags) addFlags(fs *pflag.FlagSet) {
-	w.fs = fs
-	fs.DurationVar(&w.interval, "interval", defaultWatchInterval, "time between the starts of two reads of the control plane (at least 200ms)")
-	fs.DurationVar(&w.untilStable, "until-stable", 0, "stop once nothing has changed for this long (0: run until interrupted)")
-	fs.DurationVar(&w.timeoutTotal, "timeout-total", 0, "stop after this long in all (0: no limit)")
-	fs.BoolVar(&w.leaseWatch, "lease-watch", true, "watch the identity leases in kube-system and read the plane again at once when one changes (list and watch on leases); with --lease-watch=false only every --interval")
-	fs.BoolVar(&w.metrics, "metrics", true, "read each apiserver's peer-proxy counters from /metrics every --interval and print what was proxied (get on /metrics)")
-}
-
-// validate checks the flags of a watch (watch, routes --watch) together with its live read's.
-func (w *watchFlags) validate(live *discoverFlags) error {
-	switch {
-	case w.interval < minWatchInterval:
-		return fmt.Errorf("--interval must be at least %s, got %s", minWatchInterval, w.interval)
-	case w.untilStable < 0 || w.timeoutTotal < 0:
-		return fmt.Errorf("--until-stable and --timeout-total cannot be negative")
-	case live.viaLB:
-		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
-	}
-	if err := w.exporter.validate(); err != nil {
-		return err
-	}
-	return live.validate()
-}
-
-// setFlags lists the watch flags given on the command line.
-func (w *watchFlags) setFlags() []string {
-	var set []string
-	for _, n := range watchFlagNames {
-		if w.fs != nil && w.fs.Changed(n) {
-			set = append(set, "--"+n)
-		}
-	}
-	return set
-}
 
 const watchLong = `Follow a live control plane, during a rolling upgrade for instance: read every apiserver
 (as routes does without --snapshot), then again every --interval, and print each change as
@@ -226,64 +169,15 @@ func runLoop(ctx context.Context, loop *watch.Loop, out io.Writer, opts output.O
 	if err != nil {
 		return res, err
 	}
-	return res, output.WriteLine(out, summaryWriter{doc: res.Summary, loc: loc}, opts)
+	return res, output.WriteLine(out, render.WatchSummary{Doc: res.Summary, Loc: loc}, opts)
 }
-
-// leaseDebounce is how long after an identity-lease change the watch reads the plane: a
-// restart deletes and creates a lease within moments, and one read should see both.
-const leaseDebounce = 150 * time.Millisecond
 
 // newWatchLoop is a loop that prints its events to out and its warnings to errOut.
 func newWatchLoop(out, errOut io.Writer, opts output.Options, loc *time.Location) *watch.Loop {
 	return &watch.Loop{
 		Clock: watch.RealClock{},
-		Emit:  func(d watch.EventDoc) error { return output.WriteLine(out, eventLine{doc: d, loc: loc}, opts) },
+		Emit:  func(d watch.EventDoc) error { return output.WriteLine(out, render.Event{Doc: d, Loc: loc}, opts) },
 		Warn:  func(s string) { output.Fprintf(errOut, "warning: %s\n", s) },
 		Loc:   loc,
 	}
-}
-
-// startLeaseWatch follows the identity leases through cfg's server until ctx ends, and
-// delivers the latest set of leases (a set that was not taken yet is replaced by a newer
-// one: each is whole). A failure is said once, until the watch works again.
-func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, interval time.Duration) <-chan []watch.Lease {
-	ch := make(chan []watch.Lease, 1)
-	var mu sync.Mutex
-	said := false
-	w := &discover.LeaseWatch{
-		Config: cfg,
-		OnLeases: func(set []discover.IdentityLease) {
-			leases := make([]watch.Lease, 0, len(set))
-			for _, l := range set {
-				leases = append(leases, watch.Lease{Name: l.Name, Hostname: l.Hostname, Address: l.Address, Holder: l.Holder, Renew: l.Renew, Duration: l.Duration})
-			}
-			select {
-			case ch <- leases:
-			default:
-				select {
-				case <-ch:
-				default:
-				}
-				ch <- leases
-			}
-		},
-		OnFailure: func(err error, _ time.Duration) {
-			mu.Lock()
-			defer mu.Unlock()
-			if !said {
-				said = true
-				output.Fprintf(errOut, "warning: cannot watch the identity leases in kube-system (%s): re-reading every %s only, and trying again\n", err, interval)
-			}
-		},
-		OnRecovered: func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if said {
-				said = false
-				fmt.Fprintln(errOut, "[watch] watching the identity leases again")
-			}
-		},
-	}
-	go w.Run(ctx)
-	return ch
 }

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
-// printProxied prints the join of the audit events of proxied requests: requests per
+// WriteProxied prints the join of the audit events of proxied requests: requests per
 // proxying server, peer and code.
-func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
+func WriteProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
 	if p == nil {
 		return nil
 	}
@@ -55,6 +55,8 @@ func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
 	return []string{"CODE", "REQUESTS"}, rows
 }
 
+// printTraffic prints a simulation's replayed traffic: what was read, the proxied requests
+// joined, and the requests at risk per step, GVR and user agent.
 func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
 	output.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
@@ -64,7 +66,7 @@ func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error 
 	for _, e := range t.MalformedExamples {
 		output.Fprintf(w, "  malformed: %s\n", e)
 	}
-	if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+	if err := WriteProxied(w, t.Proxied, noHeaders); err != nil {
 		return err
 	}
 	var rows [][]string

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/profile"
 )
 
-// printProvisional says first that a result rests on a provisional profile: in one line
+// WriteProvisional says first that a result rests on a provisional profile: in one line
 // (what it comes from, how many facts were derived), or, wide, with what it comes from, each
 // fact derived from the release's modules, and what could not be derived.
-func printProvisional(w io.Writer, ps []profile.Provisional, wide bool) {
+func WriteProvisional(w io.Writer, ps []profile.Provisional, wide bool) {
 	for _, p := range ps {
 		if !wide {
 			output.Fprintf(w, "PROVISIONAL %s; -o wide lists them\n", p.Summary())
@@ -23,9 +23,9 @@ func printProvisional(w io.Writer, ps []profile.Provisional, wide bool) {
 	}
 }
 
-// printProvisionalMarkdown is printProvisional for a pull-request comment: the headline, and
+// WriteProvisionalMarkdown is WriteProvisional for a pull-request comment: the headline, and
 // the facts folded away.
-func printProvisionalMarkdown(w io.Writer, ps []profile.Provisional) {
+func WriteProvisionalMarkdown(w io.Writer, ps []profile.Provisional) {
 	for _, p := range ps {
 		output.Fprintf(w, "**Provisional:** %s\n\n<details><summary>derived and not derived</summary>\n\n", p.Headline())
 		printProvisionalFacts(w, "- ", p)
@@ -43,35 +43,19 @@ func printProvisionalFacts(w io.Writer, bullet string, p profile.Provisional) {
 	}
 }
 
-// provisionalReason is why a result that rests on a provisional profile is not a success.
-func provisionalReason(ps []profile.Provisional) string {
-	if len(ps) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("it rests on the provisional profile %s (the PROVISIONAL lines)", provisionalNames(ps))
-}
-
 // provisionalExcept is the exception to "profiles are discovery of real apiservers".
 func provisionalExcept(ps []profile.Provisional) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	return ", except the provisional " + provisionalNames(ps) + ": derived, no apiserver was run"
+	return ", except the provisional " + ProvisionalNames(ps) + ": derived, no apiserver was run"
 }
 
-func provisionalNames(ps []profile.Provisional) string {
+// ProvisionalNames are the versions of the provisional profiles ps, comma-separated.
+func ProvisionalNames(ps []profile.Provisional) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.Version
 	}
 	return strings.Join(names, ", ")
-}
-
-// provisionalProfileResult is `profiles show`'s result: a provisional profile is shown, but
-// what it says rests on published modules, not on a recorded apiserver.
-func provisionalProfileResult(p profile.Profile) error {
-	if p.Provisional == nil {
-		return nil
-	}
-	return withCode(ExitIncomplete, fmt.Errorf("profile %s is provisional: derived from the recorded %s and published modules, no %s kube-apiserver was run (`-o yaml` lists what was derived and what not; docs/profiles.md)", p.Version, p.Provisional.Base, p.Version.MinorString()))
 }

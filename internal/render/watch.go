@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -13,27 +13,28 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
 
-// The lines and the summary of `mvpctl watch`.
+// The lines and the summary of `mvpctl watch` (and routes --watch).
 
-// eventLine prints one event: a line of text, or a WatchEvent document.
-type eventLine struct {
-	doc watch.EventDoc
-	loc *time.Location
+// Event prints one event of a watch: a line of text, or a WatchEvent document (one line of
+// JSON, output.WriteLine).
+type Event struct {
+	Doc watch.EventDoc
+	Loc *time.Location // the zone of the line's clock
 }
 
-func (l eventLine) Object() any { return l.doc }
+func (l Event) Object() any { return l.Doc }
 
-func (l eventLine) WriteText(out io.Writer, o output.Options) error {
+func (l Event) WriteText(out io.Writer, o output.Options) error {
 	_, err := fmt.Fprintln(out, l.paint(o))
 	return err
 }
 
-func (l eventLine) text() string { return l.paint(output.Options{}) }
+func (l Event) text() string { return l.paint(output.Options{}) }
 
 // paint is the event's line, with a 404/503 window opening and an outcome that becomes a
 // 404, a 503 or proxied in colour when o says so.
-func (l eventLine) paint(o output.Options) string {
-	e := visibleEvent(l.doc)
+func (l Event) paint(o output.Options) string {
+	e := visibleEvent(l.Doc)
 	label := e.Label
 	if label == "" {
 		label = e.Version
@@ -41,9 +42,9 @@ func (l eventLine) paint(o output.Options) string {
 	if label == "" {
 		label = "version unknown"
 	}
-	head := output.Sprintf("%s %s %s: ", e.Time.In(l.loc).Format("15:04:05"), e.Server, label)
+	head := output.Sprintf("%s %s %s: ", e.Time.In(l.Loc).Format("15:04:05"), e.Server, label)
 	if e.APIService != "" { // a cluster's object, not a server's
-		head = output.Sprintf("%s APIService %s: ", e.Time.In(l.loc).Format("15:04:05"), e.APIService)
+		head = output.Sprintf("%s APIService %s: ", e.Time.In(l.Loc).Format("15:04:05"), e.APIService)
 	}
 	var what string
 	switch e.Type {
@@ -80,7 +81,7 @@ func (l eventLine) paint(o output.Options) string {
 	case watch.LeaseStale:
 		what = output.Sprintf("identity lease %s stale: not renewed for %s", e.Lease, seconds(e.LeaseSeconds))
 		if e.Since != nil {
-			what += " (last renewal " + e.Since.In(l.loc).Format("15:04:05") + ")"
+			what += " (last renewal " + e.Since.In(l.Loc).Format("15:04:05") + ")"
 		}
 	case watch.Proxied, watch.ProxyErrors, watch.DiscoverySyncErrors:
 		what = trafficText(e)
@@ -150,17 +151,17 @@ func seconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(100 * time.Millisecond).String()
 }
 
-// summaryWriter prints the summary at the end of a watch.
-type summaryWriter struct {
-	doc watch.SummaryDoc
-	loc *time.Location
+// WatchSummary prints the summary at the end of a watch.
+type WatchSummary struct {
+	Doc watch.SummaryDoc
+	Loc *time.Location // the zone of the summary's clock
 }
 
-func (w summaryWriter) Object() any { return w.doc }
+func (w WatchSummary) Object() any { return w.Doc }
 
-func (w summaryWriter) WriteText(out io.Writer, o output.Options) error {
-	d := w.doc
-	clock := func(t time.Time) string { return t.In(w.loc).Format("15:04:05") }
+func (w WatchSummary) WriteText(out io.Writer, o output.Options) error {
+	d := w.Doc
+	clock := func(t time.Time) string { return t.In(w.Loc).Format("15:04:05") }
 	byLease := ""
 	if d.LeaseTriggeredReads > 0 {
 		byLease = output.Sprintf(" (%d on an identity-lease change)", d.LeaseTriggeredReads)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -12,14 +12,15 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 )
 
-// expectationWriter prints one server's expected /apis. Its JSON is the document exactly as
-// the server should send it, byte for byte, so that it can be compared with what it sends.
-type expectationWriter struct{ e *peerdiscovery.Expectation }
+// Expectation prints one server's expected /apis (discovery expected --apiserver). Its JSON is
+// the document exactly as the server should send it, byte for byte, so that it can be
+// compared with what it sends.
+type Expectation struct{ Expectation *peerdiscovery.Expectation }
 
-func (w expectationWriter) Object() any { return w.e.Document }
+func (w Expectation) Object() any { return w.Expectation.Document }
 
-func (w expectationWriter) WriteJSON(out io.Writer) error {
-	b, err := peerdiscovery.MarshalServed(w.e.Items())
+func (w Expectation) WriteJSON(out io.Writer) error {
+	b, err := peerdiscovery.MarshalServed(w.Expectation.Items())
 	if err != nil {
 		return err
 	}
@@ -27,34 +28,34 @@ func (w expectationWriter) WriteJSON(out io.Writer) error {
 	return err
 }
 
-func (w expectationWriter) WriteText(out io.Writer, o output.Options) error {
-	return printExpectation(out, w.e, o.NoHeaders)
+func (w Expectation) WriteText(out io.Writer, o output.Options) error {
+	return printExpectation(out, w.Expectation, o.NoHeaders)
 }
 
-// expectedListWriter prints the expected /apis of every server.
-type expectedListWriter struct{ list peerdiscovery.ExpectedList }
+// ExpectedList prints the expected /apis of every server (discovery expected).
+type ExpectedList struct{ List peerdiscovery.ExpectedList }
 
-func (w expectedListWriter) Object() any { return w.list }
+func (w ExpectedList) Object() any { return w.List }
 
-func (w expectedListWriter) WriteText(out io.Writer, o output.Options) error {
-	for i := range w.list.Items {
+func (w ExpectedList) WriteText(out io.Writer, o output.Options) error {
+	for i := range w.List.Items {
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
-		if err := printExpectation(out, &w.list.Items[i], o.NoHeaders); err != nil {
+		if err := printExpectation(out, &w.List.Items[i], o.NoHeaders); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// discoveryReportWriter prints a discovery diff.
-type discoveryReportWriter struct{ rep *peerdiscovery.Report }
+// DiscoveryReport prints a discovery diff (discovery diff).
+type DiscoveryReport struct{ Report *peerdiscovery.Report }
 
-func (w discoveryReportWriter) Object() any { return w.rep }
+func (w DiscoveryReport) Object() any { return w.Report }
 
-func (w discoveryReportWriter) WriteText(out io.Writer, o output.Options) error {
-	return printDiscoveryReport(out, w.rep, o)
+func (w DiscoveryReport) WriteText(out io.Writer, o output.Options) error {
+	return printDiscoveryReport(out, w.Report, o)
 }
 
 // expectationLine is the one-line heading of a server's expectation.
@@ -137,18 +138,18 @@ func expectationRows(e *peerdiscovery.Expectation) [][]string {
 }
 
 // Table is the expected document's entries and where each comes from.
-func (w expectationWriter) Table(output.Options) ([]string, [][]string) {
-	return []string{"NAME", "FROM"}, expectationRows(w.e)
+func (w Expectation) Table(output.Options) ([]string, [][]string) {
+	return []string{"NAME", "FROM"}, expectationRows(w.Expectation)
 }
 
 // Names are the expected document's entries.
-func (w expectationWriter) Names() []string { return column(expectationRows(w.e), 0) }
+func (w Expectation) Names() []string { return column(expectationRows(w.Expectation), 0) }
 
 // Table is every server's expected entries, a row per server and entry.
-func (w expectedListWriter) Table(output.Options) ([]string, [][]string) {
+func (w ExpectedList) Table(output.Options) ([]string, [][]string) {
 	rows := [][]string{}
-	for i := range w.list.Items {
-		e := &w.list.Items[i]
+	for i := range w.List.Items {
+		e := &w.List.Items[i]
 		for _, r := range expectationRows(e) {
 			rows = append(rows, append([]string{e.Server}, r...))
 		}
@@ -157,35 +158,27 @@ func (w expectedListWriter) Table(output.Options) ([]string, [][]string) {
 }
 
 // Names are the servers.
-func (w expectedListWriter) Names() []string {
-	names := make([]string, len(w.list.Items))
-	for i := range w.list.Items {
-		names[i] = w.list.Items[i].Server
+func (w ExpectedList) Names() []string {
+	names := make([]string, len(w.List.Items))
+	for i := range w.List.Items {
+		names[i] = w.List.Items[i].Server
 	}
 	return names
 }
 
 // Table is a row per server: its status and the counts of each class of difference; wide
 // splits OTHER into its classes and adds the two ETags.
-func (w discoveryReportWriter) Table(o output.Options) ([]string, [][]string) {
+func (w DiscoveryReport) Table(o output.Options) ([]string, [][]string) {
 	headers := discoveryReportHeaders
 	if o.Wide() {
 		headers = append(append([]string(nil), headers...), "UNEXPECTED", "ORDERING", "METADATA", "EXPECTED-ETAG", "SERVED-ETAG")
 	}
-	return headers, discoveryReportRows(w.rep, o.Wide())
+	return headers, discoveryReportRows(w.Report, o.Wide())
 }
 
 // Names are the servers.
-func (w discoveryReportWriter) Names() []string {
-	return column(discoveryReportRows(w.rep, false), 0)
-}
-
-func column(rows [][]string, i int) []string {
-	out := make([]string, len(rows))
-	for j, r := range rows {
-		out[j] = r[i]
-	}
-	return out
+func (w DiscoveryReport) Names() []string {
+	return column(discoveryReportRows(w.Report, false), 0)
 }
 
 // etagCell says whether the expected and served ETags are equal.
@@ -225,7 +218,7 @@ func discoveryReportRows(rep *peerdiscovery.Report, wide bool) [][]string {
 
 func printDiscoveryReport(w io.Writer, rep *peerdiscovery.Report, o output.Options) error {
 	noHeaders := o.NoHeaders
-	headers, rows := discoveryReportWriter{rep}.Table(o)
+	headers, rows := DiscoveryReport{rep}.Table(o)
 	if err := output.Table(w, headers, rows, noHeaders); err != nil {
 		return err
 	}
