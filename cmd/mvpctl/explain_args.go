@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -132,4 +133,21 @@ func knownGVRs(snap *snapshot.Snapshot) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// explainStatuses are the statuses explain --fail-on takes: those the apiserver answers
+// itself instead of serving a request.
+var explainStatuses = []int{http.StatusNotFound, http.StatusServiceUnavailable}
+
+// parseFailOnStatuses reads explain's --fail-on: HTTP statuses, each one of explainStatuses.
+func parseFailOnStatuses(values []string) ([]int, error) {
+	var out []int
+	for _, v := range values {
+		code, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || !slices.Contains(explainStatuses, code) {
+			return nil, fmt.Errorf("--fail-on %q: want 404, 503 or both (404,503), the statuses an apiserver answers itself instead of serving a request", v)
+		}
+		out = append(out, code)
+	}
+	return out, nil
 }
