@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -119,7 +118,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 		return err
 	}
 	req.HeaderProxied = o.headerProxied
-	e, err := route.NewRouter(snap).WithCapabilities(profileCapabilities()).Explain(req, o.server)
+	e, err := route.NewRouter(snap).WithCapabilities(profile.Capabilities()).Explain(req, o.server)
 	if err != nil {
 		return err
 	}
@@ -245,70 +244,17 @@ func peerNames(d route.Decision) []string {
 	return names
 }
 
-// profileCapabilities says, from the version profiles, whether a binary version can
-// serve a GVR at some --runtime-config; unknown when there is no profile or it has no full set.
-func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
-	cache := map[string]map[snapshot.GVR]bool{}
-	return func(version string, gvr snapshot.GVR) (bool, bool) {
-		full, seen := cache[version]
-		if !seen {
-			if p, err := profile.Lookup(version); err == nil && p.Full != nil {
-				full = map[snapshot.GVR]bool{}
-				for _, r := range p.Full {
-					full[r.GVR()] = true
-				}
-			}
-			cache[version] = full
-		}
-		if full == nil {
-			return false, false
-		}
-		return full[gvr], true
-	}
-}
-
 // runtimeConfigWords is a server's --runtime-config in words, after "--runtime-config ":
-// full says everything; brief, what explain says without --verbose (the same, except that a
-// server whose resources fit no runtime-config is "unclear").
+// full says everything; brief, what explain says without --verbose
+// (simulate.RuntimeConfigView words both).
 type runtimeConfigWords struct{ full, brief string }
 
-// observedConfigs is each reachable server's --runtime-config in words: as its installer
-// states it when it does (and where what it serves disagrees), else as inferred from what it
-// serves.
+// observedConfigs is each reachable server's --runtime-config in words, as stated or
+// observed (simulate.RuntimeConfigs).
 func observedConfigs(snap *snapshot.Snapshot) map[string]runtimeConfigWords {
 	out := map[string]runtimeConfigWords{}
-	for i := range snap.Servers {
-		srv := &snap.Servers[i]
-		if !srv.Reachable {
-			continue
-		}
-		if sc, ok := simulate.CompareStated(srv); ok && sc.Error == "" {
-			words := fmt.Sprintf("as stated (%s): %s", sc.Source, orNone(sc.RuntimeConfig))
-			if d := sc.RuntimeConfigDisagreement; d != "" {
-				words += " — " + d + "; the server wins"
-			}
-			out[srv.Name] = runtimeConfigWords{words, words}
-			continue
-		}
-		out[srv.Name] = inferredConfig(simulate.InferRuntimeConfig(srv))
+	for name, v := range simulate.RuntimeConfigs(snap) {
+		out[name] = runtimeConfigWords{v.Full(), v.Brief()}
 	}
 	return out
-}
-
-// inferredConfig is an --runtime-config inferred from what a server serves, in words.
-func inferredConfig(c simulate.ObservedConfig) runtimeConfigWords {
-	var words string
-	switch {
-	case c.Unknown != "":
-		words = "as observed: unknown (" + c.Unknown + ")"
-	case len(c.Misfits) > 0:
-		some := c.Misfits[:min(3, len(c.Misfits))]
-		words = fmt.Sprintf("as observed: fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
-		return runtimeConfigWords{words, "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"}
-	case c.RuntimeConfig == "":
-		words = "as observed: the defaults"
-	default:
-		words = "as observed: " + c.RuntimeConfig
-	}
-	return runtimeConfigWords{words, words}
 }
