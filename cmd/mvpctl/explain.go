@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -18,16 +19,16 @@ import (
 )
 
 type explainOptions struct {
-	source        snapshotSource
+	source        cli.SnapshotSource
 	server        string
 	headerProxied bool
 	verbose       bool
 	whyNot        bool
-	filter        filterFlags
+	filter        cli.FilterFlags
 	output        *output.Flags
-	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
-	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
-	steps         []string     // --step: what-if steps applied to the snapshot first (simulate run's)
+	profiles      cli.ProfileFlags // for what a server's version can serve (--runtime-config inference)
+	failOn        []string         // --fail-on: HTTP statuses (404, 503) that make explain exit 3
+	steps         []string         // --step: what-if steps applied to the snapshot first (simulate run's)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -59,18 +60,18 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	}
 	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
-	return usesNamespace(cmd)
+	return cli.UsesNamespace(cmd)
 }
 
 // addFlags adds the flags of explain but -o (output.Flags' own).
 func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
-	o.source.addFlags(fs)
-	o.profiles.addFlags(fs)
-	addAPIServerFlag(fs, &o.server, "explain for this")
+	o.source.AddFlags(fs)
+	o.profiles.AddFlags(fs)
+	cli.AddAPIServerFlag(fs, &o.server, "explain for this")
 	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
 	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
-	o.filter.addFlags(fs, "choose among")
+	o.filter.AddFlags(fs, "choose among")
 	addStepFlag(fs, &o.steps, "; applied to the snapshot first: the request is explained right after the last, a crash at the kill with its timeline")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
 }
@@ -78,7 +79,7 @@ func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
 // validate checks the arguments and flags together, before anything is read: what is
 // explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
 func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, []simulate.Step, error) {
-	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
+	a, err := parseExplainArgs(args, o.filter.Filter(), namespace)
 	if err != nil {
 		return a, nil, nil, err
 	}
@@ -90,7 +91,7 @@ func (o *explainOptions) validate(args []string, namespace string) (explainArgs,
 	if err != nil {
 		return a, nil, nil, err
 	}
-	return a, failOn, steps, o.source.validate()
+	return a, failOn, steps, o.source.Validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -102,10 +103,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := o.profiles.use(g); err != nil {
+	if err := o.profiles.Use(g.warn); err != nil {
 		return err
 	}
-	snap, err := o.source.load(cmd.Context(), g)
+	snap, err := o.source.Load(cmd.Context(), g.env())
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -107,7 +108,7 @@ func (a explainArgs) request(snap *snapshot.Snapshot, note func(string)) (route.
 	ns := ""
 	switch {
 	case !r.Known && strings.Count(a.resource, "/") > 0:
-		if near := nearestName(r.GVR.String(), knownGVRs(snap)); near != "" {
+		if near := cli.NearestName(r.GVR.String(), knownGVRs(snap)); near != "" {
 			return route.Request{}, fmt.Errorf("no apiserver serves or lists %s: did you mean %s? (explain GET %s explains the request as it is)",
 				r.GVR, near, route.CollectionPath(r.GVR, ""))
 		}

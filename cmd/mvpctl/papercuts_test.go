@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/internal/cli"
 )
 
 // TestFirstHourStumbles: each mistake a new user makes in the first hour gets the answer
@@ -111,8 +113,8 @@ func TestNearestName(t *testing.T) {
 		{"too", "to"}, {"snapshto", "snapshot"}, {"server", "servers"}, {"stpe", "step"},
 		{"no-colour", "no-color"}, {"ouptut", "output"}, {"kubeconfig", ""}, {"x", ""},
 	} {
-		if got := nearestName(tc.name, names); got != tc.want {
-			t.Errorf("nearestName(%q) = %q, want %q", tc.name, got, tc.want)
+		if got := cli.NearestName(tc.name, names); got != tc.want {
+			t.Errorf("cli.NearestName(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/trace"
@@ -81,14 +81,13 @@ func (g *globalOptions) warn(msg string) {
 	output.Fprintf(g.streams.ErrOut, "warning: %s\n", msg)
 }
 
-// warnLoweredTrust warns, every command and every time, when the kubeconfig turns TLS
-// verification off or names a plain-HTTP server.
-func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) {
-	for _, cfg := range cfgs {
-		for _, w := range apiclient.TrustWarnings(cfg) {
-			g.warn(w)
-		}
-	}
+// warnLoweredTrust warns when the kubeconfig lowers trust (cli.Env.WarnLoweredTrust).
+func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) { g.env().WarnLoweredTrust(cfgs...) }
+
+// env is what the shared plumbing (internal/cli) needs of the process: its streams as
+// they are now, the connection flags, and warn.
+func (g *globalOptions) env() cli.Env {
+	return cli.Env{In: g.streams.In, ErrOut: g.streams.ErrOut, ErrIsTerminal: g.streams.ErrIsTerminal, ConfigFlags: g.configFlags, Warn: g.warn}
 }
 
 func (g *globalOptions) now() time.Time {
@@ -145,13 +144,13 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
 	root.SetUsageFunc(writeUsage) // global flags in mvpctl options (options.go)
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(cli.FlagError)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		trace.Start(g.verbosity, g.streams.ErrOut)
-		return checkNamespaceFlag(cmd)
+		return cli.CheckNamespaceFlag(cmd)
 	}
 
 	name := commandName(args, root.PersistentFlags())
@@ -228,8 +227,8 @@ func execute(args []string, g *globalOptions) int {
 	streams := g.streams
 	args = g.pluginArgs(args)
 	root := newRootCmdFor(g, args)
-	if completionRequest(args) {
-		registerCompletions(root, g)
+	if cli.CompletionRequest(args) {
+		cli.RegisterCompletions(root, g.configFlags)
 	}
 	root.SetArgs(args)
 	ctx := g.ctx

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -14,7 +15,7 @@ import (
 type snapshotOptions struct {
 	file   string // destination; "" or "-" for stdout
 	output *output.Flags
-	live   discoverFlags
+	live   cli.DiscoverFlags
 }
 
 func newSnapshotCmd(g *globalOptions) *cobra.Command {
@@ -47,7 +48,7 @@ format and the RBAC needed.
 	fs := cmd.Flags()
 	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically; only a regular file (or a link to one) is replaced (default: stdout)")
 	o.output.AddFlags(fs)
-	o.live.addFlags(fs)
+	o.live.AddFlags(fs)
 	return cmd
 }
 
@@ -56,7 +57,7 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.live.validate(); err != nil {
+	if err := o.live.Validate(); err != nil {
 		return err
 	}
 	if o.file != "" && o.file != "-" {
@@ -64,7 +65,7 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			return fmt.Errorf("-f %s: %w", o.file, err)
 		}
 	}
-	snap, err := o.live.discover(cmd.Context(), g)
+	snap, err := o.live.Discover(cmd.Context(), g.env())
 	if err != nil {
 		return err
 	}
