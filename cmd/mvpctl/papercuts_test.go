@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/mvpctl/mvpctl/internal/cli"
 )
 
 // TestFirstHourStumbles: each mistake a new user makes in the first hour gets the answer
@@ -103,18 +101,5 @@ func TestREADMEOneMinuteIsOneMinute(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n## ")
 	if strings.Contains(section, "make test") {
 		t.Errorf("README's \"Try it in one minute\" runs make test (20–70 minutes):\n%s", section)
-	}
-}
-
-// TestNearestName: a typo's closest name, and none for a name that is no typo of any.
-func TestNearestName(t *testing.T) {
-	names := []string{"to", "snapshot", "servers", "steps", "step", "no-color", "output"}
-	for _, tc := range []struct{ name, want string }{
-		{"too", "to"}, {"snapshto", "snapshot"}, {"server", "servers"}, {"stpe", "step"},
-		{"no-colour", "no-color"}, {"ouptut", "output"}, {"kubeconfig", ""}, {"x", ""},
-	} {
-		if got := cli.NearestName(tc.name, names); got != tc.want {
-			t.Errorf("cli.NearestName(%q) = %q, want %q", tc.name, got, tc.want)
-		}
 	}
 }
