@@ -22,7 +22,7 @@ the snapshot was taken and finds stale entries (advertised, but nothing serves t
 missing ones (served, but not advertised). See docs/discovery.md.`,
 	}
 	cmd.AddCommand(newDiscoveryExpectedCmd(g), newDiscoveryDiffCmd(g))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 // discoveryQuery is what both discovery commands take: a snapshot, optionally one server of

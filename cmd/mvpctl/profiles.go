@@ -74,7 +74,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 	showOutput.AddFlags(show.Flags())
 	showProfiles.AddFlags(show.Flags())
 	cmd.AddCommand(list, show, newProfilesRecordCmd(g))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 // writeProfileList prints the profiles loaded (profiles list, profiles show without VERSION).

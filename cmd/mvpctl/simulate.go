@@ -64,7 +64,7 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 	cmd.AddCommand(newSimulateSubCmd(g, "run", "Apply a scenario file or --step flags",
 		`  mvpctl simulate run --scenario scenario.yaml
   mvpctl simulate run --servers a=1.36,b=1.37 --step crash:b`, false))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
