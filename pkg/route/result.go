@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -22,9 +21,9 @@ func (e Explanation) Result(failOn []int, snap *snapshot.Snapshot, oneServer boo
 			hits = append(hits, StatusHit{Server: d.Server, Status: *d.Status})
 			continue
 		}
-		for _, alt := range d.AlsoPossible {
-			if code := mvp.StatusOf(alt); slices.Contains(failOn, code) {
-				hits = append(hits, StatusHit{Server: d.Server, Status: code, Alternative: alt})
+		for _, alt := range d.AlsoAnswers {
+			if code := alt.Status(); slices.Contains(failOn, code) {
+				hits = append(hits, StatusHit{Server: d.Server, Status: code, Alternative: alt.Key()})
 				break
 			}
 		}

@@ -12,7 +12,7 @@ func TestExplanationResult(t *testing.T) {
 	s404 := 404
 	e := Explanation{Servers: []Decision{
 		{Server: "a", Outcome: mvp.NotFound, Status: &s404},
-		{Server: "b", Outcome: mvp.Proxied, AlsoPossible: []string{mvp.OutcomeKey(mvp.Unavailable, mvp.Transport)}},
+		{Server: "b", Outcome: mvp.Proxied, AlsoPossible: []string{"unavailable/transport"}, AlsoAnswers: []mvp.Answer{{Outcome: mvp.Unavailable, Unavailable: mvp.Transport}}},
 	}}
 	partial := snapshot.New()
 	partial.Servers = []snapshot.Server{{Name: "a", Reachable: true}, {Name: "c"}}
