@@ -57,29 +57,28 @@ type Gap struct {
 // NotPredicted are the servers with no exact prediction, each with why.
 type NotPredicted struct{ Gaps []Gap }
 
-func (r NotPredicted) String() string {
-	parts := make([]string, len(r.Gaps))
-	for i, g := range r.Gaps {
-		parts[i] = fmt.Sprintf("%s (%s)", g.Server, g.Status)
-		if len(g.Uncertain) > 0 {
-			parts[i] = fmt.Sprintf("%s (uncertain: %s)", g.Server, strings.Join(g.Uncertain, "; "))
-		}
-	}
-	return "no exact prediction for " + strings.Join(parts, ", ")
-}
+func (r NotPredicted) String() string { return "no exact prediction for " + gapWords(r.Gaps, true) }
 
 // NotChecked are the servers a diff did not check, each with why (uncertain, without what).
 type NotChecked struct{ Gaps []Gap }
 
-func (r NotChecked) String() string {
-	parts := make([]string, len(r.Gaps))
-	for i, g := range r.Gaps {
-		parts[i] = fmt.Sprintf("%s (%s)", g.Server, g.Status)
-		if len(g.Uncertain) > 0 {
+func (r NotChecked) String() string { return "not checked: " + gapWords(r.Gaps, false) }
+
+// gapWords are gaps in words, each server with its status or, uncertain, with what the
+// prediction cannot know (detail) or not.
+func gapWords(gaps []Gap, detail bool) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		switch {
+		case len(g.Uncertain) == 0:
+			parts[i] = fmt.Sprintf("%s (%s)", g.Server, g.Status)
+		case detail:
+			parts[i] = fmt.Sprintf("%s (uncertain: %s)", g.Server, strings.Join(g.Uncertain, "; "))
+		default:
 			parts[i] = g.Server + " (uncertain)"
 		}
 	}
-	return "not checked: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // StaleOrMissing counts the stale and the missing entries of a diff.

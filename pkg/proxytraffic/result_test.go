@@ -1,28 +1,18 @@
 package proxytraffic
 
-import (
-	"testing"
-
-	"github.com/mvpctl/mvpctl/pkg/report"
-)
+import "testing"
 
 func TestReportResult(t *testing.T) {
-	tests := []struct {
-		name  string
-		rep   Report
-		class report.Class
-		why   string
-	}{
-		{"no server", Report{}, report.Usage, "no apiserver's counters could be read"},
-		{"none read", Report{Servers: []Server{{Name: "a", Note: "403"}, {Name: "b"}}}, report.Usage, "no apiserver's counters could be read (a: 403)"},
-		{"one unread", Report{Servers: []Server{{Name: "a", Read: true}, {Name: "b"}}, Interrupted: "cut"}, report.Partial, "the counters of b could not be read"},
-		{"cut short", Report{Servers: []Server{{Name: "a", Read: true}}, Interrupted: "cut"}, report.Partial, "cut"},
-		{"whole", Report{Servers: []Server{{Name: "a", Read: true}}}, report.OK, ""},
-	}
-	for _, tt := range tests {
-		r := tt.rep.Result()
-		if r.Class != tt.class || (r.Reason != nil && r.Reason.String() != tt.why) {
-			t.Errorf("%s: %v %v, want %v %q", tt.name, r.Class, r.Reason, tt.class, tt.why)
+	whole := Server{Name: "a", Read: true}
+	for want, rep := range map[string]Report{
+		"usage: no apiserver's counters could be read":          {},
+		"usage: no apiserver's counters could be read (a: 403)": {Servers: []Server{{Name: "a", Note: "403"}, {Name: "b"}}},
+		"partial: the counters of b could not be read":          {Servers: []Server{whole, {Name: "b"}}, Interrupted: "cut"},
+		"partial: cut": {Servers: []Server{whole}, Interrupted: "cut"},
+		"ok":           {Servers: []Server{whole}},
+	} {
+		if got := rep.Result().String(); got != want {
+			t.Errorf("Result() = %q, want %q", got, want)
 		}
 	}
 }

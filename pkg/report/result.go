@@ -50,3 +50,11 @@ func Of(c Class, r Reason) Result { return Result{Class: c, Reason: r} }
 
 // OK reports whether the result is complete and blocks nothing.
 func (r Result) OK() bool { return r.Class == OK }
+
+// String is the class and, unless it is OK, the reason: "partial: b could not be read".
+func (r Result) String() string {
+	if r.Reason == nil {
+		return r.Class.String()
+	}
+	return r.Class.String() + ": " + r.Reason.String()
+}
