@@ -25,7 +25,7 @@ type globalOptions struct {
 	configFlags *kubeflags.Flags
 	// clock is the time source (fixed in golden tests); nil means time.Now.
 	clock func() time.Time
-	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (plugin.go).
+	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (cli.Binary).
 	argv0 string
 	// warnings are those already printed, each said once.
 	warnings cli.Warnings
@@ -132,7 +132,7 @@ to a peer, 404 or 503, and explains each decision step by step.
 			cli.CommandGroup(c)
 		}
 	}
-	asKubectlPlugin(root, g)
+	cli.Binary(g.argv0).AsKubectlPlugin(root)
 	fitHelp(root, g)
 	return root
 }
@@ -159,7 +159,7 @@ func execute(args []string, g *globalOptions) int {
 	g.streams.Out = output.Guard(output.Terminal(g.streams.Out, g.streams.Width), g.color)
 	g.streams.ErrOut = output.Guard(g.streams.ErrOut, nil)
 	streams := g.streams
-	args = g.pluginArgs(args)
+	args = cli.Binary(g.argv0).Args(args)
 	root := newRootCmdFor(g, args)
 	if cli.CompletionRequest(args) {
 		cli.RegisterCompletions(root, g.configFlags)
@@ -178,7 +178,7 @@ func execute(args []string, g *globalOptions) int {
 	if code == ExitIncomplete {
 		prefix = "warning" // the result was printed, with a caveat
 	}
-	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(g.displayText(err.Error())))
+	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(cli.Binary(g.argv0).DisplayText(err.Error())))
 	return code
 }
 
