@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
@@ -21,13 +22,13 @@ the snapshot was taken and finds stale entries (advertised, but nothing serves t
 missing ones (served, but not advertised). See docs/discovery.md.`,
 	}
 	cmd.AddCommand(newDiscoveryExpectedCmd(g), newDiscoveryDiffCmd(g))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 // discoveryQuery is what both discovery commands take: a snapshot, optionally one server of
 // it, and an output format.
 type discoveryQuery struct {
-	source snapshotSource
+	source cli.SnapshotSource
 	server string
 	output *output.Flags
 }
@@ -35,7 +36,7 @@ type discoveryQuery struct {
 func newDiscoveryQuery(out *output.Flags) discoveryQuery { return discoveryQuery{output: out} }
 
 func (q *discoveryQuery) addFlags(fs *pflag.FlagSet) {
-	q.source.addFlags(fs)
-	addAPIServerFlag(fs, &q.server, "this")
+	q.source.AddFlags(fs)
+	cli.AddAPIServerFlag(fs, &q.server, "this")
 	q.output.AddFlags(fs)
 }

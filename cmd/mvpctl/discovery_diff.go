@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
@@ -14,7 +15,7 @@ import (
 type discoveryDiffOptions struct{ discoveryQuery }
 
 func newDiscoveryDiffCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryDiffOptions{newDiscoveryQuery(tableFlags(output.FormatJSON, output.FormatYAML))}
+	o := &discoveryDiffOptions{newDiscoveryQuery(cli.TableFlags(output.FormatJSON, output.FormatYAML))}
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Compare each apiserver's served /apis with the expected peer-aggregated document",
@@ -44,7 +45,7 @@ takes a live one.
 }
 
 func (o *discoveryDiffOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, snap, err := o.source.loadWithOutput(cmd, g, o.output)
+	opts, snap, err := o.source.LoadWithOutput(cmd, g.env(), o.output)
 	if err != nil {
 		return err
 	}

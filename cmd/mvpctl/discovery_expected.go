@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
@@ -13,7 +14,7 @@ import (
 type discoveryExpectedOptions struct{ discoveryQuery }
 
 func newDiscoveryExpectedCmd(g *globalOptions) *cobra.Command {
-	o := &discoveryExpectedOptions{newDiscoveryQuery(narrowTableFlags(output.FormatJSON, output.FormatYAML))}
+	o := &discoveryExpectedOptions{newDiscoveryQuery(cli.NarrowTableFlags(output.FormatJSON, output.FormatYAML))}
 	cmd := &cobra.Command{
 		Use:   "expected [--apiserver NAME]",
 		Short: "Print the default /apis document each apiserver should serve",
@@ -39,7 +40,7 @@ kind: ExpectedDiscoveryList with every server's document and ETag.
 }
 
 func (o *discoveryExpectedOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	opts, snap, err := o.source.loadWithOutput(cmd, g, o.output)
+	opts, snap, err := o.source.LoadWithOutput(cmd, g.env(), o.output)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,15 @@ import (
 	"errors"
 
 	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/pkg/report"
 )
 
 // The exitcodes*.go files are the one place where mvpctl's exit codes are decided: the codes
-// (this file), the functions that map each command's result to one (exitcodes_results.go), and
-// the table that documents them (exitcodes_doc.go: printed by `mvpctl help exit-codes` and
-// copied in docs/exit-codes.md, which a test keeps equal). The libraries return results; they
-// never choose an exit code.
+// and the one map from a result's class to its code (this file), each command's result as its
+// library decides it (exitcodes_results.go), and the table that documents them
+// (exitcodes_doc.go: printed by `mvpctl help exit-codes` and copied in docs/exit-codes.md,
+// which a test keeps equal). The libraries return typed results (report.Result); they never
+// choose an exit code.
 
 // Exit codes. CI gates depend on them: change them only with a major version.
 const (
@@ -60,4 +62,35 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return ExitError
+}
+
+// classExitCodes is the exit code of each class of result: the one map from what a library
+// decided to what the process exits with.
+var classExitCodes = map[report.Class]int{
+	report.OK:       ExitOK,
+	report.Partial:  ExitIncomplete,
+	report.Warnings: ExitIncomplete,
+	report.Blocking: ExitFindings,
+	report.Usage:    ExitError,
+}
+
+// resultError is the error a command returns for its result: nil when it is OK, else the one
+// line that says why, exiting with the code of its class. The line is worded here: a partial
+// result says so first; a blocking or a warnings result is introduced by subject (the check
+// that blocks, "explain", or what the caveats qualify, "incomplete result"); a usage result
+// is its reason alone.
+func resultError(r report.Result, subject string) error {
+	if r.OK() {
+		return nil
+	}
+	var line string
+	switch r.Class {
+	case report.Partial:
+		line = "partial result: " + r.Reason.String()
+	case report.Blocking, report.Warnings:
+		line = subject + ": " + r.Reason.String()
+	default:
+		line = r.Reason.String()
+	}
+	return withCode(classExitCodes[r.Class], errors.New(line))
 }

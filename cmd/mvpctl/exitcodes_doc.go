@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
@@ -125,4 +127,16 @@ func (r exitCodeRow) writeCodes(b *strings.Builder, prefix string) {
 			fmt.Fprintf(b, "%s%d  %s", prefix, code, text)
 		}
 	}
+}
+
+// newExitCodesTopic is `mvpctl help exit-codes`: a help topic, not a command.
+func newExitCodesTopic() *cobra.Command {
+	topic := &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What each exit code of each command means",
+		Long:  exitCodesText(),
+	}
+	// The topic's help is the table alone, without the usage and flags of a command.
+	topic.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) })
+	return topic
 }

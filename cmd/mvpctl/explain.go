@@ -1,32 +1,31 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 type explainOptions struct {
-	source        snapshotSource
+	source        cli.SnapshotSource
 	server        string
 	headerProxied bool
 	verbose       bool
 	whyNot        bool
-	filter        filterFlags
+	filter        cli.FilterFlags
 	output        *output.Flags
-	profiles      profileFlags // for what a server's version can serve (--runtime-config inference)
-	failOn        []string     // --fail-on: HTTP statuses (404, 503) that make explain exit 3
-	steps         []string     // --step: what-if steps applied to the snapshot first (simulate run's)
+	profiles      cli.ProfileFlags // for what a server's version can serve (--runtime-config inference)
+	failOn        []string         // --fail-on: HTTP statuses (404, 503) that make explain exit 3
+	steps         []string         // --step: what-if steps applied to the snapshot first (simulate run's)
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -58,18 +57,18 @@ the request's path: client, server, proxy filter, peer, and the 404/503 ends.
 	}
 	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
-	return usesNamespace(cmd)
+	return cli.UsesNamespace(cmd)
 }
 
 // addFlags adds the flags of explain but -o (output.Flags' own).
 func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
-	o.source.addFlags(fs)
-	o.profiles.addFlags(fs)
-	addAPIServerFlag(fs, &o.server, "explain for this")
+	o.source.AddFlags(fs)
+	o.profiles.AddFlags(fs)
+	cli.AddAPIServerFlag(fs, &o.server, "explain for this")
 	fs.BoolVar(&o.headerProxied, "header-proxied", false, "the request carries "+strings.ToLower(mvp.LoopPreventionHeader)+": true (the loop-prevention header)")
 	fs.BoolVar(&o.verbose, "verbose", false, "also print the decision in the apiserver's own terms: era, identities, routing key, caches (text output)")
 	fs.BoolVar(&o.whyNot, "why-not", false, "for a 404 or 503, print what would make the request succeed (text and table output)")
-	o.filter.addFlags(fs, "choose among")
+	o.filter.AddFlags(fs, "choose among")
 	addStepFlag(fs, &o.steps, "; applied to the snapshot first: the request is explained right after the last, a crash at the kill with its timeline")
 	fs.StringSliceVar(&o.failOn, "fail-on", nil, "exit 3 when some server answers, or may answer, one of these HTTP statuses: 404, 503 (comma-separated)")
 }
@@ -77,7 +76,7 @@ func (o *explainOptions) addFlags(fs *pflag.FlagSet) {
 // validate checks the arguments and flags together, before anything is read: what is
 // explained (parseExplainArgs), --fail-on's statuses, and the snapshot source.
 func (o *explainOptions) validate(args []string, namespace string) (explainArgs, []int, []simulate.Step, error) {
-	a, err := parseExplainArgs(args, o.filter.filter(), namespace)
+	a, err := parseExplainArgs(args, o.filter.Filter(), namespace)
 	if err != nil {
 		return a, nil, nil, err
 	}
@@ -89,7 +88,7 @@ func (o *explainOptions) validate(args []string, namespace string) (explainArgs,
 	if err != nil {
 		return a, nil, nil, err
 	}
-	return a, failOn, steps, o.source.validate()
+	return a, failOn, steps, o.source.Validate()
 }
 
 func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
@@ -101,10 +100,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := o.profiles.use(g); err != nil {
+	if err := o.profiles.Use(g.warn); err != nil {
 		return err
 	}
-	snap, err := o.source.load(cmd.Context(), g)
+	snap, err := o.source.Load(cmd.Context(), g.env())
 	if err != nil {
 		return err
 	}
@@ -117,92 +116,15 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 		return err
 	}
 	req.HeaderProxied = o.headerProxied
-	e, err := route.NewRouter(snap).WithCapabilities(profileCapabilities()).Explain(req, o.server)
+	e, err := route.NewRouter(snap).WithCapabilities(profile.Capabilities()).Explain(req, o.server)
 	if err != nil {
 		return err
 	}
 	for _, st := range steps {
 		e.WhatIf = append(e.WhatIf, st.String())
 	}
-	if err := output.Write(g.streams.Out, render.Explanation{Explanation: e, Configs: renderConfigs(observedConfigs(snap)), Verbose: o.verbose, WhyNot: o.whyNot, Down: render.TakenDown(observed, snap)}, opts); err != nil {
+	if err := output.Write(g.streams.Out, render.Explanation{Explanation: e, Configs: simulate.RuntimeConfigs(snap), Verbose: o.verbose, WhyNot: o.whyNot, Down: render.TakenDown(observed, snap)}, opts); err != nil {
 		return err
 	}
 	return explainResult(e, failOn, observed, o.server != "") // a server a step took down was read
-}
-
-// profileCapabilities says, from the version profiles, whether a binary version can
-// serve a GVR at some --runtime-config; unknown when there is no profile or it has no full set.
-func profileCapabilities() func(version string, gvr snapshot.GVR) (bool, bool) {
-	cache := map[string]map[snapshot.GVR]bool{}
-	return func(version string, gvr snapshot.GVR) (bool, bool) {
-		full, seen := cache[version]
-		if !seen {
-			if p, err := profile.Lookup(version); err == nil && p.Full != nil {
-				full = map[snapshot.GVR]bool{}
-				for _, r := range p.Full {
-					full[r.GVR()] = true
-				}
-			}
-			cache[version] = full
-		}
-		if full == nil {
-			return false, false
-		}
-		return full[gvr], true
-	}
-}
-
-// renderConfigs are configs as explain's renderer takes them.
-func renderConfigs(configs map[string]runtimeConfigWords) map[string]render.RuntimeConfig {
-	out := make(map[string]render.RuntimeConfig, len(configs))
-	for name, c := range configs {
-		out[name] = render.RuntimeConfig{Full: c.full, Brief: c.brief}
-	}
-	return out
-}
-
-// runtimeConfigWords is a server's --runtime-config in words, after "--runtime-config ":
-// full says everything; brief, what explain says without --verbose (the same, except that a
-// server whose resources fit no runtime-config is "unclear").
-type runtimeConfigWords struct{ full, brief string }
-
-// observedConfigs is each reachable server's --runtime-config in words: as its installer
-// states it when it does (and where what it serves disagrees), else as inferred from what it
-// serves.
-func observedConfigs(snap *snapshot.Snapshot) map[string]runtimeConfigWords {
-	out := map[string]runtimeConfigWords{}
-	for i := range snap.Servers {
-		srv := &snap.Servers[i]
-		if !srv.Reachable {
-			continue
-		}
-		if sc, ok := simulate.CompareStated(srv); ok && sc.Error == "" {
-			words := fmt.Sprintf("as stated (%s): %s", sc.Source, orNone(sc.RuntimeConfig))
-			if d := sc.RuntimeConfigDisagreement; d != "" {
-				words += " — " + d + "; the server wins"
-			}
-			out[srv.Name] = runtimeConfigWords{words, words}
-			continue
-		}
-		out[srv.Name] = inferredConfig(simulate.InferRuntimeConfig(srv))
-	}
-	return out
-}
-
-// inferredConfig is an --runtime-config inferred from what a server serves, in words.
-func inferredConfig(c simulate.ObservedConfig) runtimeConfigWords {
-	var words string
-	switch {
-	case c.Unknown != "":
-		words = "as observed: unknown (" + c.Unknown + ")"
-	case len(c.Misfits) > 0:
-		some := c.Misfits[:min(3, len(c.Misfits))]
-		words = fmt.Sprintf("as observed: fits no runtime-config (%d GVRs do not fit, e.g. %s)", len(c.Misfits), strings.Join(some, "; "))
-		return runtimeConfigWords{words, "as observed: unclear (what it serves fits no --runtime-config; --verbose says why)"}
-	case c.RuntimeConfig == "":
-		words = "as observed: the defaults"
-	default:
-		words = "as observed: " + c.RuntimeConfig
-	}
-	return runtimeConfigWords{words, words}
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -106,7 +108,7 @@ func (a explainArgs) request(snap *snapshot.Snapshot, note func(string)) (route.
 	ns := ""
 	switch {
 	case !r.Known && strings.Count(a.resource, "/") > 0:
-		if near := nearestName(r.GVR.String(), knownGVRs(snap)); near != "" {
+		if near := cli.NearestName(r.GVR.String(), knownGVRs(snap)); near != "" {
 			return route.Request{}, fmt.Errorf("no apiserver serves or lists %s: did you mean %s? (explain GET %s explains the request as it is)",
 				r.GVR, near, route.CollectionPath(r.GVR, ""))
 		}
@@ -132,4 +134,21 @@ func knownGVRs(snap *snapshot.Snapshot) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// explainStatuses are the statuses explain --fail-on takes: those the apiserver answers
+// itself instead of serving a request.
+var explainStatuses = []int{http.StatusNotFound, http.StatusServiceUnavailable}
+
+// parseFailOnStatuses reads explain's --fail-on: HTTP statuses, each one of explainStatuses.
+func parseFailOnStatuses(values []string) ([]int, error) {
+	var out []int
+	for _, v := range values {
+		code, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || !slices.Contains(explainStatuses, code) {
+			return nil, fmt.Errorf("--fail-on %q: want 404, 503 or both (404,503), the statuses an apiserver answers itself instead of serving a request", v)
+		}
+		out = append(out, code)
+	}
+	return out, nil
 }

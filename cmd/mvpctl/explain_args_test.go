@@ -155,7 +155,7 @@ func TestExplainFailOn(t *testing.T) {
 func TestExplainResultMayAnswer(t *testing.T) {
 	snap := snapshot.New()
 	e := route.Explanation{Servers: []route.Decision{
-		{Server: "a", Outcome: mvp.Proxied, AlsoPossible: []string{mvp.OutcomeKey(mvp.Unavailable, mvp.Transport)}},
+		{Server: "a", Outcome: mvp.Proxied, AlsoAnswers: []mvp.Answer{{Outcome: mvp.Unavailable, Unavailable: mvp.Transport}}},
 		{Server: "b", Outcome: mvp.Local},
 	}}
 	for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )
@@ -47,7 +48,7 @@ func TestTableFormatsEverywhere(t *testing.T) {
 					t.Errorf("-o %s missing: the command prints a table (formats %v)", form, f.formats)
 				}
 			}
-			if narrow := slices.Contains(narrowTables, f.command); narrow != strings.Contains(f.usage, wideIsTable) {
+			if narrow := slices.Contains(narrowTables, f.command); narrow != strings.Contains(f.usage, cli.WideIsTable) {
 				t.Errorf("narrow table %v, but the help of -o is %q", narrow, f.usage)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
@@ -106,7 +107,7 @@ func TestREADMECommands(t *testing.T) {
 func TestStreamFormatNames(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("HOME", t.TempDir())
-	for _, name := range streamFormats().Formats() {
+	for _, name := range cli.StreamFormats().Formats() {
 		for _, args := range [][]string{{"watch", "-o", name}, {"routes", "-w", "-o", name}} {
 			_, stderr, code := run(t, args...)
 			if code != ExitError || strings.Contains(stderr, "output format") || strings.Contains(stderr, "cannot be used with --watch") || !strings.Contains(stderr, "kubeconfig") {

@@ -138,7 +138,7 @@ func TestValidatePreflight(t *testing.T) {
 		o.accept.write = tc.writeBaseline
 		parseFlags(t, tc.args, func(fs *pflag.FlagSet) {
 			o.plan.addFlags(fs)
-			o.filter.addFlags(fs, "check only")
+			o.filter.AddFlags(fs, "check only")
 		})
 		_, err := o.validate()
 		checkValidate(t, "preflight", tc.validateCase, err)
@@ -181,7 +181,7 @@ func TestValidateWatchAndSnapshot(t *testing.T) {
 	} {
 		var o watchOptions
 		parseFlags(t, tc.args, func(fs *pflag.FlagSet) {
-			o.live.addFlags(fs)
+			o.live.AddFlags(fs)
 			o.flags.addFlags(fs)
 		})
 		checkValidate(t, "watch", tc, o.flags.validate(&o.live))
@@ -192,8 +192,8 @@ func TestValidateWatchAndSnapshot(t *testing.T) {
 		{[]string{"--lb-samples", "1001"}, "--lb-samples must be 1 to 1000"},
 	} {
 		var o snapshotOptions
-		parseFlags(t, tc.args, o.live.addFlags)
-		checkValidate(t, "snapshot", tc, o.live.validate())
+		parseFlags(t, tc.args, o.live.AddFlags)
+		checkValidate(t, "snapshot", tc, o.live.Validate())
 	}
 }
 

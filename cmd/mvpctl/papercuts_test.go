@@ -103,16 +103,3 @@ func TestREADMEOneMinuteIsOneMinute(t *testing.T) {
 		t.Errorf("README's \"Try it in one minute\" runs make test (20–70 minutes):\n%s", section)
 	}
 }
-
-// TestNearestName: a typo's closest name, and none for a name that is no typo of any.
-func TestNearestName(t *testing.T) {
-	names := []string{"to", "snapshot", "servers", "steps", "step", "no-color", "output"}
-	for _, tc := range []struct{ name, want string }{
-		{"too", "to"}, {"snapshto", "snapshot"}, {"server", "servers"}, {"stpe", "step"},
-		{"no-colour", "no-color"}, {"ouptut", "output"}, {"kubeconfig", ""}, {"x", ""},
-	} {
-		if got := nearestName(tc.name, names); got != tc.want {
-			t.Errorf("nearestName(%q) = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -17,7 +18,7 @@ import (
 // planFlags say where a simulation starts and what happens: a rolling upgrade (--to), a
 // scenario file, or --step flags; from a snapshot, the live cluster, or --servers profiles.
 type planFlags struct {
-	source        snapshotSource
+	source        cli.SnapshotSource
 	servers       string
 	to            string
 	order         []string
@@ -28,13 +29,13 @@ type planFlags struct {
 	proxy         string
 	runtimeConfig string
 	allowSkew     bool
-	profiles      profileFlags
+	profiles      cli.ProfileFlags
 }
 
 func (p *planFlags) addFlags(fs *pflag.FlagSet) {
-	p.source.addFlags(fs)
-	p.source.live.instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
-	p.profiles.addFlags(fs)
+	p.source.AddFlags(fs)
+	p.source.Live.Instead = "pass --snapshot FILE or --servers NAME=VERSION,..."
+	p.profiles.AddFlags(fs)
 	addProfileStartFlags(fs, &p.servers, &p.proxy)
 	fs.StringVar(&p.runtimeConfig, "runtime-config", "", "the --runtime-config every server started from a profile runs with (--servers, a scenario's servers), kept by upgrades: e.g. resource.k8s.io/v1beta1=true")
 	fs.BoolVar(&p.allowSkew, "allow-skew", false, "simulate upgrades that skip a minor version or go backwards, outside the Kubernetes version-skew policy")
@@ -52,7 +53,7 @@ func (p *planFlags) plan(ctx context.Context, g *globalOptions) (*snapshot.Snaps
 	if err := p.validate(); err != nil {
 		return nil, nil, err
 	}
-	if err := p.profiles.use(g); err != nil {
+	if err := p.profiles.Use(g.warn); err != nil {
 		return nil, nil, err
 	}
 	if p.proxy != "" && p.servers == "" && p.scenario == "" {
@@ -138,9 +139,9 @@ func (p *planFlags) validate() error {
 		return errors.New("give one of --to, --scenario and --step")
 	case len(p.order) > 0 && p.to == "":
 		return errors.New("--order goes with --to")
-	case p.servers != "" && p.source.file != "":
+	case p.servers != "" && p.source.File != "":
 		return errors.New("give one of --servers and --snapshot")
-	case p.scenario != "" && (p.servers != "" || p.source.file != ""):
+	case p.scenario != "" && (p.servers != "" || p.source.File != ""):
 		return fmt.Errorf("scenario %s says where to start: drop --servers and --snapshot", p.scenario)
 	case p.requests != "" && len(p.auditLogs) > 0:
 		return errors.New("give one of --requests and --audit-log")
@@ -152,11 +153,11 @@ func (p *planFlags) validate() error {
 	}
 	switch {
 	case p.servers != "":
-		return p.source.refuseLiveFlags("--servers")
+		return p.source.RefuseLiveFlags("--servers")
 	case p.scenario != "":
-		return p.source.refuseLiveFlags("--scenario")
+		return p.source.RefuseLiveFlags("--scenario")
 	}
-	return p.source.validate()
+	return p.source.Validate()
 }
 
 // checkSkew refuses a plan outside the version-skew policy unless --allow-skew.
@@ -174,9 +175,9 @@ func (p *planFlags) start(ctx context.Context, g *globalOptions) (*snapshot.Snap
 	if p.runtimeConfig != "" {
 		return nil, errors.New("--runtime-config goes with --servers (or a scenario's servers): an observed apiserver serves what its own flags say; a step can change them (--step upgrade:SERVER=VERSION,runtime-config=...)")
 	}
-	start, err := p.source.load(ctx, g)
-	if err == nil && p.source.file != "" {
-		start.Source = offlineStart(p.source.file, start)
+	start, err := p.source.Load(ctx, g.env())
+	if err == nil && p.source.File != "" {
+		start.Source = offlineStart(p.source.File, start)
 	}
 	return start, err
 }

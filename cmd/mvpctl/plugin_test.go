@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
@@ -18,35 +19,6 @@ func runAs(t *testing.T, argv0 string, args ...string) (stdout, stderr string, c
 	code = execute(args, &globalOptions{streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
 		configFlags: kubeflags.New(), clock: func() time.Time { return fixedNow }, argv0: argv0})
 	return out.String(), errOut.String(), code
-}
-
-func TestBinaryName(t *testing.T) {
-	for in, want := range map[string]string{
-		"kubectl-mvp": "kubectl-mvp", "/home/u/.krew/bin/kubectl-mvp": "kubectl-mvp",
-		`C:\krew\bin\kubectl-mvp.exe`: "kubectl-mvp", "KUBECTL-MVP.EXE": "KUBECTL-MVP", "./mvpctl": "mvpctl", "": "",
-	} {
-		if got := binaryName(in); got != want {
-			t.Errorf("binaryName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestDisplayText(t *testing.T) {
-	g := &globalOptions{argv0: "kubectl-mvp"}
-	for in, want := range map[string]string{
-		"mvpctl routes --all":                       "kubectl mvp routes --all",
-		"See 'mvpctl help exit-codes'":              "See 'kubectl mvp help exit-codes'",
-		"mvpctl's version; mvpctl mvpctl":           "kubectl mvp's version; kubectl mvp kubectl mvp",
-		"apiVersion: mvpctl.io/v1alpha1":            "apiVersion: mvpctl.io/v1alpha1",
-		"mvpctl-probe-absent-x, bin/mvpctl, mvpctl": "mvpctl-probe-absent-x, bin/mvpctl, kubectl mvp",
-	} {
-		if got := g.displayText(in); got != want {
-			t.Errorf("displayText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := (&globalOptions{argv0: "/usr/bin/mvpctl"}).displayText("mvpctl routes"); got != "mvpctl routes" {
-		t.Errorf("as mvpctl: %q", got)
-	}
 }
 
 // As the kubectl plugin, no help text, usage line or example names mvpctl: every command says
@@ -69,9 +41,10 @@ func TestKubectlPluginHelp(t *testing.T) {
 	}
 	walk(newRootCmd(g), nil)
 	paths = append(paths, []string{"completion"}, []string{"completion", "bash"}) // added by cobra at run time
+	const pluginBin = "kubectl-mvp"
 	for _, path := range paths {
-		out, _, code := runAs(t, "kubectl-mvp", append(path, "--help")...)
-		if code != ExitOK || !strings.Contains(out, "kubectl mvp") || mvpctlWord().MatchString(out) {
+		out, _, code := runAs(t, pluginBin, append(path, "--help")...)
+		if code != ExitOK || !strings.Contains(out, "kubectl mvp") || cli.Binary(pluginBin).DisplayText(out) != out /* it names mvpctl */ {
 			t.Errorf("kubectl-mvp %s --help: code %d, names mvpctl or not kubectl mvp:\n%s", strings.Join(path, " "), code, out)
 		}
 	}

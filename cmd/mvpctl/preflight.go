@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -14,7 +15,7 @@ import (
 type preflightOptions struct {
 	plan   planFlags
 	failOn string
-	filter filterFlags
+	filter cli.FilterFlags
 	output *output.Flags
 	accept acceptFlags
 	// manifests are --manifests paths: client evidence from objects on disk.
@@ -63,7 +64,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --audit-log audit.log.gz -o junit > preflight.xml
   mvpctl preflight --to 1.37 -o markdown   # live cluster of the current context
   mvpctl preflight --snapshot cluster.yaml --to 1.37 --write-baseline .mvpctl-ignore --reason "reviewed in #42"`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.plan.addFlags(cmd.Flags())
@@ -72,7 +73,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --manifest, a static pod manifest)")
 	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
 	cmd.Flags().BoolVar(&o.helmReleases, "helm-releases", false, "live: read the newest revision of every Helm release (Secrets of type helm.sh/release.v1: needs list on secrets) as client evidence; an object of an API at risk in its manifest blocks, named by release and line")
-	o.filter.addFlags(cmd.Flags(), "check only")
+	o.filter.AddFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -104,7 +105,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev}
+		Filter: o.filter.FilterOf(pl.start), FailOn: failOn, Evidence: ev}
 	rep, err := simulate.Preflight(in)
 	if err != nil {
 		return err

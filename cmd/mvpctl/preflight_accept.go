@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -82,7 +83,7 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 }
 
 func readAcceptFile(name string) ([]simulate.AcceptRule, error) {
-	data, err := readBounded(name, maxAcceptFile, "a file of accept rules")
+	data, err := cli.ReadBounded(name, maxAcceptFile, "a file of accept rules")
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", name, err)
 	}

@@ -29,7 +29,7 @@ func (o *preflightOptions) manifestEvidence(cmd *cobra.Command, start *snapshot.
 
 // live says whether the start is the live cluster (not a file, not profiles).
 func (o *preflightOptions) live() bool {
-	return o.plan.source.file == "" && o.plan.servers == "" && o.plan.scenario == ""
+	return o.plan.source.File == "" && o.plan.servers == "" && o.plan.scenario == ""
 }
 
 // withManagedFields reads the managedFields of the GVRs the first run found at risk and runs
@@ -40,7 +40,7 @@ func (o *preflightOptions) withManagedFields(ctx context.Context, g *globalOptio
 	if len(gvrs) == 0 {
 		return first, nil
 	}
-	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.live.timeout}
+	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout}
 	reads, err := discover.ManagedFields(ctx, opts, gvrs, o.managedFieldsCap)
 	if err != nil {
 		g.warn(fmt.Sprintf("managedFields not read: %s", err))
@@ -65,7 +65,7 @@ func (o *preflightOptions) helmEvidence(ctx context.Context, g *globalOptions, s
 	if ev == nil {
 		ev = &simulate.ClientEvidence{}
 	}
-	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.live.timeout, Warn: g.warn}
+	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout, Warn: g.warn}
 	releases, err := discover.HelmReleases(ctx, opts)
 	if err != nil {
 		g.warn(fmt.Sprintf("Helm releases not read: %s", err))

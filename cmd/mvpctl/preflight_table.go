@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -8,7 +9,7 @@ import (
 // preflightFormats are preflight's -o formats: the findings table and its wide columns, the
 // forms a script reads (name, jsonpath, csv), then the documents for CI.
 func preflightFormats() *output.Flags {
-	return tableFlags(output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)
+	return cli.TableFlags(output.FormatJSON, output.FormatYAML, output.FormatJUnit, output.FormatMarkdown, output.FormatMermaid, output.FormatDOT)
 }
 
 // Table is the findings, as the text output's table: a row per finding.

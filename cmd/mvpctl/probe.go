@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -16,12 +17,12 @@ import (
 )
 
 // probeOptions are `mvpctl probe`'s flags. The discovery flags (--timeout, --concurrency:
-// reading the apiservers for the snapshot) are snapshotSource's; the probe's own bounds are
+// reading the apiservers for the snapshot) are cli.SnapshotSource's; the probe's own bounds are
 // --probe-concurrency, --qps, --probe-timeout and --total-timeout.
 type probeOptions struct {
-	source         snapshotSource
+	source         cli.SnapshotSource
 	servers        []string
-	filter         filterFlags
+	filter         cli.FilterFlags
 	all            bool
 	writeDryRun    bool
 	proxiedHeader  string
@@ -34,7 +35,7 @@ type probeOptions struct {
 }
 
 func newProbeCmd(g *globalOptions) *cobra.Command {
-	o := &probeOptions{output: tableFlags(output.FormatJSON, output.FormatYAML)}
+	o := &probeOptions{output: cli.TableFlags(output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "Send real requests to every apiserver and check the routing prediction against them",
@@ -73,15 +74,15 @@ GVR per group that all serve; --resource and --group select every matching GVR; 
 	}
 	o.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
-	return usesNamespace(cmd)
+	return cli.UsesNamespace(cmd)
 }
 
 // addFlags adds the flags of probe but -o (output.Flags' own).
 func (o *probeOptions) addFlags(fs *pflag.FlagSet) {
-	o.source.addFlags(fs)
-	o.source.sendRequests()
+	o.source.AddFlags(fs)
+	o.source.SendRequests()
 	fs.StringArrayVar(&o.servers, "apiserver", nil, "probe only this apiserver: its name in the snapshot or its identity lease name (repeatable; --server is kubectl's connection flag)")
-	o.filter.addFlags(fs, "probe")
+	o.filter.AddFlags(fs, "probe")
 	fs.BoolVar(&o.all, "all", false, "probe every GVR, also those every server serves itself")
 	fs.BoolVar(&o.writeDryRun, "write-dry-run", false, "also send a create with dryRun=All of a minimal object (nothing is persisted)")
 	fs.StringVar(&o.proxiedHeader, "proxied-header", probe.ForcedLocalHeader, "the loop-prevention header sent (value true) to make a server handle a request itself")
@@ -105,7 +106,7 @@ func (o *probeOptions) validate() error {
 	case o.totalTimeout <= 0:
 		return fmt.Errorf("--total-timeout must be positive, got %s", o.totalTimeout)
 	}
-	return o.source.validate()
+	return o.source.Validate()
 }
 
 func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
@@ -125,15 +126,15 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// measured; a second one kills.
 	ctx := cmd.Context()
 
-	base, configFor, err := serverConfigs(g, o.source.live.contexts, "probe sends requests to")
+	base, configFor, err := cli.ServerConfigs(g.configFlags, o.source.Live.Contexts, "probe sends requests to")
 	if err != nil {
 		return err
 	}
-	snap, err := o.source.load(ctx, g)
+	snap, err := o.source.Load(ctx, g.env())
 	if err != nil {
 		return err
 	}
-	if err := refuseLB(snap, "probe sends requests to each apiserver"); err != nil {
+	if err := cli.RefuseLB(snap, "probe sends requests to each apiserver"); err != nil {
 		return err
 	}
 	errOut := g.streams.ErrOut
@@ -141,7 +142,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		Config:         base,
 		ConfigFor:      configFor,
 		Servers:        o.servers,
-		Selection:      probe.Selection{Resources: o.filter.resources, Groups: o.filter.groups, All: o.all},
+		Selection:      probe.Selection{Resources: o.filter.Resources, Groups: o.filter.Groups, All: o.all},
 		Namespace:      namespace,
 		WriteDryRun:    o.writeDryRun,
 		ProxiedHeader:  o.proxiedHeader,
@@ -161,7 +162,7 @@ func (o *probeOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	for _, s := range rep.Servers {
-		if srv := snap.Find(s.Name); s.Probed || (o.source.file == "" && srv != nil && !srv.Reachable) {
+		if srv := snap.Find(s.Name); s.Probed || (o.source.File == "" && srv != nil && !srv.Reachable) {
 			continue // probed, or discovery has just said why it could not be read
 		}
 		output.Fprintf(errOut, "warning: server %s (%s): not probed: %s\n", s.Name, orNone(s.Endpoint), s.Error)

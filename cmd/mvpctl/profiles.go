@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -20,8 +21,8 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 --profile FILE. A profile replaces those of its minor version from an earlier source:
 --profile over the profile directory, the directory over the embedded profiles.`,
 	}
-	var listProfiles, showProfiles profileFlags
-	listOutput := narrowTableFlags(output.FormatJSON, output.FormatYAML)
+	var listProfiles, showProfiles cli.ProfileFlags
+	listOutput := cli.NarrowTableFlags(output.FormatJSON, output.FormatYAML)
 	list := &cobra.Command{
 		Use: "list", Short: "List the versions mvpctl has profiles for, and where each is loaded from", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -29,15 +30,15 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if err != nil {
 				return err
 			}
-			if err := listProfiles.use(g); err != nil {
+			if err := listProfiles.Use(g.warn); err != nil {
 				return err
 			}
 			return writeProfileList(g, opts)
 		},
 	}
 	listOutput.AddFlags(list.Flags())
-	listProfiles.addFlags(list.Flags())
-	showOutput := tableFlags(output.FormatJSON, output.FormatYAML)
+	listProfiles.AddFlags(list.Flags())
+	showOutput := cli.TableFlags(output.FormatJSON, output.FormatYAML)
 	show := &cobra.Command{
 		Use: "show [VERSION]", Short: "Show what a default kube-apiserver of VERSION serves", Args: cobra.MaximumNArgs(1),
 		Long: "Show what a default kube-apiserver of VERSION serves. Without VERSION, list the versions\nthere are profiles for, as mvpctl profiles list does.",
@@ -46,7 +47,7 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 			if err != nil {
 				return err
 			}
-			if err := showProfiles.use(g); err != nil {
+			if err := showProfiles.Use(g.warn); err != nil {
 				return err
 			}
 			if len(args) == 0 { // as kubectl get without a name: what there is to show
@@ -66,9 +67,9 @@ default ~/.config/mvpctl/profiles, is loaded by every command) or a file given w
 		},
 	}
 	showOutput.AddFlags(show.Flags())
-	showProfiles.addFlags(show.Flags())
+	showProfiles.AddFlags(show.Flags())
 	cmd.AddCommand(list, show, newProfilesRecordCmd(g))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 // writeProfileList prints the profiles loaded (profiles list, profiles show without VERSION).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -85,7 +86,7 @@ func (o *profilesRecordOptions) run(cmd *cobra.Command, g *globalOptions) error 
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if err := requireKubeconfig(g, ""); err != nil {
+	if err := cli.RequireKubeconfig(g.configFlags, ""); err != nil {
 		return err
 	}
 	if cfg, err := g.configFlags.ToRESTConfig(); err == nil {
@@ -145,8 +146,8 @@ func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Opti
 	}
 	srv := rep.Profile.Servers[0]
 	output.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))
-	if dir, _ := profileDir(); dir != "" && sameDir(filepath.Dir(o.file), dir) {
-		if _, err := profile.Use(profileSources(nil)); err != nil {
+	if dir, _ := cli.ProfileDir(); dir != "" && sameDir(filepath.Dir(o.file), dir) {
+		if _, err := profile.Use(cli.ProfileSources(nil)); err != nil {
 			return fmt.Errorf("wrote %s, but the profile directory does not load now: %w", o.file, err)
 		}
 	}

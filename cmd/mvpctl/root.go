@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/trace"
@@ -23,42 +19,16 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// Streams are the command's I/O, injected so commands run in-process in tests.
-type Streams struct {
-	In     io.Reader
-	Out    io.Writer // results only
-	ErrOut io.Writer // progress, warnings, errors
-	// ErrIsTerminal enables progress lines.
-	ErrIsTerminal bool
-	// OutIsTerminal enables colour in results (never with NO_COLOR or --no-color: color.go).
-	OutIsTerminal bool
-	// Width is the width of the terminal Out prints on (terminal.go), 0 when Out is not a
-	// terminal: results for people are fitted to it (output.Terminal), help to at most 100.
-	Width int
-}
-
-// DefaultStreams are the process's stdin, stdout and stderr.
-func DefaultStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr), OutIsTerminal: isTerminal(os.Stdout), Width: terminalWidth(os.Stdout)}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // globalOptions are shared by every command.
 type globalOptions struct {
 	streams     Streams
 	configFlags *kubeflags.Flags
 	// clock is the time source (fixed in golden tests); nil means time.Now.
 	clock func() time.Time
-	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (plugin.go).
+	// argv0 is the name the binary was run by: as kubectl-mvp it is a kubectl plugin (cli.Binary).
 	argv0 string
-	// warned holds the warnings already printed, so that one said by two layers (discovery and
-	// probe) is printed once.
-	warned   map[string]bool
-	warnedMu sync.Mutex
+	// warnings are those already printed, each said once.
+	warnings cli.Warnings
 	// ctx ends on the first SIGINT or SIGTERM (process.HandleSignals); nil means never.
 	ctx context.Context
 	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (internal/trace).
@@ -68,27 +38,15 @@ type globalOptions struct {
 }
 
 // warn prints a warning on stderr, once per run.
-func (g *globalOptions) warn(msg string) {
-	g.warnedMu.Lock() // probe warns from several goroutines
-	defer g.warnedMu.Unlock()
-	if g.warned[msg] {
-		return
-	}
-	if g.warned == nil {
-		g.warned = map[string]bool{}
-	}
-	g.warned[msg] = true
-	output.Fprintf(g.streams.ErrOut, "warning: %s\n", msg)
-}
+func (g *globalOptions) warn(msg string) { g.warnings.Say(g.streams.ErrOut, msg) }
 
-// warnLoweredTrust warns, every command and every time, when the kubeconfig turns TLS
-// verification off or names a plain-HTTP server.
-func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) {
-	for _, cfg := range cfgs {
-		for _, w := range apiclient.TrustWarnings(cfg) {
-			g.warn(w)
-		}
-	}
+// warnLoweredTrust warns when the kubeconfig lowers trust (cli.Env.WarnLoweredTrust).
+func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) { g.env().WarnLoweredTrust(cfgs...) }
+
+// env is what the shared plumbing (internal/cli) needs of the process: its streams as
+// they are now, the connection flags, and warn.
+func (g *globalOptions) env() cli.Env {
+	return cli.Env{In: g.streams.In, ErrOut: g.streams.ErrOut, ErrIsTerminal: g.streams.ErrIsTerminal, ConfigFlags: g.configFlags, Warn: g.warn}
 }
 
 func (g *globalOptions) now() time.Time {
@@ -144,17 +102,17 @@ to a peer, 404 or 503, and explains each decision step by step.
 	root.SetIn(g.streams.In)
 	root.SetOut(g.streams.Out)
 	root.SetErr(g.streams.ErrOut)
-	root.SetUsageFunc(writeUsage) // global flags in mvpctl options (options.go)
-	root.SetFlagErrorFunc(flagError)
+	root.SetUsageFunc(cli.WriteUsage) // global flags in mvpctl options (options.go)
+	root.SetFlagErrorFunc(cli.FlagError)
 	g.configFlags.AddFlags(root.PersistentFlags())
 	addColorFlag(root.PersistentFlags(), g)
 	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "klog verbosity, as kubectl's: 4 logs every routing decision, 6 every request sent too (method, URL, status, time), 7-9 client-go's headers and timings (Authorization masked)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		trace.Start(g.verbosity, g.streams.ErrOut)
-		return checkNamespaceFlag(cmd)
+		return cli.CheckNamespaceFlag(cmd)
 	}
 
-	name := commandName(args, root.PersistentFlags())
+	name := cli.CommandName(args, root.PersistentFlags())
 	only := slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == name })
 	// cobra adds its completion command (a subcommand per shell, each with its flags) at every
 	// Execute unless told not to; a command line that names one of mvpctl's commands cannot run
@@ -171,37 +129,12 @@ to a peer, 404 or 503, and explains each decision step by step.
 		// shell (mvpctl completion tcsh) is a usage error, not its help and exit 0.
 		root.InitDefaultCompletionCmd(args...)
 		if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
-			commandGroup(c)
+			cli.CommandGroup(c)
 		}
 	}
-	asKubectlPlugin(root, g)
+	cli.Binary(g.argv0).AsKubectlPlugin(root)
 	fitHelp(root, g)
 	return root
-}
-
-// commandName is the first argument that is neither a flag nor a flag's value, by the rule
-// cobra's Find uses (stripFlags): "--flag value" and "-f value" take the next argument as
-// the value unless flags knows the flag as one that needs none; "--" ends the search.
-func commandName(args []string, flags *pflag.FlagSet) string {
-	needsNoValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal != "" }
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return ""
-		case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
-			if !needsNoValue(flags.Lookup(a[2:])) {
-				i++
-			}
-		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && len(a) == 2:
-			if !needsNoValue(flags.ShorthandLookup(a[1:])) {
-				i++
-			}
-		case a != "" && !strings.HasPrefix(a, "-"):
-			return a
-		}
-	}
-	return ""
 }
 
 // Execute runs the command line and returns the process exit code. Errors are printed once,
@@ -226,10 +159,10 @@ func execute(args []string, g *globalOptions) int {
 	g.streams.Out = output.Guard(output.Terminal(g.streams.Out, g.streams.Width), g.color)
 	g.streams.ErrOut = output.Guard(g.streams.ErrOut, nil)
 	streams := g.streams
-	args = g.pluginArgs(args)
+	args = cli.Binary(g.argv0).Args(args)
 	root := newRootCmdFor(g, args)
-	if completionRequest(args) {
-		registerCompletions(root, g)
+	if cli.CompletionRequest(args) {
+		cli.RegisterCompletions(root, g.configFlags)
 	}
 	root.SetArgs(args)
 	ctx := g.ctx
@@ -245,44 +178,10 @@ func execute(args []string, g *globalOptions) int {
 	if code == ExitIncomplete {
 		prefix = "warning" // the result was printed, with a caveat
 	}
-	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(g.displayText(err.Error())))
+	fmt.Fprintf(streams.ErrOut, "%s: %s\n", prefix, oneLine(cli.Binary(g.argv0).DisplayText(err.Error())))
 	return code
 }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// commandGroup makes cmd, a command that only holds subcommands, reject an unknown
-// subcommand with a usage error (exit 1) and cobra's suggestion, as the root command does;
-// without it cobra prints the help and exits 0, so a typo in a CI script passes. Run without
-// arguments, the group prints its help.
-func commandGroup(cmd *cobra.Command) *cobra.Command {
-	cmd.Args = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return nil
-		}
-		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-		if cmd.SuggestionsMinimumDistance <= 0 {
-			cmd.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
-		}
-		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-		}
-		return errors.New(msg)
-	}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-	return cmd
-}
-
-// newExitCodesTopic is `mvpctl help exit-codes`: a help topic, not a command.
-func newExitCodesTopic() *cobra.Command {
-	topic := &cobra.Command{
-		Use:   "exit-codes",
-		Short: "What each exit code of each command means",
-		Long:  exitCodesText(),
-	}
-	// The topic's help is the table alone, without the usage and flags of a command.
-	topic.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), c.Long) })
-	return topic
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 
@@ -32,7 +33,7 @@ func TestSubcommandNames(t *testing.T) {
 	}
 }
 
-// commandName picks the command as cobra's Find does: flag values are skipped, a flag known
+// cli.CommandName picks the command as cobra's Find does: flag values are skipped, a flag known
 // to need no value is not given one, anything unclear names no command (the whole tree).
 func TestCommandName(t *testing.T) {
 	g := &globalOptions{streams: Streams{}, configFlags: kubeflags.New()}
@@ -55,7 +56,7 @@ func TestCommandName(t *testing.T) {
 		{[]string{"--", "routes"}, ""},
 		{[]string{"help", "routes"}, "help"},
 	} {
-		if got := commandName(tc.args, flags); got != tc.want {
+		if got := cli.CommandName(tc.args, flags); got != tc.want {
 			t.Errorf("commandName(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}

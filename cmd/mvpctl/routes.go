@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -16,20 +17,20 @@ import (
 )
 
 type routesOptions struct {
-	source snapshotSource
+	source cli.SnapshotSource
 	all    bool
 	output *output.Flags
 	watch  bool
 	wflags watchFlags
-	filter filterFlags
+	filter cli.FilterFlags
 
 	// servers and proxy are --servers and --proxy: a plane started from version profiles.
 	servers, proxy string
-	profiles       profileFlags
+	profiles       cli.ProfileFlags
 }
 
 func newRoutesCmd(g *globalOptions) *cobra.Command {
-	o := &routesOptions{output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT).Alias("text", output.FormatTable)}
+	o := &routesOptions{output: cli.TableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT).Alias("text", output.FormatTable)}
 	cmd := &cobra.Command{
 		Use:   "routes",
 		Short: "Show, per group/version/resource, what each apiserver does with a request for it",
@@ -61,7 +62,7 @@ exits as watch does.
 
   # Follow the live cluster during an upgrade: one line per change (as mvpctl watch)
   mvpctl routes -w`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.addFlags(cmd.Flags())
@@ -71,11 +72,11 @@ exits as watch does.
 
 // addFlags adds the flags of routes but -o (output.Flags' own).
 func (o *routesOptions) addFlags(fs *pflag.FlagSet) {
-	o.source.addFlags(fs)
+	o.source.AddFlags(fs)
 	addProfileStartFlags(fs, &o.servers, &o.proxy)
-	o.profiles.addFlags(fs)
+	o.profiles.AddFlags(fs)
 	fs.BoolVar(&o.all, "all", false, "show every GVR, also those every server serves itself")
-	o.filter.addFlags(fs, "show")
+	o.filter.AddFlags(fs, "show")
 	fs.BoolVarP(&o.watch, "watch", "w", false, "follow the live cluster and print each change, as mvpctl watch does")
 	o.wflags.addFlags(fs)
 }
@@ -84,24 +85,24 @@ func (o *routesOptions) addFlags(fs *pflag.FlagSet) {
 // only, and --watch apart from what only a table has.
 func (o *routesOptions) validate() error {
 	switch {
-	case o.servers != "" && o.source.file != "":
+	case o.servers != "" && o.source.File != "":
 		return errors.New("give one of --servers and --snapshot")
 	case o.proxy != "" && o.servers == "":
 		return errors.New("--proxy sets up servers started from profiles: it goes with --servers")
 	case o.servers != "" && o.watch:
 		return errors.New("--watch follows the live cluster: it cannot be used with --servers")
 	case o.servers != "":
-		return o.source.refuseLiveFlags("--servers")
+		return o.source.RefuseLiveFlags("--servers")
 	case !o.watch:
 		if set := o.wflags.setFlags(); len(set) > 0 {
 			return fmt.Errorf("%s only apply with --watch", strings.Join(set, ", "))
 		}
-		return o.source.validate()
-	case o.source.file != "":
+		return o.source.Validate()
+	case o.source.File != "":
 		return fmt.Errorf("--watch follows the live cluster: it cannot be used with --snapshot")
 	case o.all:
 		return fmt.Errorf("--watch prints changes, not the table: it cannot be used with --all")
-	case !o.filter.filter().Empty():
+	case !o.filter.Filter().Empty():
 		return fmt.Errorf("--watch follows every GVR: it cannot be used with --resource or --group")
 	}
 	return nil
@@ -122,13 +123,13 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := o.filter.filterOf(snap)
+	filter := o.filter.FilterOf(snap)
 	if err := filter.Unmatched(snap.Known(), "the plane"); err != nil {
 		return err
 	}
 	table := route.NewRouter(snap).Table(o.all || !filter.Empty()).Filtered(filter, snap.Kinds())
 	if len(table.Rows) == 0 && !filter.Empty() {
-		return noMatch(filter)
+		return cli.NoMatch(filter)
 	}
 	if len(table.Rows) == 0 && !opts.Format.Structured() {
 		fmt.Fprintln(g.streams.ErrOut, "Every reachable server serves every GVR itself: nothing is proxied. Use --all to list them.")
@@ -142,9 +143,9 @@ func (o *routesOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // saying on stderr what that assumes.
 func (o *routesOptions) load(cmd *cobra.Command, g *globalOptions) (*snapshot.Snapshot, error) {
 	if o.servers == "" {
-		return o.source.load(cmd.Context(), g)
+		return o.source.Load(cmd.Context(), g.env())
 	}
-	if err := o.profiles.use(g); err != nil {
+	if err := o.profiles.Use(g.warn); err != nil {
 		return nil, err
 	}
 	snap, err := profilesStart(g, o.servers, o.proxy, "")
@@ -168,7 +169,7 @@ func (o *routesOptions) runWatch(cmd *cobra.Command, g *globalOptions, opts outp
 		opts.Format = output.FormatText
 	case output.FormatJSON:
 	default:
-		return fmt.Errorf("-o %s cannot be used with --watch: want %s, as mvpctl watch", opts.Format, strings.Join(streamFormats().Formats(), "|"))
+		return fmt.Errorf("-o %s cannot be used with --watch: want %s, as mvpctl watch", opts.Format, strings.Join(cli.StreamFormats().Formats(), "|"))
 	}
-	return runWatch(cmd.Context(), g, &o.source.live, &o.wflags, opts)
+	return runWatch(cmd.Context(), g, &o.source.Live, &o.wflags, opts)
 }

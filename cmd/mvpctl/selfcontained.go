@@ -1,5 +1,7 @@
 package main
 
+import "github.com/mvpctl/mvpctl/internal/cli"
+
 // selfContained reports whether the command line (as argv0 runs it) is `mvpctl version`, which
 // reads no kubeconfig, runs no credential plugin, contacts no server, logs nothing through
 // klog and writes no file: it prints the build's version and the embedded profiles. It then
@@ -15,5 +17,5 @@ package main
 // plugin (which reads the kubeconfig's names), keep both: only the plain command line is
 // recognised. TestVersionRunsNoCredentialPlugin fails should version ever read the kubeconfig.
 func selfContained(argv0 string, args []string) bool {
-	return binaryName(argv0) != pluginCompletionBinary && len(args) > 0 && args[0] == "version"
+	return cli.Binary(argv0).Name() != cli.PluginCompletionBinary && len(args) > 0 && args[0] == "version"
 }

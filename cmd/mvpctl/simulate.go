@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -15,7 +16,7 @@ import (
 type simulateOptions struct {
 	upgrade bool // simulate upgrade (--to), not simulate run
 	plan    planFlags
-	filter  filterFlags
+	filter  cli.FilterFlags
 	output  *output.Flags
 	steps   string
 }
@@ -27,7 +28,7 @@ func (o *simulateOptions) validate() error {
 		return errors.New("simulate upgrade needs --to VERSION")
 	case !o.upgrade && o.plan.to != "":
 		return errors.New("use simulate upgrade for --to")
-	case !o.filter.filter().Empty() && (o.plan.requests != "" || len(o.plan.auditLogs) > 0):
+	case !o.filter.Filter().Empty() && (o.plan.requests != "" || len(o.plan.auditLogs) > 0):
 		return errors.New("--resource and --group narrow the routing, not replayed traffic: use them without --requests or --audit-log")
 	case o.steps != stepsChanged && o.steps != stepsAll:
 		return fmt.Errorf("--steps %q: want %s or %s", o.steps, stepsChanged, stepsAll)
@@ -60,17 +61,17 @@ profiles (--servers a=1.36,b=1.36,c=1.36; see mvpctl profiles list).`,
 	cmd.AddCommand(newSimulateSubCmd(g, "run", "Apply a scenario file or --step flags",
 		`  mvpctl simulate run --scenario scenario.yaml
   mvpctl simulate run --servers a=1.36,b=1.37 --step crash:b`, false))
-	return commandGroup(cmd)
+	return cli.CommandGroup(cmd)
 }
 
 func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade bool) *cobra.Command {
-	o := &simulateOptions{upgrade: upgrade, output: tableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
+	o := &simulateOptions{upgrade: upgrade, output: cli.TableFlags(output.FormatJSON, output.FormatYAML, output.FormatMermaid, output.FormatDOT)}
 	long := short + ".\n\n"
 	if !upgrade {
 		long += stepKindsHelp() + "\n\n"
 	}
 	cmd := &cobra.Command{
-		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: noArgs,
+		Use: use, Short: short, Long: long + commandExitCodes("simulate "+use), Example: example, Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, g) },
 	}
 	o.addFlags(cmd.Flags())
@@ -81,7 +82,7 @@ func newSimulateSubCmd(g *globalOptions, use, short, example string, upgrade boo
 // addFlags adds the flags of simulate upgrade and run but -o (output.Flags' own).
 func (o *simulateOptions) addFlags(fs *pflag.FlagSet) {
 	o.plan.addFlags(fs)
-	o.filter.addFlags(fs, "report only")
+	o.filter.AddFlags(fs, "report only")
 	fs.StringVar(&o.steps, "steps", stepsChanged, "which steps' routing the text output prints: changed (the rows each step changes) or all (every step's whole table, as -o wide)")
 }
 
@@ -102,7 +103,7 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := o.filter.filterOf(pl.start)
+	filter := o.filter.FilterOf(pl.start)
 	if err := filter.Unmatched(sim.Known(), "the plane and the profiles of the upgrade"); err != nil {
 		return err
 	}

@@ -5,8 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -14,7 +16,7 @@ import (
 type snapshotOptions struct {
 	file   string // destination; "" or "-" for stdout
 	output *output.Flags
-	live   discoverFlags
+	live   cli.DiscoverFlags
 }
 
 func newSnapshotCmd(g *globalOptions) *cobra.Command {
@@ -47,7 +49,7 @@ format and the RBAC needed.
 	fs := cmd.Flags()
 	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically; only a regular file (or a link to one) is replaced (default: stdout)")
 	o.output.AddFlags(fs)
-	o.live.addFlags(fs)
+	o.live.AddFlags(fs)
 	return cmd
 }
 
@@ -56,7 +58,7 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.live.validate(); err != nil {
+	if err := o.live.Validate(); err != nil {
 		return err
 	}
 	if o.file != "" && o.file != "-" {
@@ -64,7 +66,7 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			return fmt.Errorf("-f %s: %w", o.file, err)
 		}
 	}
-	snap, err := o.live.discover(cmd.Context(), g)
+	snap, err := o.live.Discover(cmd.Context(), g.env())
 	if err != nil {
 		return err
 	}
@@ -88,10 +90,10 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot, opts output.Options, g 
 	// What an upgrade would keep: each server's --runtime-config as stated by its installer,
 	// or inferred from what it serves (not stored: it is derived from the snapshot; `simulate`
 	// and `explain` show it too).
-	configs := observedConfigs(snap)
+	configs := simulate.RuntimeConfigs(snap)
 	for _, s := range snap.Servers {
 		if c, ok := configs[s.Name]; ok {
-			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c.full)
+			output.Fprintf(g.streams.ErrOut, "[discovery] %s %s: runtime-config %s\n", s.Name, s.Version, c.Full())
 		}
 	}
 	return nil

@@ -1,34 +1,18 @@
 package main
 
 import (
+	"io"
 	"os"
-	"strconv"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
 // helpColumns is the widest a help text prints, on a terminal or not (kubectl's help fits
 // 80; flag descriptions and examples here are longer).
 const helpColumns = 100
-
-// terminalWidth is the width of f when it is a terminal: COLUMNS when set to a number (as
-// shells export it, and as tests set it), else the terminal's own; 0 when f is not a
-// terminal, so that a pipe or a file gets full lines.
-func terminalWidth(f *os.File) int {
-	if !isTerminal(f) {
-		return 0
-	}
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-		return w
-	}
-	return 0
-}
 
 // helpWidth is the width help texts wrap at: the terminal's, at most helpColumns.
 func (g *globalOptions) helpWidth() int {
@@ -47,4 +31,23 @@ func fitHelp(root *cobra.Command, g *globalOptions) {
 		defer c.SetOut(out)
 		help(c, args)
 	})
+}
+
+// Streams are the command's I/O, injected so commands run in-process in tests.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer // results only
+	ErrOut io.Writer // progress, warnings, errors
+	// ErrIsTerminal enables progress lines.
+	ErrIsTerminal bool
+	// OutIsTerminal enables colour in results (never with NO_COLOR or --no-color: color.go).
+	OutIsTerminal bool
+	// Width is the width of the terminal Out prints on (terminal.go), 0 when Out is not a
+	// terminal: results for people are fitted to it (output.Terminal), help to at most 100.
+	Width int
+}
+
+// DefaultStreams are the process's stdin, stdout and stderr.
+func DefaultStreams() Streams {
+	return Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: cli.IsTerminal(os.Stderr), OutIsTerminal: cli.IsTerminal(os.Stdout), Width: cli.TerminalWidth(os.Stdout)}
 }

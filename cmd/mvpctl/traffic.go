@@ -9,19 +9,20 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )
 
 type trafficOptions struct {
-	source      snapshotSource
+	source      cli.SnapshotSource
 	interval    time.Duration
 	readTimeout time.Duration
 	output      *output.Flags
 }
 
 func newTrafficCmd(g *globalOptions) *cobra.Command {
-	o := &trafficOptions{output: narrowTableFlags(output.FormatJSON, output.FormatYAML)}
+	o := &trafficOptions{output: cli.NarrowTableFlags(output.FormatJSON, output.FormatYAML)}
 	cmd := &cobra.Command{
 		Use:   "traffic",
 		Short: "Show what the peer proxy really carried: each apiserver's proxied requests over an interval",
@@ -49,8 +50,8 @@ ProxyTraffic.
 
 // addFlags adds the flags of traffic but -o (output.Flags' own).
 func (o *trafficOptions) addFlags(fs *pflag.FlagSet) {
-	o.source.addFlags(fs)
-	o.source.sendRequests()
+	o.source.AddFlags(fs)
+	o.source.SendRequests()
 	fs.DurationVar(&o.interval, "interval", 10*time.Second, "time between the two reads of the counters")
 	fs.DurationVar(&o.readTimeout, "read-timeout", 10*time.Second, "time allowed for one read of a server's /metrics")
 }
@@ -60,21 +61,21 @@ func (o *trafficOptions) validate() error {
 	if o.interval <= 0 || o.readTimeout <= 0 {
 		return fmt.Errorf("--interval and --read-timeout must be positive, got %s and %s", o.interval, o.readTimeout)
 	}
-	return o.source.validate()
+	return o.source.Validate()
 }
 
 func (o *trafficOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	opts, snap, err := o.source.loadWithOutput(cmd, g, o.output)
+	opts, snap, err := o.source.LoadWithOutput(cmd, g.env(), o.output)
 	if err != nil {
 		return err
 	}
-	if err := refuseLB(snap, "traffic reads each apiserver's counters"); err != nil {
+	if err := cli.RefuseLB(snap, "traffic reads each apiserver's counters"); err != nil {
 		return err
 	}
-	base, configFor, err := serverConfigs(g, o.source.live.contexts, "traffic reads the /metrics of")
+	base, configFor, err := cli.ServerConfigs(g.configFlags, o.source.Live.Contexts, "traffic reads the /metrics of")
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (o *preflightOptions) validate() (simulate.FailOn, error) {
 	}
 	// A filtered report lacks the other findings, so a baseline written from it would drop
 	// the rules that accept them.
-	if f := o.filter.filter(); o.accept.write != "" && !f.Empty() {
+	if f := o.filter.Filter(); o.accept.write != "" && !f.Empty() {
 		return "", fmt.Errorf("--write-baseline with --resource/--group would drop the accepted risks of what %s leaves out: give it without them", f)
 	}
 	stdin := 0
@@ -31,7 +31,7 @@ func (o *preflightOptions) validate() (simulate.FailOn, error) {
 			stdin++
 		}
 	}
-	if o.plan.source.file == "-" || o.plan.requests == "-" {
+	if o.plan.source.File == "-" || o.plan.requests == "-" {
 		stdin++
 	}
 	if o.helmReleases && !o.live() {

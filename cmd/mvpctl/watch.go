@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -42,7 +43,7 @@ streams one WatchEvent document per line and ends with one WatchSummary line.
 `
 
 func newWatchCmd(g *globalOptions) *cobra.Command {
-	o := &watchOptions{output: streamFormats()}
+	o := &watchOptions{output: cli.StreamFormats()}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Follow a live control plane and print every routing change and 404/503 window",
@@ -61,7 +62,7 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
 			return runWatch(cmd.Context(), g, &o.live, &o.flags, opts)
 		},
 	}
-	o.live.addFlags(cmd.Flags())
+	o.live.AddFlags(cmd.Flags())
 	o.flags.addFlags(cmd.Flags())
 	o.flags.exporter.addFlags(cmd.Flags())
 	o.output.AddFlags(cmd.Flags())
@@ -69,13 +70,13 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
 }
 
 type watchOptions struct {
-	live   discoverFlags
+	live   cli.DiscoverFlags
 	flags  watchFlags
 	output *output.Flags
 }
 
 // runWatch is the command: `mvpctl watch` and `mvpctl routes --watch`.
-func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *watchFlags, opts output.Options) error {
+func runWatch(ctx context.Context, g *globalOptions, live *cli.DiscoverFlags, f *watchFlags, opts output.Options) error {
 	if err := f.validate(live); err != nil {
 		return err
 	}
@@ -94,28 +95,28 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 			return err
 		}
 		defer x.stop()
-	} else if err := requireKubeconfig(g, ""); err != nil {
+	} else if err := cli.RequireKubeconfig(g.configFlags, ""); err != nil {
 		return err // before the lease watch, whose client-go error would only repeat it
 	}
 	loop.Read = func(ctx context.Context) (*snapshot.Snapshot, error) {
-		snap, err := live.discoverQuiet(ctx, g)
+		snap, err := live.DiscoverQuiet(ctx, g.env())
 		if errors.Is(err, discover.ErrLeasesNotListed) {
 			return nil, fmt.Errorf("%w: %w", watch.ErrNoObservation, err)
 		}
-		if err == nil && !live.requireLeases {
+		if err == nil && !live.RequireLeases {
 			// Once servers are known by their identity leases, a read that cannot list them
 			// (the kubeconfig's server restarting) learns nothing, rather than reading the
 			// kubeconfig's server in their stead and losing every server for one read.
 			for _, s := range snap.Servers {
-				live.requireLeases = live.requireLeases || s.IdentityLease != nil
+				live.RequireLeases = live.RequireLeases || s.IdentityLease != nil
 			}
 		}
 		if err == nil {
-			live.knownServers = reachedEndpoints(snap, live.knownServers)
+			live.KnownServers = reachedEndpoints(snap, live.KnownServers)
 		}
 		if err == nil {
 			// Discovery may switch to sampling by itself (no lease address dialled).
-			err = refuseLB(snap, "watch follows each apiserver by name from one read to the next")
+			err = cli.RefuseLB(snap, "watch follows each apiserver by name from one read to the next")
 		}
 		return snap, err
 	}
@@ -129,11 +130,11 @@ func runWatch(ctx context.Context, g *globalOptions, live *discoverFlags, f *wat
 		}
 	}
 	if f.metrics {
-		_, configFor, err := serverConfigs(g, live.contexts, "")
+		_, configFor, err := cli.ServerConfigs(g.configFlags, live.Contexts, "")
 		if err != nil {
 			return err
 		}
-		sampler, err := proxytraffic.NewSampler(proxytraffic.Options{ConfigFor: configFor, Timeout: live.timeout, Now: g.clock},
+		sampler, err := proxytraffic.NewSampler(proxytraffic.Options{ConfigFor: configFor, Timeout: live.Timeout, Now: g.clock},
 			func(s string) { output.Fprintf(errOut, "warning: %s (said once)\n", s) })
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/spf13/pflag"
 )
 
@@ -37,19 +38,19 @@ func (w *watchFlags) addFlags(fs *pflag.FlagSet) {
 }
 
 // validate checks the flags of a watch (watch, routes --watch) together with its live read's.
-func (w *watchFlags) validate(live *discoverFlags) error {
+func (w *watchFlags) validate(live *cli.DiscoverFlags) error {
 	switch {
 	case w.interval < minWatchInterval:
 		return fmt.Errorf("--interval must be at least %s, got %s", minWatchInterval, w.interval)
 	case w.untilStable < 0 || w.timeoutTotal < 0:
 		return fmt.Errorf("--until-stable and --timeout-total cannot be negative")
-	case live.viaLB:
+	case live.ViaLB:
 		return errors.New("--via-lb cannot be used with watch: watch follows each apiserver by name from one read to the next, and the server classes of a sampling are estimated anew each time")
 	}
 	if err := w.exporter.validate(); err != nil {
 		return err
 	}
-	return live.validate()
+	return live.Validate()
 }
 
 // setFlags lists the watch flags given on the command line.

@@ -10,6 +10,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -18,15 +19,11 @@ import (
 type Explanation struct {
 	Explanation route.Explanation
 	// Configs are each server's --runtime-config in words, as stated or observed.
-	Configs map[string]RuntimeConfig
+	Configs map[string]simulate.RuntimeConfigView
 	Verbose bool            // --verbose: the decision in the apiserver's terms too
 	WhyNot  bool            // --why-not: what would make a 404 or 503 succeed
 	Down    map[string]bool // the servers --step took down: read, then not evaluated
 }
-
-// RuntimeConfig is a server's --runtime-config in words, after "--runtime-config ": Full says
-// everything; Brief, what explain says without --verbose.
-type RuntimeConfig struct{ Full, Brief string }
 
 func printExplanation(w io.Writer, ew Explanation, o output.Options) error {
 	e, configs, verbose, whyNot := ew.Explanation, ew.Configs, ew.Verbose, ew.WhyNot
@@ -55,9 +52,9 @@ func printExplanation(w io.Writer, ew Explanation, o output.Options) error {
 		output.Fprintf(&b, "\n%s: %s\n", d.Server, o.Paint(d.Plain.Answer, outcomeTone(d.Outcome)))
 		output.Fprintf(&b, "  %s runs %s", d.Server, d.Version)
 		if c, ok := configs[d.Server]; ok {
-			words := c.Brief
+			words := c.Brief()
 			if verbose {
-				words = c.Full
+				words = c.Full()
 			}
 			output.Fprintf(&b, ", --runtime-config %s", words)
 		}

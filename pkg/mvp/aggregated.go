@@ -32,9 +32,9 @@ const AvailabilityRecheck = "36 s"
 type AggregatorAnswer struct {
 	Outcome     Outcome
 	Unavailable Unavailable503
-	// AlsoPossible are the outcome keys ("unavailable/backend-unreachable") the aggregator can
+	// AlsoPossible are the answers (unavailable/backend-unreachable, ...) the aggregator can
 	// also give until its next availability check (docs/behaviour.md §16, the crash window).
-	AlsoPossible []string
+	AlsoPossible []Answer
 }
 
 // AnswerOf is the aggregator's rule (kube-aggregator handler_proxy.go, every version mvpctl
@@ -46,8 +46,8 @@ type AggregatorAnswer struct {
 // "service unavailable" at once, whatever the reason.
 func AnswerOf(a snapshot.APIService) AggregatorAnswer {
 	if a.IsAvailable() {
-		return AggregatorAnswer{Outcome: Local, AlsoPossible: []string{
-			OutcomeKey(Unavailable, BackendUnreachable), OutcomeKey(Unavailable, APIServiceUnavailable)}}
+		return AggregatorAnswer{Outcome: Local, AlsoPossible: []Answer{
+			{Outcome: Unavailable, Unavailable: BackendUnreachable}, {Outcome: Unavailable, Unavailable: APIServiceUnavailable}}}
 	}
 	return AggregatorAnswer{Outcome: Unavailable, Unavailable: APIServiceUnavailable}
 }

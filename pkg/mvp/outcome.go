@@ -2,7 +2,6 @@ package mvp
 
 import (
 	"net/http"
-	"strings"
 )
 
 // Outcome is what a client meets on the server it sent a request to. Predictions (pkg/route)
@@ -48,14 +47,23 @@ const (
 	Transport Unavailable503 = "transport"
 )
 
-// StatusOf is the HTTP status of an outcome key (OutcomeKey: not-found, unavailable/…) that
-// the apiserver answers itself: 404 or 503. It is 0 for local and proxied, whose status is
-// the serving handler's.
-func StatusOf(key string) int {
-	switch {
-	case key == string(NotFound):
+// Answer is an outcome with, for a 503, which one: an alternative a prediction allows
+// besides its outcome (a random peer choice, a crash window, the aggregator's next check).
+type Answer struct {
+	Outcome     Outcome
+	Unavailable Unavailable503
+}
+
+// Key is the answer as predictions' alternatives and observations name it (OutcomeKey).
+func (a Answer) Key() string { return OutcomeKey(a.Outcome, a.Unavailable) }
+
+// Status is the HTTP status of an answer the apiserver gives itself: 404 for not-found, 503
+// for unavailable; 0 for local and proxied, whose status is the serving handler's.
+func (a Answer) Status() int {
+	switch a.Outcome {
+	case NotFound:
 		return http.StatusNotFound
-	case key == string(Unavailable) || strings.HasPrefix(key, string(Unavailable)+"/"):
+	case Unavailable:
 		return http.StatusServiceUnavailable
 	}
 	return 0

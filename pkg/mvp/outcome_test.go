@@ -2,18 +2,24 @@ package mvp
 
 import "testing"
 
-func TestStatusOf(t *testing.T) {
-	for key, want := range map[string]int{
-		OutcomeKey(NotFound, ""):                    404,
-		OutcomeKey(Unavailable, EndpointResolution): 503,
-		OutcomeKey(Unavailable, Transport):          503,
-		OutcomeKey(Unavailable, ""):                 503,
-		OutcomeKey(Local, ""):                       0,
-		OutcomeKey(Proxied, ""):                     0,
-		"unavailable-ish":                           0,
+func TestAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		a      Answer
+		key    string
+		status int
+	}{
+		{Answer{Outcome: NotFound}, "not-found", 404},
+		{Answer{Outcome: Unavailable, Unavailable: EndpointResolution}, "unavailable/endpoint-resolution", 503},
+		{Answer{Outcome: Unavailable, Unavailable: Transport}, "unavailable/transport", 503},
+		{Answer{Outcome: Unavailable}, "unavailable", 503},
+		{Answer{Outcome: Local}, "local", 0},
+		{Answer{Outcome: Proxied}, "proxied", 0},
 	} {
-		if got := StatusOf(key); got != want {
-			t.Errorf("StatusOf(%q) = %d, want %d", key, got, want)
+		if got := tc.a.Key(); got != tc.key {
+			t.Errorf("%+v.Key() = %q, want %q", tc.a, got, tc.key)
+		}
+		if got := tc.a.Status(); got != tc.status {
+			t.Errorf("%+v.Status() = %d, want %d", tc.a, got, tc.status)
 		}
 	}
 }

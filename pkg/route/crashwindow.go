@@ -48,7 +48,7 @@ func (r *Router) resolveWithin(vd *verdict, cands []*serverView, anyFailureIs503
 	vd.inferred, vd.window = true, w
 	w.other = candidateResult{other.outcome, other.unavailable}
 	if w.other != (candidateResult{vd.outcome, vd.unavailable}) {
-		vd.alsoPossible = append(vd.alsoPossible, mvp.OutcomeKey(other.outcome, other.unavailable))
+		vd.alsoPossible = append(vd.alsoPossible, mvp.Answer{Outcome: other.outcome, Unavailable: other.unavailable})
 	}
 }
 

@@ -65,6 +65,8 @@ type Decision struct {
 	// AlsoPossible are the outcomes of Alternatives as keys (not-found,
 	// unavailable/transport, ...): what an observation may show besides Outcome.
 	AlsoPossible []string `json:"alsoPossible,omitempty"`
+	// AlsoAnswers are AlsoPossible as typed answers, what code compares (their HTTP status).
+	AlsoAnswers []mvp.Answer `json:"-"`
 	// Causes are why the server has not learned that a peer serves the GVR, most likely first,
 	// with how to confirm each; set when that is why the answer is 404.
 	Causes []mvp.Cause `json:"causes,omitempty"`

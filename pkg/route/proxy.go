@@ -111,7 +111,7 @@ func (r *Router) applyProxy(vd *verdict) {
 	}
 	for _, res := range p.results {
 		if res != (candidateResult{p.best.outcome, p.best.unavailable}) {
-			vd.alsoPossible = append(vd.alsoPossible, mvp.OutcomeKey(res.outcome, res.unavailable))
+			vd.alsoPossible = append(vd.alsoPossible, mvp.Answer{Outcome: res.outcome, Unavailable: res.unavailable})
 		}
 	}
 }

@@ -172,7 +172,7 @@ func (vd *verdict) decision() Decision {
 	v := vd.v
 	d := Decision{Server: v.srv.Name, ServerID: v.srv.ID, Version: v.srv.Version, Era: v.era, Peers: []string{},
 		Outcome: vd.outcome, Status: vd.status, Unavailable: vd.unavailable, Inferred: vd.inferred,
-		AlsoPossible: vd.alsoPossible, Causes: vd.causes, APIService: vd.apiService}
+		AlsoPossible: answerKeys(vd.alsoPossible), AlsoAnswers: vd.alsoPossible, Causes: vd.causes, APIService: vd.apiService}
 	if vd.stop != stopResolve {
 		return d
 	}
@@ -182,4 +182,16 @@ func (vd *verdict) decision() Decision {
 	}
 	d.Candidates = append(p.resolved, p.failed...)
 	return d
+}
+
+// answerKeys are answers as keys (mvp.Answer.Key), nil for none.
+func answerKeys(as []mvp.Answer) []string {
+	if len(as) == 0 {
+		return nil
+	}
+	keys := make([]string, len(as))
+	for i, a := range as {
+		keys[i] = a.Key()
+	}
+	return keys
 }

@@ -84,7 +84,7 @@ type verdict struct {
 	unavailable mvp.Unavailable503
 	inferred    bool
 	// alsoPossible are the other outcomes the random choice or an endpoint window allow.
-	alsoPossible []string
+	alsoPossible []mvp.Answer
 	apiService   *APIServiceRef
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/installer"
 )
 
-// readManifests reads each --manifest SERVER=FILE: a static pod manifest stating the flags of
+// ReadManifests reads each --manifest SERVER=FILE: a static pod manifest stating the flags of
 // the apiserver named SERVER in the snapshot. Any problem is one line naming the file.
-func readManifests(specs []string) ([]discover.Manifest, error) {
+func ReadManifests(specs []string) ([]discover.Manifest, error) {
 	var out []discover.Manifest
 	seen := map[string]string{}
 	for _, spec := range specs {
@@ -24,7 +24,7 @@ func readManifests(specs []string) ([]discover.Manifest, error) {
 			return nil, fmt.Errorf("--manifest %s=%s: %s already has --manifest %s", server, file, server, prev)
 		}
 		seen[server] = file
-		doc, err := readBounded(file, installer.MaxManifestBytes, "a static pod manifest")
+		doc, err := ReadBounded(file, installer.MaxManifestBytes, "a static pod manifest")
 		if err != nil {
 			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
 		}
@@ -37,13 +37,13 @@ func readManifests(specs []string) ([]discover.Manifest, error) {
 	return out, nil
 }
 
-// readControlPlane reads --kubeadm-control-plane FILE, a Cluster API KubeadmControlPlane; ""
+// ReadControlPlane reads --kubeadm-control-plane FILE, a Cluster API KubeadmControlPlane; ""
 // is none. Any problem is one line naming the file.
-func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
+func ReadControlPlane(file string) (*discover.ControlPlaneConfig, error) {
 	if file == "" {
 		return nil, nil
 	}
-	doc, err := readBounded(file, installer.MaxManifestBytes, "a KubeadmControlPlane")
+	doc, err := ReadBounded(file, installer.MaxManifestBytes, "a KubeadmControlPlane")
 	if err != nil {
 		return nil, fmt.Errorf("--kubeadm-control-plane %s: %w", file, err)
 	}
@@ -54,9 +54,9 @@ func readControlPlane(file string) (*discover.ControlPlaneConfig, error) {
 	return &discover.ControlPlaneConfig{Path: file, Flags: cfg.Stated}, nil
 }
 
-// readBounded reads at most limit bytes of file; a longer file is an error, not cut short,
+// ReadBounded reads at most limit bytes of file; a longer file is an error, not cut short,
 // saying it is not what (the document expected).
-func readBounded(file string, limit int64, what string) ([]byte, error) {
+func ReadBounded(file string, limit int64, what string) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it: %w", unwrapPathError(err))

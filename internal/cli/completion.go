@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -17,14 +17,14 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// completionRequest reports whether args ask cobra for completions (what the shell scripts of
+// CompletionRequest reports whether args ask cobra for completions (what the shell scripts of
 // `mvpctl completion` run). Only then are the completion functions registered: walking every
 // flag of every command costs a third of the start-up of `mvpctl version`.
-func completionRequest(args []string) bool {
+func CompletionRequest(args []string) bool {
 	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }
 
-// registerCompletions gives the flags and arguments of every command of root their dynamic
+// RegisterCompletions gives the flags and arguments of every command of root their dynamic
 // shell completion (`mvpctl completion SHELL`, or `mvpctl __complete ARGS...` as the shell
 // scripts and kubectl's plugin completion call it). Flags are found by name, so a command
 // that declares one of them gets its completion without code of its own:
@@ -38,7 +38,7 @@ func completionRequest(args []string) bool {
 //   - --context, --contexts, --cluster, --user: the kubeconfig's names, read from the files
 //     the kubeconfig loading rules find (no network).
 //   - --snapshot and --scenario: YAML and JSON files.
-func registerCompletions(root *cobra.Command, g *globalOptions) {
+func RegisterCompletions(root *cobra.Command, cf *kubeflags.Flags) {
 	done := map[*pflag.Flag]bool{}
 	register := func(c *cobra.Command, fs *pflag.FlagSet) {
 		fs.VisitAll(func(f *pflag.Flag) {
@@ -65,13 +65,13 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 				}
 				fn = fixedCompletions(values...)
 			case "context":
-				fn = completeKubeconfig(g, contextNames, false)
+				fn = completeKubeconfig(cf, contextNames, false)
 			case "contexts":
-				fn = completeKubeconfig(g, contextNames, true)
+				fn = completeKubeconfig(cf, contextNames, true)
 			case "cluster":
-				fn = completeKubeconfig(g, clusterNames, false)
+				fn = completeKubeconfig(cf, clusterNames, false)
 			case "user":
-				fn = completeKubeconfig(g, userNames, false)
+				fn = completeKubeconfig(cf, userNames, false)
 			case "snapshot", "scenario":
 				_ = fs.SetAnnotation(f.Name, cobra.BashCompFilenameExt, []string{"yaml", "yml", "json"})
 			}
@@ -148,7 +148,7 @@ func completeServers(cmd *cobra.Command, _ []string, toComplete string) ([]cobra
 // (v1.36.3), or without the v when the word typed so far starts with a digit.
 func completeProfileVersions(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	files, _ := cmd.Flags().GetStringArray("profile")
-	if _, err := profile.Use(profileSources(files)); err != nil {
+	if _, err := profile.Use(ProfileSources(files)); err != nil {
 		cobra.CompDebugln(err.Error(), false)
 	}
 	ps, err := profile.All()
@@ -200,11 +200,11 @@ func userNames(c *clientcmdapi.Config) map[string]string {
 // completeKubeconfig completes the names names picks from the kubeconfig (--kubeconfig, else
 // KUBECONFIG, else ~/.kube/config, merged as kubectl merges them), read from disk only. list
 // is for a comma-separated flag: the last item is completed, after the ones typed before it.
-func completeKubeconfig(g *globalOptions, names func(*clientcmdapi.Config) map[string]string, list bool) cobra.CompletionFunc {
+func completeKubeconfig(cf *kubeflags.Flags, names func(*clientcmdapi.Config) map[string]string, list bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		if g.configFlags != nil && g.configFlags.KubeConfig != "" {
-			rules.ExplicitPath = g.configFlags.KubeConfig
+		if cf != nil && cf.KubeConfig != "" {
+			rules.ExplicitPath = cf.KubeConfig
 		}
 		if err := kubeflags.CheckFiles(rules); err != nil {
 			cobra.CompDebugln(err.Error(), false)

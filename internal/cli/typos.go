@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // given to a group of commands the command it belongs to, servers separated by a space the
 // comma.
 
-// flagError is every command's flag-parsing error (cobra's FlagErrorFunc), with a hint.
-func flagError(c *cobra.Command, err error) error {
+// FlagError is every command's flag-parsing error (cobra's FlagErrorFunc), with a hint.
+func FlagError(c *cobra.Command, err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return err
@@ -29,7 +29,7 @@ func flagError(c *cobra.Command, err error) error {
 			names = append(names, f.Name)
 		}
 	})
-	if near := nearestName(name, names); near != "" {
+	if near := NearestName(name, names); near != "" {
 		return fmt.Errorf("%w (did you mean --%s?)", err, near)
 	}
 	return err
@@ -46,10 +46,10 @@ func subcommandsWithFlag(c *cobra.Command, name string) []string {
 	return out
 }
 
-// nearestName is the candidate closest to name by edit distance, if it is close enough to
+// NearestName is the candidate closest to name by edit distance, if it is close enough to
 // be a typo of it (at most a third of its length, and 2), or one name begins with the other;
 // "" when none is.
-func nearestName(name string, candidates []string) string {
+func NearestName(name string, candidates []string) string {
 	best, bestD := "", 0
 	for _, c := range candidates {
 		d := snapshot.EditDistance(name, c)
@@ -63,9 +63,9 @@ func nearestName(name string, candidates []string) string {
 	return best
 }
 
-// noArgs is cobra.NoArgs, saying what an argument after --servers is: the next server,
+// NoArgs is cobra.NoArgs, saying what an argument after --servers is: the next server,
 // which the comma separates.
-func noArgs(cmd *cobra.Command, args []string) error {
+func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"regexp"
@@ -12,15 +12,19 @@ import (
 // As a kubectl plugin, mvpctl is on PATH as kubectl-mvp (krew links it so; by hand, a copy or
 // a symlink) and run as `kubectl mvp`: kubectl execs it with argv[0] the plugin's path.
 const (
-	pluginBinary      = "kubectl-mvp"
+	PluginBinary      = "kubectl-mvp"
 	pluginDisplayName = "kubectl mvp"
-	// pluginCompletionBinary is what kubectl (1.26+) runs to complete `kubectl mvp ...`; a
+	// PluginCompletionBinary is what kubectl (1.26+) runs to complete `kubectl mvp ...`; a
 	// copy of or symlink to the binary under this name behaves as `kubectl-mvp __complete`.
-	pluginCompletionBinary = "kubectl_complete-mvp"
+	PluginCompletionBinary = "kubectl_complete-mvp"
 )
 
-// binaryName is the base name of argv0 without a .exe suffix.
-func binaryName(argv0 string) string {
+// Binary is the path the binary was run by (argv[0]): as kubectl-mvp it is a kubectl plugin.
+type Binary string
+
+// Name is the binary's base name without a .exe suffix.
+func (b Binary) Name() string {
+	argv0 := string(b)
 	if i := strings.LastIndexAny(argv0, `/\`); i >= 0 {
 		argv0 = argv0[i+1:]
 	}
@@ -30,17 +34,17 @@ func binaryName(argv0 string) string {
 	return argv0
 }
 
-// isPlugin reports whether the binary runs as a kubectl plugin, for itself or for kubectl's
+// IsPlugin reports whether the binary runs as a kubectl plugin, for itself or for kubectl's
 // completion of it.
-func (g *globalOptions) isPlugin() bool {
-	n := binaryName(g.argv0)
-	return n == pluginBinary || n == pluginCompletionBinary
+func (b Binary) IsPlugin() bool {
+	n := b.Name()
+	return n == PluginBinary || n == PluginCompletionBinary
 }
 
-// pluginArgs are the arguments the command line runs with: those given, after `__complete`
-// when the binary runs as kubectl_complete-mvp.
-func (g *globalOptions) pluginArgs(args []string) []string {
-	if binaryName(g.argv0) == pluginCompletionBinary {
+// Args are the arguments the command line runs with: those given, after `__complete` when
+// the binary runs as kubectl_complete-mvp.
+func (b Binary) Args(args []string) []string {
+	if b.Name() == PluginCompletionBinary {
 		return append([]string{cobra.ShellCompRequestCmd}, args...)
 	}
 	return args
@@ -50,10 +54,10 @@ func (g *globalOptions) pluginArgs(args []string) []string {
 // a path such as bin/mvpctl.
 var mvpctlWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^\w./-])mvpctl([^\w./-]|$)`) })
 
-// displayText is s with the command called as the user calls it: `kubectl mvp` for the
+// DisplayText is s with the command called as the user calls it: `kubectl mvp` for the
 // kubectl plugin, else unchanged.
-func (g *globalOptions) displayText(s string) string {
-	if !g.isPlugin() {
+func (b Binary) DisplayText(s string) string {
+	if !b.IsPlugin() {
 		return s
 	}
 	// Twice: the second pass catches a match whose leading character the first one consumed
@@ -64,25 +68,25 @@ func (g *globalOptions) displayText(s string) string {
 	return s
 }
 
-// asKubectlPlugin names the command tree kubectl-mvp, shown as `kubectl mvp` in usage lines,
+// AsKubectlPlugin names the command tree kubectl-mvp, shown as `kubectl mvp` in usage lines,
 // help, examples and errors (cobra's CommandDisplayNameAnnotation), when the binary runs as
 // the plugin.
-func asKubectlPlugin(root *cobra.Command, g *globalOptions) {
-	if !g.isPlugin() {
+func (b Binary) AsKubectlPlugin(root *cobra.Command) {
+	if !b.IsPlugin() {
 		return
 	}
-	root.Use = pluginBinary // Name(): completion scripts complete the binary kubectl-mvp
+	root.Use = PluginBinary // Name(): completion scripts complete the binary kubectl-mvp
 	if root.Annotations == nil {
 		root.Annotations = map[string]string{}
 	}
 	root.Annotations[cobra.CommandDisplayNameAnnotation] = pluginDisplayName
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		c.Short = g.displayText(c.Short)
-		c.Long = g.displayText(c.Long)
-		c.Example = g.displayText(c.Example)
+		c.Short = b.DisplayText(c.Short)
+		c.Long = b.DisplayText(c.Long)
+		c.Example = b.DisplayText(c.Example)
 		for _, fs := range []*pflag.FlagSet{c.PersistentFlags(), c.Flags()} {
-			fs.VisitAll(func(f *pflag.Flag) { f.Usage = g.displayText(f.Usage) })
+			fs.VisitAll(func(f *pflag.Flag) { f.Usage = b.DisplayText(f.Usage) })
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
