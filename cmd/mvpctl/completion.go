@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
@@ -13,7 +15,6 @@ import (
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/profile"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -59,7 +60,7 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 				values := []string{"404", "503", "404,503"} // explain's: HTTP statuses
 				if c.Name() != "explain" {
 					values = nil
-					for _, v := range simulate.FailOnValues {
+					for _, v := range preflight.FailOnValues {
 						values = append(values, string(v))
 					}
 				}

@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
+	"github.com/mvpctl/mvpctl/pkg/replay"
+
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/route"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
@@ -221,7 +223,7 @@ func trafficResult(rep *proxytraffic.Report) error {
 
 // preflightResult is `mvpctl preflight`'s result: its verdict's exit class (simulate.Decide
 // decides it, at the --fail-on threshold), with the verdict's reason.
-func preflightResult(v simulate.Verdict) error {
+func preflightResult(v preflight.Verdict) error {
 	code := verdictExitCode(v)
 	if code == ExitOK {
 		return nil
@@ -230,11 +232,11 @@ func preflightResult(v simulate.Verdict) error {
 }
 
 // verdictExitCode is the exit code of a preflight verdict's exit class.
-func verdictExitCode(v simulate.Verdict) int {
+func verdictExitCode(v preflight.Verdict) int {
 	switch v.Exit {
-	case simulate.ExitBlocking:
+	case preflight.ExitBlocking:
 		return ExitFindings
-	case simulate.ExitIncomplete:
+	case preflight.ExitIncomplete:
 		return ExitIncomplete
 	}
 	return ExitOK
@@ -243,7 +245,7 @@ func verdictExitCode(v simulate.Verdict) int {
 // simulateResult is `mvpctl simulate`'s result: incomplete when it rests on assumptions or
 // on a snapshot in which some apiserver could not be read. The at-risk rows are part of the
 // output, not a verdict (preflight is the gate).
-func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) error {
+func simulateResult(rep replay.SimulationReport, start *snapshot.Snapshot) error {
 	var why []string
 	if p := provisionalReason(rep.Simulation.Provisional); p != "" {
 		why = append(why, p)
@@ -301,7 +303,7 @@ func watchResult(res watch.Result) error {
 
 // requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
 // would read as "the traffic is safe". It is an input error (the wrong file or format).
-func requireReplayed(t *simulate.TrafficReport) error {
+func requireReplayed(t *replay.Report) error {
 	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/replay"
+
 	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -231,7 +233,7 @@ func offlineStart(file string, snap *snapshot.Snapshot) string {
 type planned struct {
 	start         *snapshot.Snapshot
 	steps         []simulate.Step
-	traffic       []*simulate.TrafficReader
+	traffic       []*replay.Reader
 	trafficSource string
 	trafficFormat string
 }
@@ -257,23 +259,23 @@ func (p *planFlags) load(ctx context.Context, g *globalOptions) (*planned, error
 
 // traffic opens the traffic files, if any were given; an audit log's SERVER must be one of
 // start's servers. The caller closes them.
-func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*simulate.TrafficReader, string, string, error) {
+func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*replay.Reader, string, string, error) {
 	switch { // validate has checked the flags
 	case p.requests != "":
-		tr, err := simulate.OpenTraffic(p.requests, simulate.FormatRequests)
+		tr, err := replay.Open(p.requests, replay.FormatRequests)
 		if err != nil {
 			return nil, "", "", err
 		}
-		return []*simulate.TrafficReader{tr}, p.requests, simulate.FormatRequests, nil
+		return []*replay.Reader{tr}, p.requests, replay.FormatRequests, nil
 	case len(p.auditLogs) > 0:
-		var trs []*simulate.TrafficReader
+		var trs []*replay.Reader
 		for _, v := range p.auditLogs {
 			server, path, named := splitAuditLog(v)
 			if named && start.Find(server) == nil {
 				closeAll(trs)
 				return nil, "", "", fmt.Errorf("--audit-log %q: no apiserver %q in the control plane (apiservers: %s)", v, server, strings.Join(start.ServerNames(), ", "))
 			}
-			tr, err := simulate.OpenTraffic(path, simulate.FormatAuditLog)
+			tr, err := replay.Open(path, replay.FormatAuditLog)
 			if err != nil {
 				closeAll(trs)
 				return nil, "", "", err
@@ -281,7 +283,7 @@ func (p *planFlags) traffic(start *snapshot.Snapshot) ([]*simulate.TrafficReader
 			tr.Server = server
 			trs = append(trs, tr)
 		}
-		return trs, strings.Join(p.auditLogs, ","), simulate.FormatAuditLog, nil
+		return trs, strings.Join(p.auditLogs, ","), replay.FormatAuditLog, nil
 	}
 	return nil, "", "", nil
 }
@@ -296,7 +298,7 @@ func splitAuditLog(v string) (server, path string, named bool) {
 	return v[:i], v[i+1:], true
 }
 
-func closeAll(trs []*simulate.TrafficReader) {
+func closeAll(trs []*replay.Reader) {
 	for _, tr := range trs {
 		tr.Close()
 	}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 type preflightOptions struct {
@@ -27,9 +28,9 @@ type preflightOptions struct {
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
-	o := &preflightOptions{failOn: string(simulate.FailOnWarning), output: preflightFormats()}
+	o := &preflightOptions{failOn: string(preflight.FailOnWarning), output: preflightFormats()}
 	var checks strings.Builder
-	for _, c := range simulate.Checks {
+	for _, c := range preflight.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
 	}
 	cmd := &cobra.Command{
@@ -102,10 +103,10 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.helmReleases {
 		ev = o.helmEvidence(cmd.Context(), g, pl.start, ev)
 	}
-	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
+	in := preflight.Input{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
 		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev}
-	rep, err := simulate.Preflight(in)
+	rep, err := preflight.Run(in)
 	if err != nil {
 		return err
 	}
@@ -135,8 +136,8 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	return preflightResult(rep.Verdict)
 }
 
-func parseFailOn(s string) (simulate.FailOn, error) {
-	for _, f := range simulate.FailOnValues {
+func parseFailOn(s string) (preflight.FailOn, error) {
+	for _, f := range preflight.FailOnValues {
 		if s == string(f) {
 			return f, nil
 		}
@@ -145,8 +146,8 @@ func parseFailOn(s string) (simulate.FailOn, error) {
 }
 
 func failOnList() string {
-	names := make([]string, len(simulate.FailOnValues))
-	for i, f := range simulate.FailOnValues {
+	names := make([]string, len(preflight.FailOnValues))
+	for i, f := range preflight.FailOnValues {
 		names[i] = string(f)
 	}
 	return strings.Join(names, "|")

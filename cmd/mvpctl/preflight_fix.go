@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
 
 // fixGroup is one fix of one check and the findings it fixes: the fix is printed once per
@@ -14,18 +14,18 @@ type fixGroup struct {
 	name     string
 	hint     string
 	subjects []string
-	bySev    map[simulate.Severity]int
+	bySev    map[preflight.Severity]int
 }
 
 // fixGroups groups the findings by check and fix, in the order the findings come.
-func fixGroups(findings []simulate.Finding) []*fixGroup {
+func fixGroups(findings []preflight.Finding) []*fixGroup {
 	var out []*fixGroup
 	index := map[[2]string]*fixGroup{}
 	for _, f := range findings {
 		key := [2]string{f.Check, f.Hint}
 		g := index[key]
 		if g == nil {
-			g = &fixGroup{check: f.Check, name: f.Name, hint: f.Hint, bySev: map[simulate.Severity]int{}}
+			g = &fixGroup{check: f.Check, name: f.Name, hint: f.Hint, bySev: map[preflight.Severity]int{}}
 			index[key] = g
 			out = append(out, g)
 		}
@@ -46,7 +46,7 @@ func (g *fixGroup) what() string {
 // severities counts the group's findings by severity: "1 blocking, 20 warning".
 func (g *fixGroup) severities() string {
 	var parts []string
-	for _, s := range []simulate.Severity{simulate.Blocking, simulate.Warning, simulate.Info} {
+	for _, s := range []preflight.Severity{preflight.Blocking, preflight.Warning, preflight.Info} {
 		if n := g.bySev[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
@@ -59,7 +59,7 @@ func (g *fixGroup) severities() string {
 const maxFixSubjects = 40
 
 // stepsLine numbers the steps of the rehearsal, which the findings refer to by number.
-func stepsLine(rep *simulate.PreflightReport) string {
+func stepsLine(rep *preflight.Report) string {
 	if len(rep.Scenario.Steps) == 0 {
 		return ""
 	}
@@ -71,7 +71,7 @@ func stepsLine(rep *simulate.PreflightReport) string {
 }
 
 // countsByCheck counts findings by check: "MVP003 ×3, MVP010 ×4".
-func countsByCheck(findings []simulate.Finding) string {
+func countsByCheck(findings []preflight.Finding) string {
 	counts := map[string]int{}
 	var order []string
 	for _, f := range findings {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
+
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -13,7 +15,7 @@ import (
 
 // preflightWriter prints a preflight report, also for CI: JUnit for test dashboards,
 // markdown for a pull-request comment.
-type preflightWriter struct{ rep *simulate.PreflightReport }
+type preflightWriter struct{ rep *preflight.Report }
 
 func (w preflightWriter) Object() any { return w.rep }
 
@@ -49,7 +51,7 @@ func (w preflightWriter) WriteJUnit(out io.Writer) error {
 // preflightResultLine is the summary a reader needs first: the verdict's result and its
 // counts, the accepted risks and stale accept rules, what else the result rests on, and how
 // the run ends at --fail-on.
-func preflightResultLine(rep *simulate.PreflightReport) string {
+func preflightResultLine(rep *preflight.Report) string {
 	s := rep.Summary
 	line := fmt.Sprintf("Result: %s (%d blocking, %d warning, %d info; accepted (baseline): %d", rep.Verdict.Result, s.Blocking, s.Warning, s.Info, s.Accepted)
 	if s.Stale > 0 {
@@ -62,7 +64,7 @@ func preflightResultLine(rep *simulate.PreflightReport) string {
 }
 
 // verdictExit is how a run ends, as its reports say it: "exit 2 at --fail-on warning".
-func verdictExit(v simulate.Verdict) string {
+func verdictExit(v preflight.Verdict) string {
 	return fmt.Sprintf("exit %d at --fail-on %s", verdictExitCode(v), v.FailOn)
 }
 
@@ -87,7 +89,7 @@ func atRiskLine(sim *simulate.Simulation) string {
 	return line
 }
 
-func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Options) error {
+func printPreflightTable(w io.Writer, rep *preflight.Report, o output.Options) error {
 	noHeaders := o.NoHeaders
 	printPreflightSummary(w, rep, o.Wide())
 	if len(rep.Findings) > 0 {
@@ -134,7 +136,7 @@ func printPreflightTable(w io.Writer, rep *simulate.PreflightReport, o output.Op
 
 // printPreflightSummary prints what a reader needs first: what was assumed or stated, the
 // result, what is at risk, what was checked and its steps (which findings refer to by number).
-func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport, wide bool) {
+func printPreflightSummary(w io.Writer, rep *preflight.Report, wide bool) {
 	printProvisional(w, rep.Provisional, wide)
 	for _, a := range rep.Assumptions {
 		output.Fprintf(w, "ASSUMED %s\n", a)
@@ -153,7 +155,7 @@ func printPreflightSummary(w io.Writer, rep *simulate.PreflightReport, wide bool
 }
 
 // staleRows are the rows of the stale accept rules: rule, source, date and reason.
-func staleRows(rep *simulate.PreflightReport) [][]string {
+func staleRows(rep *preflight.Report) [][]string {
 	var rows [][]string
 	for _, r := range rep.StaleAccepts {
 		rows = append(rows, []string{r.Key(), r.Source, acceptedWhy(r)})
@@ -162,7 +164,7 @@ func staleRows(rep *simulate.PreflightReport) [][]string {
 }
 
 // acceptedWhy is a rule's date and reason, as printed.
-func acceptedWhy(r simulate.AcceptRule) string {
+func acceptedWhy(r preflight.AcceptRule) string {
 	why := strings.TrimSpace(r.Date + " " + r.Reason)
 	if why == "" {
 		return "<none>"
@@ -174,7 +176,7 @@ func acceptedWhy(r simulate.AcceptRule) string {
 // fix in view, every finding (one row for those a check words alike) and their evidence in
 // collapsed <details> blocks, all within what GitHub takes in a comment (markdownBudget; -o
 // json keeps what does not fit).
-func printPreflightMarkdown(w io.Writer, rep *simulate.PreflightReport) error {
+func printPreflightMarkdown(w io.Writer, rep *preflight.Report) error {
 	var b strings.Builder
 	output.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, verdictExit(rep.Verdict))
 	printProvisionalMarkdown(&b, rep.Provisional)
@@ -281,11 +283,11 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 // and one case for the verdict, failing when the run fails: the failures are never more, nor
 // fewer, than the exit code says. A case's name starts with the finding's key, ID:SUBJECT,
 // which is what --ignore takes.
-func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
+func junitCases(rep *preflight.Report) []output.JUnitCase {
 	found := map[string]bool{}
 	v := rep.Verdict
 	cases := []output.JUnitCase{verdictCase(v)}
-	name := func(f simulate.Finding) string {
+	name := func(f preflight.Finding) string {
 		if f.Step != "" {
 			return f.Key() + " at step " + f.Step
 		}
@@ -319,7 +321,7 @@ func junitCases(rep *simulate.PreflightReport) []output.JUnitCase {
 }
 
 // verdictCase is the verdict as a JUnit case: failing when the run fails at --fail-on.
-func verdictCase(v simulate.Verdict) output.JUnitCase {
+func verdictCase(v preflight.Verdict) output.JUnitCase {
 	c := output.JUnitCase{Name: fmt.Sprintf("verdict: %s (%s)", v.Result, verdictExit(v)), ClassName: "verdict"}
 	if v.Fails() {
 		c.FailureType, c.Message, c.Detail = string(v.Result), v.Reason, strings.Join(v.Caveats(), "\n")

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
 
 // preflightFormats are preflight's -o formats: the findings table and its wide columns, the
@@ -19,7 +19,7 @@ func (w preflightWriter) Table(o output.Options) ([]string, [][]string) {
 // findingsTable is a row per finding: its ID, severity, subject and message; wide adds the
 // step of the rehearsal it was found at, the check's name and the fix (the evidence, several
 // lines, is in -o json, yaml and markdown).
-func findingsTable(findings []simulate.Finding, wide bool) ([]string, [][]string) {
+func findingsTable(findings []preflight.Finding, wide bool) ([]string, [][]string) {
 	headers := []string{"ID", "SEVERITY", "SUBJECT", "MESSAGE"}
 	if wide {
 		headers = append(headers, "STEP", "CHECK", "FIX")

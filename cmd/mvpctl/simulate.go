@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/replay"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -110,9 +112,9 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	sim.Narrow(filter, pl.start.Kinds())
-	rep := simulate.SimulationReport{Simulation: sim}
+	rep := replay.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
-		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
+		if rep.Traffic, err = replay.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
 		if err := requireReplayed(rep.Traffic); err != nil {
@@ -128,7 +130,7 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // simulationWriter prints a simulation: the routing at every step, what is at risk, and
 // what happens to the replayed traffic.
 type simulationWriter struct {
-	rep simulate.SimulationReport
+	rep replay.SimulationReport
 	// allSteps prints every step's whole routing table (--steps all; -o wide does too).
 	allSteps bool
 }

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mvpctl/mvpctl/pkg/replay"
+
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 // printProxied prints the join of the audit events of proxied requests: requests per
 // proxying server, peer and code.
-func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error {
+func printProxied(w io.Writer, p *replay.ProxiedReport, noHeaders bool) error {
 	if p == nil {
 		return nil
 	}
@@ -35,7 +36,7 @@ func printProxied(w io.Writer, p *simulate.ProxiedReport, noHeaders bool) error 
 
 // proxiedTable is a row per proxying server, peer and codes; without the server columns when
 // no event's server is known (Unattributed says why).
-func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
+func proxiedTable(p *replay.ProxiedReport) ([]string, [][]string) {
 	attributed := p.Attributed()
 	var rows [][]string
 	for _, pr := range p.Pairs {
@@ -55,7 +56,7 @@ func proxiedTable(p *simulate.ProxiedReport) ([]string, [][]string) {
 	return []string{"CODE", "REQUESTS"}, rows
 }
 
-func printTraffic(w io.Writer, t *simulate.TrafficReport, noHeaders bool) error {
+func printTraffic(w io.Writer, t *replay.Report, noHeaders bool) error {
 	output.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
 	if t.ProxiedCopies > 0 {
