@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"sigs.k8s.io/yaml"
 )
 
@@ -22,7 +21,7 @@ func TestSplitAuditLog(t *testing.T) {
 		{"kas-a=", "kas-a", "", true},
 		{"=audit.log", "", "audit.log", true},
 	} {
-		if s, p, named := splitAuditLog(c.in); s != c.server || p != c.path || named != c.named {
+		if s, p, named := replay.SplitAuditLog(c.in); s != c.server || p != c.path || named != c.named {
 			t.Errorf("splitAuditLog(%q) = %q, %q, %v; want %q, %q, %v", c.in, s, p, named, c.server, c.path, c.named)
 		}
 	}

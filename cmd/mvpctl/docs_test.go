@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/mvpctl/mvpctl/test/docexamples"
 )
 

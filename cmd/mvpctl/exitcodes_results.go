@@ -7,14 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/pkg/watch"
@@ -299,16 +298,6 @@ func watchResult(res watch.Result) error {
 		return nil
 	}
 	return withCode(ExitIncomplete, fmt.Errorf("partial result: no 404/503 window seen, but %s", strings.Join(why, "; ")))
-}
-
-// requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
-// would read as "the traffic is safe". It is an input error (the wrong file or format).
-func requireReplayed(t *replay.Report) error {
-	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
-		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
 }
 
 // profileRecordResult is `mvpctl profiles record`'s result: incomplete when something was not

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
 
 type preflightOptions struct {
@@ -96,30 +95,11 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
-	ev, err := o.manifestEvidence(cmd, pl.start)
+	rep, err := preflight.Run(cmd.Context(), o.options(cmd, g, pl, failOn, rules))
 	if err != nil {
 		return err
 	}
-	if o.helmReleases {
-		ev = o.helmEvidence(cmd.Context(), g, pl.start, ev)
-	}
-	in := preflight.Input{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
-		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.filterOf(pl.start), FailOn: failOn, Evidence: ev}
-	rep, err := preflight.Run(in)
-	if err != nil {
-		return err
-	}
-	if o.live() && o.managedFieldsCap > 0 {
-		if rep, err = o.withManagedFields(cmd.Context(), g, pl, in, rep); err != nil {
-			return err
-		}
-	}
-	if err := requireReplayed(rep.Traffic); err != nil {
-		return err
-	}
-	warnFiltered(g, rep)
-	for _, n := range rep.AcceptNotes {
+	for _, n := range rep.Notices() {
 		g.warn(n)
 	}
 	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {

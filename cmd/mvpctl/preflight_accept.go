@@ -9,11 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

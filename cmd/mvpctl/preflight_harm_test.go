@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )

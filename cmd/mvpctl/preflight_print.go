@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 

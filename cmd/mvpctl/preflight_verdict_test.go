@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"sigs.k8s.io/yaml"
 )
 

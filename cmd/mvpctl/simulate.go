@@ -6,13 +6,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -117,7 +116,7 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		if rep.Traffic, err = replay.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
-		if err := requireReplayed(rep.Traffic); err != nil {
+		if err := replay.RequireReplayed(rep.Traffic); err != nil {
 			return err
 		}
 	}

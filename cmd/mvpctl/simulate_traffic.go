@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 )
 
 // printProxied prints the join of the audit events of proxied requests: requests per

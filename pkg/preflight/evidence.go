@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

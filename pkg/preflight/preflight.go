@@ -6,11 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-
-	"github.com/mvpctl/mvpctl/pkg/profile"
-	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -48,7 +46,7 @@ type Report struct {
 	// Simulation and Traffic hold the underlying results.
 	Simulation *simulate.Simulation `json:"simulation,omitempty"`
 	// Evidence is the client evidence the harm of each window was decided on: the start's
-	// request counters and the sources in Input.Evidence.
+	// request counters and the sources in Options.Evidence.
 	Evidence *replay.ClientEvidence `json:"evidence,omitempty"`
 	Traffic  *replay.Report         `json:"traffic,omitempty"`
 }
@@ -74,100 +72,6 @@ type Summary struct {
 	Accepted int    `json:"accepted"`
 	Stale    int    `json:"stale,omitempty"`
 	Result   Result `json:"result"`
-}
-
-// Input is what preflight checks.
-type Input struct {
-	Start  *snapshot.Snapshot
-	Steps  []simulate.Step
-	Target string
-	// Traffic is optional: one reader, or several replayed one after another (audit logs of
-	// several servers, joined by audit ID).
-	Traffic       []*replay.Reader
-	TrafficSource string
-	TrafficFormat string
-	// Accept are the rules of accepted risks, in precedence order (the first that matches a
-	// finding is the one reported).
-	Accept []AcceptRule
-	// Filter narrows the findings to the GVRs it selects (--resource, --group; see Narrow).
-	Filter snapshot.GVRFilter
-	// Replayed is the traffic of an earlier run on the same start and steps (its
-	// Report.Traffic), used instead of Traffic: a second run with more client
-	// evidence does not replay the logs again.
-	Replayed *replay.Report
-	// Evidence is client evidence beyond the start's own request counters (which Preflight
-	// reads from Start): optional.
-	Evidence *replay.ClientEvidence
-	// FailOn is the threshold the verdict is judged at (FailOnWarning when empty).
-	FailOn FailOn
-}
-
-// Preflight runs the scenario and every check, narrows the findings to in.Filter and decides
-// the verdict at in.FailOn (Report.Verdict).
-func Run(in Input) (*Report, error) {
-	sim, err := simulate.Run(in.Start, in.Steps)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
-		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional,
-		Verdict: Verdict{FailOn: in.FailOn, Partial: partialReads(in.Start)}}
-	rep.Scenario = ScenarioEcho{Start: in.Start.Source, TakenAt: in.Start.TakenAt, Target: in.Target, Profiles: sim.Profiles,
-		Partial: in.Start.Partial(), Steps: []string{}}
-	for _, s := range in.Start.Servers {
-		rep.Scenario.Servers = append(rep.Scenario.Servers, simulate.ServerVersion{Name: s.Name, Version: s.Version})
-	}
-	for _, st := range in.Steps {
-		rep.Scenario.Steps = append(rep.Scenario.Steps, st.String())
-	}
-	evidence := startEvidence(in.Start)
-	rep.Findings = append(rep.Findings, configurationFindings(in.Start, evidence)...)
-	found, diff := discoveryFindings(in.Start, evidence)
-	if diff != nil {
-		rep.Findings = append(rep.Findings, found...)
-	} else {
-		rep.Checks = withoutCheck(rep.Checks, CheckDiscovery)
-	}
-	rep.Findings = append(rep.Findings, peerDiscoveryFindings(in.Start, evidence, diff)...)
-	rep.Findings = append(rep.Findings, rebuildExitFindings(in.Start, len(in.Steps), evidence)...)
-	if found, ran := apiServiceFindings(in.Start); ran {
-		rep.Findings = append(rep.Findings, found...)
-	} else {
-		rep.Checks = withoutCheck(rep.Checks, CheckAPIServices)
-	}
-	if len(sim.StatedConfigs) > 0 {
-		rep.Findings = append(rep.Findings, statedFindings(in.Start, in.Steps, sim, evidence)...)
-	} else { // nothing stated: nothing checked
-		rep.Checks = withoutCheck(withoutCheck(rep.Checks, CheckStatedDisagrees), CheckUpgradeNoPeerCA)
-	}
-	if in.Replayed != nil {
-		rep.Traffic = in.Replayed
-	} else if len(in.Traffic) > 0 {
-		tr, err := replay.ReplayLogs(sim, in.Traffic, in.TrafficSource, in.TrafficFormat)
-		if err != nil {
-			return nil, err
-		}
-		rep.Traffic = tr
-	}
-	ev := replay.RequestCountEvidence(in.Start)
-	if in.Evidence != nil {
-		ev.Merge(*in.Evidence)
-	}
-	rep.Evidence = &ev
-	h := newHarm(sim, rep.Traffic, rep.Evidence)
-	rep.Findings = append(rep.Findings, configLossFindings(sim, h)...)
-	rep.Findings = append(rep.Findings, routingFindings(sim, h)...)
-	if rep.Traffic != nil {
-		rep.Findings = append(rep.Findings, trafficFindings(rep.Traffic, sim)...)
-	}
-	if err := checkFilter(in.Filter, sim, rep.Traffic); err != nil {
-		return nil, err
-	}
-	rep.accept(in.Accept)
-	bySeverity(rep.Findings)
-	rep.summarize()
-	rep.Narrow(in.Filter, in.Start.Kinds())
-	return rep, nil
 }
 
 // bySeverity orders findings for a reader: blocking first, then warnings, then info; in the

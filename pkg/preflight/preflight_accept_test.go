@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/route"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 func TestParseAcceptRule(t *testing.T) {
@@ -198,7 +197,7 @@ func TestLegacyWindowRules(t *testing.T) {
 				}
 				rules = append(rules, r)
 			}
-			rep, err := Run(Input{Start: start, Steps: steps, Target: "1.37", Accept: rules})
+			rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", Accept: rules})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,7 +48,7 @@ func TestPreflightAPIServices(t *testing.T) {
 				start.Servers[i].Resources = append(start.Servers[i].Resources, snapshot.Resource{Group: "metrics.k8s.io", Version: "v1beta1",
 					Resource: "pods", Namespaced: true, Verbs: []string{"get", "list"}, Source: snapshot.SourceAggregated})
 			}
-			rep, err := Run(Input{Start: start})
+			rep, err := Run(t.Context(), Options{Start: start})
 			if err != nil {
 				t.Fatal(err)
 			}

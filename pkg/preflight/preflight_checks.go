@@ -1,8 +1,6 @@
 package preflight
 
-import (
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-)
+import "github.com/mvpctl/mvpctl/pkg/simulate"
 
 // Severity of a finding.
 type Severity string

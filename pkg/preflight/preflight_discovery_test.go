@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -32,7 +31,7 @@ func hasCheck(cs []Check, id string) bool {
 
 func TestPreflightDiscovery(t *testing.T) {
 	t.Run("stale peer-aggregated document (real v1.36.3 after its last peer stopped)", func(t *testing.T) {
-		rep, err := Run(Input{Start: loadCaptured(t, "stale")})
+		rep, err := Run(t.Context(), Options{Start: loadCaptured(t, "stale")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +54,7 @@ func TestPreflightDiscovery(t *testing.T) {
 		}
 	})
 	t.Run("steady state: checked, nothing found", func(t *testing.T) {
-		rep, err := Run(Input{Start: loadCaptured(t, "steady")})
+		rep, err := Run(t.Context(), Options{Start: loadCaptured(t, "steady")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +72,7 @@ func TestPreflightDiscovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Run(Input{Start: start})
+		rep, err := Run(t.Context(), Options{Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,11 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/replay"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/replay"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -65,7 +64,7 @@ func TestPreflightPeerDiscoveryRate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := loadCaptured(t, "steady")
 			tc.change(s)
-			rep, err := Run(Input{Start: s})
+			rep, err := Run(t.Context(), Options{Start: s})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +101,7 @@ func TestPreflightPeerDiscoveryRate(t *testing.T) {
 	if ex.Find("kas-a").PeerProxy.PeerDiscoverySyncErrors[mvp.SyncErrorHostPort] != 8 {
 		t.Fatal("the example no longer records kas-a's 8 start-up errors: the case tests nothing")
 	}
-	rep, err := Run(Input{Start: ex})
+	rep, err := Run(t.Context(), Options{Start: ex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestPreflightPeerDiscoveryRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	start.Find("a").PeerProxy.PeerDiscoverySyncErrors = errs(1, 8)
-	rep, _ = Run(Input{Start: start})
+	rep, _ = Run(t.Context(), Options{Start: start})
 	if ids := checkIDs(rep); ids["MVP031"] != 1 || rep.Summary.Info != 1 || rep.Summary.Result != "pass" {
 		t.Errorf("profiles: %v %+v", ids, rep.Summary)
 	}

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

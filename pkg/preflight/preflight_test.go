@@ -8,7 +8,6 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -24,7 +23,7 @@ func TestPreflight(t *testing.T) {
 	s := threeServers(t, "1.36")
 	steps, _ := simulate.UpgradePlan(s, "1.37", nil)
 	tr, _ := replay.NewReader(strings.NewReader("GET /apis/old.k8s.io/v1beta1/gadgets\nGET /api/v1/pods\nnonsense\n"), "reqs.txt", replay.FormatRequests)
-	rep, err := Run(Input{Start: s, Steps: steps, Target: "1.37", Traffic: []*replay.Reader{tr}, TrafficSource: "reqs.txt", TrafficFormat: replay.FormatRequests})
+	rep, err := Run(t.Context(), Options{Start: s, Steps: steps, Target: "1.37", Traffic: []*replay.Reader{tr}, TrafficSource: "reqs.txt", TrafficFormat: replay.FormatRequests})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func TestPreflightConfiguration(t *testing.T) {
 	s.Servers[0].PeerProxy.GateEnabled = snapshot.Ptr(false)
 	s.Servers[1].PeerProxy.FilterInstalled = snapshot.Ptr(false)
 	s.Servers[2].Reachable, s.Servers[2].Error = false, "connection refused"
-	rep, err := Run(Input{Start: s})
+	rep, err := Run(t.Context(), Options{Start: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +70,12 @@ func TestPreflightConfiguration(t *testing.T) {
 		t.Errorf("an unreachable apiserver blocks: %+v", rep.Summary)
 	}
 	s.Servers[2].Reachable, s.Servers[2].Error = true, ""
-	rep, _ = Run(Input{Start: s})
+	rep, _ = Run(t.Context(), Options{Start: s})
 	if rep.Summary.Result != "warning" || rep.Failing(FailOnWarning) != Warning || rep.Failing(FailOnBlocking) != "" {
 		t.Errorf("warnings only: %+v", rep.Summary)
 	}
 	clean := threeServers(t, "1.36")
-	rep, _ = Run(Input{Start: clean})
+	rep, _ = Run(t.Context(), Options{Start: clean})
 	if rep.Summary.Result != "pass" || rep.Failing(FailOnWarning) != "" || len(rep.Findings) != 0 {
 		t.Errorf("clean: %+v %+v", rep.Summary, rep.Findings)
 	}
@@ -98,7 +97,7 @@ func TestPreflightConfigLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(Input{Start: start, Steps: steps, Target: "1.37"})
+	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,12 +220,12 @@ func TestPreflightHarm(t *testing.T) {
 				start.Find(name).Requests = rc
 			}
 			steps, _ := simulate.UpgradePlan(start, "1.37", nil)
-			in := Input{Start: start, Steps: steps, Target: "1.37"}
+			in := Options{Start: start, Steps: steps, Target: "1.37"}
 			if tc.traffic != "" {
 				tr, _ := replay.NewReader(strings.NewReader(strings.ReplaceAll(tc.traffic, `\n`, "\n")), "reqs.txt", replay.FormatRequests)
 				in.Traffic, in.TrafficSource, in.TrafficFormat = []*replay.Reader{tr}, "reqs.txt", replay.FormatRequests
 			}
-			rep, err := Run(in)
+			rep, err := Run(t.Context(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +307,7 @@ func TestPreflightHarmOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, _ := replay.NewReader(strings.NewReader("GET /apis/old.k8s.io/v1alpha1/relics\n"), "reqs.txt", replay.FormatRequests)
-	rep, err := Run(Input{Start: start, Steps: []simulate.Step{stop}, Traffic: []*replay.Reader{tr}, TrafficSource: "reqs.txt", TrafficFormat: replay.FormatRequests})
+	rep, err := Run(t.Context(), Options{Start: start, Steps: []simulate.Step{stop}, Traffic: []*replay.Reader{tr}, TrafficSource: "reqs.txt", TrafficFormat: replay.FormatRequests})
 	if err != nil {
 		t.Fatal(err)
 	}

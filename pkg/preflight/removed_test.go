@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
-
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 // preflight names a replayed v1beta1 client with its fix: the GA version, or the escape.
@@ -27,7 +26,7 @@ func TestPreflight138RemovedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(Input{Start: start, Steps: steps, Target: "1.38", Traffic: []*replay.Reader{tr}, TrafficSource: "requests.txt", TrafficFormat: replay.FormatRequests})
+	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.38", Traffic: []*replay.Reader{tr}, TrafficSource: "requests.txt", TrafficFormat: replay.FormatRequests})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -45,7 +44,7 @@ func TestStatedFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Run(Input{Start: s, Steps: steps, Target: "1.37"})
+			rep, err := Run(t.Context(), Options{Start: s, Steps: steps, Target: "1.37"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +91,7 @@ func TestStatedConfigurationFindings(t *testing.T) {
 					s.Servers[i].Stated = nil
 				}
 			}
-			rep, err := Run(Input{Start: s})
+			rep, err := Run(t.Context(), Options{Start: s})
 			if err != nil {
 				t.Fatal(err)
 			}

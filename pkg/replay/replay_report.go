@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
@@ -97,3 +98,14 @@ type UserAgentTraffic struct {
 
 // maxUserAgents bounds the user-agent table; further agents are counted as "<other>".
 const maxUserAgents = 10000
+
+// RequireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
+// would read as "the traffic is safe". It is an input error (the wrong file or format); nil
+// traffic (none given) is no error.
+func RequireReplayed(t *Report) error {
+	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
+		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
+}

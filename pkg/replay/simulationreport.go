@@ -1,8 +1,6 @@
 package replay
 
-import (
-	"github.com/mvpctl/mvpctl/pkg/simulate"
-)
+import "github.com/mvpctl/mvpctl/pkg/simulate"
 
 // SimulationReport is a simulation and, when traffic was replayed through it, what happened
 // to that traffic (`mvpctl simulate -o json|yaml`). It keeps the Simulation's apiVersion and

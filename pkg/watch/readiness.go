@@ -1,15 +1,15 @@
 package watch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -182,7 +182,7 @@ func Gate(snap *snapshot.Snapshot, to string, now time.Time) (*Readiness, error)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := preflight.Run(preflight.Input{Start: snap, Steps: steps, Target: to, FailOn: preflight.FailOnBlocking})
+	rep, err := preflight.Run(context.Background(), preflight.Options{Start: snap, Steps: steps, Target: to, FailOn: preflight.FailOnBlocking})
 	if err != nil {
 		return nil, err
 	}

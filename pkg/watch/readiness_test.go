@@ -4,11 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/preflight"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
