@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
@@ -227,7 +228,7 @@ func preflightResult(v preflight.Verdict) error {
 	if code == ExitOK {
 		return nil
 	}
-	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, verdictExit(v), v.Reason))
+	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, render.VerdictExit(v, code), v.Reason))
 }
 
 // verdictExitCode is the exit code of a preflight verdict's exit class.

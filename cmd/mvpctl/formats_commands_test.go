@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )
@@ -119,7 +120,7 @@ func TestTrafficFormats(t *testing.T) {
 		}}
 	print := func(o output.Options) string {
 		var b strings.Builder
-		if err := output.Write(&b, trafficWriter{rep}, o); err != nil {
+		if err := output.Write(&b, render.Traffic{Report: rep}, o); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

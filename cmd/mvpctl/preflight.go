@@ -104,10 +104,10 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
 		// The baseline lists every finding, each with its message: the summary is enough here.
-		printPreflightSummary(g.streams.Out, rep, opts.Wide())
+		preflightWriter(rep).Summary(g.streams.Out, opts.Wide())
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
-	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
+	if err := output.Write(g.streams.Out, preflightWriter(rep), opts); err != nil {
 		return err
 	}
 	if o.accept.write != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -101,7 +102,7 @@ func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *preflight.Report, tod
 	}
 	newOnes := fmt.Sprint(len(rep.Findings), " new")
 	if len(rep.Findings) > 0 {
-		newOnes += ": " + countsByCheck(rep.Findings)
+		newOnes += ": " + render.CountsByCheck(rep.Findings)
 	}
 	output.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
 		a.write, len(rep.Findings)+len(rep.Accepted), newOnes, len(rep.Accepted), len(rep.StaleAccepts))

@@ -171,7 +171,7 @@ func TestMarkdownWithinBudget(t *testing.T) {
 	}
 	rep := &preflight.Report{Findings: findings}
 	var b strings.Builder
-	if err := printPreflightMarkdown(&b, rep); err != nil {
+	if err := preflightWriter(rep).WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	if b.Len() > 65536 || !strings.Contains(b.String(), "more finding(s): `-o json` lists them all") || !strings.Contains(b.String(), "more line(s): `-o json` has them all") {

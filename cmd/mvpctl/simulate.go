@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/replay"
@@ -259,7 +260,7 @@ func printSimulation(w io.Writer, sw simulationWriter, o output.Options) error {
 		return err
 	}
 	if rep.Traffic != nil {
-		return printTraffic(w, rep.Traffic, noHeaders)
+		return render.ReplayedTraffic(w, rep.Traffic, noHeaders)
 	}
 	return nil
 }

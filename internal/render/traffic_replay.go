@@ -1,16 +1,17 @@
-package main
+package render
 
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 )
 
-// printProxied prints the join of the audit events of proxied requests: requests per
+// Proxied prints the join of the audit events of proxied requests: requests per
 // proxying server, peer and code.
-func printProxied(w io.Writer, p *replay.ProxiedReport, noHeaders bool) error {
+func Proxied(w io.Writer, p *replay.ProxiedReport, noHeaders bool) error {
 	if p == nil {
 		return nil
 	}
@@ -55,7 +56,9 @@ func proxiedTable(p *replay.ProxiedReport) ([]string, [][]string) {
 	return []string{"CODE", "REQUESTS"}, rows
 }
 
-func printTraffic(w io.Writer, t *replay.Report, noHeaders bool) error {
+// ReplayedTraffic prints what happened to replayed traffic: what was read, the proxied
+// requests joined, the requests at risk per step, and the GVRs and user agents at risk.
+func ReplayedTraffic(w io.Writer, t *replay.Report, noHeaders bool) error {
 	output.Fprintf(w, "\nTRAFFIC %s (%s): %d requests, %d non-resource, %d unparsable, %d malformed line(s)\n",
 		t.Source, t.Format, t.Requests, t.NonResource, t.Unparsable, t.Malformed)
 	if t.ProxiedCopies > 0 {
@@ -64,7 +67,7 @@ func printTraffic(w io.Writer, t *replay.Report, noHeaders bool) error {
 	for _, e := range t.MalformedExamples {
 		output.Fprintf(w, "  malformed: %s\n", e)
 	}
-	if err := printProxied(w, t.Proxied, noHeaders); err != nil {
+	if err := Proxied(w, t.Proxied, noHeaders); err != nil {
 		return err
 	}
 	var rows [][]string
@@ -83,7 +86,11 @@ func printTraffic(w io.Writer, t *replay.Report, noHeaders bool) error {
 		for i, s := range gv.AtRiskSteps {
 			steps[i] = fmt.Sprint(s)
 		}
-		rows = append(rows, []string{gv.GVR, fmt.Sprint(gv.Requests), fmt.Sprint(gv.AtRisk), joinOrNone(steps), fmt.Sprint(gv.Removed)})
+		stepList := "<none>"
+		if len(steps) > 0 {
+			stepList = strings.Join(steps, ",")
+		}
+		rows = append(rows, []string{gv.GVR, fmt.Sprint(gv.Requests), fmt.Sprint(gv.AtRisk), stepList, fmt.Sprint(gv.Removed)})
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(w)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -70,8 +70,8 @@ func stepsLine(rep *preflight.Report) string {
 	return "Steps: " + strings.Join(steps, " · ")
 }
 
-// countsByCheck counts findings by check: "MVP003 ×3, MVP010 ×4".
-func countsByCheck(findings []preflight.Finding) string {
+// CountsByCheck counts findings by check: "MVP003 ×3, MVP010 ×4".
+func CountsByCheck(findings []preflight.Finding) string {
 	counts := map[string]int{}
 	var order []string
 	for _, f := range findings {
