@@ -7,6 +7,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // MVP032 (docs/behaviour.md §11.2): blocking while a dead peer's endpoint key may still resolve
@@ -38,7 +39,7 @@ func TestRebuildExitFindings(t *testing.T) {
 		}, 2, map[string]Severity{}},
 	} {
 		s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: tt.versions[0], Proxy: "configured"},
-			{Name: "b", Version: tt.versions[1], Proxy: "configured"}, {Name: "c", Version: tt.versions[2], Proxy: "configured"}}, at)
+			{Name: "b", Version: tt.versions[1], Proxy: "configured"}, {Name: "c", Version: tt.versions[2], Proxy: "configured"}}, planes.At)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestRebuildExitFindings(t *testing.T) {
 // A simulated crash's first phase (the endpoint key alive) says which 1.33/1.34 servers a lease
 // event would take down; the steady phase after it does not.
 func TestCrashWindowPhaseNamesRebuildExit(t *testing.T) {
-	s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.34", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, at)
+	s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.34", Proxy: "configured"}, {Name: "b", Version: "1.36", Proxy: "configured"}}, planes.At)
 	if err != nil {
 		t.Fatal(err)
 	}

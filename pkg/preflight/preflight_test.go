@@ -9,6 +9,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 func checkIDs(r *Report) map[string]int {
@@ -20,7 +21,7 @@ func checkIDs(r *Report) map[string]int {
 }
 
 func TestPreflight(t *testing.T) {
-	s := threeServers(t, "1.36")
+	s := planes.Three(t, "1.36")
 	steps, _ := simulate.UpgradePlan(s, "1.37", nil)
 	tr, _ := replay.NewReader(strings.NewReader("GET /apis/old.k8s.io/v1beta1/gadgets\nGET /api/v1/pods\nnonsense\n"), "reqs.txt", replay.FormatRequests)
 	rep, err := Run(t.Context(), Options{Start: s, Steps: steps, Target: "1.37", Traffic: []*replay.Reader{tr}, TrafficSource: "reqs.txt", TrafficFormat: replay.FormatRequests})
@@ -54,7 +55,7 @@ func TestPreflight(t *testing.T) {
 }
 
 func TestPreflightConfiguration(t *testing.T) {
-	s := threeServers(t, "1.36")
+	s := planes.Three(t, "1.36")
 	s.Servers[0].PeerProxy.GateEnabled = snapshot.Ptr(false)
 	s.Servers[1].PeerProxy.FilterInstalled = snapshot.Ptr(false)
 	s.Servers[2].Reachable, s.Servers[2].Error = false, "connection refused"
@@ -74,7 +75,7 @@ func TestPreflightConfiguration(t *testing.T) {
 	if rep.Summary.Result != "warning" || rep.Failing(FailOnWarning) != Warning || rep.Failing(FailOnBlocking) != "" {
 		t.Errorf("warnings only: %+v", rep.Summary)
 	}
-	clean := threeServers(t, "1.36")
+	clean := planes.Three(t, "1.36")
 	rep, _ = Run(t.Context(), Options{Start: clean})
 	if rep.Summary.Result != "pass" || rep.Failing(FailOnWarning) != "" || len(rep.Findings) != 0 {
 		t.Errorf("clean: %+v %+v", rep.Summary, rep.Findings)

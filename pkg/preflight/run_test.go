@@ -11,13 +11,14 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // upgradeTo137 is three 1.36 servers and their rolling upgrade to 1.37, which drops
 // old.k8s.io/v1beta1 (the fixture profiles): a window whose clients the evidence decides.
 func upgradeTo137(t *testing.T) (*snapshot.Snapshot, []simulate.Step) {
 	t.Helper()
-	start := threeServers(t, "1.36")
+	start := planes.Three(t, "1.36")
 	steps, err := simulate.UpgradePlan(start, "1.37", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // TestStatedFindings: MVP060 when the installer's statement disagrees with what a server does;
@@ -21,17 +22,17 @@ func TestStatedFindings(t *testing.T) {
 		want     map[string]int
 		unlisted bool
 	}{
-		{name: "kubeadm as installed: no --peer-ca-file, every upgraded server", plane: func() *snapshot.Snapshot { return kubeadmPlane(t, "1.36") }, want: map[string]int{"MVP060": 0, "MVP061": 3}},
-		{name: "the peer CA stated, but not in effect (restart pending)", plane: func() *snapshot.Snapshot { return kubeadmPlane(t, "1.36", ca) },
+		{name: "kubeadm as installed: no --peer-ca-file, every upgraded server", plane: func() *snapshot.Snapshot { return planes.Kubeadm(t, "1.36") }, want: map[string]int{"MVP060": 0, "MVP061": 3}},
+		{name: "the peer CA stated, but not in effect (restart pending)", plane: func() *snapshot.Snapshot { return planes.Kubeadm(t, "1.36", ca) },
 			want: map[string]int{"MVP060": 3, "MVP061": 0}},
 		{name: "stated runtime-config that is not what a server serves", plane: func() *snapshot.Snapshot {
-			s := kubeadmPlane(t, "1.36")
+			s := planes.Kubeadm(t, "1.36")
 			s.Servers[1].Stated.Flags = []snapshot.Flag{ca, {Name: mvp.FlagRuntimeConfig, Value: "batch/v1=false"}}
 			s.Servers[1].PeerProxy.FilterInstalled = snapshot.Ptr(true)
 			return s
 		}, want: map[string]int{"MVP060": 1, "MVP061": 2}},
 		{name: "nothing stated", plane: func() *snapshot.Snapshot {
-			s := kubeadmPlane(t, "1.36")
+			s := planes.Kubeadm(t, "1.36")
 			for i := range s.Servers {
 				s.Servers[i].Stated = nil
 			}
@@ -84,7 +85,7 @@ func TestStatedConfigurationFindings(t *testing.T) {
 		{name: "1.36, nothing stated: assumed, not claimed", version: "1.36", unstated: true, want: map[string]int{"MVP002": 0, "MVP003": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := kubeadmPlane(t, tc.version)
+			s := planes.Kubeadm(t, tc.version)
 			for i := range s.Servers {
 				s.Servers[i].PeerProxy = snapshot.PeerProxy{Evidence: []string{"readyz not read (403 Forbidden): proxy filter unknown"}}
 				if tc.unstated {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // auditLines generates an audit log on the fly: n ResponseComplete events over a mix of
@@ -44,7 +45,7 @@ func (a *auditLines) Read(p []byte) (int, error) {
 }
 
 func upgradeSimulation(b testing.TB) *simulate.Simulation {
-	s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}, {Name: "c", Version: "1.36"}}, at)
+	s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}, {Name: "c", Version: "1.36"}}, planes.At)
 	if err != nil {
 		b.Fatal(err)
 	}

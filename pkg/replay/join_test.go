@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // ev is one hand-made ResponseComplete audit event; an empty ts or a code of 0 leaves the
@@ -25,7 +26,7 @@ func ev(id, verb, uri string, code int, ts string) string {
 // joinReplay replays the logs (SERVER=lines; no SERVER for a merged log) one after another.
 func joinReplay(t *testing.T, logs ...[2]string) *Report {
 	t.Helper()
-	s := threeServers(t, "1.36")
+	s := planes.Three(t, "1.36")
 	steps, _ := simulate.UpgradePlan(s, "1.37", nil)
 	sim, err := simulate.Run(s, steps)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 // OpenSources opens a request list or audit logs, each log's SERVER one of the start's.
@@ -17,7 +19,7 @@ func TestOpenSources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := threeServers(t, "1.36")
+	start := planes.Three(t, "1.36")
 	tests := []struct {
 		name      string
 		requests  string

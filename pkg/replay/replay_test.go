@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/test/fake/planes"
 )
 
 func TestReplay(t *testing.T) {
-	s := threeServers(t, "1.36")
+	s := planes.Three(t, "1.36")
 	steps, _ := simulate.UpgradePlan(s, "1.37", nil)
 	sim, err := simulate.Run(s, steps)
 	if err != nil {
