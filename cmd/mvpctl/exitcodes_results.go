@@ -221,7 +221,7 @@ func trafficResult(rep *proxytraffic.Report) error {
 	return nil
 }
 
-// preflightResult is `mvpctl preflight`'s result: its verdict's exit class (simulate.Decide
+// preflightResult is `mvpctl preflight`'s result: its verdict's exit class (preflight.Decide
 // decides it, at the --fail-on threshold), with the verdict's reason.
 func preflightResult(v preflight.Verdict) error {
 	code := verdictExitCode(v)

@@ -19,11 +19,11 @@ const Kind = "PreflightReport"
 type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	// Provisional lists the provisional profiles used (Simulation.Provisional): read first.
+	// Provisional lists the provisional profiles used (simulate.Simulation.Provisional): read first.
 	Provisional []profile.Provisional `json:"provisional,omitempty"`
-	// Stated is the configuration the user stated rather than observed (Simulation.Stated).
+	// Stated is the configuration the user stated rather than observed (simulate.Simulation.Stated).
 	Stated []string `json:"stated,omitempty"`
-	// Assumptions are what the checks assumed rather than observed (Simulation.Assumptions).
+	// Assumptions are what the checks assumed rather than observed (simulate.Simulation.Assumptions).
 	Assumptions []string `json:"assumptions,omitempty"`
 	// Scenario echoes what was checked: start, steps, target.
 	Scenario ScenarioEcho `json:"scenario"`

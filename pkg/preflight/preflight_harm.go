@@ -22,7 +22,7 @@ import (
 //     fails on later is already failing, not harmed by the upgrade.
 
 // harm is what decides a window's severity: which GVRs clients can use at the start, the
-// replayed traffic when there is some, and the client evidence of the cluster (ClientEvidence:
+// replayed traffic when there is some, and the client evidence of the cluster (replay.ClientEvidence:
 // its request counters and the other sources read).
 type harm struct {
 	usable map[string]bool
