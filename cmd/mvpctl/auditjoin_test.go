@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"sigs.k8s.io/yaml"
-
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 func TestSplitAuditLog(t *testing.T) {
@@ -22,7 +21,7 @@ func TestSplitAuditLog(t *testing.T) {
 		{"kas-a=", "kas-a", "", true},
 		{"=audit.log", "", "audit.log", true},
 	} {
-		if s, p, named := splitAuditLog(c.in); s != c.server || p != c.path || named != c.named {
+		if s, p, named := replay.SplitAuditLog(c.in); s != c.server || p != c.path || named != c.named {
 			t.Errorf("splitAuditLog(%q) = %q, %q, %v; want %q, %q, %v", c.in, s, p, named, c.server, c.path, c.named)
 		}
 	}
@@ -38,8 +37,8 @@ func TestShippedAuditLogJoin(t *testing.T) {
 		}
 		var rep struct {
 			Traffic struct {
-				ProxiedCopies int64                   `json:"proxiedCopies"`
-				Proxied       *simulate.ProxiedReport `json:"proxied"`
+				ProxiedCopies int64                 `json:"proxiedCopies"`
+				Proxied       *replay.ProxiedReport `json:"proxied"`
 			} `json:"traffic"`
 		}
 		var err error
@@ -55,15 +54,15 @@ func TestShippedAuditLogJoin(t *testing.T) {
 		if p == nil || p.Total != 8 || p.Multiple != 0 || len(p.Requests) != 8 || rep.Traffic.ProxiedCopies != 8 {
 			t.Fatalf("-o %s: join %+v, want 8 requests", format, p)
 		}
-		want := []simulate.ProxiedPair{
-			{From: simulate.UnknownServer, To: simulate.UnknownServer, Code: 200, ToCode: 200, Requests: 7},
-			{From: simulate.UnknownServer, To: simulate.UnknownServer, Code: 404, ToCode: 404, Requests: 1},
+		want := []replay.ProxiedPair{
+			{From: replay.UnknownServer, To: replay.UnknownServer, Code: 200, ToCode: 200, Requests: 7},
+			{From: replay.UnknownServer, To: replay.UnknownServer, Code: 404, ToCode: 404, Requests: 1},
 		}
 		if len(p.Pairs) != 2 || p.Pairs[0] != want[0] || p.Pairs[1] != want[1] {
 			t.Errorf("-o %s: pairs %+v, want %+v", format, p.Pairs, want)
 		}
 		for _, r := range p.Requests {
-			if r.Time == "" || r.Method != "GET" || r.From != simulate.UnknownServer {
+			if r.Time == "" || r.Method != "GET" || r.From != replay.UnknownServer {
 				t.Errorf("-o %s: request %+v", format, r)
 			}
 		}

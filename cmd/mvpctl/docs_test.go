@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/test/docexamples"
 )
 
@@ -82,7 +82,7 @@ func TestDocsChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range simulate.Checks {
+	for _, c := range preflight.Checks {
 		if row := "| " + c.ID + " | " + c.Name + " | "; !strings.Contains(string(doc), row) {
 			t.Errorf("docs/ci.md has no row %q: give the check's subject and severity rule", row)
 		}

@@ -3,13 +3,15 @@ package main
 import (
 	"fmt"
 
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/profilerecord"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/route"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/pkg/watch"
 )
@@ -61,45 +63,35 @@ func trafficReadable(rep *proxytraffic.Report) error {
 // trafficResult is `mvpctl traffic`'s result, once the report is shown.
 func trafficResult(rep *proxytraffic.Report) error { return resultError(rep.Result(), "") }
 
-// preflightResult is `mvpctl preflight`'s result: its verdict's exit class (simulate.Decide
+// preflightResult is `mvpctl preflight`'s result: its verdict's exit class (preflight.Decide
 // decides it, at the --fail-on threshold), with the verdict's reason.
-func preflightResult(v simulate.Verdict) error {
+func preflightResult(v preflight.Verdict) error {
 	code := verdictExitCode(v)
 	if code == ExitOK {
 		return nil
 	}
-	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, verdictExit(v), v.Reason))
+	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, render.VerdictExit(v, code), v.Reason))
 }
 
 // verdictExitCode is the exit code of a preflight verdict's exit class.
-func verdictExitCode(v simulate.Verdict) int {
+func verdictExitCode(v preflight.Verdict) int {
 	switch v.Exit {
-	case simulate.ExitBlocking:
+	case preflight.ExitBlocking:
 		return ExitFindings
-	case simulate.ExitIncomplete:
+	case preflight.ExitIncomplete:
 		return ExitIncomplete
 	}
 	return ExitOK
 }
 
-// simulateResult is `mvpctl simulate`'s result (simulate.SimulationReport.Result).
-func simulateResult(rep simulate.SimulationReport, start *snapshot.Snapshot) error {
+// simulateResult is `mvpctl simulate`'s result (replay.SimulationReport.Result).
+func simulateResult(rep replay.SimulationReport, start *snapshot.Snapshot) error {
 	return resultError(rep.Result(start), "incomplete result")
 }
 
 // watchResult is `mvpctl watch`'s result (and `routes --watch`'s). An interrupted watch exits
 // 130/143 whatever this says (process.HandleSignals).
 func watchResult(res watch.Result) error { return resultError(res.Verdict(), "watch") }
-
-// requireReplayed refuses traffic that gave no request to replay: a verdict on zero requests
-// would read as "the traffic is safe". It is an input error (the wrong file or format).
-func requireReplayed(t *simulate.TrafficReport) error {
-	if t == nil || t.Requests-t.NonResource-t.Unparsable > 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: no resource request to replay (%d non-resource, %d unparsable, %d malformed line(s), %d audit event(s) of other stages) — the wrong file, or --requests given an audit log (or the reverse)?",
-		t.Source, t.NonResource, t.Unparsable, t.Malformed, t.Skipped)
-}
 
 // profileRecordResult is `mvpctl profiles record`'s result.
 func profileRecordResult(rep profilerecord.Report) error {

@@ -84,7 +84,7 @@ func (o *explainOptions) validate(args []string, namespace string) (explainArgs,
 	if err != nil {
 		return a, nil, nil, err
 	}
-	steps, err := parseSteps(o.steps)
+	steps, err := simulate.ParseSteps(o.steps)
 	if err != nil {
 		return a, nil, nil, err
 	}

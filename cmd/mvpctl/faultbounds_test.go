@@ -17,6 +17,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/installer"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -41,8 +42,8 @@ func boundRows() []boundRow {
 			"60 servers × 56 × 72 = 241,920 cells: 273 MB, 0.94 s CPU (300 × 201 × 72 took 3 GB and minutes before the bound)",
 			"TestRunRefusesPastTheRoutingCellBound; the 300 × 200 row below"},
 		{"a request list or audit log (`--requests`, `--audit-log`), once expanded: bytes, lines, time; a line; malformed lines before requests",
-			fmt.Sprintf("%d GiB, %d lines, %s; %d MiB; %d, when they outnumber the requests", simulate.MaxTrafficBytes>>30, simulate.MaxTrafficLines, simulate.MaxTrafficTime,
-				(4*16<<20)>>20, simulate.MaxLeadingMalformed),
+			fmt.Sprintf("%d GiB, %d lines, %s; %d MiB; %d, when they outnumber the requests", replay.MaxTrafficBytes>>30, replay.MaxTrafficLines, replay.MaxTrafficTime,
+				(4*16<<20)>>20, replay.MaxLeadingMalformed),
 			"streamed in constant memory: a 1 GB audit log (1.2 million lines): 42 MB, 1.6 s CPU, so 64 GiB about 110 s CPU",
 			"TestTrafficReaderBounds; the /dev/zero and /dev/urandom rows below"},
 		{"a kubeconfig file (each of `--kubeconfig`, `$KUBECONFIG`); a device other than /dev/null is refused", mib(kubeflags.MaxKubeconfig),

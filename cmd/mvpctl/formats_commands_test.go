@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )
@@ -120,7 +121,7 @@ func TestTrafficFormats(t *testing.T) {
 		}}
 	print := func(o output.Options) string {
 		var b strings.Builder
-		if err := output.Write(&b, trafficWriter{rep}, o); err != nil {
+		if err := output.Write(&b, render.Traffic{Report: rep}, o); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

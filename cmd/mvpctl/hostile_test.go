@@ -186,7 +186,7 @@ func TestHostileStringsLive(t *testing.T) {
 			if strings.HasPrefix(form, "jsonpath=") {
 				opts = output.Options{Format: output.FormatJSONPath, JSONPath: strings.TrimPrefix(form, "jsonpath=")}
 			}
-			if err := output.Write(&b, trafficWriter{rep}, opts); err != nil {
+			if err := output.Write(&b, render.Traffic{Report: rep}, opts); err != nil {
 				t.Fatal(err)
 			}
 			checkHostileOutput(t, form, "stdout", b.String())

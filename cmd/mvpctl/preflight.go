@@ -9,7 +9,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
 
 type preflightOptions struct {
@@ -28,9 +28,9 @@ type preflightOptions struct {
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
-	o := &preflightOptions{failOn: string(simulate.FailOnWarning), output: preflightFormats()}
+	o := &preflightOptions{failOn: string(preflight.FailOnWarning), output: preflightFormats()}
 	var checks strings.Builder
-	for _, c := range simulate.Checks {
+	for _, c := range preflight.Checks {
 		fmt.Fprintf(&checks, "  %s %-26s %s\n", c.ID, c.Name, c.Title)
 	}
 	cmd := &cobra.Command{
@@ -96,38 +96,19 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
-	ev, err := o.manifestEvidence(cmd, pl.start)
+	rep, err := preflight.Run(cmd.Context(), o.options(cmd, g, pl, failOn, rules))
 	if err != nil {
 		return err
 	}
-	if o.helmReleases {
-		ev = o.helmEvidence(cmd.Context(), g, pl.start, ev)
-	}
-	in := simulate.PreflightInput{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
-		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.FilterOf(pl.start), FailOn: failOn, Evidence: ev}
-	rep, err := simulate.Preflight(in)
-	if err != nil {
-		return err
-	}
-	if o.live() && o.managedFieldsCap > 0 {
-		if rep, err = o.withManagedFields(cmd.Context(), g, pl, in, rep); err != nil {
-			return err
-		}
-	}
-	if err := requireReplayed(rep.Traffic); err != nil {
-		return err
-	}
-	warnFiltered(g, rep)
-	for _, n := range rep.AcceptNotes {
+	for _, n := range rep.Notices() {
 		g.warn(n)
 	}
 	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
 		// The baseline lists every finding, each with its message: the summary is enough here.
-		printPreflightSummary(g.streams.Out, rep, opts.Wide())
+		preflightWriter(rep).Summary(g.streams.Out, opts.Wide())
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
-	if err := output.Write(g.streams.Out, preflightWriter{rep}, opts); err != nil {
+	if err := output.Write(g.streams.Out, preflightWriter(rep), opts); err != nil {
 		return err
 	}
 	if o.accept.write != "" {
@@ -136,8 +117,8 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	return preflightResult(rep.Verdict)
 }
 
-func parseFailOn(s string) (simulate.FailOn, error) {
-	for _, f := range simulate.FailOnValues {
+func parseFailOn(s string) (preflight.FailOn, error) {
+	for _, f := range preflight.FailOnValues {
 		if s == string(f) {
 			return f, nil
 		}
@@ -146,8 +127,8 @@ func parseFailOn(s string) (simulate.FailOn, error) {
 }
 
 func failOnList() string {
-	names := make([]string, len(simulate.FailOnValues))
-	for i, f := range simulate.FailOnValues {
+	names := make([]string, len(preflight.FailOnValues))
+	for i, f := range preflight.FailOnValues {
 		names[i] = string(f)
 	}
 	return strings.Join(names, "|")

@@ -12,8 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -42,7 +43,7 @@ func (a *acceptFlags) addFlags(fs *pflag.FlagSet) {
 }
 
 // rules are the accept rules in precedence order: --ignore, then the file's.
-func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
+func (a *acceptFlags) rules() ([]preflight.AcceptRule, error) {
 	if a.reason != "" && a.write == "" {
 		return nil, errors.New("--reason goes with --write-baseline")
 	}
@@ -51,9 +52,9 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 			return nil, fmt.Errorf("--write-baseline %s: %w", a.write, err)
 		}
 	}
-	var rules []simulate.AcceptRule
+	var rules []preflight.AcceptRule
 	for _, s := range a.ignore {
-		r, err := simulate.ParseAcceptRule(s, simulate.SourceIgnoreFlag)
+		r, err := preflight.ParseAcceptRule(s, preflight.SourceIgnoreFlag)
 		if err != nil {
 			return nil, fmt.Errorf("--ignore %w", err)
 		}
@@ -82,19 +83,19 @@ func (a *acceptFlags) rules() ([]simulate.AcceptRule, error) {
 	return append(rules, fileRules...), nil
 }
 
-func readAcceptFile(name string) ([]simulate.AcceptRule, error) {
+func readAcceptFile(name string) ([]preflight.AcceptRule, error) {
 	data, err := cli.ReadBounded(name, maxAcceptFile, "a file of accept rules")
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", name, err)
 	}
-	return simulate.ParseAcceptFile(bytes.NewReader(data), name)
+	return preflight.ParseAcceptFile(bytes.NewReader(data), name)
 }
 
 // writeBaseline writes the baseline atomically, its new entries dated today, and says so on
 // stderr.
-func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightReport, today time.Time) error {
+func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *preflight.Report, today time.Time) error {
 	var b bytes.Buffer
-	if err := simulate.WriteBaseline(&b, rep, today.UTC(), a.reason); err != nil {
+	if err := preflight.WriteBaseline(&b, rep, today.UTC(), a.reason); err != nil {
 		return err
 	}
 	if err := snapshot.WriteAtomic(a.write, b.Bytes(), ".mvpctl-baseline-*"); err != nil {
@@ -102,7 +103,7 @@ func (a *acceptFlags) writeBaseline(errOut io.Writer, rep *simulate.PreflightRep
 	}
 	newOnes := fmt.Sprint(len(rep.Findings), " new")
 	if len(rep.Findings) > 0 {
-		newOnes += ": " + countsByCheck(rep.Findings)
+		newOnes += ": " + render.CountsByCheck(rep.Findings)
 	}
 	output.Fprintf(errOut, "wrote %s: %d finding(s) accepted (%s; %d already accepted); %d stale rule(s) dropped\n",
 		a.write, len(rep.Findings)+len(rep.Accepted), newOnes, len(rep.Accepted), len(rep.StaleAccepts))

@@ -2,76 +2,37 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// manifestEvidence reads every --manifests path (nil when none is given).
-func (o *preflightOptions) manifestEvidence(cmd *cobra.Command, start *snapshot.Snapshot) (*simulate.ClientEvidence, error) {
-	if len(o.manifests) == 0 {
-		return nil, nil
+// options are the gate's options from the flags and the loaded plan: the live cluster's
+// Helm releases and managedFields are read through pkg/discover when asked for.
+func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *planned, failOn preflight.FailOn, rules []preflight.AcceptRule) preflight.Options {
+	in := preflight.Options{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
+		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
+		Filter: o.filter.FilterOf(pl.start), FailOn: failOn,
+		Manifests: o.manifests, Stdin: cmd.InOrStdin(), Warn: g.warn}
+	live := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout}
+	if o.helmReleases {
+		helm := live
+		helm.Warn = g.warn
+		in.HelmReleases = func(ctx context.Context) ([]snapshot.HelmRelease, error) { return discover.HelmReleases(ctx, helm) }
+		in.HelmReleasesName = discover.HelmReleaseType + " Secrets"
 	}
-	ev := &simulate.ClientEvidence{}
-	for _, path := range o.manifests {
-		objs, err := simulate.ReadManifests(path, cmd.InOrStdin())
-		if err != nil {
-			return nil, err
+	if o.live() && o.managedFieldsCap > 0 {
+		in.ManagedFields = func(ctx context.Context, gvrs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
+			return discover.ManagedFields(ctx, live, gvrs, o.managedFieldsCap)
 		}
-		ev.Merge(simulate.ManifestEvidence(path, objs, start))
 	}
-	return ev, nil
+	return in
 }
 
 // live says whether the start is the live cluster (not a file, not profiles).
 func (o *preflightOptions) live() bool {
 	return o.plan.source.File == "" && o.plan.servers == "" && o.plan.scenario == ""
-}
-
-// withManagedFields reads the managedFields of the GVRs the first run found at risk and runs
-// the checks again with them as client evidence (the same replayed traffic). A GVR whose
-// objects cannot be listed (no permission) is one warning, never an abort.
-func (o *preflightOptions) withManagedFields(ctx context.Context, g *globalOptions, pl *planned, in simulate.PreflightInput, first *simulate.PreflightReport) (*simulate.PreflightReport, error) {
-	gvrs := first.EvidenceWanted(pl.start)
-	if len(gvrs) == 0 {
-		return first, nil
-	}
-	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout}
-	reads, err := discover.ManagedFields(ctx, opts, gvrs, o.managedFieldsCap)
-	if err != nil {
-		g.warn(fmt.Sprintf("managedFields not read: %s", err))
-		return first, nil
-	}
-	for _, r := range reads {
-		if r.Error != "" {
-			g.warn(fmt.Sprintf("managedFields of %s not read: %s", r.GVR, r.Error))
-		}
-	}
-	ev := simulate.ManagedFieldsEvidence(reads)
-	if in.Evidence != nil {
-		ev.Merge(*in.Evidence)
-	}
-	in.Evidence, in.Replayed, in.Traffic = &ev, first.Traffic, nil
-	return simulate.Preflight(in)
-}
-
-// helmEvidence reads the cluster's Helm releases and adds their evidence to ev; a list that
-// fails (no permission on Secrets) is one warning and a source not read.
-func (o *preflightOptions) helmEvidence(ctx context.Context, g *globalOptions, start *snapshot.Snapshot, ev *simulate.ClientEvidence) *simulate.ClientEvidence {
-	if ev == nil {
-		ev = &simulate.ClientEvidence{}
-	}
-	opts := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout, Warn: g.warn}
-	releases, err := discover.HelmReleases(ctx, opts)
-	if err != nil {
-		g.warn(fmt.Sprintf("Helm releases not read: %s", err))
-		ev.Merge(simulate.ClientEvidence{Sources: []simulate.EvidenceSource{{Kind: simulate.SourceHelmReleases, Name: discover.HelmReleaseType + " Secrets", Error: err.Error()}}})
-		return ev
-	}
-	ev.Merge(simulate.HelmEvidence(releases, start))
-	return ev
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -162,15 +163,15 @@ func TestPreflightMarkdownFits(t *testing.T) {
 // TestMarkdownWithinBudget: however many findings, the comment stays within what GitHub takes,
 // and says how many rows it left to -o json.
 func TestMarkdownWithinBudget(t *testing.T) {
-	var findings []simulate.Finding
+	var findings []preflight.Finding
 	for i := range 2000 {
-		findings = append(findings, simulate.Finding{Check: "MVP010", Name: "gvr-reachable-every-step", Severity: simulate.Warning,
+		findings = append(findings, preflight.Finding{Check: "MVP010", Name: "gvr-reachable-every-step", Severity: preflight.Warning,
 			Subject: fmt.Sprintf("g%d.example.com/v1/things", i), Message: fmt.Sprintf("404 on b at step %d; served by a", i),
 			Evidence: []string{fmt.Sprintf("evidence %d %s", i, strings.Repeat("x", 80))}, Hint: "turn the peer proxy on"})
 	}
-	rep := &simulate.PreflightReport{Findings: findings}
+	rep := &preflight.Report{Findings: findings}
 	var b strings.Builder
-	if err := printPreflightMarkdown(&b, rep); err != nil {
+	if err := preflightWriter(rep).WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
 	if b.Len() > 65536 || !strings.Contains(b.String(), "more finding(s): `-o json` lists them all") || !strings.Contains(b.String(), "more line(s): `-o json` has them all") {

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"sigs.k8s.io/yaml"
-
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
 // TestPreflightVerdictEveryFormat runs preflight for every verdict at every --fail-on and in
@@ -19,24 +18,24 @@ func TestPreflightVerdictEveryFormat(t *testing.T) {
 	cases := []struct {
 		name   string
 		args   []string
-		result simulate.Result
-		exit   map[simulate.FailOn]int
+		result preflight.Result
+		exit   map[preflight.FailOn]int
 	}{
-		{"pass", []string{"--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37"}, simulate.ResultPass,
-			map[simulate.FailOn]int{"warning": ExitOK, "blocking": ExitOK, "never": ExitOK}},
-		{"warning findings", []string{"--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, simulate.ResultWarning,
-			map[simulate.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
-		{"assumption, no finding", []string{"--servers", "a=1.37,b=1.37", "--to", "1.37"}, simulate.ResultWarning,
-			map[simulate.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
-		{"provisional profile, no finding", []string{"--servers", "a=1.37,b=1.37,c=1.37", "--proxy=configured", "--to", "1.38"}, simulate.ResultWarning,
-			map[simulate.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
-		{"partial read", []string{"--snapshot", lbEstimated, "--to", "1.37"}, simulate.ResultPartial,
-			map[simulate.FailOn]int{"warning": ExitIncomplete, "blocking": ExitIncomplete, "never": ExitOK}},
-		{"blocking", []string{"--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, simulate.ResultBlocking,
-			map[simulate.FailOn]int{"warning": ExitFindings, "blocking": ExitFindings, "never": ExitOK}},
+		{"pass", []string{"--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37"}, preflight.ResultPass,
+			map[preflight.FailOn]int{"warning": ExitOK, "blocking": ExitOK, "never": ExitOK}},
+		{"warning findings", []string{"--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, preflight.ResultWarning,
+			map[preflight.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
+		{"assumption, no finding", []string{"--servers", "a=1.37,b=1.37", "--to", "1.37"}, preflight.ResultWarning,
+			map[preflight.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
+		{"provisional profile, no finding", []string{"--servers", "a=1.37,b=1.37,c=1.37", "--proxy=configured", "--to", "1.38"}, preflight.ResultWarning,
+			map[preflight.FailOn]int{"warning": ExitIncomplete, "blocking": ExitOK, "never": ExitOK}},
+		{"partial read", []string{"--snapshot", lbEstimated, "--to", "1.37"}, preflight.ResultPartial,
+			map[preflight.FailOn]int{"warning": ExitIncomplete, "blocking": ExitIncomplete, "never": ExitOK}},
+		{"blocking", []string{"--snapshot", "../../examples/skew.yaml", "--to", "1.37"}, preflight.ResultBlocking,
+			map[preflight.FailOn]int{"warning": ExitFindings, "blocking": ExitFindings, "never": ExitOK}},
 	}
 	for _, tc := range cases {
-		for _, failOn := range simulate.FailOnValues {
+		for _, failOn := range preflight.FailOnValues {
 			want := tc.exit[failOn]
 			says := fmt.Sprintf("exit %d at --fail-on %s", want, failOn)
 			for _, format := range []string{"table", "wide", "markdown", "json", "yaml", "junit"} {
@@ -57,7 +56,7 @@ func TestPreflightVerdictEveryFormat(t *testing.T) {
 
 // verdictPrinted checks that out, in format, prints result and says how the run ends (exit
 // code code at --fail-on failOn).
-func verdictPrinted(format, out string, result simulate.Result, says string, failOn simulate.FailOn, code int) error {
+func verdictPrinted(format, out string, result preflight.Result, says string, failOn preflight.FailOn, code int) error {
 	switch format {
 	case "table", "wide":
 		want := "Result: " + string(result) + " ("
@@ -72,7 +71,7 @@ func verdictPrinted(format, out string, result simulate.Result, says string, fai
 			return fmt.Errorf("markdown starts %q, want %q", firstLine(out), want)
 		}
 	case "json", "yaml":
-		var rep simulate.PreflightReport
+		var rep preflight.Report
 		var err error
 		if format == "json" {
 			err = json.Unmarshal([]byte(out), &rep)
@@ -91,7 +90,7 @@ func verdictPrinted(format, out string, result simulate.Result, says string, fai
 
 // junitAgrees: the JUnit report fails iff the run does, and only findings at or above failOn
 // (and the verdict) are failures.
-func junitAgrees(out string, code int, failOn simulate.FailOn) error {
+func junitAgrees(out string, code int, failOn preflight.FailOn) error {
 	var doc struct {
 		Failures int `xml:"failures,attr"`
 		Suite    struct {
@@ -109,12 +108,12 @@ func junitAgrees(out string, code int, failOn simulate.FailOn) error {
 	if (doc.Failures > 0) != (code != ExitOK) {
 		return fmt.Errorf("junit: %d failure(s), exit %d", doc.Failures, code)
 	}
-	v := simulate.Decide(simulate.VerdictInput{FailOn: failOn})
+	v := preflight.Decide(preflight.VerdictInput{FailOn: failOn})
 	for _, c := range doc.Suite.Cases {
 		if c.Failure == nil || strings.HasPrefix(c.Name, "verdict: ") {
 			continue
 		}
-		if !v.FailsOn(simulate.Severity(c.Failure.Type)) {
+		if !v.FailsOn(preflight.Severity(c.Failure.Type)) {
 			return fmt.Errorf("junit: %s fails as %s at --fail-on %s", c.Name, c.Failure.Type, failOn)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -183,5 +182,3 @@ func orNone(s string) string {
 	}
 	return s
 }
-
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -148,7 +148,7 @@ func (o *routesOptions) load(cmd *cobra.Command, g *globalOptions) (*snapshot.Sn
 	if err := o.profiles.Use(g.warn); err != nil {
 		return nil, err
 	}
-	snap, err := profilesStart(g, o.servers, o.proxy, "")
+	snap, err := simulate.ProfilesStart(o.servers, o.proxy, "", g.now())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
 
@@ -108,12 +109,12 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	sim.Narrow(filter, pl.start.Kinds())
-	rep := simulate.SimulationReport{Simulation: sim}
+	rep := replay.SimulationReport{Simulation: sim}
 	if len(pl.traffic) > 0 {
-		if rep.Traffic, err = simulate.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
+		if rep.Traffic, err = replay.ReplayLogs(sim, pl.traffic, pl.trafficSource, pl.trafficFormat); err != nil {
 			return err
 		}
-		if err := requireReplayed(rep.Traffic); err != nil {
+		if err := replay.RequireReplayed(rep.Traffic); err != nil {
 			return err
 		}
 	}

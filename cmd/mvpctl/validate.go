@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
 
 // Each command checks its flags together in one validate step, before it reads anything:
@@ -12,7 +12,7 @@ import (
 // a table, without running a command.
 
 // validate checks preflight's flags together and returns --fail-on's threshold.
-func (o *preflightOptions) validate() (simulate.FailOn, error) {
+func (o *preflightOptions) validate() (preflight.FailOn, error) {
 	failOn, err := parseFailOn(o.failOn)
 	if err != nil {
 		return "", err

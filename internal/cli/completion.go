@@ -12,8 +12,8 @@ import (
 
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/profile"
-	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -59,7 +59,7 @@ func RegisterCompletions(root *cobra.Command, cf *kubeflags.Flags) {
 				values := []string{"404", "503", "404,503"} // explain's: HTTP statuses
 				if c.Name() != "explain" {
 					values = nil
-					for _, v := range simulate.FailOnValues {
+					for _, v := range preflight.FailOnValues {
 						values = append(values, string(v))
 					}
 				}

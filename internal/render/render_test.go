@@ -10,6 +10,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/profile"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -66,7 +67,7 @@ func renderers(t *testing.T) []rendered {
 	return []rendered{
 		{"routes", Routes{RoutingTable: router.Table(false)}, append(tableForms, drawn...), "proxy→kas-a"},
 		{"explain", Explanation{Explanation: e}, append(append([]output.Format{output.FormatText}, tableForms...), drawn...), "proxied to kas-a"},
-		{"simulate", Simulation{Report: simulate.SimulationReport{Simulation: sim}}, append(tableForms, drawn...), "AT RISK"},
+		{"simulate", Simulation{Report: replay.SimulationReport{Simulation: sim}}, append(tableForms, drawn...), "AT RISK"},
 		{"discovery diff", DiscoveryReport{Report: peerdiscovery.Diff(snap)}, tableForms, "Result:"},
 		{"discovery expected", ExpectedList{List: peerdiscovery.NewExpectedList(snap, expect)}, tableForms, "kas-a"},
 		{"probe", Probe{Report: &probe.Report{}}, tableForms, "Result: 0 match"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/route"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 )
@@ -15,7 +16,7 @@ import (
 // step, what is at risk, and what happens to the replayed traffic; drawn, the steps as a
 // timeline.
 type Simulation struct {
-	Report simulate.SimulationReport
+	Report replay.SimulationReport
 	// AllSteps prints every step's whole routing table (--steps all; -o wide does too).
 	AllSteps bool
 }
@@ -145,7 +146,7 @@ func printSimulation(w io.Writer, sw Simulation, o output.Options) error {
 		return err
 	}
 	if rep.Traffic != nil {
-		return printTraffic(w, rep.Traffic, noHeaders)
+		return ReplayedTraffic(w, rep.Traffic, noHeaders)
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func upgradeServer(srv *snapshot.Server, step Step) ([]string, []ConfigLoss, err
 		}
 	}
 	srv.Version = versionRun(step.To, p)
-	if sp, ok := statedUpgrade(srv, p.Version); ok {
+	if sp, ok := StatedUpgrade(srv, p.Version); ok {
 		// The new binary starts with the stated flags, and its own defaults for the rest.
 		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
 		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
@@ -238,7 +238,7 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]sn
 		}
 		cfg = c
 	case srv.Stated != nil:
-		sp, ok := statedUpgrade(srv, p.Version)
+		sp, ok := StatedUpgrade(srv, p.Version)
 		if !ok {
 			return nil, nil, nil, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
 		}

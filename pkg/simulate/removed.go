@@ -87,10 +87,10 @@ func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig
 	return full, append(notes, line), removed
 }
 
-// removedHint is the fix for clients of gvr, which no apiserver serves after the last step:
+// RemovedHint is the fix for clients of gvr, which no apiserver serves after the last step:
 // for a group/version a release removes, move them to the version of the group the target
 // serves (a GA one first) or, for that release only, the escape; else generic.
-func removedHint(sim *Simulation, gvr, generic string) string {
+func RemovedHint(sim *Simulation, gvr, generic string) string {
 	g, err := snapshot.ParseGVR(gvr)
 	if err != nil {
 		return generic

@@ -70,6 +70,12 @@ type StepResult struct {
 	router *route.Router
 }
 
+// Snapshot is the control plane at this moment of the simulation.
+func (r *StepResult) Snapshot() *snapshot.Snapshot { return r.snap }
+
+// Router decides requests on Snapshot.
+func (r *StepResult) Router() *route.Router { return r.router }
+
 // Risk is one server failing a request for a GVR that some server still serves.
 type Risk struct {
 	StepN       int                `json:"step"`

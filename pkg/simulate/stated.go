@@ -142,9 +142,9 @@ func sameAddress(a, b string) bool {
 	return strings.EqualFold(ha, hb) && pa == pb
 }
 
-// statedUpgrade is how a server upgraded to version v starts with its stated flags; ok is
+// StatedUpgrade is how a server upgraded to version v starts with its stated flags; ok is
 // false when it states nothing usable.
-func statedUpgrade(srv *snapshot.Server, v snapshot.Version) (mvp.StatedProxy, bool) {
+func StatedUpgrade(srv *snapshot.Server, v snapshot.Version) (mvp.StatedProxy, bool) {
 	sp, ok, err := mvp.StatedProxyOf(srv.Stated, v)
 	return sp, ok && err == nil
 }

@@ -97,7 +97,7 @@ func RiskGroups(risks []Risk) []RiskGroup {
 	}
 	out := make([]RiskGroup, len(order))
 	for i, g := range order {
-		out[i] = RiskGroup{GVR: g, Windows: windowsText(byGVR[g]), ServedBy: servedBySets(byGVR[g])}
+		out[i] = RiskGroup{GVR: g, Windows: WindowsText(byGVR[g]), ServedBy: ServedBySets(byGVR[g])}
 	}
 	return out
 }

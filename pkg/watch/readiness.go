@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -16,10 +18,10 @@ import (
 // when the plane does not change (UpgradeReadiness.Every).
 const DefaultReadinessEvery = 10
 
-// Upgrade readiness: the preflight gate (simulate.Preflight) against a target, run on the
+// Upgrade readiness: the preflight gate (preflight.Run) against a target, run on the
 // watch's snapshot with its request counters as client evidence. Labels are bounded: to is
-// one value, result the four of simulate.Result, check the preflight check IDs, severity
-// the three of simulate.Severity.
+// one value, result the four of preflight.Result, check the preflight check IDs, severity
+// the three of preflight.Severity.
 var (
 	descUpgradeReady = newDesc("upgrade_ready",
 		"1 if the preflight gate against the target passes at --fail-on blocking (no blocking finding, every apiserver read), 0 if not.", "to")
@@ -32,9 +34,9 @@ var (
 )
 
 // UpgradeResults are the verdict's results, in the order exported.
-var UpgradeResults = []simulate.Result{simulate.ResultPass, simulate.ResultWarning, simulate.ResultPartial, simulate.ResultBlocking}
+var UpgradeResults = []preflight.Result{preflight.ResultPass, preflight.ResultWarning, preflight.ResultPartial, preflight.ResultBlocking}
 
-var upgradeSeverities = []simulate.Severity{simulate.Blocking, simulate.Warning, simulate.Info}
+var upgradeSeverities = []preflight.Severity{preflight.Blocking, preflight.Warning, preflight.Info}
 
 // UpgradeReadiness configures the gate the metrics run at each read.
 type UpgradeReadiness struct {
@@ -51,14 +53,14 @@ type UpgradeReadiness struct {
 type Readiness struct {
 	To       string
 	Ran      time.Time
-	Verdict  simulate.Verdict
+	Verdict  preflight.Verdict
 	Checks   []string
 	Findings map[findingKey]int
 }
 
 type findingKey struct {
 	check    string
-	severity simulate.Severity
+	severity preflight.Severity
 }
 
 // readinessState is what the metrics keep of the gate between reads.
@@ -180,7 +182,7 @@ func Gate(snap *snapshot.Snapshot, to string, now time.Time) (*Readiness, error)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := simulate.Preflight(simulate.PreflightInput{Start: snap, Steps: steps, Target: to, FailOn: simulate.FailOnBlocking})
+	rep, err := preflight.Run(context.Background(), preflight.Options{Start: snap, Steps: steps, Target: to, FailOn: preflight.FailOnBlocking})
 	if err != nil {
 		return nil, err
 	}

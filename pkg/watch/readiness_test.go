@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -32,13 +33,13 @@ func TestUpgradeReadinessMetrics(t *testing.T) {
 		name     string
 		snap     *snapshot.Snapshot
 		ready    float64
-		result   simulate.Result
+		result   preflight.Result
 		findings map[string]float64
 	}{
-		{"configured", readinessPlane(t, "configured", t0), 1, simulate.ResultPass, map[string]float64{`check="MVP010",severity="warning"`: 0}},
-		{"defaults", readinessPlane(t, "", t0), 1, simulate.ResultWarning,
+		{"configured", readinessPlane(t, "configured", t0), 1, preflight.ResultPass, map[string]float64{`check="MVP010",severity="warning"`: 0}},
+		{"defaults", readinessPlane(t, "", t0), 1, preflight.ResultWarning,
 			map[string]float64{`check="MVP003",severity="warning"`: 2, `check="MVP010",severity="warning"`: 4, `check="MVP010",severity="blocking"`: 0}},
-		{"down", down, 0, simulate.ResultBlocking, map[string]float64{`check="MVP001",severity="blocking"`: 1}},
+		{"down", down, 0, preflight.ResultBlocking, map[string]float64{`check="MVP001",severity="blocking"`: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := NewMetrics()
@@ -106,7 +107,7 @@ func TestUpgradeReadinessBounded(t *testing.T) {
 	if got := m.GateRuns(); got != 3 {
 		t.Errorf("after a server went down: %d runs, want 3", got)
 	}
-	if r, err := m.LastReadiness(); err != nil || r == nil || r.Verdict.Result != simulate.ResultBlocking {
+	if r, err := m.LastReadiness(); err != nil || r == nil || r.Verdict.Result != preflight.ResultBlocking {
 		t.Errorf("after a server went down: %+v, %v; want blocking", r, err)
 	}
 	m.Observe(Read{Started: t0, Ended: t0, Err: ErrNoObservation})
