@@ -175,6 +175,52 @@ func oneSentence(cell string) string {
 	return ""
 }
 
+// offeredHeading is the part of docs/architecture.md that says what pkg/ offers other programs.
+const offeredHeading = "### What pkg/ offers other programs"
+
+// offeredPackages reads the packages named in backquotes under offeredHeading, to the next
+// heading or the table: package → line.
+func offeredPackages(t *testing.T, doc string) map[string]int {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]int{}
+	in := false
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == offeredHeading:
+			in = true
+		case in && (strings.HasPrefix(line, "#") || strings.HasPrefix(line, "|")):
+			return named
+		case in:
+			for _, m := range modulePath.FindAllStringSubmatch(line, -1) {
+				named[m[1]] = i + 1
+			}
+		}
+	}
+	if !in {
+		t.Fatalf("docs/architecture.md has no %q", offeredHeading)
+	}
+	return named
+}
+
+// TestOfferedPackages: what docs/architecture.md says pkg/ offers other programs names
+// packages of pkg/ that `go list` finds.
+func TestOfferedPackages(t *testing.T) {
+	root := moduleRoot(t)
+	named := offeredPackages(t, filepath.Join(root, "docs", "architecture.md"))
+	pkgs := goListImports(t, root)
+	if len(named) < 5 {
+		t.Fatalf("docs/architecture.md names %d packages under %q", len(named), offeredHeading)
+	}
+	for _, p := range slices.Sorted(maps.Keys(named)) {
+		if _, ok := pkgs[p]; !ok || !strings.HasPrefix(p, "pkg/") {
+			t.Errorf("docs/architecture.md:%d: %q names %s, which is no package of pkg/", named[p], offeredHeading, p)
+		}
+	}
+}
+
 // moduleRoot is the main module's directory.
 func moduleRoot(t *testing.T) string {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
