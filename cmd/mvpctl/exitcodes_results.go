@@ -41,13 +41,6 @@ func discoveryDiffResult(rep *peerdiscovery.Report) error {
 	return resultError(rep.Result(), "discovery diff")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // probeResult is `mvpctl probe`'s result.
 func probeResult(rep *probe.Report) error { return resultError(rep.Result(), "probe") }
 
