@@ -81,26 +81,21 @@ func (s *Snapshot) deriveEvidenceKinds() {
 		pp := &s.Servers[i].PeerProxy
 		pp.EvidenceKinds = nil
 		for _, line := range pp.Evidence {
-			pp.EvidenceKinds = append(pp.EvidenceKinds, evidenceKindOf(line))
+			k := Observed(0)
+			for _, b := range []EvidenceBasis{EvidenceStated, EvidenceAssumed, EvidenceSimulated} {
+				if strings.HasPrefix(line, string(b)) {
+					k.Basis = b
+				}
+			}
+			if hasWord(line, "gate") {
+				k.Topics |= TopicGate
+			}
+			if hasWord(line, "filter") {
+				k.Topics |= TopicFilter
+			}
+			pp.EvidenceKinds = append(pp.EvidenceKinds, k)
 		}
 	}
-}
-
-// evidenceKindOf reads the kind of one evidence line written by mvpctl.
-func evidenceKindOf(line string) EvidenceKind {
-	k := Observed(0)
-	for _, b := range []EvidenceBasis{EvidenceStated, EvidenceAssumed, EvidenceSimulated} {
-		if strings.HasPrefix(line, string(b)) {
-			k.Basis = b
-		}
-	}
-	if hasWord(line, "gate") {
-		k.Topics |= TopicGate
-	}
-	if hasWord(line, "filter") {
-		k.Topics |= TopicFilter
-	}
-	return k
 }
 
 // hasWord reports whether w occurs in s between characters that are not letters.
