@@ -101,8 +101,29 @@ func TestPeerProxyEvidence(t *testing.T) {
 			if ev := strings.Join(pp.Evidence, "\n"); !strings.Contains(ev, tc.evidence) {
 				t.Errorf("evidence %q lacks %q", pp.Evidence, tc.evidence)
 			}
+			for i, line := range pp.Evidence {
+				if len(pp.EvidenceKinds) != len(pp.Evidence) || pp.KindOf(i).Basis != snapshot.EvidenceObserved {
+					t.Errorf("line %q: kinds %+v, want an observation for every line", line, pp.EvidenceKinds)
+				}
+				if tc.evidence != "" && strings.Contains(line, tc.evidence) {
+					if got, want := pp.KindOf(i), snapshot.Observed(evidenceTopics[tc.name]); got != want {
+						t.Errorf("line %q: %+v, want %+v", line, got, want)
+					}
+					break
+				}
+			}
 		})
 	}
+}
+
+// evidenceTopics is what TestPeerProxyEvidence's line of each case speaks of.
+var evidenceTopics = map[string]snapshot.EvidenceTopics{
+	"1.36 with the proxy":                   snapshot.TopicFilter,
+	"1.36 gate on, no --peer-ca-file":       snapshot.TopicFilter,
+	"1.34 gate off":                         snapshot.TopicGate,
+	"1.30 SV era":                           snapshot.TopicFilter,
+	"readyz unreadable, lease annotated":    snapshot.TopicFilter,
+	"documents differ though readyz unread": 0, // peer-aggregated discovery: neither
 }
 
 func TestAddresses(t *testing.T) {

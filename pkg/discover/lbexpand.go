@@ -111,11 +111,11 @@ func expandClasses(classes []*serverClass, servers [][]snapshot.Server, counts [
 				l := cl.lease
 				srv.ID, srv.Hostname, srv.PeerAdvertiseAddress, srv.IdentityLease = l.name, l.hostname, l.address, l.snapshotLease()
 				lb.Identified = true
-				srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("sampled through the balancer: a sample's /api serverAddressByClientCIDRs names %s, the peer-advertise address of identity lease %s", l.address, l.name))
+				srv.PeerProxy.AddEvidence(snapshot.Observed(0), fmt.Sprintf("sampled through the balancer: a sample's /api serverAddressByClientCIDRs names %s, the peer-advertise address of identity lease %s", l.address, l.name))
 			} else {
 				srv = cloneServer(servers[ci][0])
 				srv.ID = name
-				srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("sampled through the balancer: an estimated member of %s (no sample named its identity lease); its ID is its name", c.name))
+				srv.PeerProxy.AddEvidence(snapshot.Observed(0), fmt.Sprintf("sampled through the balancer: an estimated member of %s (no sample named its identity lease); its ID is its name", c.name))
 			}
 			srv.Name, srv.LB, srv.FoundBy = name, lb, FoundByLB
 			out = append(out, srv)
@@ -126,6 +126,6 @@ func expandClasses(classes []*serverClass, servers [][]snapshot.Server, counts [
 
 // cloneServer copies the slices a member may change (evidence), so members do not share them.
 func cloneServer(s snapshot.Server) snapshot.Server {
-	s.PeerProxy.Evidence = append([]string(nil), s.PeerProxy.Evidence...)
+	s.PeerProxy.Evidence, s.PeerProxy.EvidenceKinds = s.PeerProxy.CopyEvidence()
 	return s
 }

@@ -111,33 +111,40 @@ func ParseProxySetup(s string) (ProxySetup, error) {
 	return "", fmt.Errorf("proxy setup %q: want default, configured or off", s)
 }
 
-// Prefixes of evidence that is not an observation.
+// The words that start a line of evidence that is not an observation, for people; the line's
+// kind (snapshot.EvidenceKind) is what decisions read.
 const (
 	// StatedEvidence: the user said so (a flag, a scenario file).
-	StatedEvidence = "stated"
+	StatedEvidence = string(snapshot.EvidenceStated)
 	// AssumedEvidence: mvpctl took a default; no one said or saw it.
-	AssumedEvidence = "assumed"
+	AssumedEvidence = string(snapshot.EvidenceAssumed)
 )
 
 // PeerProxy is the peer-proxy state of a server of version v set up as p, with evidence that
 // says it was not observed: "stated" when the user said how the server is set up
 // (--proxy=configured|off), "assumed" when mvpctl took the version's defaults.
 func (p ProxySetup) PeerProxy(v snapshot.Version) snapshot.PeerProxy {
+	var pp snapshot.PeerProxy
+	stated := snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate}
 	switch p {
 	case ProxyConfigured:
-		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true),
-			Evidence: []string{StatedEvidence + " (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set"}}
+		pp.GateEnabled, pp.FilterInstalled = snapshot.Ptr(true), snapshot.Ptr(true)
+		pp.AddEvidence(stated, StatedEvidence+" (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set")
+		return pp
 	case ProxyOff:
-		return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(false), FilterInstalled: snapshot.Ptr(false),
-			Evidence: []string{StatedEvidence + " (--proxy=off): feature gate UnknownVersionInteroperabilityProxy off"}}
+		pp.GateEnabled, pp.FilterInstalled = snapshot.Ptr(false), snapshot.Ptr(false)
+		pp.AddEvidence(stated, StatedEvidence+" (--proxy=off): feature gate UnknownVersionInteroperabilityProxy off")
+		return pp
 	}
 	gate := GateDefault(v)
 	state := "off"
 	if gate {
 		state = "on"
 	}
-	return snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false),
-		Evidence: []string{fmt.Sprintf(AssumedEvidence+" (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state)}}
+	pp.GateEnabled, pp.FilterInstalled = snapshot.Ptr(gate), snapshot.Ptr(false)
+	pp.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceAssumed, Topics: snapshot.TopicGate | snapshot.TopicFilter},
+		fmt.Sprintf(AssumedEvidence+" (--proxy=default): kube-apiserver %s defaults: gate %s, no --peer-ca-file, so no proxy filter and nothing is proxied; pass --proxy=configured to rehearse a plane with the peer proxy set up", v.MinorString(), state))
+	return pp
 }
 
 // StatedSource names the installer configuration GateOn and FilterInstalled took what the

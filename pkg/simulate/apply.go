@@ -32,19 +32,17 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
 		srv := fromProfile(sv.Name, p)
-		var removedNotes []string
+		assumed := ""
 		if sv.RuntimeConfig != "" {
-			if srv.Resources, removedNotes, err = profileWithRuntimeConfig(&srv, p, sv.RuntimeConfig); err != nil {
+			if srv.Resources, assumed, err = profileWithRuntimeConfig(&srv, p, sv.RuntimeConfig); err != nil {
 				return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 			}
 		}
 		srv.Version = versionRun(sv.Version, p)
 		srv.PeerProxy = setup.PeerProxy(p.Version)
 		// What the release's removals assumed is said with the rest of the start's evidence.
-		for _, n := range removedNotes {
-			if _, what, _ := strings.Cut(n, ": "); strings.HasPrefix(what, mvp.AssumedEvidence+": ") {
-				srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, what)
-			}
+		if assumed != "" {
+			srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceAssumed}, assumed)
 		}
 		srv.FoundBy = "profile"
 		snap.Servers = append(snap.Servers, srv)
@@ -59,23 +57,24 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 }
 
 // profileWithRuntimeConfig is what a server of profile p serves with --runtime-config=value,
-// and what its release's removals did to it (applyRemoved). A group/version the binary does
-// not have at all is an error: the start is what the user says runs today.
-func profileWithRuntimeConfig(srv *snapshot.Server, p profile.Profile, value string) ([]snapshot.Resource, []string, error) {
+// and what its release's removals assumed of it (applyRemoved; "" for nothing). A
+// group/version the binary does not have at all is an error: the start is what the user says
+// runs today.
+func profileWithRuntimeConfig(srv *snapshot.Server, p profile.Profile, value string) ([]snapshot.Resource, string, error) {
 	cfg, err := mvp.ParseRuntimeConfig(value)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	if p.Full == nil {
-		return nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
+		return nil, "", fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
 	}
-	full, notes, removed := applyRemoved(srv, p, cfg)
+	full, _, removed, assumed := applyRemoved(srv, p, cfg)
 	served, unknown := cfg.Apply(p.Resources, full)
 	unknown = slices.DeleteFunc(unknown, func(gv string) bool { return slices.Contains(removed, gv) })
 	if len(unknown) > 0 {
-		return nil, nil, fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
+		return nil, "", fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
 	}
-	return served, notes, nil
+	return served, assumed, nil
 }
 
 // fromProfile is a running server named name serving what profile p serves.
@@ -95,25 +94,33 @@ func fromProfile(name string, p profile.Profile) snapshot.Server {
 // docs/behaviour.md: what matters for routing is reachability, the identity lease (a peer
 // exists), the peer endpoint lease (its address resolves) and the configuration.
 func Apply(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, error) {
-	next, _, _, err := applyStep(snap, step)
+	next, _, err := applyStep(snap, step)
 	return next, err
 }
 
-// applyStep is Apply, plus what the step did that the routing does not show: the
-// configuration an upgraded server kept, and what of it the new version does not have.
-func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string, []ConfigLoss, error) {
-	var notes []string
-	var losses []ConfigLoss
+// stepDone is what a step did that the routing does not show: the notes for people (the
+// configuration an upgraded server kept, and what of it the new version does not have), the
+// configuration lost, and what the step assumed of its server ("" for nothing; a note says
+// it too).
+type stepDone struct {
+	notes   []string
+	losses  []ConfigLoss
+	assumed string
+}
+
+// applyStep is Apply, plus what the step did that the routing does not show.
+func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, stepDone, error) {
+	var done stepDone
 	if step.Action == ActionKeep {
 		if snap.Find(step.Server) == nil {
-			return nil, nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+			return nil, done, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 		}
-		return snap, nil, nil, nil
+		return snap, done, nil
 	}
 	next := clone(snap)
 	srv := next.Find(step.Server)
 	if srv == nil {
-		return nil, nil, nil, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
+		return nil, done, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 	}
 	// Whether the default /apis is peer-aggregated was observed on the old process; the new
 	// state decides it (mvp.AggregatesDiscovery), not the observation.
@@ -121,11 +128,11 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 	leaseBefore := srv.IdentityLease
 	switch step.Action {
 	case ActionUpgrade:
-		upgradeNotes, lost, err := upgradeServer(srv, step)
+		upgraded, err := upgradeServer(srv, step)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("step %q: %w", step, err)
+			return nil, done, fmt.Errorf("step %q: %w", step, err)
 		}
-		notes, losses = append(notes, upgradeNotes...), lost
+		done = upgraded
 	case ActionStart:
 		start(srv)
 	case ActionCrash:
@@ -138,19 +145,19 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 		// With the gate off, every --peer-* flag is refused, so the peer CA goes too.
 		srv.PeerProxy.GateEnabled = snapshot.Ptr(false)
 		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
-		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: feature gate turned off")
+		srv.PeerProxy.AddEvidence(simulated(snapshot.TopicGate), "simulated: feature gate turned off")
 		start(srv)
 	case ActionPeerCAWrong, ActionPeerCARight:
 		srv.PeerProxy.PeerCATrustsPeers = snapshot.Ptr(step.Action == ActionPeerCARight)
-		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: "+step.String())
+		srv.PeerProxy.AddEvidence(simulated(0), "simulated: "+step.String())
 		start(srv)
 	case ActionAdvertiseUnreachable, ActionAdvertiseReachable:
 		srv.PeerProxy.AdvertiseAddressReachable = snapshot.Ptr(step.Action == ActionAdvertiseReachable)
-		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: "+step.String())
+		srv.PeerProxy.AddEvidence(simulated(0), "simulated: "+step.String())
 		start(srv)
 	case ActionDropPeerCA:
 		srv.PeerProxy.FilterInstalled = snapshot.Ptr(false)
-		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, "simulated: --peer-ca-file removed")
+		srv.PeerProxy.AddEvidence(simulated(0), "simulated: --peer-ca-file removed")
 		start(srv)
 	}
 	if mvp.RebuildsPeerCaches(leaseBefore, srv.IdentityLease) {
@@ -162,23 +169,28 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, []string
 		next.Servers[i].CoreAPI, next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil, nil
 	}
 	recomputePeerAggregated(next)
-	return next, notes, losses, nil
+	return next, done, nil
+}
+
+// simulated is the kind of evidence a simulated step adds about topics.
+func simulated(topics snapshot.EvidenceTopics) snapshot.EvidenceKind {
+	return snapshot.EvidenceKind{Basis: snapshot.EvidenceSimulated, Topics: topics}
 }
 
 // upgradeServer runs srv as the version step upgrades it to: the profile's resources (and the
 // configuration the upgrade loses), the cluster's CRD and aggregated groups kept, the stated
 // flags carried over, started.
-func upgradeServer(srv *snapshot.Server, step Step) ([]string, []ConfigLoss, error) {
+func upgradeServer(srv *snapshot.Server, step Step) (stepDone, error) {
 	p, err := profile.Lookup(step.To)
 	if err != nil {
-		return nil, nil, err
+		return stepDone{}, err
 	}
-	served, notes, losses, err := upgradedResources(srv, p, step)
+	served, done, err := upgradedResources(srv, p, step)
 	if err != nil {
-		return nil, nil, err
+		return stepDone{}, err
 	}
 	if n := removedGateNote(srv, p.Version); n != "" {
-		notes = append(notes, n)
+		done.notes = append(done.notes, n)
 	}
 	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 	var kept []snapshot.Resource
@@ -191,12 +203,13 @@ func upgradeServer(srv *snapshot.Server, step Step) ([]string, []ConfigLoss, err
 	if sp, ok := StatedUpgrade(srv, p.Version); ok {
 		// The new binary starts with the stated flags, and its own defaults for the rest.
 		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
-		srv.PeerProxy.Evidence = append(srv.PeerProxy.Evidence, fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
+		srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate | snapshot.TopicFilter},
+			fmt.Sprintf("%s (%s): upgraded to %s with the same flags: %s", mvp.StatedEvidence, sp.Source, p.Version.MinorString(), sp.Words(p.Version)))
 	}
 	srv.Resources = append(served, kept...)
 	srv.DiscoveryFormat = snapshot.DiscoveryProfiled
 	start(srv)
-	return notes, losses, nil
+	return done, nil
 }
 
 // versionRun is the version a server upgraded to requested runs: the exact patch release when
@@ -225,7 +238,7 @@ const defaultRuntimeConfig = "default"
 // step's, else the one its installer states (snapshot.Server.Stated), else the one inferred
 // from what srv serves now. A configuration that names a
 // group/version p's binary does not have is reported in the notes.
-func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]snapshot.Resource, []string, []ConfigLoss, error) {
+func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]snapshot.Resource, stepDone, error) {
 	var cfg mvp.RuntimeConfig
 	var notes []string
 	source := "" // where cfg comes from, when stated
@@ -234,13 +247,13 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]sn
 	case step.RuntimeConfig != nil:
 		c, err := mvp.ParseRuntimeConfig(*step.RuntimeConfig)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, stepDone{}, err
 		}
 		cfg = c
 	case srv.Stated != nil:
 		sp, ok := StatedUpgrade(srv, p.Version)
 		if !ok {
-			return nil, nil, nil, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
+			return nil, stepDone{}, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
 		}
 		cfg, source = sp.RuntimeConfig, " (stated: "+sp.Source+")"
 	default:
@@ -254,12 +267,12 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]sn
 		cfg = obs.Config
 	}
 	if cfg.IsDefault() {
-		return append([]snapshot.Resource(nil), p.Resources...), notes, nil, nil
+		return append([]snapshot.Resource(nil), p.Resources...), stepDone{notes: notes}, nil
 	}
 	if p.Full == nil {
-		return nil, nil, nil, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
+		return nil, stepDone{}, fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied (regenerate profiles with `make profiles`)", p.Version, cfg)
 	}
-	full, removedNotes, removed := applyRemoved(srv, p, cfg)
+	full, removedNotes, removed, assumed := applyRemoved(srv, p, cfg)
 	served, unknown := cfg.Apply(p.Resources, full)
 	notes = append(notes, fmt.Sprintf("%s keeps --runtime-config=%s%s", srv.Name, cfg, source))
 	notes = append(notes, removedNotes...)
@@ -271,7 +284,7 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, step Step) ([]sn
 		notes = append(notes, fmt.Sprintf("%s: --runtime-config names %s, which %s does not have: %s", srv.Name, gv, p.Version, mvp.UnknownGroupVersionAtStartup))
 		losses = append(losses, ConfigLoss{Server: srv.Name, GroupVersion: gv, Enabled: !slices.Contains(cfg.Disabled, gv), Version: p.Version.String()})
 	}
-	return served, notes, losses, nil
+	return served, stepDone{notes: notes, losses: losses, assumed: assumed}, nil
 }
 
 // start brings a server up as a new process.
@@ -329,6 +342,10 @@ func clone(s *snapshot.Snapshot) *snapshot.Snapshot {
 	var out snapshot.Snapshot
 	if err := gojson.Unmarshal(b, &out); err != nil {
 		panic(err)
+	}
+	// The kinds of the evidence lines are not part of the file format: carried over here.
+	for i := range out.Servers {
+		_, out.Servers[i].PeerProxy.EvidenceKinds = s.Servers[i].PeerProxy.CopyEvidence()
 	}
 	return &out
 }

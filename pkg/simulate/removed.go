@@ -30,43 +30,46 @@ func removedEnabled(cfg mvp.RuntimeConfig, v snapshot.Version) []string {
 // removedEscape is what is known of a server's one-release escape.
 type removedEscape struct {
 	on bool
-	// evidence says where on comes from: mvp.StatedEvidence or mvp.AssumedEvidence, then why.
+	// basis is how on is known: stated (a manifest's env) or assumed.
+	basis snapshot.EvidenceBasis
+	// evidence says, for people, where on comes from: the basis's word, then why.
 	evidence string
 }
 
-func (e removedEscape) assumed() bool { return strings.HasPrefix(e.evidence, mvp.AssumedEvidence) }
+func (e removedEscape) assumed() bool { return e.basis == snapshot.EvidenceAssumed }
 
 // escapeOf reads the escape from what the installer states of srv: a static pod manifest's
 // container env. A ConfigMap states no environment.
 func escapeOf(srv *snapshot.Server) removedEscape {
 	st := srv.Stated
 	if st == nil || !strings.HasPrefix(st.Source, snapshot.StatedManifestPrefix) {
-		return removedEscape{evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
+		return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
 	}
 	for _, e := range st.Env {
 		if e.Name != mvp.ServeRemovedAPIsEnv {
 			continue
 		}
 		if e.ValueFrom {
-			return removedEscape{evidence: fmt.Sprintf("%s: %s unset (%s takes its value from elsewhere: valueFrom)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv, st.Source)}
+			return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (%s takes its value from elsewhere: valueFrom)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv, st.Source)}
 		}
 		on, err := mvp.ParseServeRemovedAPIs(e.Value)
 		if err != nil {
-			return removedEscape{evidence: fmt.Sprintf("%s (%s): %v", mvp.StatedEvidence, st.Source, err)}
+			return removedEscape{basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): %v", mvp.StatedEvidence, st.Source, err)}
 		}
-		return removedEscape{on: on, evidence: fmt.Sprintf("%s (%s): %s=%s", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv, e.Value)}
+		return removedEscape{on: on, basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): %s=%s", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv, e.Value)}
 	}
-	return removedEscape{evidence: fmt.Sprintf("%s (%s): no %s in its env", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv)}
+	return removedEscape{basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): no %s in its env", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv)}
 }
 
 // applyRemoved is what srv, upgraded to p with cfg, serves of the group/versions p removes: the
 // full set to apply cfg to (with the removed kinds when the escape keeps them), the notes, and
-// the group/versions the upgrade stops serving.
-func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string) {
+// the group/versions the upgrade stops serving. assumed is what of the notes is an assumption
+// (the escape assumed unset), "" when none is.
+func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string, assumed string) {
 	full = p.Full
 	removed = removedEnabled(cfg, p.Version)
 	if len(removed) == 0 {
-		return full, nil, nil
+		return full, nil, nil, ""
 	}
 	esc := escapeOf(srv)
 	gvs := strings.Join(removed, ", ")
@@ -75,16 +78,17 @@ func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig
 	case esc.on && p.FullServeRemoved != nil:
 		notes = append(notes, fmt.Sprintf("%s: --runtime-config enables %s, which %s removes; served for this release only, %s (k8s.io/apiserver pkg/server/deleted_kinds.go:167-169); the next minor drops it whatever the environment says",
 			srv.Name, gvs, p.Version.MinorString(), esc.evidence))
-		return p.FullServeRemoved, notes, nil
+		return p.FullServeRemoved, notes, nil, ""
 	case esc.on:
 		notes = append(notes, fmt.Sprintf("%s: %s, but profile %s does not record what the escape serves: simulated as not served", srv.Name, esc.evidence, p.Version))
 	}
 	line := fmt.Sprintf("%s: --runtime-config enables %s, which %s removes (%s): not served even when enabled (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171); %s",
 		srv.Name, gvs, p.Version.MinorString(), notServed, esc.evidence)
 	if esc.assumed() {
-		line = srv.Name + ": " + esc.evidence + ", so its " + p.Version.MinorString() + " binary does not serve " + strings.Join(removed, ", ")
+		assumed = esc.evidence + ", so its " + p.Version.MinorString() + " binary does not serve " + strings.Join(removed, ", ")
+		line = srv.Name + ": " + assumed
 	}
-	return full, append(notes, line), removed
+	return full, append(notes, line), removed, assumed
 }
 
 // RemovedHint is the fix for clients of gvr, which no apiserver serves after the last step:

@@ -153,7 +153,8 @@ func TestUpgradeTo138StatedEscape(t *testing.T) {
 			Flags: []snapshot.Flag{{Name: "runtime-config", Value: "resource.k8s.io/v1beta1=true"}}, Env: tc.env}
 		cfg := "resource.k8s.io/v1beta1=true"
 		step := Step{Action: ActionUpgrade, Server: "a", To: "1.38", RuntimeConfig: &cfg}
-		next, notes, _, err := applyStep(start, step)
+		next, done, err := applyStep(start, step)
+		notes := done.notes
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,28 +124,35 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 func (sim *Simulation) addStartConfigs(start *snapshot.Snapshot) {
 	unobservedBy := map[string][]string{} // evidence → servers, in first-seen order
 	var unobserved []string
+	stated := map[string]bool{} // evidence stated, not assumed
 	for i := range start.Servers {
 		srv := &start.Servers[i]
 		if srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
 			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
 		}
-		evidence := srv.PeerProxy.Evidence
+		pp := srv.PeerProxy
 		if sc, ok := CompareStated(srv); ok {
 			sim.StatedConfigs = append(sim.StatedConfigs, sc)
-			evidence = append(append([]string(nil), evidence...), sc.line())
+			pp.Evidence, pp.EvidenceKinds = pp.CopyEvidence()
+			pp.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated}, sc.line())
 		}
-		for _, ev := range evidence {
-			if strings.HasPrefix(ev, mvp.AssumedEvidence) || strings.HasPrefix(ev, mvp.StatedEvidence) {
-				if unobservedBy[ev] == nil {
-					unobserved = append(unobserved, ev)
-				}
-				unobservedBy[ev] = append(unobservedBy[ev], srv.Name)
+		for j, ev := range pp.Evidence {
+			switch pp.KindOf(j).Basis {
+			case snapshot.EvidenceStated:
+				stated[ev] = true
+			case snapshot.EvidenceAssumed:
+			default:
+				continue
 			}
+			if unobservedBy[ev] == nil {
+				unobserved = append(unobserved, ev)
+			}
+			unobservedBy[ev] = append(unobservedBy[ev], srv.Name)
 		}
 	}
 	for _, ev := range unobserved {
 		line := strings.Join(unobservedBy[ev], ", ") + ": " + ev
-		if strings.HasPrefix(ev, mvp.StatedEvidence) {
+		if stated[ev] {
 			sim.Stated = append(sim.Stated, line)
 		} else {
 			sim.Assumptions = append(sim.Assumptions, line)
@@ -160,7 +167,7 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 	stepAssumed := map[string][]string{} // what a step assumed → servers, in first-seen order
 	var stepAssumptions []string
 	for i, st := range steps {
-		next, notes, losses, err := applyStep(cur, st)
+		next, done, err := applyStep(cur, st)
 		if err != nil {
 			return nil, err
 		}
@@ -169,14 +176,12 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
-		res.Notes, res.ConfigLosses = notes, losses
-		for _, n := range notes {
-			if name, what, ok := strings.Cut(n, ": "); ok && strings.HasPrefix(what, mvp.AssumedEvidence+": ") {
-				if stepAssumed[what] == nil {
-					stepAssumptions = append(stepAssumptions, what)
-				}
-				stepAssumed[what] = append(stepAssumed[what], name)
+		res.Notes, res.ConfigLosses = done.notes, done.losses
+		if what := done.assumed; what != "" {
+			if stepAssumed[what] == nil {
+				stepAssumptions = append(stepAssumptions, what)
 			}
+			stepAssumed[what] = append(stepAssumed[what], next.Find(st.Server).Name)
 		}
 		if st.Action == ActionCrash {
 			res.Phase = fmt.Sprintf("from %s after the kill, until an apiserver starts or stops (then peers drop it: 404)", mvp.EndpointLeaseTTL)

@@ -50,20 +50,20 @@ func CompareStated(srv *snapshot.Server) (out StatedConfig, ok bool) {
 		return out, true // nothing observed to compare with
 	}
 	pp := srv.PeerProxy
-	disagree := func(what, evidenceWord string, stated, observed bool) {
+	disagree := func(what string, about snapshot.EvidenceTopics, stated, observed bool) {
 		var ev []string
-		for _, e := range pp.Evidence {
-			if strings.Contains(e, evidenceWord) {
+		for i, e := range pp.Evidence {
+			if pp.KindOf(i).Topics.Has(about) {
 				ev = append(ev, e)
 			}
 		}
 		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated %s %s, but the server shows it %s (%s)", what, onOff(stated), onOff(observed), strings.Join(ev, "; ")))
 	}
 	if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
-		disagree("gate "+mvp.GateName, "gate", sp.Gate, *pp.GateEnabled)
+		disagree("gate "+mvp.GateName, snapshot.TopicGate, sp.Gate, *pp.GateEnabled)
 	}
 	if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
-		disagree("proxy filter", "filter", sp.Filter(), *pp.FilterInstalled)
+		disagree("proxy filter", snapshot.TopicFilter, sp.Filter(), *pp.FilterInstalled)
 	}
 	if d := runtimeConfigDisagreement(srv, sp.RuntimeConfig); d != "" {
 		out.Disagreements = append(out.Disagreements, d)

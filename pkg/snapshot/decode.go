@@ -49,6 +49,7 @@ func Decode(data []byte) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.deriveEvidenceKinds()
 	if err := s.validate(plainText || plainInput(data)); err != nil {
 		return nil, err
 	}

@@ -279,6 +279,11 @@ type PeerProxy struct {
 	PeerDiscoverySyncErrors map[string]float64 `json:"peerDiscoverySyncErrors,omitempty"`
 	// Evidence says how the fields above were established, e.g. readyz hook names.
 	Evidence []string `json:"evidence,omitempty"`
+	// EvidenceKinds is what each line of Evidence is (how it is known, what it speaks of), by
+	// index: decisions read these, never the sentences. Set by whoever adds a line
+	// (AddEvidence) and, for a file read, derived from its lines; a line without one is an
+	// observation (KindOf).
+	EvidenceKinds []EvidenceKind `json:"-"`
 }
 
 // EndpointWindow bounds when a dead server's peer endpoint key expires.

@@ -30,8 +30,8 @@ func Kubeadm(t testing.TB, version string, flags ...snapshot.Flag) *snapshot.Sna
 		srv := &s.Servers[i]
 		gate := *srv.PeerProxy.GateEnabled
 		srv.DiscoveryFormat = snapshot.DiscoveryNoPeer
-		srv.PeerProxy = snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false),
-			Evidence: []string{"readyz lists neither poststarthook/mixed-version-proxy-handler nor poststarthook/unknown-version-proxy-filter: no proxy filter"}}
+		srv.PeerProxy = snapshot.PeerProxy{GateEnabled: snapshot.Ptr(gate), FilterInstalled: snapshot.Ptr(false)}
+		srv.PeerProxy.AddEvidence(snapshot.Observed(snapshot.TopicFilter), "readyz lists neither poststarthook/mixed-version-proxy-handler nor poststarthook/unknown-version-proxy-filter: no proxy filter")
 		srv.Stated = &snapshot.StatedFlags{Source: "ConfigMap kube-system/kubeadm-config (kubeadm.k8s.io/v1beta4 ClusterConfiguration, apiServer.extraArgs)", Flags: flags}
 	}
 	return s
