@@ -17,20 +17,20 @@ import (
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
 )
 
-// TestPreflightHarm, on real apiservers as a plain installer starts them (gate on from 1.36, no
-// --peer-ca-file): preflight's blocking findings are requests that work today and fail during
-// the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
+// TestPreflightHarm, on three real apiservers as a plain installer starts them (gate on from
+// 1.36, no --peer-ca-file): preflight's blocking findings are requests that work today and fail
+// during the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
 // The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
 // before the client) or the replayed requests hold no client of it, and blocks naming the
 // client when the audit logs, a live run (the counters of its snapshot; the field manager of an
 // object written through the API, from managedFields) or a manifest directory (FILE:LINE) hold
-// one. A replayed request
-// for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is already failing: it gets 404
-// from both servers today, and during the upgrade only from kas-b, where it failed before: a
-// warning naming the servers, not harm. Then kas-a is upgraded for real with the same flags:
-// the client's request gets 404 from kas-a, and the new GVR, 404 on both servers before, gets
-// 404 from kas-b while kas-a answers it.
+// one. A replayed request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is
+// already failing: it gets 404 from every server today, and during the upgrade only from the
+// servers not yet upgraded, where it failed before: a warning naming the servers, not harm.
+// Then kas-a is upgraded for real with the same flags: the client's request gets 404 from
+// kas-a, and the new GVR, 404 on every server before, gets 404 from kas-b and kas-c while kas-a
+// answers it.
 func TestPreflightHarm(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -38,11 +38,12 @@ func TestPreflightHarm(t *testing.T) {
 	}
 	dir := t.TempDir()
 	audit := auditFlags(t, dir)
-	logA, logB := filepath.Join(dir, "kas-a-audit.log"), filepath.Join(dir, "kas-b-audit.log")
+	logA, logB, logC := filepath.Join(dir, "kas-a-audit.log"), filepath.Join(dir, "kas-b-audit.log"), filepath.Join(dir, "kas-c-audit.log")
 	cp := harness.Start(t,
 		harness.ServerSpec{Name: "kas-a", Version: harness.V1_36, DefaultProxyConfig: true,
 			ExtraFlags: append([]string{"--runtime-config=networking.k8s.io/v1beta1=true"}, audit(logA)...)},
 		harness.ServerSpec{Name: "kas-b", Version: harness.V1_36, DefaultProxyConfig: true, ExtraFlags: audit(logB)},
+		harness.ServerSpec{Name: "kas-c", Version: harness.V1_36, DefaultProxyConfig: true, ExtraFlags: audit(logC)},
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -55,7 +56,7 @@ func TestPreflightHarm(t *testing.T) {
 	if r, err := cp.Server("kas-a").Get(ctx, removed, "User-Agent", agent); err != nil || r.StatusCode != 200 {
 		t.Fatalf("before the upgrade, GET %s on kas-a: %v %v", removed, err, r)
 	}
-	for _, srv := range []string{"kas-a", "kas-b"} { // the GVR new in 1.37 fails today
+	for _, srv := range []string{"kas-a", "kas-b", "kas-c"} { // the GVR new in 1.37 fails today
 		if r, err := cp.Server(srv).Get(ctx, added, "User-Agent", agent); err != nil || r.StatusCode != 404 {
 			t.Fatalf("before the upgrade, GET %s on %s: %v %v, want 404", added, srv, err, r)
 		}
@@ -75,6 +76,7 @@ func TestPreflightHarm(t *testing.T) {
 	}
 	waitLogged(t, logA, agent, 3)
 	waitLogged(t, logB, agent, 1)
+	waitLogged(t, logC, agent, 1)
 	live := []string{"--kubeconfig", cp.Kubeconfig, "--no-baseline"}
 
 	manifests := filepath.Join(dir, "manifests")
@@ -100,11 +102,11 @@ func TestPreflightHarm(t *testing.T) {
 	}{
 		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no request counted on kas-a (since it started"},
 		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
-		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP040", "blocking", agent},
-		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB), 3, "MVP020", "warning",
-			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
+		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB, "--audit-log", "kas-c="+logC), 3, "MVP040", "blocking", agent},
+		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB, "--audit-log", "kas-c="+logC), 3, "MVP020", "warning",
+			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b, kas-c"},
 		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
-			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b"},
+			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b, kas-c"},
 		{"live, after the clients: the writer named from managedFields", live, 3, "MVP040", "blocking",
 			`field manager "` + writer + `" (update of 1 object(s) with networking.k8s.io/v1beta1, last `},
 		// The first live run listed the objects through networking.k8s.io/v1: not counted here.
@@ -136,8 +138,9 @@ func TestPreflightHarm(t *testing.T) {
 		status       int
 	}{
 		{"kas-a", removed, 404}, // the client's request that worked before the upgrade
-		{"kas-b", added, 404},   // the new GVR, on the server not yet upgraded
-		{"kas-a", added, 200},   // ... which the upgraded one serves
+		{"kas-b", added, 404},   // the new GVR, on the servers not yet upgraded
+		{"kas-c", added, 404},
+		{"kas-a", added, 200}, // ... which the upgraded one serves
 	} {
 		r, err := cp.Server(want.server).Get(ctx, want.path, "User-Agent", agent)
 		if err != nil {
