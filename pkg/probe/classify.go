@@ -73,6 +73,8 @@ type Observation struct {
 	StatusCode  int
 	ContentType string
 	Body        []byte
+	// Truncated: the body was longer than the client's bound and Body holds its first part.
+	Truncated bool
 }
 
 // Classification is the result of Classify.
@@ -84,6 +86,12 @@ type Classification struct {
 	Message string              `json:",omitempty"`
 	// Why says which rule matched, for reports.
 	Why string
+	// Truncated: the body was cut at the client's bound (Observation.Truncated).
+	Truncated bool `json:",omitempty"`
+	// ShapeCut: the class depends on the body (every status but 2xx, 3xx, 401 and 403), and the
+	// body was cut: Class is ClassError, and the answer says nothing about routing. None of the
+	// apiserver's own answers that the classes name is anywhere near the bound.
+	ShapeCut bool `json:",omitempty"`
 }
 
 // ParseStatus decodes body as a JSON metav1.Status. It returns nil if the body is not
@@ -123,7 +131,12 @@ var servedReasons = map[metav1.StatusReason]bool{
 
 // Classify classifies one response.
 func Classify(o Observation) Classification {
-	c := Classification{StatusCode: o.StatusCode}
+	c := Classification{StatusCode: o.StatusCode, Truncated: o.Truncated}
+	if o.Truncated && !byStatusOnly(o.StatusCode) {
+		c.Class, c.ShapeCut = ClassError, true
+		c.Why = fmt.Sprintf("HTTP %d with a body longer than the %s read, cut there: no answer of the apiserver's own is that long, and its shape was not read", o.StatusCode, ByteSize(int64(len(o.Body))))
+		return c
+	}
 	st := ParseStatus(o.ContentType, o.Body)
 	if st != nil {
 		c.Reason, c.Message = st.Reason, st.Message
@@ -146,6 +159,20 @@ func Classify(o Observation) Classification {
 		c.Class, c.Why = ClassError, fmt.Sprintf("HTTP %d: %s", code, summary(o))
 	}
 	return c
+}
+
+// byStatusOnly reports whether a response of this status is classified by the status alone
+// (its body is not read): 2xx and 3xx served, 401 and 403 denied.
+func byStatusOnly(code int) bool {
+	return (code >= 200 && code < 400) || code == http.StatusUnauthorized || code == http.StatusForbidden
+}
+
+// ByteSize words a bound on bytes: "1 MiB" for a whole number of MiB, else the bytes.
+func ByteSize(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // classifyNotFound tells a 404's shape: the local handler chain's "I do not serve this" (the

@@ -21,32 +21,32 @@ func TestClassify(t *testing.T) {
 		obs  Observation
 		want Class
 	}{
-		{"200 list", Observation{200, ctJSON, []byte(`{"kind":"JobList","apiVersion":"batch/v1","items":[]}`)}, ClassServed},
-		{"201 created", Observation{201, ctJSON, []byte(`{"kind":"Job"}`)}, ClassServed},
-		{"304 not modified", Observation{304, "", nil}, ClassServed},
-		{"404 text unknown group", Observation{404, ctText, []byte("404 page not found\n")}, ClassUnknownResource},
-		{"404 text no content type", Observation{404, "", []byte("404 page not found")}, ClassUnknownResource},
-		{"404 Status empty details", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`)}, ClassUnknownResource},
-		{"404 Status no details", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)}, ClassUnknownResource},
-		{"404 Status missing object", Observation{404, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"jobs.batch \"nope\" not found","reason":"NotFound","details":{"name":"nope","group":"batch","kind":"jobs"},"code":404}`)}, ClassServed},
-		{"404 other text", Observation{404, ctText, []byte("nothing here")}, ClassError},
-		{"404 json not a Status", Observation{404, ctJSON, []byte(`{"kind":"Job"}`)}, ClassError},
-		{"404 text body on json content type", Observation{404, ctJSON, []byte("404 page not found")}, ClassError},
-		{"401", Observation{401, ctJSON, []byte(`{"kind":"Status","reason":"Unauthorized","code":401}`)}, ClassDenied},
-		{"403", Observation{403, ctJSON, []byte(`{"kind":"Status","reason":"Forbidden","details":{"group":"batch","kind":"jobs"},"code":403}`)}, ClassDenied},
-		{"409 AlreadyExists", Observation{409, ctJSON, []byte(`{"kind":"Status","reason":"AlreadyExists","details":{"name":"x","group":"batch","kind":"jobs"},"code":409}`)}, ClassServed},
-		{"422 Invalid", Observation{422, ctJSON, []byte(`{"kind":"Status","reason":"Invalid","code":422}`)}, ClassServed},
-		{"410 Expired", Observation{410, ctJSON, []byte(`{"kind":"Status","reason":"Expired","code":410}`)}, ClassServed},
-		{"503 endpoint", Observation{503, ctJSON, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Error getting ip and port info of the remote server while proxying","reason":"ServiceUnavailable","code":503}`)}, ClassUnavailableEndpoint},
-		{"503 transport", Observation{503, ctText, []byte("error trying to reach service: dial tcp 127.0.0.1:17443: connect: connection refused")}, ClassUnavailableTransport},
-		{"503 storage version", Observation{503, ctJSON, []byte(`{"kind":"Status","reason":"ServiceUnavailable","message":"wait for storage version registration to complete for resource: batch/jobs","code":503}`)}, ClassError},
-		{"503 empty", Observation{503, ctText, nil}, ClassError},
-		{"503 aggregator: APIService not available", Observation{503, ctText, []byte("service unavailable\n")}, ClassAggregatorUnavailable},
-		{"503 service unavailable as a Status", Observation{503, ctJSON, []byte(`{"kind":"Status","reason":"ServiceUnavailable","message":"service unavailable","code":503}`)}, ClassError},
-		{"503 text with more", Observation{503, ctText, []byte("service unavailable, try later")}, ClassError},
-		{"429", Observation{429, ctJSON, []byte(`{"kind":"Status","reason":"TooManyRequests","code":429}`)}, ClassError},
-		{"500", Observation{500, ctJSON, []byte(`{"kind":"Status","reason":"InternalError","code":500}`)}, ClassError},
-		{"400 no details", Observation{400, ctJSON, []byte(`{"kind":"Status","reason":"BadRequest","code":400}`)}, ClassError},
+		{"200 list", Observation{StatusCode: 200, ContentType: ctJSON, Body: []byte(`{"kind":"JobList","apiVersion":"batch/v1","items":[]}`)}, ClassServed},
+		{"201 created", Observation{StatusCode: 201, ContentType: ctJSON, Body: []byte(`{"kind":"Job"}`)}, ClassServed},
+		{"304 not modified", Observation{StatusCode: 304, ContentType: "", Body: nil}, ClassServed},
+		{"404 text unknown group", Observation{StatusCode: 404, ContentType: ctText, Body: []byte("404 page not found\n")}, ClassUnknownResource},
+		{"404 text no content type", Observation{StatusCode: 404, ContentType: "", Body: []byte("404 page not found")}, ClassUnknownResource},
+		{"404 Status empty details", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`)}, ClassUnknownResource},
+		{"404 Status no details", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}`)}, ClassUnknownResource},
+		{"404 Status missing object", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"jobs.batch \"nope\" not found","reason":"NotFound","details":{"name":"nope","group":"batch","kind":"jobs"},"code":404}`)}, ClassServed},
+		{"404 other text", Observation{StatusCode: 404, ContentType: ctText, Body: []byte("nothing here")}, ClassError},
+		{"404 json not a Status", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte(`{"kind":"Job"}`)}, ClassError},
+		{"404 text body on json content type", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte("404 page not found")}, ClassError},
+		{"401", Observation{StatusCode: 401, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"Unauthorized","code":401}`)}, ClassDenied},
+		{"403", Observation{StatusCode: 403, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"Forbidden","details":{"group":"batch","kind":"jobs"},"code":403}`)}, ClassDenied},
+		{"409 AlreadyExists", Observation{StatusCode: 409, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"AlreadyExists","details":{"name":"x","group":"batch","kind":"jobs"},"code":409}`)}, ClassServed},
+		{"422 Invalid", Observation{StatusCode: 422, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"Invalid","code":422}`)}, ClassServed},
+		{"410 Expired", Observation{StatusCode: 410, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"Expired","code":410}`)}, ClassServed},
+		{"503 endpoint", Observation{StatusCode: 503, ContentType: ctJSON, Body: []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Error getting ip and port info of the remote server while proxying","reason":"ServiceUnavailable","code":503}`)}, ClassUnavailableEndpoint},
+		{"503 transport", Observation{StatusCode: 503, ContentType: ctText, Body: []byte("error trying to reach service: dial tcp 127.0.0.1:17443: connect: connection refused")}, ClassUnavailableTransport},
+		{"503 storage version", Observation{StatusCode: 503, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"ServiceUnavailable","message":"wait for storage version registration to complete for resource: batch/jobs","code":503}`)}, ClassError},
+		{"503 empty", Observation{StatusCode: 503, ContentType: ctText, Body: nil}, ClassError},
+		{"503 aggregator: APIService not available", Observation{StatusCode: 503, ContentType: ctText, Body: []byte("service unavailable\n")}, ClassAggregatorUnavailable},
+		{"503 service unavailable as a Status", Observation{StatusCode: 503, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"ServiceUnavailable","message":"service unavailable","code":503}`)}, ClassError},
+		{"503 text with more", Observation{StatusCode: 503, ContentType: ctText, Body: []byte("service unavailable, try later")}, ClassError},
+		{"429", Observation{StatusCode: 429, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"TooManyRequests","code":429}`)}, ClassError},
+		{"500", Observation{StatusCode: 500, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"InternalError","code":500}`)}, ClassError},
+		{"400 no details", Observation{StatusCode: 400, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"BadRequest","code":400}`)}, ClassError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Classify(tc.obs)
@@ -115,7 +115,7 @@ func loadCapture(t *testing.T, name string) capture {
 
 func classifyCapture(t *testing.T, name string) Classification {
 	c := loadCapture(t, name)
-	return Classify(Observation{c.StatusCode, c.ContentType, []byte(c.Body)})
+	return Classify(Observation{StatusCode: c.StatusCode, ContentType: c.ContentType, Body: []byte(c.Body)})
 }
 
 // Responses captured from real v1.36.3 servers: A serves everything, B has batch/v1
@@ -190,5 +190,36 @@ func TestCombineCaptured(t *testing.T) {
 		if got.Outcome != tc.want || got.Unavailable != tc.flavour {
 			t.Errorf("%s: Combine = %s/%s (%s), want %s/%s", tc.name, got.Outcome, got.Unavailable, got.Why, tc.want, tc.flavour)
 		}
+	}
+}
+
+// TestClassifyCut: a body cut at the bound is classified by the status where the status
+// decides (2xx, 3xx, 401, 403); any other cut answer is an error whose shape was not read, even
+// when what was read looks like one of the apiserver's own.
+func TestClassifyCut(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		obs      Observation
+		want     Class
+		shapeCut bool
+	}{
+		{"200 list", Observation{StatusCode: 200, ContentType: ctJSON, Body: []byte(`{"kind":"JobList","items":[{"metadata":`)}, ClassServed, false},
+		{"403", Observation{StatusCode: 403, ContentType: ctJSON, Body: []byte(`{"kind":"Status"`)}, ClassDenied, false},
+		{"404 last-resort text", Observation{StatusCode: 404, ContentType: ctText, Body: []byte("404 page not found   ")}, ClassError, true},
+		{"404 Status empty details", Observation{StatusCode: 404, ContentType: ctJSON, Body: []byte(`{"kind":"Status","message":"the server could not find the requested resource","reason":"NotFound","code":404}  `)}, ClassError, true},
+		{"503 transport", Observation{StatusCode: 503, ContentType: ctText, Body: []byte("error trying to reach service: dial tcp 127.0.0.1:17443: connect")}, ClassError, true},
+		{"422 Invalid", Observation{StatusCode: 422, ContentType: ctJSON, Body: []byte(`{"kind":"Status","reason":"Invalid","code":422}   `)}, ClassError, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			whole := Classify(tc.obs)
+			tc.obs.Truncated = true
+			got := Classify(tc.obs)
+			if got.Class != tc.want || got.ShapeCut != tc.shapeCut || !got.Truncated || whole.Truncated || whole.ShapeCut {
+				t.Errorf("cut: %+v; whole: %+v; want class %s, shapeCut %t", got, whole, tc.want, tc.shapeCut)
+			}
+			if tc.shapeCut && (!strings.Contains(got.Why, "no answer of the apiserver's own is that long") || got.Reason != "" || got.Message != "") {
+				t.Errorf("why %q, reason %q, message %q", got.Why, got.Reason, got.Message)
+			}
+		})
 	}
 }

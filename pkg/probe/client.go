@@ -16,9 +16,11 @@ import (
 // userAgent identifies the probe in audit logs.
 const userAgent = "mvpctl-probe"
 
-// maxBody caps what is read of one answer. Lists ask for one item and watches last one second,
-// so anything near this is not an answer worth reading further.
-const maxBody = 1 << 20
+// MaxBody caps what is read of one answer. Lists ask for one item and watches last one second,
+// so anything near this is not an answer worth reading further: a longer one is cut here, and
+// the report says so (Response.Truncated). A cut 2xx is still classified by its status; a cut
+// answer whose shape depends on its body (a 404, a 503) is classified as no apiserver's own.
+const MaxBody = 1 << 20
 
 // serverClient sends requests to one server, dialled directly at its endpoint
 // (internal/apiclient's client, which discover uses too).
@@ -37,7 +39,7 @@ func connect(ctx context.Context, cfg *rest.Config, base string, timeout time.Du
 		if i == 0 && cfg.TLSClientConfig.ServerName == "" {
 			name = "" // the endpoint's own host: no override
 		}
-		c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: name, Timeout: timeout, UserAgent: userAgent, MaxBody: maxBody, Redactor: red})
+		c, err := apiclient.New(cfg, base, apiclient.Options{ServerName: name, Timeout: timeout, UserAgent: userAgent, MaxBody: MaxBody, Redactor: red})
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,22 @@ func inconclusive(normal, local Classification) (bool, string) {
 	return false, ""
 }
 
+// shapeCut says why the two answers say nothing about routing when the shape of one of them,
+// which its class depends on, was in the part of its body cut at the bound ("" when neither).
+func shapeCut(normal, local Classification) string {
+	var which []string
+	if normal.ShapeCut {
+		which = append(which, fmt.Sprintf("the answer (%d)", normal.StatusCode))
+	}
+	if local.ShapeCut {
+		which = append(which, fmt.Sprintf("the forced-local answer (%d)", local.StatusCode))
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s had a body longer than the %s read: cut there, its shape, which tells who answered, was not read (no answer of the apiserver's own is that long)", strings.Join(which, " and "), ByteSize(MaxBody))
+}
+
 func transient(code int) bool {
 	return code == http.StatusTooManyRequests || code >= 500
 }
@@ -47,6 +63,12 @@ func loopViolation(srv *snapshot.Server, g snapshot.GVR, aggregated bool, local 
 // are the server's own aggregator's (observeAggregated).
 func observe(res *Result, srv *snapshot.Server, header string, aggregated bool, normal, local Classification) {
 	obs := &res.Observed
+	if why := shapeCut(normal, local); why != "" {
+		obs.Outcome, obs.Why = mvp.Unknown, why
+		obs.Text = fmt.Sprintf("%s (%d)", normal.Class, normal.StatusCode)
+		res.Verdict, res.Note = VerdictInconclusive, why
+		return
+	}
 	if ok, why := inconclusive(normal, local); ok && !(aggregated && backendsOwn(normal, local)) {
 		obs.Outcome, obs.Why = mvp.Unknown, why
 		obs.Text = fmt.Sprintf("%s (%d)", normal.Class, normal.StatusCode)

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,17 +11,35 @@ import (
 	"time"
 )
 
-// listResourceVersion reads metadata.resourceVersion of a list.
+// listResourceVersion reads metadata.resourceVersion of a list. It reads the object's members
+// in order and stops at metadata, so a list cut at the bound still gives it: the apiserver
+// writes kind, apiVersion and metadata before the items.
 func listResourceVersion(body []byte) string {
-	var l struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(body, &l) != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return ""
 	}
-	return l.Metadata.ResourceVersion
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "metadata" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		var m struct {
+			ResourceVersion string `json:"resourceVersion"`
+		}
+		if dec.Decode(&m) != nil {
+			return ""
+		}
+		return m.ResourceVersion
+	}
+	return ""
 }
 
 // plan lists the measurements, in report order: server (snapshot order), GVR, verb.
@@ -161,11 +180,11 @@ func (p *prober) measure(ctx context.Context, m *measurement) {
 			m.res.Observed.Text = "error"
 			return
 		}
-		c := Classify(Observation{StatusCode: a.Code, ContentType: a.ContentType, Body: a.Body})
+		c := Classify(Observation{StatusCode: a.Code, ContentType: a.ContentType, Body: a.Body, Truncated: a.Truncated})
 		if !forced && m.req.verb == VerbList && a.Code == http.StatusOK {
 			m.listRV = listResourceVersion(a.Body)
 		}
-		r := &Response{Status: a.Code, ContentType: a.ContentType, Class: c.Class, Reason: string(c.Reason), Message: clip(c.Message), Why: c.Why, Millis: a.Took.Milliseconds()}
+		r := &Response{Status: a.Code, ContentType: a.ContentType, Class: c.Class, Reason: string(c.Reason), Message: clip(c.Message), Why: c.Why, Millis: a.Took.Milliseconds(), Truncated: a.Truncated}
 		if forced {
 			m.local, m.res.Observed.ForcedLocal = &c, r
 		} else {

@@ -175,6 +175,9 @@ type Response struct {
 	Why         string `json:"why"`
 	// Millis is how long the request took.
 	Millis int64 `json:"millis"`
+	// Truncated: the answer was longer than MaxBody and was read to there only. A cut 2xx,
+	// 401 or 403 is still classified by its status; any other is of class error.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // LoopViolation is one request with the loop-prevention header that a server forwarded.
@@ -201,6 +204,8 @@ type Summary struct {
 	// ServersNotProbed counts servers of the snapshot no request reached.
 	ServersNotProbed int `json:"serversNotProbed"`
 	Requests         int `json:"requests"`
+	// Truncated counts the results with an answer cut at MaxBody.
+	Truncated int `json:"truncated,omitempty"`
 }
 
 // Findings reports whether any mismatch or loop-header violation was found (exit 3).

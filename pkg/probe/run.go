@@ -226,6 +226,9 @@ func (p *prober) summarise(rep *Report) {
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		s.Results++
+		if (r.Observed.Normal != nil && r.Observed.Normal.Truncated) || (r.Observed.ForcedLocal != nil && r.Observed.ForcedLocal.Truncated) {
+			s.Truncated++
+		}
 		switch r.Verdict {
 		case VerdictMatch:
 			s.Match++

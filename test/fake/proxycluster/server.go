@@ -31,6 +31,9 @@ type Server struct {
 	MetricsForbidden bool
 	// Slow delays every resource request (until the client gives up, if sooner).
 	Slow time.Duration
+	// Answer, when set, is offered every request the server's own handler chain handles (its
+	// own and those it serves for a peer): when it returns true it has written the answer.
+	Answer func(w http.ResponseWriter, r *http.Request) bool
 	// Token is the bearer token this server accepts (the package's Token when empty): a
 	// server only its own kubeconfig context can read.
 	Token string
