@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -450,5 +452,52 @@ func TestTrafficUnreadableCounters(t *testing.T) {
 	rep := &proxytraffic.Report{Servers: []proxytraffic.Server{{Name: "kas-a", Note: "GET /metrics: HTTP 403"}, {Name: "kas-b", Note: "GET /metrics: HTTP 403"}}}
 	if err := trafficReadable(rep); err == nil || err.Error() != "no apiserver's counters could be read (kas-a: GET /metrics: HTTP 403)" {
 		t.Errorf("trafficReadable: %v", err)
+	}
+}
+
+// TestProbeCutAnswers: answers longer than probe.MaxBody. kas-a's list of jobs (kas-b proxies
+// it) is cut and still classified by its status: matches, each cut answer named. kas-b's own
+// 404 for cronjobs, padded past the bound, is no apiserver's own: inconclusive, exit 2.
+func TestProbeCutAnswers(t *testing.T) {
+	over := func(body string) string { return body + strings.Repeat(" ", probe.MaxBody+1024-len(body)) }
+	answer := func(s *pt.Server, path, query string, code int, contentType, body string) {
+		s.Answer = func(w http.ResponseWriter, r *http.Request) bool {
+			if !strings.HasSuffix(r.URL.Path, path) || !strings.Contains(r.URL.RawQuery, query) {
+				return false
+			}
+			w.Header().Set("Content-Type", contentType)
+			w.WriteHeader(code)
+			io.WriteString(w, body)
+			return true
+		}
+	}
+	a := &pt.Server{Name: "kas-a", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)}
+	b := &pt.Server{Name: "kas-b", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(false)}
+	answer(a, "/jobs", "limit=1", 200, pt.ContentTypeJSON, over(`{"kind":"JobList","apiVersion":"batch/v1","metadata":{"resourceVersion":"9"},"items":[]}`))
+	answer(b, "/cronjobs", "limit=1", 404, pt.ContentTypeText, over(pt.BodyTextNotFound))
+	kc := pt.Start(t, a, b).Kubeconfig(t)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"cut.txt", []string{"--group", "batch"}},
+		{"cut-wide.txt", []string{"--group", "batch", "-o", "wide"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, errOut, code := run(t, probeArgs(kc, tc.args...)...)
+			if code != ExitIncomplete || !strings.Contains(errOut, "1 inconclusive") {
+				t.Fatalf("exit %d, stderr %q, want %d and the inconclusive measurement named\n%s", code, errOut, ExitIncomplete, out)
+			}
+			goldenProbe(t, tc.golden, out)
+		})
+	}
+	out, _, _ := run(t, probeArgs(kc, "--group", "batch", "-o", "json")...)
+	var rep probe.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Truncated != 3 || strings.Count(out, `"truncated": true`) != 4 {
+		t.Errorf("summary %+v and %d answers marked truncated: want 3 results, 4 answers (jobs list: kas-a both, kas-b normal; cronjobs list: kas-b forced local)",
+			rep.Summary, strings.Count(out, `"truncated": true`))
 	}
 }

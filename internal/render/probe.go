@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/probe"
@@ -48,6 +49,9 @@ func (w Probe) Table(o output.Options) ([]string, [][]string) {
 			if note == "" && r.Observed.Error != "" {
 				note = r.Observed.Error
 			}
+			if cut := cutAnswers(r.Observed); cut != "" {
+				note = strings.TrimPrefix(note+"; "+cut, "; ")
+			}
 			row = append(row, statusPair(r.Observed), note)
 		}
 		rows = append(rows, row)
@@ -68,10 +72,37 @@ func printProbeTable(w io.Writer, pw Probe, o output.Options) error {
 	for _, s := range rep.Skipped {
 		output.Fprintf(w, "Skipped %s: %s\n", s.Name, s.Why)
 	}
+	if !o.Wide() { // wide says it in the NOTE column
+		for _, r := range rep.Results {
+			if cut := cutAnswers(r.Observed); cut != "" {
+				output.Fprintf(w, "Cut %s %s %s: %s\n", r.Server, r.Name, r.Verb, cut)
+			}
+		}
+	}
 	s := rep.Summary
-	_, err := output.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers)\n",
-		s.Match, s.Mismatch, s.LoopViolations, s.Inconclusive, s.Errors, s.NotMeasured, s.Requests, len(rep.Servers)-s.ServersNotProbed, len(rep.Servers))
+	cut := ""
+	if s.Truncated > 0 {
+		cut = fmt.Sprintf("; %d with an answer cut at %s", s.Truncated, probe.ByteSize(probe.MaxBody))
+	}
+	_, err := output.Fprintf(w, "Result: %d match, %d mismatch, %d loop-header violation, %d inconclusive, %d error, %d not measured (%d requests to %d of %d apiservers%s)\n",
+		s.Match, s.Mismatch, s.LoopViolations, s.Inconclusive, s.Errors, s.NotMeasured, s.Requests, len(rep.Servers)-s.ServersNotProbed, len(rep.Servers), cut)
 	return err
+}
+
+// cutAnswers says which of a measurement's two answers were cut at probe.MaxBody ("" when
+// neither was).
+func cutAnswers(m probe.Measured) string {
+	var which []string
+	if m.Normal != nil && m.Normal.Truncated {
+		which = append(which, "the answer")
+	}
+	if m.ForcedLocal != nil && m.ForcedLocal.Truncated {
+		which = append(which, "the forced-local answer")
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s cut at %s (longer, read to there)", strings.Join(which, " and "), probe.ByteSize(probe.MaxBody))
 }
 
 // statusPair is "normal/forced-local" HTTP status, e.g. 200/404.

@@ -38,7 +38,11 @@ func shapeCut(normal, local Classification) string {
 	if len(which) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s had a body longer than the %s read: cut there, its shape, which tells who answered, was not read (no answer of the apiserver's own is that long)", strings.Join(which, " and "), ByteSize(MaxBody))
+	verb := "was"
+	if len(which) == 2 {
+		verb = "were"
+	}
+	return fmt.Sprintf("%s %s cut at %s: its shape, which tells who answered, was not read (no answer of the apiserver's own is that long)", strings.Join(which, " and "), verb, ByteSize(MaxBody))
 }
 
 func transient(code int) bool {

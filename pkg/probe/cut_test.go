@@ -67,10 +67,10 @@ func TestAnswersOverTheBound(t *testing.T) {
 		{"a 200 list, local", func(a, _ *pt.Server) { answerBatch(a, isList, 200, pt.ContentTypeJSON, bigJobList()) },
 			"kas-a", probe.VerbList, true, true, probe.VerdictMatch, mvp.Local, ""},
 		{"the last-resort 404 text, padded", func(_, b *pt.Server) { answerBatch(b, forced, 404, pt.ContentTypeText, overBound(pt.BodyTextNotFound)) },
-			"kas-b", probe.VerbList, false, true, probe.VerdictInconclusive, mvp.Unknown, "the forced-local answer (404) had a body longer than the 1 MiB read"},
+			"kas-b", probe.VerbList, false, true, probe.VerdictInconclusive, mvp.Unknown, "the forced-local answer (404) was cut at 1 MiB"},
 		{"a Status 404 about the object, padded", func(a, _ *pt.Server) {
 			answerBatch(a, isGet, 404, pt.ContentTypeJSON, overBound(fmt.Sprintf(pt.BodyMissingObjectFormat, "mvpctl-probe-absent-test", "batch", "jobs")))
-		}, "kas-a", probe.VerbGet, true, true, probe.VerdictInconclusive, mvp.Unknown, "the answer (404) and the forced-local answer (404) had a body longer"},
+		}, "kas-a", probe.VerbGet, true, true, probe.VerdictInconclusive, mvp.Unknown, "the answer (404) and the forced-local answer (404) were cut at 1 MiB"},
 		{"the transport 503, padded", func(a, _ *pt.Server) {
 			answerBatch(a, isWatch, 503, pt.ContentTypeText, overBound(fmt.Sprintf(pt.BodyTransportFormat, "10.0.0.1:6443")))
 		}, "kas-a", probe.VerbWatch, true, true, probe.VerdictInconclusive, mvp.Unknown, "no answer of the apiserver's own is that long"},
