@@ -455,10 +455,10 @@ func TestTrafficUnreadableCounters(t *testing.T) {
 	}
 }
 
-// TestProbeCutAnswers: answers longer than probe.MaxBody. kas-a's list of jobs (kas-b proxies
+// TestProbeTableCutAnswers: answers longer than probe.MaxBody. kas-a's list of jobs (kas-b proxies
 // it) is cut and still classified by its status: matches, each cut answer named. kas-b's own
 // 404 for cronjobs, padded past the bound, is no apiserver's own: inconclusive, exit 2.
-func TestProbeCutAnswers(t *testing.T) {
+func TestProbeTableCutAnswers(t *testing.T) {
 	over := func(body string) string { return body + strings.Repeat(" ", probe.MaxBody+1024-len(body)) }
 	answer := func(s *pt.Server, path, query string, code int, contentType, body string) {
 		s.Answer = func(w http.ResponseWriter, r *http.Request) bool {
