@@ -12,8 +12,8 @@ const leasesUnlisted = "testdata/snapshots/leases-unlisted.yaml"
 
 // TestLeasesUnlistedSnapshot: a snapshot whose identity leases could not be listed holds the
 // servers found otherwise only; every command made from it says so first and exits 2, the
-// preflight gate too at --fail-on blocking (a partial read fails closed). The same file with
-// the leases listed exits 0.
+// preflight gate too at --fail-on blocking (a partial read fails closed); explain of one
+// server it holds is whole (exit 0). The same file with the leases listed exits 0.
 func TestLeasesUnlistedSnapshot(t *testing.T) {
 	const why = `the identity leases in kube-system could not be listed (GET /apis/coordination.k8s.io/v1/namespaces/kube-system/leases: 403 Forbidden: leases.coordination.k8s.io is forbidden: User "no-leases" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-system"): other apiservers, and any that are down, are not known`
 	snap, err := snapshot.LoadFile(leasesUnlisted)
@@ -41,6 +41,10 @@ func TestLeasesUnlistedSnapshot(t *testing.T) {
 		{"preflight fail-on blocking: a partial read fails closed", "", []string{"preflight", "--snapshot", leasesUnlisted, "--to", "1.37", "--fail-on", "blocking"}, ExitIncomplete, []string{
 			"warning: " + why, "warning: preflight: partial, exit 2 at --fail-on blocking"}},
 		{"preflight fail-on never", "", []string{"preflight", "--snapshot", leasesUnlisted, "--to", "1.37", "--fail-on", "never"}, ExitOK, []string{
+			"warning: " + why}},
+		{"simulate", "", []string{"simulate", "upgrade", "--snapshot", leasesUnlisted, "--to", "1.37"}, ExitIncomplete, []string{
+			"warning: " + why}},
+		{"explain one server", "", []string{"explain", "--snapshot", leasesUnlisted, "--apiserver", "kas-a", "jobs.batch"}, ExitOK, []string{
 			"warning: " + why}},
 		{"leases listed", "", []string{"routes", "--snapshot", listed}, ExitOK, nil},
 	} {

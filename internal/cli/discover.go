@@ -188,7 +188,7 @@ func PrintLBNotes(warn func(string), snap *snapshot.Snapshot) {
 // be listed when it was taken: what is made from it covers the servers found otherwise only.
 // (A live read says it as it happens.)
 func PrintLeasesNote(warn func(string), snap *snapshot.Snapshot) {
-	if snap.Cluster.LeasesNotListed() {
-		warn(snapshot.LeasesNotListed{Error: snap.Cluster.IdentityLeases.Error}.String())
+	if why := snap.LeasesNotListed(); why != nil {
+		warn(why.String())
 	}
 }

@@ -85,8 +85,8 @@ func bySeverity(fs []Finding) {
 // through a load balancer that did not see every server.
 func partialReads(s *snapshot.Snapshot) []string {
 	var out []string
-	if s.Cluster.LeasesNotListed() {
-		out = append(out, snapshot.LeasesNotListed{Error: s.Cluster.IdentityLeases.Error}.String())
+	if why := s.LeasesNotListed(); why != nil {
+		out = append(out, why.String())
 	}
 	for _, srv := range s.Servers {
 		if !srv.Reachable {

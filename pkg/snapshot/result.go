@@ -42,10 +42,20 @@ func (s *Snapshot) Result() report.Result {
 // leasesResult is the caveat of a snapshot whose identity leases could not be listed: the
 // servers it holds are those found otherwise, and it cannot say which others there are.
 func (s *Snapshot) leasesResult() (report.Result, bool) {
-	if !s.Cluster.LeasesNotListed() {
+	why := s.LeasesNotListed()
+	if why == nil {
 		return report.Result{}, false
 	}
-	return report.Of(report.Partial, LeasesNotListed{Error: s.Cluster.IdentityLeases.Error}), true
+	return report.Of(report.Partial, *why), true
+}
+
+// LeasesNotListed is why the snapshot's identity leases could not be listed, or nil when they
+// were (or the snapshot does not record it).
+func (s *Snapshot) LeasesNotListed() *LeasesNotListed {
+	if !s.Cluster.LeasesNotListed() {
+		return nil
+	}
+	return &LeasesNotListed{Error: s.Cluster.IdentityLeases.Error}
 }
 
 // lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per

@@ -236,9 +236,9 @@ func (m *Metrics) Ready() error {
 		return errors.New("the last read of the control plane got nothing: " + oneLine(m.last.Err.Error()))
 	case m.reachable == 0:
 		return errors.New("no apiserver answered the last read")
-	case m.last.Snapshot != nil && m.last.Snapshot.Cluster.LeasesNotListed():
+	case m.last.Snapshot != nil && m.last.Snapshot.LeasesNotListed() != nil:
 		// The servers it reports are those found otherwise: it cannot say the plane is up.
-		return errors.New(snapshot.LeasesNotListed{Error: m.last.Snapshot.Cluster.IdentityLeases.Error}.String())
+		return errors.New(m.last.Snapshot.LeasesNotListed().String())
 	}
 	return nil
 }
