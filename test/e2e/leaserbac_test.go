@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +16,9 @@ import (
 // not list the identity leases in kube-system. mvpctl snapshot reads the kubeconfig's server
 // alone, and cannot know the plane's other apiservers nor the down ones: it says so first,
 // records it in the file (cluster.identityLeases: listed: false, with the 403) and exits 2;
-// routes from that file says it first and exits 2 too. Granted the lease list, the same user's
-// snapshot records the leases listed and exits 0.
+// routes from that file says it first and exits 2 too; the exporter (watch --metrics-address)
+// counts its reads partial and /readyz answers 503 with the reason. Granted the lease list,
+// the same user's snapshot records the leases listed and exits 0, and the exporter is ready.
 func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	cp := harness.Start(t, harness.ServerSpec{Name: "kas-a", Version: harness.V1_36})
@@ -40,7 +43,7 @@ func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 	kubeconfig, c := userKubeconfig(t, cp, admin, user)
 	const leasesPath = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
 	// RBAC is enforced from an informer cache: wait until path answers code to the user.
-	waitFor := func(path string, code int) {
+	waitStatus := func(path string, code int) {
 		t.Helper()
 		for {
 			r, err := admin.DoWith(ctx, c, http.MethodGet, path, nil, nil)
@@ -53,8 +56,8 @@ func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	waitFor("/apis", http.StatusOK)
-	waitFor(leasesPath, http.StatusForbidden)
+	waitStatus("/apis", http.StatusOK)
+	waitStatus(leasesPath, http.StatusForbidden)
 
 	dir := t.TempDir()
 	snap, r := mvpctlSnapshot(t, dir+"/no-leases.json", []int{2}, "--kubeconfig", kubeconfig)
@@ -77,14 +80,43 @@ func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 		t.Errorf("%s\nwant routes from the file to say the unlisted leases first and exit 2", r)
 	}
 
+	// The exporter, as the same user: its reads are partial and /readyz answers 503 with the
+	// reason, as it cannot know the plane; ready once the leases are listed (below).
+	addr := freeLocalAddr(t)
+	exporter := exec.CommandContext(ctx, mvpctlBinary(t), "watch", "--metrics-address", addr, "--interval", "500ms", "-o", "json", "--kubeconfig", kubeconfig)
+	if err := exporter.Start(); err != nil { // its events and warnings: not read here
+		t.Fatal(err)
+	}
+	defer func() { _ = exporter.Process.Kill(); _ = exporter.Wait() }()
+	get := func(path string) (int, string) {
+		r, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, ""
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(b)
+	}
+	waitFor(t, "a partial read on /metrics", 60*time.Second, func() bool {
+		_, body := get("/metrics")
+		return strings.Contains(body, `mvpctl_reads_total{result="partial"}`) && strings.Contains(body, `mvpctl_apiserver_up{server="`)
+	})
+	if code, body := get("/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "not ready: "+why) {
+		t.Errorf("/readyz answers %d %q without the lease list, want 503 saying why", code, body)
+	}
+
 	// Granted the lease list, the snapshot is whole.
 	post(rbacAPI+"/namespaces/kube-system/roles", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"no-leases-leases","namespace":"kube-system"},"rules":[
 		{"apiGroups":["coordination.k8s.io"],"resources":["leases"],"verbs":["get","list"]}]}`)
 	post(rbacAPI+"/namespaces/kube-system/rolebindings", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"no-leases-leases","namespace":"kube-system"},
 		"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"no-leases-leases"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"`+user+`"}]}`)
-	waitFor(leasesPath, http.StatusOK)
+	waitStatus(leasesPath, http.StatusOK)
 	snap, r = mvpctlSnapshot(t, dir+"/leases.json", []int{0}, "--kubeconfig", kubeconfig)
 	if il := snap.Cluster.IdentityLeases; il == nil || !il.Listed || il.Error != "" || strings.Contains(string(r.Stderr), "identity leases") {
 		t.Errorf("%s\ncluster.identityLeases = %+v, want listed", r, il)
 	}
+	waitFor(t, "the exporter ready once the leases are listed", 60*time.Second, func() bool {
+		code, _ := get("/readyz")
+		return code == http.StatusOK
+	})
 }
