@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -344,8 +345,14 @@ func TestMetricsNotReadyWithoutLeases(t *testing.T) {
 	l := &Loop{Read: scriptedReads(ok(plane), ok(&unlisted), ok(&listed)),
 		Clock: &stepClock{now: t0}, Interval: time.Second, Total: 2500 * time.Millisecond,
 		Sink: sink, Emit: func(EventDoc) error { return nil }}
-	if _, err := l.Run(context.Background()); err != nil {
+	res, err := l.Run(context.Background())
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The watch itself is partial: one of its reads could not know the plane.
+	if v := res.Verdict(); v.Class != report.Partial || res.Summary.LeasesNotListed != 1 ||
+		v.Reason.String() != "no 404/503 window seen, but 1 of 3 reads could not list the identity leases in kube-system (other apiservers, and any that are down, were not known)" {
+		t.Errorf("verdict %v %v, leasesNotListed %d", v.Class, v.Reason, res.Summary.LeasesNotListed)
 	}
 	if len(sink.scrapes) != 3 {
 		t.Fatalf("%d reads reported, want 3", len(sink.scrapes))

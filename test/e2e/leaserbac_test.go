@@ -16,7 +16,7 @@ import (
 // not list the identity leases in kube-system. mvpctl snapshot reads the kubeconfig's server
 // alone, and cannot know the plane's other apiservers nor the down ones: it says so first,
 // records it in the file (cluster.identityLeases: listed: false, with the 403) and exits 2;
-// routes from that file says it first and exits 2 too; the exporter (watch --metrics-address)
+// routes from that file says it first and exits 2 too, and so does a watch; the exporter (watch --metrics-address)
 // counts its reads partial and /readyz answers 503 with the reason. Granted the lease list,
 // the same user's snapshot records the leases listed and exits 0, and the exporter is ready.
 func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
@@ -78,6 +78,13 @@ func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 	if lines := strings.Split(string(r.Stderr), "\n"); r.Exit != 2 || !strings.HasPrefix(lines[0], "warning: "+why) ||
 		!strings.Contains(string(r.Stderr), "warning: partial result: "+why) || !strings.Contains(string(r.Stdout), "batch/v1/jobs") {
 		t.Errorf("%s\nwant routes from the file to say the unlisted leases first and exit 2", r)
+	}
+
+	// A watch, as the same user: no window, but its reads could not know the plane (exit 2).
+	r = runMvpctl(t, "watch", "--interval", "500ms", "--timeout-total", "2s", "-o", "json", "--kubeconfig", kubeconfig)
+	if r.Exit != 2 || !strings.Contains(string(r.Stdout), `"leasesNotListed":`) ||
+		!strings.Contains(string(r.Stderr), "could not list the identity leases in kube-system (other apiservers, and any that are down, were not known)") {
+		t.Errorf("%s\nwant the watch partial (exit 2) for its reads without the lease list", r)
 	}
 
 	// The exporter, as the same user: its reads are partial and /readyz answers 503 with the
