@@ -20,11 +20,11 @@ type exitCodeRow struct {
 // usage error (bad flag, -o format it does not support, unknown subcommand).
 var exitCodeTable = []exitCodeRow{
 	{"snapshot", "every apiserver was read", "usage or input error, no kubeconfig, or no apiserver could be read (nothing is written)",
-		"partial: some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server; or kube-system/kubeadm-config exists but is malformed or unreadable (written without it; a 403 is a warning only); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
+		"partial: the identity leases in kube-system could not be listed (forbidden, an error, the 4 MiB bound): the servers found otherwise are written, and cluster.identityLeases records why, as other apiservers and down ones are not known; or some apiserver could not be read; the snapshot is still written, with reachable: false and the error for that server; or kube-system/kubeadm-config exists but is malformed or unreadable (written without it; a 403 is a warning only); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"routes", "every apiserver of the snapshot was read", "usage or input error (malformed or truncated snapshot, --snapshot with a discovery flag), or no apiserver could be read",
-		"partial: some apiserver could not be read; the table marks it; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
+		"partial: the snapshot's identity leases could not be listed (said first); or some apiserver could not be read; the table marks it; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"explain", "every apiserver asked about was evaluated", "usage or input error: unparsable request, unknown server, the server asked about unreachable, or none reachable",
-		"partial: some apiserver could not be read (not with --apiserver); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)",
+		"partial: the snapshot's identity leases could not be listed, or some apiserver could not be read (neither with --apiserver); or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)",
 		"with --fail-on 404,503: some apiserver asked about answers, or may answer (a random peer choice, a crash window), one of those statuses (wins over 2)"},
 	{"discovery expected", "every document predicted", "usage or input error, or the one server asked for cannot be predicted",
 		"partial: some apiserver could not be read, its documents are not recorded, or its prediction is uncertain", ""},
@@ -36,12 +36,12 @@ var exitCodeTable = []exitCodeRow{
 		"partial: some apiserver's counters could not be read (no RBAC for /metrics, unreachable), or the interval was cut short", ""},
 	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
 		"usage or input error: bad scenario or step, no profile for a version, a bad profile file, no apiserver could be read, traffic with no request to replay",
-		"incomplete: the simulation rests on a provisional profile (PROVISIONAL lines: a release derived from its published modules, docs/profiles.md) or on assumptions (ASSUMED lines: a version's default configuration), or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
+		"incomplete: the simulation rests on a provisional profile (PROVISIONAL lines: a release derived from its published modules, docs/profiles.md) or on assumptions (ASSUMED lines: a version's default configuration), or the snapshot's identity leases could not be listed, or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"preflight", "result pass; or warning (warning findings, or a result that rests on assumptions or a provisional profile) with --fail-on=blocking; or any result with --fail-on=never (accepted findings do not count; stale accept rules are listed); --write-baseline: the file was written",
 		"usage or input error, no apiserver could be read, traffic with no request to replay, a malformed accept rule (--ignore, --baseline, .mvpctl-ignore: the error names the file and line), a --resource or --group that matches nothing (the error names the closest), or --write-baseline could not write its file",
-		"result warning with --fail-on=warning (the default); or result partial (no blocking finding, but some apiserver was not read, or the server classes are estimated through a load balancer), also with --fail-on=blocking", "result blocking: blocking findings, unless --fail-on=never"},
+		"result warning with --fail-on=warning (the default); or result partial (no blocking finding, but some apiserver was not read, the identity leases could not be listed, or the server classes are estimated through a load balancer), also with --fail-on=blocking", "result blocking: blocking findings, unless --fail-on=never"},
 	{"watch", "no 404/503 window was seen (also routes --watch)", "usage or input error, no kubeconfig, or no apiserver could be read at the start",
-		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), or some server was still down at the end",
+		"partial: no window seen, but some read during the watch got nothing (every server counted as down, or, when the identity leases could not be listed, nothing learned), some read could not list the identity leases (the servers found otherwise were read), or some server was still down at the end",
 		"some GVR that some server served answered 404 or 503 on some server for a while: the summary lists the windows (wins over 2)"},
 	{"profiles list, profiles show", "printed", "usage or input error: a profile file (--profile, the profile directory) that cannot be read or is not a profile, or no profile for the version", "`profiles show` of a provisional profile (derived from published modules, docs/profiles.md)", ""},
 	{"profiles record", "recorded: everything captured, and nothing shows the apiserver is not at its defaults", "usage or input error: no kubeconfig, the apiserver could not be read (or more than one was), the profile could not be written",
@@ -53,7 +53,8 @@ var exitCodeTable = []exitCodeRow{
 const exitCodeSummary = `Exit codes:
   0  success
   1  usage or input error (bad flag, malformed snapshot, unparsable request)
-  2  incomplete: partial result (some apiserver could not be read; the result marks it),
+  2  incomplete: partial result (some apiserver could not be read, or the identity leases
+     could not be listed; the result says it),
      or preflight warnings only
   3  blocking findings (commands that check something say which)
   130, 143  interrupted by SIGINT or SIGTERM

@@ -278,6 +278,7 @@ func processCases() []processCase {
 	cases = append(cases, boundCases()...)
 	cases = append(cases, escapeCases()...)
 	cases = append(cases, writeCases()...)
+	cases = append(cases, leaseCases()...)
 
 	cases = append(cases, processCase{
 		fault: "snapshot file: a 2 MB gzip that expands to 2 GiB", command: "routes --snapshot bomb.json.gz", exit: ExitError, within: 10 * time.Second, alone: true,

@@ -183,3 +183,12 @@ func PrintLBNotes(warn func(string), snap *snapshot.Snapshot) {
 		warn(d)
 	}
 }
+
+// PrintLeasesNote says, before any result, that a snapshot file's identity leases could not
+// be listed when it was taken: what is made from it covers the servers found otherwise only.
+// (A live read says it as it happens.)
+func PrintLeasesNote(warn func(string), snap *snapshot.Snapshot) {
+	if why := snap.LeasesNotListed(); why != nil {
+		warn(why.String())
+	}
+}

@@ -59,6 +59,7 @@ func (s *SnapshotSource) Load(ctx context.Context, env Env) (*snapshot.Snapshot,
 			return nil, err
 		}
 		PrintLBNotes(env.Warn, snap)
+		PrintLeasesNote(env.Warn, snap)
 		return snap, RequireReachable(snap, snapshotFileHint)
 	}
 	if s.File != "" {
@@ -67,6 +68,7 @@ func (s *SnapshotSource) Load(ctx context.Context, env Env) (*snapshot.Snapshot,
 			return nil, err
 		}
 		PrintLBNotes(env.Warn, snap)
+		PrintLeasesNote(env.Warn, snap)
 		return snap, RequireReachable(snap, snapshotFileHint)
 	}
 	snap, err := s.Live.Discover(ctx, env)

@@ -142,6 +142,7 @@ func (d *discoverer) run(ctx context.Context) (*snapshot.Snapshot, error) {
 	snap.TakenAt = d.opts.now().UTC()
 	snap.Source = d.source(primaryBase, endpoints, contexts)
 	snap.Cluster = cluster
+	snap.Cluster.IdentityLeases = d.identityLeases(leasesRead)
 	snap.Servers = d.assemble(results, cluster.Sources(), snap.TakenAt)
 	d.escapeText(snap)
 	if err := snap.Validate(); err != nil {
@@ -276,6 +277,15 @@ func (d *discoverer) listLeases(ctx context.Context, base *rest.Config, primaryB
 	}
 	d.warn("cannot list the identity leases in kube-system (%s): servers found otherwise get no identity, and unreachable ones cannot be known", d.leaseErr)
 	return nil, false, timedOut
+}
+
+// identityLeases is the snapshot's record of the lease list: listed, or why not (the
+// credentials cleaned out, one line).
+func (d *discoverer) identityLeases(read bool) *snapshot.IdentityLeases {
+	if read {
+		return &snapshot.IdentityLeases{Listed: true}
+	}
+	return &snapshot.IdentityLeases{Error: textsafe.Visible(d.red.Clean(d.leaseErr))}
 }
 
 // notAnswering reports whether err is a server that did not answer (down, restarting,

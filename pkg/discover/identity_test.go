@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/pkg/report"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
@@ -219,6 +221,36 @@ func TestLeasesUnreadable(t *testing.T) {
 	}
 	if w := rec.all(); !strings.Contains(w, "cannot list the identity leases in kube-system") || !strings.Contains(w, `User "bob" cannot list resource "leases"`) {
 		t.Errorf("warnings %q", rec.warnings)
+	}
+	// The snapshot records it, and is partial for it: the plane's other apiservers, and any
+	// that are down, are not known.
+	il := snap.Cluster.IdentityLeases
+	if il == nil || il.Listed || !strings.Contains(il.Error, `User "bob" cannot list resource "leases"`) || strings.Contains(il.Error, "\n") {
+		t.Errorf("identityLeases = %+v", il)
+	}
+	for what, r := range map[string]report.Result{"TakenResult": snap.TakenResult(), "Result": snap.Result()} {
+		if _, ok := r.Reason.(snapshot.LeasesNotListed); r.Class != report.Partial || !ok {
+			t.Errorf("%s = %v %v, want partial for the unlisted leases", what, r.Class, r.Reason)
+		}
+	}
+}
+
+// TestLeasesListedRecorded: a snapshot whose identity leases were listed says so, and is not
+// partial for it.
+func TestLeasesListedRecorded(t *testing.T) {
+	p := dt.NewPKI(t)
+	cluster := &dt.Cluster{}
+	a := newFake(t, p, cluster)
+	cluster.Leases = []coordinationv1.Lease{dt.IdentityLease("apiserver-aaaaaaaaaaaaaaaaaaaaaaaaaa", "cp-a", a.Addr(), time.Now())}
+	snap, err := discoverRT(t, context.Background(), Options{Config: dt.ClientConfig(p, a.URL(), "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if il := snap.Cluster.IdentityLeases; il == nil || !il.Listed || il.Error != "" {
+		t.Errorf("identityLeases = %+v, want listed", il)
+	}
+	if r := snap.TakenResult(); !r.OK() {
+		t.Errorf("TakenResult = %v %v", r.Class, r.Reason)
 	}
 }
 

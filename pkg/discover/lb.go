@@ -84,6 +84,7 @@ func (d *discoverer) runLB(ctx context.Context, cfg *rest.Config, base, kubeCont
 		snap.Source = fmt.Sprintf("context %q, load balancer %s (%d samples)", kubeContext, base, n)
 	}
 	snap.Cluster = cluster
+	snap.Cluster.IdentityLeases = d.identityLeases(leasesRead)
 	snap.Servers = expandClasses(classes, perClass, counts, len(answered))
 	for i := range snap.Servers {
 		for j, e := range snap.Servers[i].PeerProxy.Evidence {

@@ -85,6 +85,9 @@ func bySeverity(fs []Finding) {
 // through a load balancer that did not see every server.
 func partialReads(s *snapshot.Snapshot) []string {
 	var out []string
+	if why := s.LeasesNotListed(); why != nil {
+		out = append(out, why.String())
+	}
 	for _, srv := range s.Servers {
 		if !srv.Reachable {
 			out = append(out, srv.Name+" could not be read")

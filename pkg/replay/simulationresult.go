@@ -10,18 +10,19 @@ import (
 )
 
 // Result is a simulation's result, from start, the snapshot it began with: with warnings when
-// it rests on a provisional profile or on assumptions, or on a snapshot in which some
-// apiserver could not be read or whose server classes are estimated through a load balancer.
+// it rests on a provisional profile or on assumptions, or on a snapshot whose identity leases
+// could not be listed, in which some apiserver could not be read, or whose server classes are
+// estimated through a load balancer.
 // The at-risk rows are part of the report, not a verdict (preflight is the gate).
 func (r SimulationReport) Result(start *snapshot.Snapshot) report.Result {
-	why := RestsOn{Provisional: r.Simulation.Provisional, Assumptions: len(r.Simulation.Assumptions)}
+	why := RestsOn{Provisional: r.Simulation.Provisional, Assumptions: len(r.Simulation.Assumptions), Leases: start.LeasesNotListed()}
 	if names := start.Unreachable(); len(names) > 0 {
 		why.Unread = &snapshot.UnreadWhenTaken{Names: names}
 	}
 	if lb := start.Cluster.LB; lb != nil && !lb.Complete() {
 		why.LB = &snapshot.LBEstimated{LB: lb}
 	}
-	if len(why.Provisional) == 0 && why.Assumptions == 0 && why.Unread == nil && why.LB == nil {
+	if len(why.Provisional) == 0 && why.Assumptions == 0 && why.Unread == nil && why.LB == nil && why.Leases == nil {
 		return report.Done()
 	}
 	return report.Of(report.Warnings, why)
@@ -34,6 +35,8 @@ type RestsOn struct {
 	Assumptions int
 	Unread      *snapshot.UnreadWhenTaken
 	LB          *snapshot.LBEstimated
+	// Leases: the identity leases could not be listed (other apiservers are not known).
+	Leases *snapshot.LeasesNotListed
 }
 
 func (r RestsOn) String() string {
@@ -47,6 +50,9 @@ func (r RestsOn) String() string {
 	}
 	if r.Assumptions > 0 {
 		why = append(why, fmt.Sprintf("it rests on %d assumption(s) (the ASSUMED lines)", r.Assumptions))
+	}
+	if r.Leases != nil {
+		why = append(why, r.Leases.String())
 	}
 	if r.Unread != nil {
 		why = append(why, r.Unread.String())

@@ -181,6 +181,11 @@ func (d *fastDecoder) decodeCluster(v *Cluster) bool {
 				return false
 			}
 			seen |= 1 << 6
+		case "identityLeases":
+			if seen&(1<<7) != 0 || !d.decodePtrToIdentityLeases(&v.IdentityLeases) {
+				return false
+			}
+			seen |= 1 << 7
 		default:
 			return false
 		}
@@ -493,6 +498,15 @@ func (d *fastDecoder) decodePtrToLBSampling(v **LBSampling) bool {
 func (d *fastDecoder) decodePtrToInstaller(v **Installer) bool {
 	p := new(Installer)
 	if !d.decodeInstaller(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
+func (d *fastDecoder) decodePtrToIdentityLeases(v **IdentityLeases) bool {
+	p := new(IdentityLeases)
+	if !d.decodeIdentityLeases(p) {
 		return false
 	}
 	*v = p
@@ -918,6 +932,43 @@ func (d *fastDecoder) decodeInstaller(v *Installer) bool {
 				return false
 			}
 			seen |= 1 << 4
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeIdentityLeases(v *IdentityLeases) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "listed":
+			if seen&(1<<0) != 0 || !d.boolean(&v.Listed) {
+				return false
+			}
+			seen |= 1 << 0
+		case "error":
+			if seen&(1<<1) != 0 || !d.str(&v.Error) {
+				return false
+			}
+			seen |= 1 << 1
 		default:
 			return false
 		}

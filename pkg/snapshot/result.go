@@ -7,11 +7,15 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/report"
 )
 
-// TakenResult is the result of taking a snapshot: partial when some apiserver could not be
+// TakenResult is the result of taking a snapshot: partial when the identity leases could not
+// be listed (other apiservers, and down ones, are not known), when some apiserver could not be
 // read (it is recorded with reachable: false), when kube-system/kubeadm-config exists but
 // could not be read, or when the servers were sampled through a load balancer and their
 // classes are estimated.
 func (s *Snapshot) TakenResult() report.Result {
+	if r, ok := s.leasesResult(); ok {
+		return r
+	}
 	if s.Partial() {
 		return report.Of(report.Partial, NotRead{Count: len(s.Unreachable()), Of: len(s.Servers)})
 	}
@@ -22,13 +26,36 @@ func (s *Snapshot) TakenResult() report.Result {
 }
 
 // Result is the result of what is made from the snapshot (a routing table, an explanation):
-// partial when some server could not be read when it was taken, as the result does not cover
-// it, or when its server classes are estimated through a load balancer.
+// partial when its identity leases could not be listed or some server could not be read when
+// it was taken, as the result does not cover them, or when its server classes are estimated
+// through a load balancer.
 func (s *Snapshot) Result() report.Result {
+	if r, ok := s.leasesResult(); ok {
+		return r
+	}
 	if names := s.Unreachable(); len(names) > 0 {
 		return report.Of(report.Partial, UnreadWhenTaken{Names: names})
 	}
 	return s.lbResult()
+}
+
+// leasesResult is the caveat of a snapshot whose identity leases could not be listed: the
+// servers it holds are those found otherwise, and it cannot say which others there are.
+func (s *Snapshot) leasesResult() (report.Result, bool) {
+	why := s.LeasesNotListed()
+	if why == nil {
+		return report.Result{}, false
+	}
+	return report.Of(report.Partial, *why), true
+}
+
+// LeasesNotListed is why the snapshot's identity leases could not be listed, or nil when they
+// were (or the snapshot does not record it).
+func (s *Snapshot) LeasesNotListed() *LeasesNotListed {
+	if !s.Cluster.LeasesNotListed() {
+		return nil
+	}
+	return &LeasesNotListed{Error: s.Cluster.IdentityLeases.Error}
 }
 
 // lbResult is the caveat of a snapshot sampled through a load balancer: its outcomes are per
@@ -78,3 +105,15 @@ func (r UnreadWhenTaken) String() string {
 type LBEstimated struct{ LB *LBSampling }
 
 func (r LBEstimated) String() string { return r.LB.Incomplete() }
+
+// LeasesNotListed: the identity leases in kube-system could not be listed (Error says why), so
+// the snapshot holds the servers found otherwise and cannot know the others.
+type LeasesNotListed struct{ Error string }
+
+func (r LeasesNotListed) String() string {
+	why := r.Error
+	if why == "" {
+		why = "no reason recorded"
+	}
+	return "the identity leases in kube-system could not be listed (" + why + "): other apiservers, and any that are down, are not known"
+}

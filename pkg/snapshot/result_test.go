@@ -10,6 +10,7 @@ func TestResults(t *testing.T) {
 	up := Server{Name: "a", Reachable: true}
 	down := Server{Name: "b"}
 	estimated := &LBSampling{Leases: 3, LeasesSeen: 2, LeasesRead: true}
+	const notListed = "the identity leases in kube-system could not be listed (403 Forbidden): other apiservers, and any that are down, are not known"
 	tests := []struct {
 		name        string
 		snap        Snapshot
@@ -22,6 +23,12 @@ func TestResults(t *testing.T) {
 			"1 of 2 apiservers could not be read (recorded with reachable: false)", "b could not be read when the snapshot was taken"},
 		{"kubeadm-config unreadable", Snapshot{Servers: []Server{up}, Cluster: Cluster{Installer: &Installer{KubeadmConfig: KubeadmConfigUnreadable, Detail: "bad yaml"}}},
 			report.Partial, report.OK, "kube-system/kubeadm-config could not be read (bad yaml); the snapshot is written without it", ""},
+		{"identity leases not listed", Snapshot{Servers: []Server{up}, Cluster: Cluster{IdentityLeases: &IdentityLeases{Error: "403 Forbidden"}}},
+			report.Partial, report.Partial, notListed, notListed},
+		{"identity leases not listed, and a server unread", Snapshot{Servers: []Server{up, down}, Cluster: Cluster{IdentityLeases: &IdentityLeases{Error: "403 Forbidden"}}},
+			report.Partial, report.Partial, notListed, notListed},
+		{"identity leases listed", Snapshot{Servers: []Server{up}, Cluster: Cluster{IdentityLeases: &IdentityLeases{Listed: true}}},
+			report.OK, report.OK, "", ""},
 		{"estimated through a balancer", Snapshot{Servers: []Server{up}, Cluster: Cluster{LB: estimated}}, report.Partial, report.Partial,
 			estimated.Incomplete(), estimated.Incomplete()},
 	}

@@ -78,6 +78,24 @@ type Cluster struct {
 	// Installer records what was read of the installer's configuration (kubeadm-config,
 	// static pod manifests). Nil when nothing was looked for.
 	Installer *Installer `json:"installer,omitempty"`
+	// IdentityLeases records whether the identity leases in kube-system were listed: when
+	// they were not, the servers are those found otherwise (the kubeconfig's server,
+	// --endpoint, --contexts), and other apiservers, or down ones, are not known. Nil when not
+	// recorded (older files, profiles, scenarios).
+	IdentityLeases *IdentityLeases `json:"identityLeases,omitempty"`
+}
+
+// IdentityLeases is whether the identity leases in kube-system were listed, and if not why.
+type IdentityLeases struct {
+	Listed bool `json:"listed"`
+	// Error is why they could not be listed, one line; empty when listed.
+	Error string `json:"error,omitempty"`
+}
+
+// LeasesNotListed reports whether the snapshot records that its identity leases could not be
+// listed (a snapshot that does not record it, nil, was not taken so).
+func (c *Cluster) LeasesNotListed() bool {
+	return c.IdentityLeases != nil && !c.IdentityLeases.Listed
 }
 
 // ListsRead records whether the cluster-wide lists were read.

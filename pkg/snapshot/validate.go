@@ -107,7 +107,8 @@ func (s *Snapshot) validateServer(i int, names, ids map[string]int) error {
 	return checkVersion(srv.EmulatedVersion, fmt.Sprintf("%s (%s).emulatedVersion", field, srv.Name))
 }
 
-// validateCluster checks the cluster's StorageVersions and APIServices name what they are about.
+// validateCluster checks the cluster's StorageVersions and APIServices name what they are about,
+// and that its identity-lease record does not contradict itself.
 func validateCluster(c *Cluster) error {
 	for i, sv := range c.StorageVersions {
 		if sv.Resource == "" {
@@ -121,6 +122,9 @@ func validateCluster(c *Cluster) error {
 		case a.Service != nil && (a.Service.Name == "" || a.Service.Namespace == ""):
 			return fmt.Errorf("cluster.apiServices[%d] (%s).service: namespace and name must be set", i, a.Name)
 		}
+	}
+	if l := c.IdentityLeases; l != nil && l.Listed && l.Error != "" {
+		return fmt.Errorf("cluster.identityLeases: listed, with an error (%q): an error says they were not listed", l.Error)
 	}
 	return nil
 }

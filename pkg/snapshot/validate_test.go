@@ -25,6 +25,9 @@ func TestValidateVersions(t *testing.T) {
 		{"APIService service without name", func(s *Snapshot) {
 			s.Cluster.APIServices = []APIService{{Name: "v1.g", Group: "g", Version: "v1", Service: &ServiceReference{Namespace: "ns"}}}
 		}, "cluster.apiServices[0] (v1.g).service: namespace and name must be set"},
+		{"identity leases not listed", func(s *Snapshot) { s.Cluster.IdentityLeases = &IdentityLeases{Error: "403 Forbidden"} }, ""},
+		{"identity leases listed, with an error", func(s *Snapshot) { s.Cluster.IdentityLeases = &IdentityLeases{Listed: true, Error: "403 Forbidden"} },
+			`cluster.identityLeases: listed, with an error ("403 Forbidden"): an error says they were not listed`},
 		{"build suffix", func(s *Snapshot) { s.Servers[0].Version = "v1.36.3-gke.100" }, ""},
 		{"emulated version", func(s *Snapshot) { s.Servers[0].EmulatedVersion = "1.35" }, ""},
 		{"unreachable, version unknown", func(s *Snapshot) { s.Servers[1].Version = "" }, ""},

@@ -99,6 +99,8 @@ type runState struct {
 	// leases is Leases until the lease watch ends, then nil.
 	leases                        <-chan []Lease
 	snapshots, failed, leaseReads int
+	// unlisted counts the reads whose identity leases could not be listed.
+	unlisted int
 }
 
 // Run watches until ctx ends, UntilStable passes with no change, or Total passes. Only a
@@ -224,6 +226,9 @@ func (l *Loop) readOnce(ctx context.Context, st *runState, byLease bool) error {
 	if err != nil {
 		return err
 	}
+	if readErr == nil && snap != nil && snap.LeasesNotListed() != nil {
+		st.unlisted++
+	}
 	if !byLease {
 		// Stale leases are interval business: a lease-triggered read comes between two.
 		stale, err := l.emitAll(l.leases.Stale(at), at)
@@ -262,6 +267,7 @@ func (l *Loop) result(st *runState, stopped string) Result {
 	end := l.Clock.Now()
 	doc := NewSummaryDoc(l.tracker.Summary(end))
 	doc.Snapshots, doc.ReadsFailed, doc.LeaseTriggeredReads, doc.Stopped = st.snapshots, st.failed, st.leaseReads, stopped
+	doc.LeasesNotListed = st.unlisted
 	if l.Traffic != nil {
 		t := l.traffic.Doc()
 		doc.Traffic = &t

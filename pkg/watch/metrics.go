@@ -104,7 +104,7 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		opened: map[windowKey]time.Time{},
 		reads: counter("reads_total",
-			"Reads of the plane, by result: ok (every server read), partial (some could not be read), failed (nothing read: every server counted down), no-observation (the leases could not be listed: the last state stands).", "result"),
+			"Reads of the plane, by result: ok (every server read), partial (some could not be read, or the identity leases could not be listed), failed (nothing read: every server counted down), no-observation (the leases could not be listed: the last state stands).", "result"),
 		readErrors: counter("read_errors_total",
 			"Reads of the plane that got nothing, by cause.", "cause"),
 		serverErrors: counter("apiserver_read_errors_total",
@@ -164,7 +164,7 @@ func (m *Metrics) Observe(r Read) {
 	case r.Err != nil:
 		m.reads.WithLabelValues("failed").Inc()
 		m.readErrors.WithLabelValues(ReadErrorCause(r.Err)).Inc()
-	case r.Snapshot != nil && m.reachable < len(r.Snapshot.Servers):
+	case r.Snapshot != nil && (m.reachable < len(r.Snapshot.Servers) || r.Snapshot.Cluster.LeasesNotListed()):
 		m.reads.WithLabelValues("partial").Inc()
 	default:
 		m.reads.WithLabelValues("ok").Inc()
@@ -224,7 +224,8 @@ func gvrLabels(s string) snapshot.GVR {
 }
 
 // Ready says whether the exporter has a current view of the plane: its last read got a
-// snapshot in which some server answered. The error says why not.
+// snapshot in which some server answered and the identity leases were listed (without them,
+// other apiservers and down ones are not known). The error says why not.
 func (m *Metrics) Ready() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -235,6 +236,9 @@ func (m *Metrics) Ready() error {
 		return errors.New("the last read of the control plane got nothing: " + oneLine(m.last.Err.Error()))
 	case m.reachable == 0:
 		return errors.New("no apiserver answered the last read")
+	case m.last.Snapshot != nil && m.last.Snapshot.LeasesNotListed() != nil:
+		// The servers it reports are those found otherwise: it cannot say the plane is up.
+		return errors.New(m.last.Snapshot.LeasesNotListed().String())
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -327,6 +328,41 @@ func TestMetricsUpWhenNothingRead(t *testing.T) {
 	}
 	if sink.ready[1] == nil {
 		t.Error("ready after a read that reached no server")
+	}
+}
+
+// TestMetricsNotReadyWithoutLeases: a read whose identity leases could not be listed holds the
+// servers found otherwise only; the exporter counts it partial and is not ready, as it cannot
+// know the plane's other apiservers or the down ones; once they are listed it is ready again.
+// A plane that does not record the lease list (nil) is ready, as before.
+func TestMetricsNotReadyWithoutLeases(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	plane := steadyPlane(t)
+	unlisted, listed := *plane, *plane
+	unlisted.Cluster.IdentityLeases = &snapshot.IdentityLeases{Error: "403 Forbidden"}
+	listed.Cluster.IdentityLeases = &snapshot.IdentityLeases{Listed: true}
+	sink := newGatherSink(t)
+	l := &Loop{Read: scriptedReads(ok(plane), ok(&unlisted), ok(&listed)),
+		Clock: &stepClock{now: t0}, Interval: time.Second, Total: 2500 * time.Millisecond,
+		Sink: sink, Emit: func(EventDoc) error { return nil }}
+	res, err := l.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The watch itself is partial: one of its reads could not know the plane.
+	if v := res.Verdict(); v.Class != report.Partial || res.Summary.LeasesNotListed != 1 ||
+		v.Reason.String() != "no 404/503 window seen, but 1 of 3 reads could not list the identity leases in kube-system (other apiservers, and any that are down, were not known)" {
+		t.Errorf("verdict %v %v, leasesNotListed %d", v.Class, v.Reason, res.Summary.LeasesNotListed)
+	}
+	if len(sink.scrapes) != 3 {
+		t.Fatalf("%d reads reported, want 3", len(sink.scrapes))
+	}
+	const want = "the identity leases in kube-system could not be listed (403 Forbidden): other apiservers, and any that are down, are not known"
+	if sink.ready[0] != nil || sink.ready[1] == nil || sink.ready[1].Error() != want || sink.ready[2] != nil {
+		t.Errorf("ready = %v, want ready, not ready (%s), ready", sink.ready, want)
+	}
+	if n := sink.scrapes[1][`mvpctl_reads_total{result="partial"}`]; n != 1 {
+		t.Errorf("partial reads after the unlisted leases: %v, want 1", n)
 	}
 }
 

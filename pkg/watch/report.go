@@ -106,6 +106,9 @@ type SummaryDoc struct {
 	// LeaseTriggeredReads are the snapshots taken because an identity lease changed (the
 	// others were taken on the interval).
 	LeaseTriggeredReads int `json:"leaseTriggeredReads,omitempty"`
+	// LeasesNotListed are the reads whose identity leases could not be listed: they read the
+	// servers found otherwise, and other apiservers, or down ones, were not known.
+	LeasesNotListed int `json:"leasesNotListed,omitempty"`
 	// Stopped says why the watch ended: interrupted, stable, timeout.
 	Stopped string      `json:"stopped"`
 	Windows []WindowDoc `json:"windows"`
