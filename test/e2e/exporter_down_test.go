@@ -28,22 +28,7 @@ func TestExporterAllServersGone(t *testing.T) {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	addr := freeLocalAddr(t)
-	exporter := exec.CommandContext(ctx, mvpctlBinary(t), "watch", "--metrics-address", addr, "--interval", "500ms", "-o", "json",
-		"--kubeconfig", cp.Server("kas-a").Kubeconfig)
-	if err := exporter.Start(); err != nil { // its events and warnings: not read here
-		t.Fatal(err)
-	}
-	defer func() { _ = exporter.Process.Kill(); _ = exporter.Wait() }()
-	get := func(path string) (int, string) {
-		r, err := http.Get("http://" + addr + path)
-		if err != nil {
-			return 0, ""
-		}
-		defer r.Body.Close()
-		b, _ := io.ReadAll(r.Body)
-		return r.StatusCode, string(b)
-	}
+	get := startExporter(ctx, t, cp.Server("kas-a").Kubeconfig)
 	up := func(body, server string) string {
 		for _, line := range strings.Split(body, "\n") {
 			if v, ok := strings.CutPrefix(line, `mvpctl_apiserver_up{server="`+server+`"} `); ok {
@@ -91,5 +76,27 @@ func checkExposition(t *testing.T, body string) {
 	out, err := cmd.CombinedOutput()
 	if err != nil && (strings.Contains(string(out), "error while linting") || strings.Contains(string(out), "parse")) {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// startExporter starts `mvpctl watch` as an exporter (a read every 500 ms) with kubeconfig,
+// stopped when the test ends, and returns a GET of one of its paths: the status and the body
+// (0 while it does not answer).
+func startExporter(ctx context.Context, t *testing.T, kubeconfig string) func(path string) (int, string) {
+	t.Helper()
+	addr := freeLocalAddr(t)
+	exporter := exec.CommandContext(ctx, mvpctlBinary(t), "watch", "--metrics-address", addr, "--interval", "500ms", "-o", "json", "--kubeconfig", kubeconfig)
+	if err := exporter.Start(); err != nil { // its events and warnings: not read here
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exporter.Process.Kill(); _ = exporter.Wait() })
+	return func(path string) (int, string) {
+		r, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, ""
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(b)
 	}
 }

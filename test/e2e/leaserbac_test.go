@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -89,21 +87,7 @@ func TestSnapshotWithoutLeaseRBAC(t *testing.T) {
 
 	// The exporter, as the same user: its reads are partial and /readyz answers 503 with the
 	// reason, as it cannot know the plane; ready once the leases are listed (below).
-	addr := freeLocalAddr(t)
-	exporter := exec.CommandContext(ctx, mvpctlBinary(t), "watch", "--metrics-address", addr, "--interval", "500ms", "-o", "json", "--kubeconfig", kubeconfig)
-	if err := exporter.Start(); err != nil { // its events and warnings: not read here
-		t.Fatal(err)
-	}
-	defer func() { _ = exporter.Process.Kill(); _ = exporter.Wait() }()
-	get := func(path string) (int, string) {
-		r, err := http.Get("http://" + addr + path)
-		if err != nil {
-			return 0, ""
-		}
-		defer r.Body.Close()
-		b, _ := io.ReadAll(r.Body)
-		return r.StatusCode, string(b)
-	}
+	get := startExporter(ctx, t, kubeconfig)
 	waitFor(t, "a partial read on /metrics", 60*time.Second, func() bool {
 		_, body := get("/metrics")
 		return strings.Contains(body, `mvpctl_reads_total{result="partial"}`) && strings.Contains(body, `mvpctl_apiserver_up{server="`)
