@@ -80,12 +80,7 @@ func TestLBSnapshot(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
 			}
-			lines := strings.Split(errOut, "\n")
-			for i, want := range tc.stderr {
-				if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
-					t.Errorf("stderr line %d does not start with %q:\n%s", i+1, want, errOut)
-				}
-			}
+			stderrStartsWith(t, errOut, tc.stderr)
 			if tc.golden != "" {
 				golden(t, tc.golden, out)
 			}
@@ -114,6 +109,18 @@ func TestLBSamplesFlag(t *testing.T) {
 		_, errOut, code := run(t, append(tc.args, "--kubeconfig", kubeconfig)...)
 		if code != ExitError || !strings.HasPrefix(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// stderrStartsWith checks that the first lines of errOut start with want, line by line: what a
+// command says first.
+func stderrStartsWith(t *testing.T, errOut string, want []string) {
+	t.Helper()
+	lines := strings.Split(errOut, "\n")
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Errorf("stderr line %d does not start with %q:\n%s", i+1, w, errOut)
 		}
 	}
 }

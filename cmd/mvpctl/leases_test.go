@@ -53,12 +53,7 @@ func TestLeasesUnlistedSnapshot(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
 			}
-			lines := strings.Split(errOut, "\n")
-			for i, want := range tc.stderr {
-				if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
-					t.Errorf("stderr line %d does not start with %q:\n%s", i+1, want, errOut)
-				}
-			}
+			stderrStartsWith(t, errOut, tc.stderr)
 			if tc.stderr == nil && errOut != "" {
 				t.Errorf("stderr %q, want none", errOut)
 			}
