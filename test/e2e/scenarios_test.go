@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/test/e2e/harness"
@@ -198,14 +199,19 @@ func TestScenariosPair(t *testing.T) {
 			}
 		}
 
-		// After the endpoint key's TTL and the 15 s the snapshot allows for it.
-		time.Sleep(time.Until(killed.Add(25 * time.Second)))
+		// Past the end of the window the snapshot allows for the key's expiry, counted from the
+		// identity lease's last renewal (at the latest, the kill itself): then it is gone for
+		// sure. A fixed 25 s fell inside the window when the lease was renewed under a second
+		// before the kill.
+		gone := mvp.EndpointWindowAfter(killed).GoneBy
+		time.Sleep(time.Until(gone))
 		snap, r = mvpctlSnapshot(t, dir+"/d2.json", []int{2}, "--kubeconfig", b.Kubeconfig)
-		t.Logf("mvpctl snapshot %s after the kill (exit %d)", time.Since(killed).Round(time.Millisecond), r.Exit)
+		after := time.Since(killed).Round(time.Millisecond)
+		t.Logf("mvpctl snapshot %s after the kill (exit %d)", after, r.Exit)
 		if s := snapServer(snap, "kas-a"); s == nil || s.Reachable || s.PeerProxy.EndpointResolvable == nil || *s.PeerProxy.EndpointResolvable {
-			t.Errorf("snapshot 25 s after the kill: kas-a = %+v, want reachable false, endpointResolvable false", s)
+			t.Errorf("snapshot %s after the kill: kas-a = %+v, want reachable false, endpointResolvable false", after, s)
 		}
-		c = compareRouting(t, ctx, cp, snap, reqs, killed, "scenario d, kas-a SIGKILLed 25 s ago")
+		c = compareRouting(t, ctx, cp, snap, reqs, killed, fmt.Sprintf("scenario d, kas-a SIGKILLed %s ago", after.Round(time.Second)))
 		c.expectSkew(t, "unavailable/endpoint-resolution")
 	})
 
