@@ -545,10 +545,8 @@ scrape_configs:
 	if !strings.Contains(string(stderr), "[watch] in-cluster: https://"+net.JoinHostPort(lbHost, lbPort)+", service account of "+saDir) {
 		t.Errorf("the exporter did not say it read in-cluster")
 	}
-	for _, bad := range []string{"403", "forbidden", "Forbidden"} {
-		if strings.Contains(string(stderr), bad) {
-			t.Errorf("the exporter was refused something (%q): deploy/exporter/rbac.yaml grants too little", bad)
-		}
+	if refused(string(stderr)) {
+		t.Error("the exporter was refused something (403, forbidden): deploy/exporter/rbac.yaml grants too little")
 	}
 }
 
