@@ -18,6 +18,9 @@ type Preflight struct {
 	// ExitCode is the exit code of a verdict's exit class (the command's one exit map): the
 	// reports say how the run ends.
 	ExitCode func(preflight.Verdict) int
+	// Baseline is the file --write-baseline writes: the run then exits 0, which the result
+	// says, with how a run without that baseline would end.
+	Baseline string
 }
 
 func (w Preflight) Object() any { return w.Report }
@@ -67,6 +70,9 @@ func (w Preflight) resultLine() string {
 	}
 	for _, c := range rep.Verdict.Caveats() {
 		line += "; " + c
+	}
+	if w.Baseline != "" {
+		return line + fmt.Sprintf("): exit 0: --write-baseline %s accepts these findings (without it: %s)", w.Baseline, w.verdictExit(rep.Verdict))
 	}
 	return line + "): " + w.verdictExit(rep.Verdict)
 }
@@ -162,6 +168,9 @@ func (p Preflight) Summary(w io.Writer, wide bool) {
 	output.Fprintf(w, "%s\n", rep.CheckedLine())
 	if l := stepsLine(rep); l != "" {
 		output.Fprintf(w, "%s\n", l)
+	}
+	for _, k := range rep.Scenario.Kept {
+		output.Fprintf(w, "Kept: %s\n", k)
 	}
 }
 

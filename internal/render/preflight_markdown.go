@@ -31,6 +31,9 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 	if l := stepsLine(rep); l != "" {
 		output.Fprintf(&b, "%s\n\n", l)
 	}
+	for _, k := range rep.Scenario.Kept {
+		output.Fprintf(&b, "Kept: %s\n\n", k)
+	}
 	if len(rep.Findings) == 0 {
 		b.WriteString("No findings.\n")
 	} else {

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/route"
@@ -10,7 +11,8 @@ import (
 )
 
 // printChanges prints what step i changes: for each server and change of its answer — from
-// what, at the step it was last up, to what — the GVRs it changes for, packed under it.
+// what, at the step it was last up, to what — the GVRs it changes for, packed under it; the
+// servers whose answers change alike for the same GVRs on one line.
 func printChanges(w io.Writer, sim *simulate.Simulation, i int, o output.Options) {
 	type key struct{ server, from, to string }
 	groups := map[key][]string{}
@@ -22,9 +24,27 @@ func printChanges(w io.Writer, sim *simulate.Simulation, i int, o output.Options
 		}
 		groups[k] = append(groups[k], c.GVR)
 	}
+	// servers whose answers change alike for the same GVRs share a line
+	type merged struct {
+		servers  []string
+		from, to string
+		gvrs     []string
+	}
+	var lines []*merged
+	index := map[string]*merged{}
 	for _, k := range order {
-		output.Fprintf(w, "%s: %s to %s: %d GVR(s)\n", k.server, k.from, k.to, len(groups[k]))
-		for _, line := range packWords(groups[k], subjectIndent, output.LineWidth(w)) {
+		id := k.from + "\x00" + k.to + "\x00" + strings.Join(groups[k], "\x00")
+		if m := index[id]; m != nil {
+			m.servers = append(m.servers, k.server)
+			continue
+		}
+		m := &merged{servers: []string{k.server}, from: k.from, to: k.to, gvrs: groups[k]}
+		index[id] = m
+		lines = append(lines, m)
+	}
+	for _, m := range lines {
+		output.Fprintf(w, "%s: %s to %s: %d GVR(s)\n", strings.Join(m.servers, ", "), m.from, m.to, len(m.gvrs))
+		for _, line := range packWords(m.gvrs, subjectIndent, output.LineWidth(w)) {
 			output.Fprintf(w, "%s\n", line)
 		}
 	}
