@@ -1,13 +1,16 @@
 # syntax=docker/dockerfile:1
 # mvpctl for CI jobs: a static binary on distroless, running as non-root (65532).
 #
-#   make image        # docker build -t ghcr.io/mvpctl/mvpctl:main (the name and tag that
+#   make image-docker # docker build -t ghcr.io/mvpctl/mvpctl:main (the name and tag that
 #                     # deploy/exporter names) with VERSION, COMMIT and BUILD_DATE (the commit's
 #                     # time, not the clock's) as make build stamps them
 #
+# `make image` builds the same image's contents without a daemon (internal/imagebuild): the
+# release workflow publishes that one.
+#
 # The build stage runs on the builder's platform and cross-compiles for the target's
-# (TARGETOS/TARGETARCH, set by BuildKit): the release workflow builds linux/amd64 and
-# linux/arm64 in one `docker buildx build` without emulation.
+# (TARGETOS/TARGETARCH, set by BuildKit): `docker buildx build --platform
+# linux/amd64,linux/arm64` builds both without emulation.
 #
 #   # A kubeconfig is mode 0600 and its owner's: run as that owner (--user) and mount the one
 #   # file; --network host (Linux) lets a cluster on this machine's loopback (kind, minikube)

@@ -19,7 +19,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build image release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles profiles-provisional profiles-provisional-check examples
+.PHONY: all build image image-docker release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles profiles-provisional profiles-provisional-check examples
 
 all: build
 
@@ -30,17 +30,30 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# The container image (Dockerfile), stamped like `make build`, under the name and tag that
-# deploy/exporter's kustomization names (its `images:`; a test checks they agree): the tree's
-# version reference, `main` until a release commit sets vX.Y.Z (docs/install.md#making-a-release).
-# The release workflow publishes the same, for linux/amd64 and arm64 (DOCKER_BUILD="docker buildx
-# build --platform ... --push"). Without a registry, load it into the cluster's nodes:
-# `kind load docker-image $(IMAGE)`, or `docker save $(IMAGE) | ctr -n k8s.io images import -`.
+# The container image, built without a container daemon (internal/imagebuild, with
+# go-containerregistry): the static `make release` binary for linux/$(GOARCH), the licence,
+# /etc/passwd naming the non-root user 65532 it runs as and this machine's CA bundle when it
+# has one, on no base image, stamped like `make build` and dated like it (SOURCE_DATE_EPOCH or
+# the commit's time), so a rebuild of a commit gives the same bytes. It is written as
+# $(IMAGE_TAR), a `docker save` tarball tagged with the name and tag that deploy/exporter's
+# kustomization names (its `images:`; a test checks they agree): the tree's version reference,
+# `main` until a release commit sets vX.Y.Z (docs/install.md#making-a-release). Load it into a
+# cluster's nodes with `kind load image-archive $(IMAGE_TAR)`, `minikube image load
+# $(IMAGE_TAR)` or `ctr -n k8s.io images import $(IMAGE_TAR)`; `docker load -i` takes it too.
+# The release workflow pushes the same tarball, per platform, with crane.
+# `make image-docker` is the Dockerfile's build (buildx), for a machine with a daemon.
 IMAGE_REPO ?= ghcr.io/mvpctl/mvpctl
 IMAGE_TAG  ?= main
 IMAGE      ?= $(IMAGE_REPO):$(IMAGE_TAG)
-DOCKER_BUILD ?= docker build
+IMAGE_TAR  ?= bin/mvpctl-image_linux_$(GOARCH).tar
+CA_CERTS   ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
 image:
+	$(MAKE) release GOOS=linux GOARCH=$(GOARCH)
+	$(GO) run ./internal/imagebuild/mkimage -binary bin/release/mvpctl_linux_$(GOARCH) -arch $(GOARCH) \
+	  -ref $(IMAGE) -o $(IMAGE_TAR) -version $(VERSION) -revision $(COMMIT) -created $(DATE) -ca-certs "$(CA_CERTS)"
+
+DOCKER_BUILD ?= docker build
+image-docker:
 	$(DOCKER_BUILD) -t $(IMAGE) --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(DATE) .
 	@echo $(IMAGE)
 

@@ -115,6 +115,7 @@ func TestGolden(t *testing.T) {
 		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window, a
 		// warning: no client could use them before the upgrade.
 		{"preflight-1.35-1.36-default.txt", []string{"preflight", "--servers", "a=1.35,b=1.35", "--to", "1.36"}, ExitIncomplete},
+		{"preflight-skew-example.md", []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.md", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "markdown"}, ExitFindings},
 		{"preflight-crash.xml", []string{"preflight", "--scenario", "testdata/scenario-crash.yaml", "-o", "junit"}, ExitFindings},
 		{"preflight-clean.json", []string{"preflight", "--servers", "a=1.37,b=1.37", "--proxy", "configured", "--to", "1.37", "-o", "json"}, ExitOK},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -141,6 +142,7 @@ func TestDocsCommands(t *testing.T) {
 		if strings.TrimSpace(stdout) == "" {
 			t.Errorf("%s: printed nothing on stdout", c)
 		}
+		checkDocFigures(t, root, c)
 		if c.Stdout != "" {
 			if err := os.WriteFile(c.Stdout, []byte(stdout), 0o644); err != nil {
 				t.Fatal(err)
@@ -239,6 +241,34 @@ func TestShippedAuditLog(t *testing.T) {
 	for _, want := range []string{"/apis/batch/v1/namespaces/default/jobs", "/apis/resource.k8s.io/v1beta1/namespaces/default/resourceclaims", "/apis/certificates.k8s.io/v1/clustertrustbundles"} {
 		if !uris[want] {
 			t.Errorf("no request for %s (a GVR only some of the example's servers serve)", want)
+		}
+	}
+}
+
+// docFigure is a count the comments around a command state of its result: "(27 rows" of a
+// table, "(4 GVRs at risk)" of a simulation; -o name prints one line for each.
+var docFigure = regexp.MustCompile(`\((\d+) (rows|GVRs at risk)\b`)
+
+// checkDocFigures checks the figures the comment lines right before and after a command state
+// against the command's -o name output.
+func checkDocFigures(t *testing.T, root string, c docexamples.Command) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, c.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var comments []string
+	for i := c.Line - 2; i >= 0 && strings.HasPrefix(lines[i], "#"); i-- {
+		comments = append(comments, lines[i])
+	}
+	for i := c.Line; i < len(lines) && strings.HasPrefix(lines[i], "#"); i++ {
+		comments = append(comments, lines[i])
+	}
+	for _, m := range docFigure.FindAllStringSubmatch(strings.Join(comments, " "), -1) {
+		names, stderr, _ := run(t, append(append([]string(nil), c.Args...), "-o", "name")...)
+		if got := strings.Count(names, "\n"); strconv.Itoa(got) != m[1] {
+			t.Errorf("%s: its comment says %s %s, -o name prints %d (%s)", c, m[1], m[2], got, stderr)
 		}
 	}
 }

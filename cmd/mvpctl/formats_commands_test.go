@@ -99,7 +99,8 @@ func TestEveryFormatRuns(t *testing.T) {
 		}
 		if slices.Contains(narrowTables, f.command) {
 			table, _, _ := run(t, append(slices.Clone(base), "-o", "table")...)
-			if wide, _, _ := run(t, append(slices.Clone(base), "-o", "wide")...); wide != table {
+			// the same words: a pipe wraps the table output's prose at 100 columns, not wide's
+			if wide, _, _ := run(t, append(slices.Clone(base), "-o", "wide")...); strings.Join(strings.Fields(wide), " ") != strings.Join(strings.Fields(table), " ") {
 				t.Errorf("%s: -o wide is not -o table:\n%s\n---\n%s", f.command, wide, table)
 			}
 		}

@@ -86,7 +86,7 @@ func TestServedByNeverNamesADownServer(t *testing.T) {
 		}
 	}
 	text, _, _ := run(t, "simulate", "run", "--snapshot", "../../examples/skew.yaml", "--step", "crash:kas-a", "--group", "batch")
-	if !strings.Contains(text, "no server that is up") {
+	if !strings.Contains(strings.Join(paragraphs(text), "\n"), "no server that is up") {
 		t.Errorf("SERVED-BY does not say that no server that serves it is up:\n%s", text)
 	}
 }

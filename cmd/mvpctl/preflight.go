@@ -23,6 +23,9 @@ type preflightOptions struct {
 	// managedFieldsCap is how many objects of each GVR at risk a live run reads the
 	// managedFields of (0: none).
 	managedFieldsCap int
+	// liveOnlySet are the flags set that only a live read uses (liveOnlyFlags): refused with
+	// a start from a file or from profiles.
+	liveOnlySet []string
 	// helmReleases: read the cluster's Helm releases (Secrets) as client evidence.
 	helmReleases bool
 }
@@ -83,6 +86,7 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	o.liveOnlySet = liveOnlyFlags(cmd.Flags())
 	failOn, err := o.validate()
 	if err != nil {
 		return err
@@ -105,7 +109,9 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	if o.accept.write != "" && (opts.Format == output.FormatTable || opts.Format == output.FormatText) {
 		// The baseline lists every finding, each with its message: the summary is enough here.
-		preflightWriter(rep).Summary(g.streams.Out, opts.Wide())
+		pw := preflightWriter(rep)
+		pw.Baseline = o.accept.write
+		pw.Summary(g.streams.Out, opts.Wide())
 		return o.accept.writeBaseline(g.streams.ErrOut, rep, g.now())
 	}
 	if err := output.Write(g.streams.Out, preflightWriter(rep), opts); err != nil {

@@ -39,8 +39,12 @@ func TestPreflightBaseline(t *testing.T) {
 	// Before: windows no order avoids, blocking since nothing says no client uses them, exit 3.
 	check(t, ExitFindings, "preflight-skew-example.txt")
 
-	// --write-baseline writes every finding, dated, and exits 0.
-	errOut := check(t, ExitOK, "", "--write-baseline", base, "--reason", "alpha/beta APIs only kas-b serves; accepted in review")
+	// --write-baseline writes every finding, dated, and exits 0, which its result line says.
+	errOut := check(t, ExitOK, "preflight-skew-write-baseline.txt", "--write-baseline", base, "--reason", "alpha/beta APIs only kas-b serves; accepted in review")
+	if summary, err := os.ReadFile(filepath.Join(goldenDir, "preflight-skew-write-baseline.txt")); err != nil ||
+		!strings.Contains(strings.Join(paragraphs(string(summary)), "\n"), "): exit 0: --write-baseline baseline accepts these findings (without it: exit 3 at --fail-on warning)") {
+		t.Errorf("the result line does not say the run exits 0 (%v):\n%s", err, summary)
+	}
 	if !strings.Contains(errOut, "wrote "+base+": 21 finding(s) accepted (21 new: MVP011 ×21; 0 already accepted)") {
 		t.Errorf("stderr: %q", errOut)
 	}

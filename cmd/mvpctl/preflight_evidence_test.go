@@ -64,7 +64,7 @@ func TestPreflightExampleWithClientEvidence(t *testing.T) {
 				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.exit, out, errOut)
 			}
 			for _, s := range tc.says {
-				if !strings.Contains(out, s) {
+				if !strings.Contains(strings.Join(paragraphs(out), "\n"), s) {
 					t.Errorf("output lacks %q:\n%s", s, out)
 				}
 			}

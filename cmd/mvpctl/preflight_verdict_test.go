@@ -60,7 +60,7 @@ func verdictPrinted(format, out string, result preflight.Result, says string, fa
 	switch format {
 	case "table", "wide":
 		want := "Result: " + string(result) + " ("
-		for _, l := range strings.Split(out, "\n") {
+		for _, l := range paragraphs(out) {
 			if strings.HasPrefix(l, want) && strings.HasSuffix(l, "): "+says) {
 				return nil
 			}
@@ -123,4 +123,18 @@ func junitAgrees(out string, code int, failOn preflight.FailOn) error {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// paragraphs are the lines of text output with the lines a wrap continued (indented) joined
+// to the line they continue, one space apart: a sentence as it reads.
+func paragraphs(out string) []string {
+	var ps []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, " ") && len(ps) > 0 {
+			ps[len(ps)-1] += " " + strings.TrimLeft(l, " ")
+			continue
+		}
+		ps = append(ps, l)
+	}
+	return ps
 }

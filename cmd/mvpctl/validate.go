@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
@@ -34,11 +37,27 @@ func (o *preflightOptions) validate() (preflight.FailOn, error) {
 	if o.plan.source.File == "-" || o.plan.requests == "-" {
 		stdin++
 	}
-	if o.helmReleases && !o.live() {
-		return "", errors.New("--helm-releases reads the live cluster's Secrets: give it without --snapshot, --servers and --scenario")
+	if len(o.liveOnlySet) > 0 && !o.live() {
+		what := "it reads"
+		if len(o.liveOnlySet) > 1 {
+			what = "they read"
+		}
+		return "", fmt.Errorf("%s: %s the live cluster, which --snapshot, --servers and --scenario do not: give it without them", strings.Join(o.liveOnlySet, ", "), what)
 	}
 	if stdin > 1 {
 		return "", errors.New("stdin (-) can be read once: give --manifests - alone, or the other input as a file")
 	}
 	return failOn, o.plan.validate()
+}
+
+// liveOnlyFlags are the flags set in fs that only a read of the live cluster uses: their help
+// begins "live: ".
+func liveOnlyFlags(fs *pflag.FlagSet) []string {
+	var set []string
+	fs.Visit(func(f *pflag.Flag) {
+		if strings.HasPrefix(f.Usage, "live: ") {
+			set = append(set, "--"+f.Name)
+		}
+	})
+	return set
 }

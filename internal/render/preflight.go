@@ -18,6 +18,9 @@ type Preflight struct {
 	// ExitCode is the exit code of a verdict's exit class (the command's one exit map): the
 	// reports say how the run ends.
 	ExitCode func(preflight.Verdict) int
+	// Baseline is the file --write-baseline writes: the run then exits 0, which the result
+	// says, with how a run without that baseline would end.
+	Baseline string
 }
 
 func (w Preflight) Object() any { return w.Report }
@@ -53,17 +56,23 @@ func (w Preflight) WriteJUnit(out io.Writer) error {
 }
 
 // resultLine is the summary a reader needs first: the verdict's result and its
-// counts, the accepted risks and stale accept rules, what else the result rests on, and how
+// counts, the accepted risks (when there are) and stale accept rules, what else the result rests on, and how
 // the run ends at --fail-on.
 func (w Preflight) resultLine() string {
 	rep := w.Report
 	s := rep.Summary
-	line := fmt.Sprintf("Result: %s (%d blocking, %d warning, %d info; accepted (baseline): %d", rep.Verdict.Result, s.Blocking, s.Warning, s.Info, s.Accepted)
+	line := fmt.Sprintf("Result: %s (%d blocking, %d warning, %d info", rep.Verdict.Result, s.Blocking, s.Warning, s.Info)
+	if s.Accepted > 0 {
+		line += fmt.Sprintf("; accepted (baseline): %d", s.Accepted)
+	}
 	if s.Stale > 0 {
 		line += fmt.Sprintf("; stale accept rules: %d", s.Stale)
 	}
 	for _, c := range rep.Verdict.Caveats() {
 		line += "; " + c
+	}
+	if w.Baseline != "" {
+		return line + fmt.Sprintf("): exit 0: --write-baseline %s accepts these findings (without it: %s)", w.Baseline, w.verdictExit(rep.Verdict))
 	}
 	return line + "): " + w.verdictExit(rep.Verdict)
 }
@@ -100,28 +109,21 @@ func atRiskLine(sim *simulate.Simulation) string {
 	return line
 }
 
-// writeTable is the text output: the summary, the findings, a fix per check, the accepted
-// findings, the stale accept rules and the proxied requests of the replayed traffic.
+// writeTable is the text output: the summary, the findings (a group per reason, its subjects
+// under it and its fix; -o wide a row per finding with its fix), the accepted findings, the stale accept rules and the proxied requests of the replayed traffic.
 func (p Preflight) writeTable(w io.Writer, o output.Options) error {
 	rep := p.Report
 	noHeaders := o.NoHeaders
 	p.Summary(w, o.Wide())
-	if len(rep.Findings) > 0 {
-		headers, rows := findingsTable(rep.Findings, o.Wide())
+	switch {
+	case len(rep.Findings) > 0 && o.Wide():
+		headers, rows := findingsTable(rep.Findings, true)
 		fmt.Fprintln(w)
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
-		if !o.Wide() {
-			var fixes [][]string
-			for _, g := range fixGroups(rep.Findings) {
-				fixes = append(fixes, []string{g.check, g.what(), g.hint})
-			}
-			fmt.Fprintln(w, "\nFIX (once per check and fix; -o wide puts it on every row):")
-			if err := output.Table(w, []string{"ID", "FOR", "FIX"}, fixes, noHeaders); err != nil {
-				return err
-			}
-		}
+	case len(rep.Findings) > 0:
+		writeGroups(w, rep.Findings)
 	}
 	if len(rep.Accepted) > 0 {
 		var rows [][]string
@@ -166,6 +168,9 @@ func (p Preflight) Summary(w io.Writer, wide bool) {
 	output.Fprintf(w, "%s\n", rep.CheckedLine())
 	if l := stepsLine(rep); l != "" {
 		output.Fprintf(w, "%s\n", l)
+	}
+	for _, k := range rep.Scenario.Kept {
+		output.Fprintf(w, "Kept: %s\n", k)
 	}
 }
 

@@ -31,6 +31,9 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 	if l := stepsLine(rep); l != "" {
 		output.Fprintf(&b, "%s\n\n", l)
 	}
+	for _, k := range rep.Scenario.Kept {
+		output.Fprintf(&b, "Kept: %s\n\n", k)
+	}
 	if len(rep.Findings) == 0 {
 		b.WriteString("No findings.\n")
 	} else {
@@ -41,19 +44,14 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 		if err := output.MarkdownTable(&b, []string{"Check", "Findings", "For", "Fix"}, rows); err != nil {
 			return err
 		}
-		// Findings of a check with the same severity and message (which names no subject)
-		// share a row that lists their subjects.
+		// Findings that share a check, a severity and a reason (findingGroups) share a row
+		// that lists their subjects.
 		rows = nil
-		row := map[string]int{}
+		for _, g := range findingGroups(rep.Findings) {
+			rows = append(rows, []string{g.check, string(g.severity), g.groupSubjects(), g.message})
+		}
 		var evidence []string
 		for _, f := range rep.Findings {
-			key := f.Check + "\x00" + string(f.Severity) + "\x00" + f.Message
-			if i, ok := row[key]; ok {
-				rows[i][2] += "\n" + f.Subject
-			} else {
-				row[key] = len(rows)
-				rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
-			}
 			for _, e := range f.Evidence {
 				if !slices.Contains(evidence, e) {
 					evidence = append(evidence, e)

@@ -16,29 +16,28 @@ type ProfileList struct{ List profile.List }
 
 func (w ProfileList) Object() any { return w.List }
 
-// WriteText prints the table with each source's common part — how the profiles were
-// recorded, the same sentence for most — once, as a numbered note under it (-o csv and json
-// keep every source whole).
+// WriteText prints the table with each source — how the profiles were recorded, the same
+// sentence for most — once, as a numbered note under it, the row naming its kind and note
+// (-o csv and json keep every source whole).
 func (w ProfileList) WriteText(out io.Writer, o output.Options) error {
 	headers, rows := w.Table(o)
 	var notes []string
 	for i, p := range w.List.Items {
-		head, how, ok := strings.Cut(p.Source, ": ")
-		if !ok {
-			continue
-		}
+		how := strings.Join(strings.Fields(strings.Replace(p.Source, p.Version, "", 1)), " ")
+		how = strings.Replace(how, " :", ":", 1)
 		n := slices.Index(notes, how)
 		if n < 0 {
 			notes = append(notes, how)
 			n = len(notes) - 1
 		}
-		rows[i][len(rows[i])-1] = fmt.Sprintf("%s [%d]", head, n+1)
+		kind, _, _ := strings.Cut(p.Source, " ")
+		rows[i][len(rows[i])-1] = fmt.Sprintf("%s [%d]", kind, n+1)
 	}
 	if err := output.Table(out, headers, rows, o.NoHeaders); err != nil {
 		return err
 	}
 	for i, how := range notes {
-		fmt.Fprintf(out, "[%d] %s\n", i+1, how)
+		output.Fprintf(out, "[%d] %s\n", i+1, how)
 	}
 	return nil
 }
@@ -77,11 +76,13 @@ func (w Profile) WriteText(out io.Writer, o output.Options) error {
 	return output.Table(out, headers, rows, o.NoHeaders)
 }
 
-// Table is a row per resource; wide adds its subresources (status, scale, ...).
+// Table is a row per resource: its GVR and scope, one line within 100 columns; wide adds
+// its kind, verbs and subresources (status, scale, ...), as kubectl api-resources -o wide
+// adds its verbs.
 func (w Profile) Table(o output.Options) ([]string, [][]string) {
-	headers := []string{"NAME", "KIND", "SCOPE", "VERBS"}
+	headers := []string{"NAME", "SCOPE"}
 	if o.Wide() {
-		headers = append(headers, "SUBRESOURCES")
+		headers = append(headers, "KIND", "VERBS", "SUBRESOURCES")
 	}
 	rows := [][]string{}
 	for _, r := range w.Profile.Resources {
@@ -89,9 +90,9 @@ func (w Profile) Table(o output.Options) ([]string, [][]string) {
 		if r.Namespaced {
 			scope = "Namespaced"
 		}
-		row := []string{r.GVR().String(), r.Kind, scope, strings.Join(r.Verbs, ",")}
+		row := []string{r.GVR().String(), scope}
 		if o.Wide() {
-			row = append(row, strings.Join(r.Subresources, ","))
+			row = append(row, r.Kind, strings.Join(r.Verbs, ","), strings.Join(r.Subresources, ","))
 		}
 		rows = append(rows, row)
 	}

@@ -99,14 +99,8 @@ func printSimulation(w io.Writer, sw Simulation, o output.Options) error {
 		if err := output.Table(w, headers, rows, noHeaders); err != nil {
 			return err
 		}
-	default: // one line a GVR; -o wide has a row per step and server, with the reason
-		var rows [][]string
-		for _, g := range simulate.RiskGroups(sim.AtRisk) {
-			rows = append(rows, []string{g.GVR, o.Paint(g.Windows, output.Failure), g.ServedBy})
-		}
-		if err := output.Table(w, []string{"GVR", "ANSWERS", "SERVED-BY"}, rows, noHeaders); err != nil {
-			return err
-		}
+	default: // the GVRs that answer alike, under what they answer; -o wide has a row per step and server, with the reason
+		printRiskGroups(w, simulate.RiskGroups(sim.AtRisk), o)
 	}
 	if len(sim.Removed) > 0 {
 		fmt.Fprintln(w, "\nREMOVED (served at the start, by no server at the end):")
@@ -191,6 +185,8 @@ func printSteps(w io.Writer, sim *simulate.Simulation, o output.Options, all boo
 			continue
 		case !all:
 			output.Fprintf(w, "%d row(s) change:\n", len(rows))
+			printChanges(w, sim, i, o)
+			continue
 		}
 		if err := printRoutingRows(w, route.RoutingTable{Servers: s.Table.Servers, Rows: rows}, o); err != nil {
 			return err

@@ -173,17 +173,28 @@ func (w WatchSummary) WriteText(out io.Writer, o output.Options) error {
 		fmt.Fprintln(out, "No window: no GVR that some server served answered 404 or 503 on any server.")
 	} else {
 		output.Fprintf(out, "%d window%s during which a GVR that some server served answered 404 or 503:\n", len(d.Windows), plural(len(d.Windows), "", "s"))
-		rows := make([][]string, 0, len(d.Windows))
+		// the GVRs whose windows were alike (server, answer, times, servers serving them) under
+		// one line that says so
+		type key struct{ server, answer, opened, closed, duration, servedBy string }
+		gvrs := map[key][]string{}
+		var order []key
 		for i := range d.Windows {
 			win := &d.Windows[i]
-			closed := "open"
+			closed := "still open"
 			if win.Closed != nil {
-				closed = clock(*win.Closed)
+				closed = "closed " + clock(*win.Closed)
 			}
-			rows = append(rows, []string{win.GVR, win.Server, windowOutcome(win), clock(win.Opened), closed, seconds(win.Seconds), servedBy(win)})
+			k := key{win.Server, windowOutcome(win), clock(win.Opened), closed, seconds(win.Seconds), servedBy(win)}
+			if gvrs[k] == nil {
+				order = append(order, k)
+			}
+			gvrs[k] = append(gvrs[k], win.GVR)
 		}
-		if err := output.Table(out, []string{"GVR", "SERVER", "ANSWER", "OPENED", "CLOSED", "DURATION", "SERVED-BY"}, rows, o.NoHeaders); err != nil {
-			return err
+		for _, k := range order {
+			output.Fprintf(out, "%s: %s opened %s, %s (%s), served by %s: %d GVR(s)\n", k.server, o.Paint(k.answer, output.Failure), k.opened, k.closed, k.duration, k.servedBy, len(gvrs[k]))
+			for _, line := range packWords(gvrs[k], subjectIndent, output.LineWidth(out)) {
+				output.Fprintf(out, "%s\n", line)
+			}
 		}
 	}
 	if d.Traffic == nil {

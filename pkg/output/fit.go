@@ -9,9 +9,36 @@ import (
 )
 
 // Fitting a terminal. Results for people (text, table) fit the width of the terminal they
-// are printed on: a table wraps its widest free-text column, prose wraps at spaces with a
-// hanging indent. -o wide keeps every line whole, and so does a pipe or a file: only a
-// writer that Terminal marked is fitted, so that grep and scripts see full lines.
+// are printed on: a table wraps its free-text columns at spaces, or, when it still does not
+// fit, prints each row as a record (its name, then HEADER: value pieces packed to the
+// width); prose wraps at spaces with a hanging indent. In a pipe or a file, a table keeps
+// one line per row whatever its width, so that grep and scripts see whole rows, and prose
+// wraps at PipeColumns. -o wide keeps every line whole.
+
+// PipeColumns is the width prose wraps at when results are not printed on a terminal (a
+// pipe, a file): kubectl's help fits 80, the widest of mvpctl's tables 100.
+const PipeColumns = 100
+
+// fitLines is out fitted for text and table results: to the terminal's width, or, in a pipe
+// or a file, prose to PipeColumns with every table row whole.
+func fitLines(out io.Writer) io.Writer {
+	if width := TerminalWidth(out); width > 0 {
+		return Wrap(out, width)
+	}
+	if _, ok := out.(*fitter); ok {
+		return out
+	}
+	return &fitter{w: out, width: PipeColumns, pipe: true}
+}
+
+// LineWidth is the width results printed to w fit: the terminal's, PipeColumns in a pipe
+// (through fitLines), 0 when w is not fitted (-o wide).
+func LineWidth(w io.Writer) int {
+	if f, ok := w.(*fitter); ok {
+		return f.width
+	}
+	return TerminalWidth(w)
+}
 
 // Terminal marks w as a terminal of width columns, for Write to fit results to. A width of
 // 0 or less (not a terminal) returns w as it is.
@@ -50,7 +77,7 @@ func (o Options) fitsTerminal() bool {
 
 // Wrap returns a writer that wraps every line written to w at width columns: at the last
 // space that fits, the rest of the line indented two columns more than the line began
-// (a word wider than the line is cut). Help texts and results on a terminal go through it.
+// (a word wider than the line is written whole, never cut). Help texts and results on a terminal go through it.
 func Wrap(w io.Writer, width int) io.Writer {
 	if f, ok := w.(*fitter); ok && f.width <= width {
 		return f
@@ -63,8 +90,10 @@ func Wrap(w io.Writer, width int) io.Writer {
 type fitter struct {
 	w     io.Writer
 	width int
-	col   int // display columns written on the current line
-	hang  int // indent of the current line's continuations
+	// pipe: not a terminal; tables are written whole, one line per row.
+	pipe bool
+	col  int // display columns written on the current line
+	hang int // indent of the current line's continuations
 	// spaces ended the last piece of the current line: written before the next piece, dropped
 	// when the line ends or wraps there (no trailing blanks).
 	spaces int
@@ -105,17 +134,29 @@ func (f *fitter) fit(b *strings.Builder, s string) {
 			s = strings.TrimLeft(s[cut:], " ")
 		case f.col > f.hang:
 			s = strings.TrimLeft(s, " ") // the word goes to the next line whole
-		default:
-			n := prefixWithin(s, max(room, 1))
+		default: // a word wider than the line: whole, past the width (a terminal folds it)
+			s = strings.TrimLeft(s, " ")
+			n := strings.IndexByte(s, ' ')
+			if n < 0 {
+				b.WriteString(s)
+				f.col += DisplayWidth(s)
+				return
+			}
 			b.WriteString(s[:n])
-			s = s[n:]
+			s = strings.TrimLeft(s[n:], " ")
 		}
 		b.WriteByte('\n')
-		b.WriteString(strings.Repeat(" ", f.hang))
-		f.col = f.hang
 		if s == "" {
+			b.WriteString(strings.Repeat(" ", f.hang))
+			f.col = f.hang
 			return
 		}
+		// a word too wide to fit at the hanging indent starts further left, as far as it must
+		f.col = f.hang
+		if word, _, _ := strings.Cut(strings.TrimLeft(s, " "), " "); f.hang+DisplayWidth(word) > f.width {
+			f.col = max(0, f.width-DisplayWidth(word))
+		}
+		b.WriteString(strings.Repeat(" ", f.col))
 	}
 	text := strings.TrimRight(s, " ")
 	f.spaces = len(s) - len(text)
@@ -211,34 +252,25 @@ func DisplayWidth(s string) int {
 	return n
 }
 
-// fitColumns wraps columns to make the table fit width: every column but the first (the row's
-// name) wider than a common limit is wrapped to it, the limit the widest that fits, so the
-// widest columns give way first. Free text (a cell with a space) wraps at spaces, never
-// narrower than its header or minText; an identifier (a GVR, a list of peers) after a /, .,
-// , or -, never narrower than minIdentifier. A table that still does not fit is left to Wrap.
-func fitColumns(headers []string, rows [][]string, width int) [][]string {
-	const minText, minIdentifier = 16, 20
+// fitColumns wraps the free-text columns of a table (a cell with a space) at spaces to make
+// it fit width, the widest columns first, never narrower than the column's longest word or
+// its header; ok is false when the table still does not fit (records then prints it). A
+// word is never split.
+func fitColumns(headers []string, rows [][]string, width int) (_ [][]string, ok bool) {
+	const minText = 16 // a free-text column narrower reads a word a line
 	widths := columnWidths(headers, rows)
-	text := make([]bool, len(widths))
 	floors := make([]int, len(widths))
 	for j, w := range widths {
-		text[j] = freeText(rows, j)
-		floors[j] = minText
-		if !text[j] {
-			floors[j] = minIdentifier
+		floors[j] = w
+		if j > 0 && freeText(rows, j) {
+			floors[j] = max(longestWord(rows, j), min(minText, w))
+			if j < len(headers) {
+				floors[j] = max(floors[j], DisplayWidth(headers[j]))
+			}
 		}
-		if j < len(headers) {
-			floors[j] = max(floors[j], DisplayWidth(headers[j]))
-		}
-		floors[j] = min(floors[j], w)
 	}
 	limit := width
-	capOf := func(j int) int {
-		if j == 0 {
-			return widths[j]
-		}
-		return max(min(widths[j], limit), floors[j])
-	}
+	capOf := func(j int) int { return max(min(widths[j], limit), floors[j]) }
 	total := func() int {
 		n := len(columnGap) * max(len(widths)-1, 0)
 		for j := range widths {
@@ -246,15 +278,59 @@ func fitColumns(headers []string, rows [][]string, width int) [][]string {
 		}
 		return n
 	}
-	for limit > minText && total() > width {
+	for limit > 1 && total() > width {
 		limit--
+	}
+	if total() > width {
+		return rows, false
 	}
 	for j, w := range widths {
 		if c := capOf(j); w > c {
 			rows = wrapColumn(rows, j, c)
 		}
 	}
-	return rows
+	return rows, true
+}
+
+// records prints a table that does not fit width as one record per row: its first cell on
+// a line, then its other cells as HEADER: value (value alone without headers), packed to the
+// width two columns in.
+func records(headers []string, rows [][]string, width int) []byte {
+	var b strings.Builder
+	for _, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		b.WriteString(strings.ReplaceAll(r[0], "\n", " "))
+		col := width // the next piece starts a line
+		for j, c := range r[1:] {
+			piece := strings.ReplaceAll(c, "\n", " ")
+			if j+1 < len(headers) {
+				piece = headers[j+1] + ": " + piece
+			}
+			if n := DisplayWidth(piece); col+len(columnGap)+n <= width {
+				b.WriteString(columnGap + piece)
+				col += len(columnGap) + n
+				continue
+			}
+			b.WriteString("\n  " + piece)
+			col = 2 + DisplayWidth(piece)
+		}
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+func longestWord(rows [][]string, col int) int {
+	n := 0
+	for _, r := range rows {
+		if col < len(r) {
+			for _, w := range strings.Fields(r[col]) {
+				n = max(n, DisplayWidth(w))
+			}
+		}
+	}
+	return n
 }
 
 func columnWidths(headers []string, rows [][]string) []int {
@@ -287,8 +363,8 @@ func freeText(rows [][]string, col int) bool {
 	return false
 }
 
-// wrapColumn returns rows with the cells of column col wrapped to width columns, as lines
-// of one cell (the table prints them one under the other).
+// wrapColumn returns rows with the cells of column col wrapped at spaces to width columns, as
+// lines of one cell (the table prints them one under the other).
 func wrapColumn(rows [][]string, col, width int) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
@@ -296,41 +372,29 @@ func wrapColumn(rows [][]string, col, width int) [][]string {
 		if col >= len(r) || DisplayWidth(r[col]) <= width && !strings.Contains(r[col], "\n") {
 			continue
 		}
-		var b strings.Builder
-		f := &fitter{w: &b, width: width}
-		f.hang = 0
-		cell := strings.ReplaceAll(r[col], "\n", " ")
-		f.fitCell(&b, cell)
+		var lines []string
+		line := ""
+		for _, w := range strings.Fields(r[col]) {
+			if line != "" && DisplayWidth(line)+1+DisplayWidth(w) > width {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += w
+		}
 		out[i] = append([]string(nil), r...)
-		out[i][col] = b.String()
+		out[i][col] = strings.Join(append(lines, line), "\n")
 	}
 	return out
 }
 
-// fitCell appends s wrapped to f.width without a hanging indent: the lines of one cell.
-func (f *fitter) fitCell(b *strings.Builder, s string) {
-	f.col, f.hang = 0, 0
-	for DisplayWidth(s) > f.width {
-		cut := lastSpaceWithin(s, f.width)
-		hyphen := strings.LastIndexAny(s[:prefixWithin(s, f.width)], "-–/.,")
-		switch {
-		case cut > 0:
-			b.WriteString(strings.TrimRight(s[:cut], " "))
-			s = strings.TrimLeft(s[cut:], " ")
-		case hyphen > 0: // endpoint-resolution breaks after its hyphen, a GVR after a / or .
-			_, size := utf8.DecodeRuneInString(s[hyphen:])
-			b.WriteString(s[:hyphen+size])
-			s = s[hyphen+size:]
-		default:
-			n := prefixWithin(s, f.width)
-			b.WriteString(s[:n])
-			s = s[n:]
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString(s)
-}
-
 // terminalWidth makes a Wrap writer a terminal of its width: what is printed through it
 // (a table in a help text) fits it too.
-func (f *fitter) terminalWidth() int { return f.width }
+func (f *fitter) terminalWidth() int {
+	if f.pipe {
+		return 0
+	}
+	return f.width
+}

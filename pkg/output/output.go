@@ -115,8 +115,8 @@ func Write(out io.Writer, w Writer, o Options) error {
 	if !o.Format.Structured() {
 		out = Guard(out, func() bool { return o.Color })
 	}
-	if width := TerminalWidth(out); width > 0 && o.fitsTerminal() {
-		out = Wrap(out, width)
+	if o.fitsTerminal() {
+		out = fitLines(out)
 	}
 	switch o.Format {
 	case FormatJSON:

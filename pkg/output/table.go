@@ -27,7 +27,18 @@ func Table(w io.Writer, headers []string, rows [][]string, noHeaders bool) error
 		headers = nil
 	}
 	if f, ok := w.(*fitter); ok {
-		cells = fitColumns(headers, cells, f.width)
+		// a table begins a line: it is written past the fitter, whole (a pipe) or fitted
+		f.col, f.spaces = 0, 0
+		if f.pipe {
+			_, err := f.w.Write(render(headers, cells))
+			return err
+		}
+		fitted, ok := fitColumns(headers, cells, f.width)
+		if !ok {
+			_, err := w.Write(records(headers, cells, f.width))
+			return err
+		}
+		cells = fitted
 	}
 	_, err := w.Write(render(headers, cells))
 	return err

@@ -53,13 +53,16 @@ type Report struct {
 
 // ScenarioEcho spells out current → target, so nobody has to guess what was checked.
 type ScenarioEcho struct {
-	Start    string                   `json:"start"`
-	TakenAt  time.Time                `json:"takenAt,omitempty"`
-	Servers  []simulate.ServerVersion `json:"servers"`
-	Target   string                   `json:"target,omitempty"`
-	Steps    []string                 `json:"steps"`
-	Profiles []string                 `json:"profiles,omitempty"`
-	Partial  bool                     `json:"partial"`
+	Start   string                   `json:"start"`
+	TakenAt time.Time                `json:"takenAt,omitempty"`
+	Servers []simulate.ServerVersion `json:"servers"`
+	Target  string                   `json:"target,omitempty"`
+	Steps   []string                 `json:"steps"`
+	// Kept say which servers the plan keeps at an older patch release of the target minor
+	// version (simulate.PatchNote), and how to rehearse their patch restart.
+	Kept     []string `json:"kept,omitempty"`
+	Profiles []string `json:"profiles,omitempty"`
+	Partial  bool     `json:"partial"`
 }
 
 // Summary counts findings by severity (accepted ones apart); Result is pass, warning or

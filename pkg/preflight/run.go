@@ -256,6 +256,9 @@ func newReport(o Options, sim *simulate.Simulation) *Report {
 	}
 	for _, st := range o.Steps {
 		rep.Scenario.Steps = append(rep.Scenario.Steps, st.String())
+		if srv := o.Start.Find(st.Server); st.Patch != "" && srv != nil {
+			rep.Scenario.Kept = append(rep.Scenario.Kept, simulate.PatchNote(srv.Version, st))
+		}
 	}
 	return rep
 }

@@ -115,6 +115,9 @@ func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, stepDone
 		if snap.Find(step.Server) == nil {
 			return nil, done, fmt.Errorf("step %q: no server %q (servers: %s)", step, step.Server, strings.Join(snap.ServerNames(), ", "))
 		}
+		if step.Patch != "" {
+			done.notes = append(done.notes, PatchNote(snap.Find(step.Server).Version, step))
+		}
 		return snap, done, nil
 	}
 	next := clone(snap)
@@ -348,4 +351,11 @@ func clone(s *snapshot.Snapshot) *snapshot.Snapshot {
 		_, out.Servers[i].PeerProxy.EvidenceKinds = s.Servers[i].PeerProxy.CopyEvidence()
 	}
 	return &out
+}
+
+// PatchNote says that a keep step leaves a server at an older patch release, and how to
+// rehearse the restart its patch upgrade is.
+func PatchNote(version string, step Step) string {
+	return fmt.Sprintf("%s runs %s: a patch upgrade to %s restarts it, which this plan does not; --to %s rehearses it",
+		step.Server, version, step.Patch, strings.TrimPrefix(step.Patch, "v"))
 }

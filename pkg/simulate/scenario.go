@@ -112,6 +112,10 @@ type Step struct {
 	// Unset: the configuration inferred from what the server serves before the upgrade is
 	// kept, as a real upgrade keeps the flags. "default" means no --runtime-config at all.
 	RuntimeConfig *string `json:"runtimeConfig,omitempty"`
+	// Patch, on a keep step, is the newer patch release of the server's minor version that an
+	// upgrade to a minor (--to 1.37) leaves out: upgrading to it (--to 1.37.2) restarts the
+	// server, which this plan does not rehearse.
+	Patch string `json:"patch,omitempty"`
 }
 
 func (s Step) String() string {
@@ -121,6 +125,9 @@ func (s Step) String() string {
 			out += " with --runtime-config=" + *s.RuntimeConfig
 		}
 		return out
+	}
+	if s.Action == ActionKeep && s.Patch != "" {
+		return "keep " + s.Server + " (at the target minor version: not upgraded to " + s.Patch + ")"
 	}
 	if s.Action == ActionKeep {
 		return "keep " + s.Server + " (already at the target version: not upgraded)"

@@ -10,9 +10,66 @@ import "github.com/mvpctl/mvpctl/pkg/route"
 // Only the GVRs of the steps' (possibly narrowed) tables are compared. Without the steps'
 // routers (a simulation read back from JSON) it is the step's whole table.
 func (s *Simulation) ChangedRows(i int) []route.Row {
+	rows, _ := s.changes(i)
+	return rows
+}
+
+// Change is one server's answer for one GVR that step i changes: what it answered at the
+// last step it was up before (FromStep, with no From when no apiserver served the GVR then;
+// FromStep -1 when the server was never up before, or the steps' routers are not at hand)
+// and what it answers now.
+type Change struct {
+	GVR      string
+	Server   string
+	From     route.Cell
+	FromStep int
+	To       route.Cell
+}
+
+// Changes are the changed cells of ChangedRows(i), a Change each, row by row.
+func (s *Simulation) Changes(i int) []Change {
+	rows, before := s.changes(i)
+	upAt := map[string]int{} // the step each server was last up at before step i
+	for _, srv := range s.Steps[i].Table.Servers {
+		if j := lastReachable(s.Steps[:i], srv.Name); j >= 0 {
+			upAt[srv.Name] = s.Steps[j].N
+		}
+	}
+	var out []Change
+	for _, r := range rows {
+		for _, c := range r.Cells {
+			if c.Text == route.Unreachable {
+				continue
+			}
+			was, ok := before[c.Server][r.Name]
+			if ok && cellKey(was.cell) == cellKey(c) {
+				continue
+			}
+			ch := Change{GVR: r.Name, Server: c.Server, FromStep: -1, To: c}
+			switch {
+			case ok:
+				ch.From, ch.FromStep = was.cell, was.step
+			case before[c.Server] != nil:
+				ch.FromStep = upAt[c.Server]
+			}
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// answered is a server's cell at a step.
+type answered struct {
+	cell route.Cell
+	step int // the step's N
+}
+
+// changes are ChangedRows(i) and, for each server up at step i, its answers at the last step
+// it was up before.
+func (s *Simulation) changes(i int) ([]route.Row, map[string]map[string]answered) {
 	cur := s.Steps[i]
 	if cur.router == nil {
-		return cur.Table.Rows
+		return cur.Table.Rows, nil
 	}
 	candidates := map[string]bool{}
 	for _, st := range s.Steps[:i+1] {
@@ -21,7 +78,7 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 		}
 	}
 	// before[server][row] is the server's answer when it was last reachable before step i.
-	before := map[string]map[string]string{}
+	before := map[string]map[string]answered{}
 	full := map[int][]route.Row{}
 	for _, srv := range cur.Table.Servers {
 		if !srv.Reachable {
@@ -32,16 +89,16 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 			continue // never up before: all it answers is new
 		}
 		if s.Steps[j].router == nil {
-			return cur.Table.Rows
+			return cur.Table.Rows, nil
 		}
 		if full[j] == nil {
 			full[j] = s.Steps[j].router.Table(true).Rows
 		}
-		before[srv.Name] = map[string]string{}
+		before[srv.Name] = map[string]answered{}
 		for _, r := range full[j] {
 			for _, c := range r.Cells {
 				if c.Server == srv.Name {
-					before[srv.Name][r.Name] = cellKey(c)
+					before[srv.Name][r.Name] = answered{c, s.Steps[j].N}
 				}
 			}
 		}
@@ -52,13 +109,13 @@ func (s *Simulation) ChangedRows(i int) []route.Row {
 			continue
 		}
 		for _, c := range r.Cells {
-			if was, ok := before[c.Server][r.Name]; c.Text != route.Unreachable && (!ok || was != cellKey(c)) {
+			if was, ok := before[c.Server][r.Name]; c.Text != route.Unreachable && (!ok || cellKey(was.cell) != cellKey(c)) {
 				out = append(out, r)
 				break
 			}
 		}
 	}
-	return out
+	return out, before
 }
 
 // cellKey is what a cell answers: its text and, for a 503, why (a crash's two phases differ

@@ -13,7 +13,7 @@ import (
 // snapshot's order when empty): each server is stopped gracefully, then started at the new
 // version — the window while it is down is a step of its own. A server that already runs the
 // target (the same minor when to names only a minor, e.g. "1.37") is not upgraded: it gets a
-// keep step that says so.
+// keep step that says so, with the newer patch release it is not upgraded to (Step.Patch).
 func UpgradePlan(snap *snapshot.Snapshot, to string, order []string) ([]Step, error) {
 	p, err := profile.Lookup(to)
 	if err != nil {
@@ -36,7 +36,11 @@ func UpgradePlan(snap *snapshot.Snapshot, to string, order []string) ([]Step, er
 		seen[name] = true
 		if v, err := snapshot.ParseVersion(srv.Version); err == nil &&
 			(mvp.ClassifyUpgrade(v, p.Version) == mvp.UpgradeNone || (minorOnly && mvp.SameMinor(v, p.Version))) {
-			steps = append(steps, Step{Action: ActionKeep, Server: name})
+			keep := Step{Action: ActionKeep, Server: name}
+			if mvp.ClassifyUpgrade(v, p.Version) == mvp.UpgradeAllowed {
+				keep.Patch = p.Version.String()
+			}
+			steps = append(steps, keep)
 			continue
 		}
 		steps = append(steps, Step{Action: ActionStop, Server: name}, Step{Action: ActionUpgrade, Server: name, To: to})
