@@ -52,15 +52,21 @@ const plantedToken = "planted-plugin-token-5e0c7a91"
 func processCases() []processCase {
 	var cases []processCase
 	for _, f := range faults() {
+		// The hung server's row proves --timeout; the others prove what the server answered,
+		// and their --timeout leaves room for it on a busy machine.
+		timeout := "10s"
+		if f.name == "hung server" {
+			timeout = "1s"
+		}
 		cases = append(cases, processCase{
-			fault: "server: " + f.name, command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
+			fault: "server: " + f.name, command: "routes --timeout " + timeout, exit: ExitError, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
 				kc := filepath.Join(dir, "kubeconfig")
 				content := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: " + f.start(t) + "\n  name: c\nusers:\n- name: u\n  user: {token: " + faultToken + "}\ncontexts:\n- context: {cluster: c, user: u}\n  name: ctx\ncurrent-context: ctx\n"
 				if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				return processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "1s"}}
+				return processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", timeout}}
 			},
 			check: func(t *testing.T, r processResult) {
 				if !strings.Contains(r.stderr, f.want) || strings.Contains(r.stderr, faultToken) {
@@ -70,20 +76,20 @@ func processCases() []processCase {
 		})
 	}
 
-	// A plugin against a server nothing listens on, run by routes with --timeout 3s.
-	plugin := func(fault, body string, sig syscall.Signal, exit int, within time.Duration, want string) processCase {
-		command := "routes --timeout 3s"
+	// A plugin against a server nothing listens on, run by routes with --timeout: 3s where it
+	// is the bound the row proves, 30s where another bound must end the run first.
+	plugin := func(fault, body, timeout string, sig syscall.Signal, exit int, within time.Duration, want string) processCase {
+		command := "routes --timeout " + timeout
 		if sig != 0 {
-			command = fmt.Sprintf("routes --timeout 30s, %s once the plugin runs", signalName(sig))
+			command = fmt.Sprintf("routes --timeout %s, %s once the plugin runs", timeout, signalName(sig))
 		}
 		return processCase{fault: fault, command: command, exit: exit, within: within,
 			setup: func(t *testing.T, dir string) processRun {
 				started := filepath.Join(dir, "started")
 				p := pluginScript(t, dir, "plugin", "touch '"+started+"'\n"+body)
 				kc := pluginKubeconfig(t, dir, "https://127.0.0.1:1", nil, p, "Never", nil)
-				r := processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "3s"}}
+				r := processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", timeout}}
 				if sig != 0 {
-					r.args[len(r.args)-1] = "30s"
 					r.sig = &signalAt{sig: sig, ready: fileExists(started)}
 				}
 				return r
@@ -97,15 +103,15 @@ func processCases() []processCase {
 	}
 	const hung = `credential plugin "`
 	cases = append(cases,
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin ignores SIGTERM, sleeps 300 s", "trap '' TERM\nsleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin (a shell wrapper) forks a background child and waits", "sleep 300 &\nwait\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin returns a token, its background child keeps its stdout", "(sleep 300 &)\necho '"+execCredential(plantedToken)+"'\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
-		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin ignores SIGTERM, sleeps 300 s", "trap '' TERM\nsleep 300\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin (a shell wrapper) forks a background child and waits", "sleep 300 &\nwait\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin returns a token, its background child keeps its stdout", "(sleep 300 &)\necho '"+execCredential(plantedToken)+"'\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "30s", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "30s", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", "30s", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", "30s", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
+		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", "30s", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
 	)
 
 	// SIGINT at each phase of the commands that wait, against two fake servers, through a
@@ -346,7 +352,7 @@ func TestFaultTable(t *testing.T) {
 				dir := t.TempDir()
 				r := runProcess(t, c.setup(t, dir))
 				results[i] = r
-				t.Logf("%s: wall %.2f s (bound %g s), CPU %.2f s, peak RSS %.0f MB (bound %d MB; the test process's own at the start: %.0f MB)", c.fault, r.took.Seconds(), c.within.Seconds(), r.cpu.Seconds(), r.rssMB, maxRSSMB, r.rssStart)
+				t.Logf("%s: wall %.2f s (bound %g s), CPU %.2f s, peak RSS %.0f MB (bound %d MB; the test process's own at the start: %.0f MB); ended: exit %d, %s", c.fault, r.took.Seconds(), c.within.Seconds(), r.cpu.Seconds(), r.rssMB, maxRSSMB, r.rssStart, r.code, endedBy(r))
 				if r.code != c.exit {
 					t.Errorf("exit %d, want %d; stderr %q", r.code, c.exit, r.stderr)
 				}
@@ -388,6 +394,20 @@ func TestFaultTable(t *testing.T) {
 	if got, w := stableColumns(doc), stableColumns(string(want)); got != w {
 		t.Errorf("docs/faults.md disagrees with the run (go test ./cmd/mvpctl -run TestFaultTable -update rewrites it)\n--- run\n%s\n--- doc\n%s", got, w)
 	}
+}
+
+// endedBy is what the process said last on stderr: the line that names the bound or the
+// fault that ended the run (a check then tells whether it is the row's).
+func endedBy(r processResult) string {
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "nothing on stderr"
+	}
+	if len(last) > 200 {
+		last = last[:200] + "…"
+	}
+	return fmt.Sprintf("%q", last)
 }
 
 var measured = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\| [0-9.]+ (s|MB) \(`) })
