@@ -50,6 +50,9 @@ type LeaseWatch struct {
 	// tried again; OnRecovered that it works again. Errors are one line, credentials removed.
 	OnFailure   func(err error, retryIn time.Duration)
 	OnRecovered func()
+	// OnEstablished, when set, hears each watch request the server accepted: one every
+	// WatchTimeout while the watch works, changes or not.
+	OnEstablished func()
 	// MinBackoff and MaxBackoff bound the wait before a new attempt (doubling from the
 	// first); defaults 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
@@ -92,6 +95,9 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 				}
 			}
 			backoff = minB
+			if w.OnEstablished != nil {
+				w.OnEstablished()
+			}
 		})
 		if ctx.Err() != nil {
 			return
