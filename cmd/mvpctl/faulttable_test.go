@@ -424,8 +424,8 @@ func endedBy(r processResult) string {
 	if last == "" {
 		return "nothing on stderr"
 	}
-	if len(last) > 200 {
-		last = last[:200] + "…"
+	if r := []rune(last); len(r) > 360 {
+		last = string(r[:120]) + " … " + string(r[len(r)-240:]) // the cause is said last
 	}
 	return fmt.Sprintf("%q", last)
 }
