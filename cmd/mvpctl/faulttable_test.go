@@ -221,17 +221,24 @@ func processCases() []processCase {
 			for i, a := range r.args {
 				r.args[i] = strings.ReplaceAll(a, name, path)
 			}
+			r.sig.blockedIn = &blockedCall{name: "openat", fd: -1, fallback: r.sig.ready}
 		}
 	}
 	manyServers := "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36,f=1.36,g=1.36,h=1.36"
 	cases = append(cases,
 		blocked("reading a stdin nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "-"},
-			func(t *testing.T, dir string, r *processRun) { r.silentStdin = true }),
+			func(t *testing.T, dir string, r *processRun) {
+				r.silentStdin = true
+				r.sig.blockedIn = &blockedCall{name: "read", fd: 0, fallback: r.sig.ready}
+			}),
 		blocked("opening a FIFO nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "snap.fifo"}, fifo("snap.fifo")),
 		blocked("replaying an endless audit log", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "endless.log"}, endlessAuditLog),
 		blocked("replaying an endless audit log", syscall.SIGTERM, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "endless.log"}, endlessAuditLog),
 		blocked("writing to a stdout nobody reads", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", manyServers, "--to", "1.37", "-o", "json"},
-			func(t *testing.T, dir string, r *processRun) { r.blockedStdout = true }),
+			func(t *testing.T, dir string, r *processRun) {
+				r.blockedStdout = true
+				r.sig.blockedIn = &blockedCall{name: "write", fd: 1, fallback: r.sig.ready}
+			}),
 	)
 
 	// A FIFO where mvpctl looks for a file by itself is refused at once, not opened.
