@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -146,7 +147,8 @@ func withEnv(c processCase, setup func(t *testing.T) processRun) processCase {
 }
 
 // endlessAuditLog replaces endless.log in r's arguments with a FIFO the test writes valid
-// audit events to until mvpctl goes away: a log that never ends and is never malformed.
+// audit events to until mvpctl goes away: a log that never ends and is never malformed. The
+// signal waits until mvpctl has read a first thousand events (it is replaying the log).
 func endlessAuditLog(t *testing.T, dir string, r *processRun) {
 	path := filepath.Join(t.TempDir(), "endless.log") // dir is checked for leftovers
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
@@ -154,6 +156,11 @@ func endlessAuditLog(t *testing.T, dir string, r *processRun) {
 	}
 	for i, a := range r.args {
 		r.args[i] = strings.ReplaceAll(a, "endless.log", path)
+	}
+	var replaying atomic.Bool
+	if r.sig != nil {
+		after := r.sig.ready
+		r.sig.ready = func() bool { return replaying.Load() && after() }
 	}
 	go func() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
@@ -171,6 +178,7 @@ func endlessAuditLog(t *testing.T, dir string, r *processRun) {
 			if _, err := f.WriteString(b.String()); err != nil {
 				return
 			}
+			replaying.Store(true) // written into the pipe: mvpctl reads it
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()

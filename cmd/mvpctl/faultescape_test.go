@@ -129,12 +129,12 @@ func escapeCases() []processCase {
 				pod := writeTestFile(t, t.TempDir(), "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \"x\\e]0;pwned\\a\\e[2J\"\n    command: [etcd]\n")
 				return []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + pod}
 			}, stderrHas(`containers: x\x1b]0;pwned\x07\x1b[2J`)),
-		{fault: "server: a lease hostname holding escape sequences", command: "routes --timeout 3s", exit: ExitOK, within: 3 * time.Second,
+		{fault: "server: a lease hostname holding escape sequences", command: "routes --timeout 10s", exit: ExitOK, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
 				a := &pt.Server{Name: "cp-a\x1b]0;pwned\x07", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(true)}
 				b := &pt.Server{Name: "cp-b", Version: "v1.36.3", Core: dt.CoreGroup(), Groups: pt.Groups136(false)}
 				c := pt.Start(t, a, b)
-				return processRun{args: []string{"routes", "--kubeconfig", c.Kubeconfig(t), "--timeout", "3s"}, dir: dir}
+				return processRun{args: []string{"routes", "--kubeconfig", c.Kubeconfig(t), "--timeout", "10s"}, dir: dir}
 			},
 			check: func(t *testing.T, r processResult) {
 				noEscape(t, r)
@@ -142,17 +142,17 @@ func escapeCases() []processCase {
 					t.Errorf("want the server listed, escaped, and no internal error:\n%s\n%s", r.stdout, r.stderr)
 				}
 			}},
-		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "routes --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "routes --timeout 10s", exit: ExitIncomplete, within: 3 * time.Second,
 			setup: forgedAddress("routes"), check: oneLinePerValue},
-		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "snapshot -f FILE --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+		{fault: "server: a lease's peer-advertise address holding `ESC[31m`, line breaks and a zero-width joiner", command: "snapshot -f FILE --timeout 10s", exit: ExitIncomplete, within: 3 * time.Second,
 			setup: forgedAddress("snapshot", "-f", "snap.yaml"), check: oneLinePerValue},
-		{fault: "server: echoes the token's first 12 characters", command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
+		{fault: "server: echoes the token's first 12 characters", command: "routes --timeout 10s", exit: ExitError, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
-				return processRun{args: []string{"routes", "--kubeconfig", echoServer(t, "invalid bearer token %s…%.0s"), "--timeout", "1s"}, dir: dir}
+				return processRun{args: []string{"routes", "--kubeconfig", echoServer(t, "invalid bearer token %s…%.0s"), "--timeout", "10s"}, dir: dir}
 			}, check: noTokenPart},
-		{fault: "server: echoes the token JSON-escaped", command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
+		{fault: "server: echoes the token JSON-escaped", command: "routes --timeout 10s", exit: ExitError, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
-				return processRun{args: []string{"routes", "--kubeconfig", echoServer(t, `denied%.0s for token %s`), "--timeout", "1s"}, dir: dir}
+				return processRun{args: []string{"routes", "--kubeconfig", echoServer(t, `denied%.0s for token %s`), "--timeout", "10s"}, dir: dir}
 			}, check: noTokenPart},
 	}
 }
@@ -175,7 +175,7 @@ func forgedAddress(args ...string) func(t *testing.T, dir string) processRun {
 		c := pt.Start(t, a, b)
 		shared := a.Fake.Cluster
 		shared.Leases = append(shared.Leases, dt.IdentityLease("apiserver-forged", "cp-forged", "\x1b[31m"+hostileLine, time.Now()))
-		return processRun{args: append(args, "--kubeconfig", c.Kubeconfig(t), "--timeout", "3s"), dir: dir}
+		return processRun{args: append(args, "--kubeconfig", c.Kubeconfig(t), "--timeout", "10s"), dir: dir}
 	}
 }
 

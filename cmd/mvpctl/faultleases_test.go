@@ -26,7 +26,7 @@ func leaseCases() []processCase {
 			for _, s := range []*pt.Server{a, b} {
 				s.Fake.Override = map[string]http.HandlerFunc{"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases": refuse}
 			}
-			return processRun{args: append(append([]string{}, args...), "--kubeconfig", c.Kubeconfig(t), "--timeout", "3s"), dir: dir}
+			return processRun{args: append(append([]string{}, args...), "--kubeconfig", c.Kubeconfig(t), "--timeout", "10s"), dir: dir}
 		}
 	}
 	saidFirst := func(t *testing.T, r processResult) {
@@ -38,9 +38,9 @@ func leaseCases() []processCase {
 		}
 	}
 	return []processCase{
-		{fault: "server: the identity-lease list forbidden (403)", command: "routes --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+		{fault: "server: the identity-lease list forbidden (403)", command: "routes --timeout 10s", exit: ExitIncomplete, within: 3 * time.Second,
 			setup: forbidden("routes"), check: saidFirst},
-		{fault: "server: the identity-lease list forbidden (403)", command: "snapshot -f FILE --timeout 3s", exit: ExitIncomplete, within: 3 * time.Second,
+		{fault: "server: the identity-lease list forbidden (403)", command: "snapshot -f FILE --timeout 10s", exit: ExitIncomplete, within: 3 * time.Second,
 			setup: forbidden("snapshot", "-f", "snap.yaml"), check: saidFirst},
 	}
 }

@@ -44,6 +44,26 @@ const maxRSSMB = 150
 // process at the command's own 30 s or 60 s, or never.
 const wallSlack = 2
 
+// cpuStretch: a row that works (reads 64 MiB, parses 20,000 steps) waits for a CPU in
+// proportion to the CPU it uses: at a load average of 20 on 2 cores, the /dev/zero audit
+// log's 0.53 s of CPU took 7.7 s of wall time. Its wall time is allowed its bound plus
+// cpuStretch times its CPU time; its CPU time itself must stay within the bound, so that
+// work past a bound fails whatever the load.
+const cpuStretch = 10
+
+// overBound says how a run passed its bound within (from the start, or from the signal):
+// its CPU time past the bound, or its wall time past wallSlack times the bound and past
+// the bound plus cpuStretch times its CPU time; "" when it kept it.
+func overBound(r processResult, within time.Duration) string {
+	switch {
+	case r.cpu > within:
+		return fmt.Sprintf("used %s of CPU; bound %s", r.cpu.Round(time.Millisecond), within)
+	case r.took > wallSlack*within && r.took > within+cpuStretch*r.cpu:
+		return fmt.Sprintf("took %s (CPU %s); bound %s, failing past %d× it and past it plus %d× the CPU time", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond), within, wallSlack, cpuStretch)
+	}
+	return ""
+}
+
 // plantedToken is planted in plugins' output, environment and returned credentials.
 const plantedToken = "planted-plugin-token-5e0c7a91"
 
@@ -52,15 +72,21 @@ const plantedToken = "planted-plugin-token-5e0c7a91"
 func processCases() []processCase {
 	var cases []processCase
 	for _, f := range faults() {
+		// The hung server's row proves --timeout; the others prove what the server answered,
+		// and their --timeout leaves room for it on a busy machine.
+		timeout := "10s"
+		if f.name == "hung server" {
+			timeout = "1s"
+		}
 		cases = append(cases, processCase{
-			fault: "server: " + f.name, command: "routes --timeout 1s", exit: ExitError, within: 3 * time.Second,
+			fault: "server: " + f.name, command: "routes --timeout " + timeout, exit: ExitError, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {
 				kc := filepath.Join(dir, "kubeconfig")
 				content := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: " + f.start(t) + "\n  name: c\nusers:\n- name: u\n  user: {token: " + faultToken + "}\ncontexts:\n- context: {cluster: c, user: u}\n  name: ctx\ncurrent-context: ctx\n"
 				if err := os.WriteFile(kc, []byte(content), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				return processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "1s"}}
+				return processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", timeout}}
 			},
 			check: func(t *testing.T, r processResult) {
 				if !strings.Contains(r.stderr, f.want) || strings.Contains(r.stderr, faultToken) {
@@ -70,20 +96,20 @@ func processCases() []processCase {
 		})
 	}
 
-	// A plugin against a server nothing listens on, run by routes with --timeout 3s.
-	plugin := func(fault, body string, sig syscall.Signal, exit int, within time.Duration, want string) processCase {
-		command := "routes --timeout 3s"
+	// A plugin against a server nothing listens on, run by routes with --timeout: 3s where it
+	// is the bound the row proves, 30s where another bound must end the run first.
+	plugin := func(fault, body, timeout string, sig syscall.Signal, exit int, within time.Duration, want string) processCase {
+		command := "routes --timeout " + timeout
 		if sig != 0 {
-			command = fmt.Sprintf("routes --timeout 30s, %s once the plugin runs", signalName(sig))
+			command = fmt.Sprintf("routes --timeout %s, %s once the plugin runs", timeout, signalName(sig))
 		}
 		return processCase{fault: fault, command: command, exit: exit, within: within,
 			setup: func(t *testing.T, dir string) processRun {
 				started := filepath.Join(dir, "started")
 				p := pluginScript(t, dir, "plugin", "touch '"+started+"'\n"+body)
 				kc := pluginKubeconfig(t, dir, "https://127.0.0.1:1", nil, p, "Never", nil)
-				r := processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", "3s"}}
+				r := processRun{args: []string{"routes", "--kubeconfig", kc, "--timeout", timeout}}
 				if sig != 0 {
-					r.args[len(r.args)-1] = "30s"
 					r.sig = &signalAt{sig: sig, ready: fileExists(started)}
 				}
 				return r
@@ -97,15 +123,15 @@ func processCases() []processCase {
 	}
 	const hung = `credential plugin "`
 	cases = append(cases,
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin ignores SIGTERM, sleeps 300 s", "trap '' TERM\nsleep 300\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin (a shell wrapper) forks a background child and waits", "sleep 300 &\nwait\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin returns a token, its background child keeps its stdout", "(sleep 300 &)\necho '"+execCredential(plantedToken)+"'\n", 0, ExitError, 4*time.Second, "did not finish within 3s"),
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin sleeps 300 s", "sleep 300\n", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
-		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
-		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin ignores SIGTERM, sleeps 300 s", "trap '' TERM\nsleep 300\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin (a shell wrapper) forks a background child and waits", "sleep 300 &\nwait\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin returns a token, its background child keeps its stdout", "(sleep 300 &)\necho '"+execCredential(plantedToken)+"'\n", "3s", 0, ExitError, 4*time.Second, "did not finish within 3s"),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "30s", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin sleeps 300 s", "sleep 300\n", "30s", syscall.SIGTERM, ExitTerminated, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin ignores SIGTERM and SIGINT, sleeps 300 s", "trap '' TERM INT\nsleep 300\n", "30s", syscall.SIGINT, ExitInterrupted, time.Second, "interrupted while the kubeconfig's "+hung),
+		plugin("credential plugin writes 500 MB to stdout", "head -c 500000000 /dev/zero | tr '\\0' x\n", "30s", 0, ExitError, 3*time.Second, "was stopped: it wrote more than 16 MiB"),
+		plugin("credential plugin fails, printing a secret to stderr", "echo 'debug: SECRET_ENV=hunter2-plugin-secret' >&2\nexit 1\n", "30s", 0, ExitError, 3*time.Second, "credential plugin failed (exec: executable"),
 	)
 
 	// SIGINT at each phase of the commands that wait, against two fake servers, through a
@@ -195,17 +221,24 @@ func processCases() []processCase {
 			for i, a := range r.args {
 				r.args[i] = strings.ReplaceAll(a, name, path)
 			}
+			r.sig.blockedIn = &blockedCall{name: "openat", fd: -1, fallback: r.sig.ready}
 		}
 	}
 	manyServers := "a=1.36,b=1.36,c=1.36,d=1.36,e=1.36,f=1.36,g=1.36,h=1.36"
 	cases = append(cases,
 		blocked("reading a stdin nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "-"},
-			func(t *testing.T, dir string, r *processRun) { r.silentStdin = true }),
+			func(t *testing.T, dir string, r *processRun) {
+				r.silentStdin = true
+				r.sig.blockedIn = &blockedCall{name: "read", fd: 0, fallback: r.sig.ready}
+			}),
 		blocked("opening a FIFO nobody writes to", syscall.SIGINT, []string{"routes", "--snapshot", "snap.fifo"}, fifo("snap.fifo")),
 		blocked("replaying an endless audit log", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "endless.log"}, endlessAuditLog),
 		blocked("replaying an endless audit log", syscall.SIGTERM, []string{"simulate", "upgrade", "--servers", "a=1.36,b=1.36", "--to", "1.37", "--audit-log", "endless.log"}, endlessAuditLog),
 		blocked("writing to a stdout nobody reads", syscall.SIGINT, []string{"simulate", "upgrade", "--servers", manyServers, "--to", "1.37", "-o", "json"},
-			func(t *testing.T, dir string, r *processRun) { r.blockedStdout = true }),
+			func(t *testing.T, dir string, r *processRun) {
+				r.blockedStdout = true
+				r.sig.blockedIn = &blockedCall{name: "write", fd: 1, fallback: r.sig.ready}
+			}),
 	)
 
 	// A FIFO where mvpctl looks for a file by itself is refused at once, not opened.
@@ -346,12 +379,12 @@ func TestFaultTable(t *testing.T) {
 				dir := t.TempDir()
 				r := runProcess(t, c.setup(t, dir))
 				results[i] = r
-				t.Logf("%s: wall %.2f s (bound %g s), CPU %.2f s, peak RSS %.0f MB (bound %d MB; the test process's own at the start: %.0f MB)", c.fault, r.took.Seconds(), c.within.Seconds(), r.cpu.Seconds(), r.rssMB, maxRSSMB, r.rssStart)
+				t.Logf("%s: wall %.2f s (bound %g s), CPU %.2f s, peak RSS %.0f MB (bound %d MB; the test process's own at the start: %.0f MB); ended: exit %d, %s", c.fault, r.took.Seconds(), c.within.Seconds(), r.cpu.Seconds(), r.rssMB, maxRSSMB, r.rssStart, r.code, endedBy(r))
 				if r.code != c.exit {
 					t.Errorf("exit %d, want %d; stderr %q", r.code, c.exit, r.stderr)
 				}
-				if r.took > wallSlack*c.within {
-					t.Errorf("took %s (CPU %s); bound %s, failing past %d× it", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond), c.within, wallSlack)
+				if over := overBound(r, c.within); over != "" {
+					t.Error(over)
 				}
 				if r.rssMB > maxRSSMB {
 					t.Errorf("peak RSS %.0f MB, bound %d MB", r.rssMB, maxRSSMB)
@@ -390,6 +423,20 @@ func TestFaultTable(t *testing.T) {
 	}
 }
 
+// endedBy is what the process said last on stderr: the line that names the bound or the
+// fault that ended the run (a check then tells whether it is the row's).
+func endedBy(r processResult) string {
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "nothing on stderr"
+	}
+	if r := []rune(last); len(r) > 360 {
+		last = string(r[:120]) + " … " + string(r[len(r)-240:]) // the cause is said last
+	}
+	return fmt.Sprintf("%q", last)
+}
+
 var measured = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\| [0-9.]+ (s|MB) \(`) })
 
 // stableColumns is the doc with the measured values blanked.
@@ -424,9 +471,11 @@ func faultTableDoc(cases []processCase, results []processResult) string {
 
 Generated by ` + "`TestFaultTable`" + ` (cmd/mvpctl/faulttable_test.go), which runs the built binary once
 per row: ` + "`go test ./cmd/mvpctl -run TestFaultTable -update`" + ` rewrites this file with the values it
-measured. The test fails when a process exits with another code, takes more than twice its
-bound in wall time (from the start, or from the signal when one is sent: a loaded machine
-stretches the time a process waits for a CPU; the test's log shows the CPU time too), peaks
+measured. The test fails when a process exits with another code, uses more CPU time than its
+bound, takes more than twice its bound in wall time (from the start, or from the signal when
+one is sent) and more than the bound plus ten times its CPU time (a loaded machine stretches
+the time a process waits for a CPU, in proportion to the CPU it uses; the test's log shows
+the CPU time, and the line that ended the run, for every row), peaks
 above the RSS bound (the process's own: wait4's figure above the test process's own peak),
 leaves a process it started alive (found by a marker in their environment; zombies aside) or
 a file behind, or shows a planted credential. The measured values vary from run to run; the

@@ -24,10 +24,12 @@ import (
 // A process run is one run of the built binary, measured as a whole: exit status, wall time,
 // peak RSS, and the processes it started that are still alive after it ended.
 
-// signalAt sends sig to the process once ready reports true (polled), or after wait.
+// signalAt sends sig to the process once ready reports true (polled), and, when blockedIn is
+// set, once the process waits in that system call (blockedIn).
 type signalAt struct {
-	sig   syscall.Signal
-	ready func() bool
+	sig       syscall.Signal
+	ready     func() bool
+	blockedIn *blockedCall
 }
 
 type processRun struct {
@@ -151,7 +153,11 @@ func after(d time.Duration) func() bool {
 func sendWhenReady(t *testing.T, p *os.Process, s *signalAt, exited chan error) error {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for s.ready != nil && !s.ready() {
+	ready := s.ready
+	if b := s.blockedIn; b != nil {
+		ready = func() bool { return (s.ready == nil || s.ready()) && b.in(t, p.Pid) }
+	}
+	for ready != nil && !ready() {
 		select {
 		case err := <-exited:
 			exited <- err

@@ -87,6 +87,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *cli.DiscoverFlags, f 
 	defer stop()
 	errOut := g.streams.ErrOut
 	loop := newWatchLoop(g.streams.Out, errOut, opts, time.Local)
+	var leaseMetrics *watch.LeaseWatchMetrics
 	if f.exporter.address != "" {
 		// The exporter also runs in a pod without a kubeconfig (in-cluster configuration);
 		// with neither it says how to point it.
@@ -95,6 +96,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *cli.DiscoverFlags, f 
 			return err
 		}
 		defer x.stop()
+		leaseMetrics = x.leaseWatch
 	} else if err := cli.RequireKubeconfig(g.configFlags, ""); err != nil {
 		return err // before the lease watch, whose client-go error would only repeat it
 	}
@@ -125,7 +127,7 @@ func runWatch(ctx context.Context, g *globalOptions, live *cli.DiscoverFlags, f 
 		if cfg, err := g.configFlags.ToRESTConfig(); err != nil {
 			output.Fprintf(errOut, "warning: no identity-lease watch (kubeconfig: %s): re-reading every %s only\n", oneLine(err.Error()), f.interval)
 		} else {
-			loop.Leases = startLeaseWatch(ctx, cfg, errOut, f.interval)
+			loop.Leases = startLeaseWatch(ctx, cfg, errOut, f.interval, leaseMetrics)
 			loop.Debounce = leaseDebounce
 		}
 	}

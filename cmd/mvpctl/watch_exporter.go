@@ -105,9 +105,10 @@ func useInClusterConfig(g *globalOptions, errOut io.Writer) error {
 
 // exporter serves a watch's metrics.
 type exporter struct {
-	metrics *watch.Metrics
-	srv     *http.Server
-	done    chan struct{}
+	metrics    *watch.Metrics
+	leaseWatch *watch.LeaseWatchMetrics
+	srv        *http.Server
+	done       chan struct{}
 }
 
 // startExporterFor is the exporter mode's start: the in-cluster configuration when no
@@ -126,12 +127,12 @@ func startExporter(e *exporterFlags, loop *watch.Loop, errOut io.Writer) (*expor
 	if err != nil {
 		return nil, fmt.Errorf("--metrics-address %s: %w", e.address, err)
 	}
-	x := &exporter{metrics: watch.NewMetrics(), done: make(chan struct{})}
+	x := &exporter{metrics: watch.NewMetrics(), leaseWatch: &watch.LeaseWatchMetrics{}, done: make(chan struct{})}
 	if e.preflightEvery > 0 {
 		x.metrics.EnableUpgradeReadiness(watch.UpgradeReadiness{To: e.to, Every: e.preflightEvery})
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), x.metrics)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), x.metrics, x.leaseWatch)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, MaxRequestsInFlight: 4, Timeout: 10 * time.Second}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })

@@ -20,14 +20,18 @@ const leaseDebounce = 150 * time.Millisecond
 
 // startLeaseWatch follows the identity leases through cfg's server until ctx ends, and
 // delivers the latest set of leases (a set that was not taken yet is replaced by a newer
-// one: each is whole). A failure is said once, until the watch works again.
-func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, interval time.Duration) <-chan []watch.Lease {
+// one: each is whole). A failure is said once, until the watch works again. m, when set (the
+// exporter), counts the failures and when the watch last heard from the server.
+func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, interval time.Duration, m *watch.LeaseWatchMetrics) <-chan []watch.Lease {
 	ch := make(chan []watch.Lease, 1)
 	var mu sync.Mutex
 	said := false
 	w := &discover.LeaseWatch{
 		Config: cfg,
 		OnLeases: func(set []discover.IdentityLease) {
+			if m != nil {
+				m.Heard(time.Now())
+			}
 			leases := make([]watch.Lease, 0, len(set))
 			for _, l := range set {
 				leases = append(leases, watch.Lease{Name: l.Name, Hostname: l.Hostname, Address: l.Address, Holder: l.Holder, Renew: l.Renew, Duration: l.Duration})
@@ -43,6 +47,9 @@ func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, in
 			}
 		},
 		OnFailure: func(err error, _ time.Duration) {
+			if m != nil {
+				m.Failed()
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if !said {
@@ -58,6 +65,9 @@ func startLeaseWatch(ctx context.Context, cfg *rest.Config, errOut io.Writer, in
 				fmt.Fprintln(errOut, "[watch] watching the identity leases again")
 			}
 		},
+	}
+	if m != nil {
+		w.OnEstablished = func() { m.Heard(time.Now()) }
 	}
 	go w.Run(ctx)
 	return ch

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
@@ -340,7 +341,8 @@ func TestStartLeaseWatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var errOut syncBuffer
-	ch := startLeaseWatch(ctx, &rest.Config{Host: ts.URL}, &errOut, 2*time.Second)
+	m := &watch.LeaseWatchMetrics{}
+	ch := startLeaseWatch(ctx, &rest.Config{Host: ts.URL}, &errOut, 2*time.Second, m)
 	time.Sleep(1700 * time.Millisecond) // attempts at 0, 0.5s, 1.5s (backoff doubling)
 	mu.Lock()
 	allowed = true
@@ -361,6 +363,44 @@ func TestStartLeaseWatch(t *testing.T) {
 	if len(set) != 1 || set[0].Name != "apiserver-a" || set[0].Hostname != "kas-a" || set[0].Holder != "a_1" {
 		t.Errorf("lease set %+v", set)
 	}
+	// The exporter's view: a restart per failure, up once a watch request was accepted, and
+	// when it last heard from the server.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := gatheredValues(t, reg)
+		if got["mvpctl_lease_watch_up"] == 1 && got["mvpctl_lease_watch_restarts_total"] == float64(n) &&
+			time.Since(time.Unix(int64(got["mvpctl_lease_watch_last_event_timestamp_seconds"]), 0)) < 10*time.Second {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("lease watch metrics %v: want up 1, %d restarts, a last event within 10s", got, n)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// gatheredValues is every unlabelled series of reg by name.
+func gatheredValues(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			switch {
+			case m.GetGauge() != nil:
+				out[mf.GetName()] = m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				out[mf.GetName()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
 }
 
 // syncBuffer is a bytes.Buffer safe for the lease watch's goroutine.

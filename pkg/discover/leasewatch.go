@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	toolswatch "k8s.io/client-go/tools/watch"
+	"k8s.io/client-go/util/connrotation"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/textsafe"
@@ -48,6 +50,9 @@ type LeaseWatch struct {
 	// tried again; OnRecovered that it works again. Errors are one line, credentials removed.
 	OnFailure   func(err error, retryIn time.Duration)
 	OnRecovered func()
+	// OnEstablished, when set, hears each watch request the server accepted: one every
+	// WatchTimeout while the watch works, changes or not.
+	OnEstablished func()
 	// MinBackoff and MaxBackoff bound the wait before a new attempt (doubling from the
 	// first); defaults 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
@@ -75,7 +80,7 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 	}
 	var red redact.Redactor
 	red.Add(w.Config)
-	rc, err := leaseClient(w.Config)
+	rc, conns, err := leaseClient(w.Config)
 	if err != nil {
 		w.OnFailure(errors.New(red.Clean(err.Error())), 0)
 		return
@@ -90,6 +95,9 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 				}
 			}
 			backoff = minB
+			if w.OnEstablished != nil {
+				w.OnEstablished()
+			}
 		})
 		if ctx.Err() != nil {
 			return
@@ -98,6 +106,10 @@ func (w *LeaseWatch) Run(ctx context.Context) {
 			continue
 		}
 		failing = true
+		// The next attempt dials anew: a balancer that went quiet keeps the connection
+		// open, and an HTTP/2 client would send every request on it until its health
+		// check gives up on it (45s).
+		conns.CloseAll()
 		w.OnFailure(errors.New(red.Clean(apiclient.OneLine(err.Error()))), backoff)
 		select {
 		case <-ctx.Done():
@@ -175,7 +187,8 @@ func (w *LeaseWatch) once(ctx context.Context, rc *rest.RESTClient, established 
 }
 
 // watchLeases starts one watch request for the RetryWatcher. The server ends it after
-// WatchTimeout; the client, a little later, in case the server does not. A request the server
+// WatchTimeout; the client, quietSlack later, in case the server does not: then the
+// connection went quiet, a failure (stop). A request the server
 // refuses stops the RetryWatcher (stop), with errRelist for a 410: the RetryWatcher would
 // retry it from the same resourceVersion for ever.
 func (w *LeaseWatch) watchLeases(rc *rest.RESTClient, established func(), stop context.CancelCauseFunc) cache.WatcherWithContext {
@@ -183,8 +196,18 @@ func (w *LeaseWatch) watchLeases(rc *rest.RESTClient, established func(), stop c
 	if timeout <= 0 {
 		timeout = DefaultLeaseWatchTimeout
 	}
+	quiet := fmt.Errorf("watch leases: no answer within %s, though the server was asked to end the request after %s: the connection went quiet", timeout+quietSlack, timeout)
 	return &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		ctx, cancel := context.WithTimeout(context.WithValue(ctx, leaseWatchStopKey{}, stop), timeout+5*time.Second)
+		ctx, cancel := context.WithTimeoutCause(context.WithValue(ctx, leaseWatchStopKey{}, stop), timeout+quietSlack, quiet)
+		// A request that outlives the server's own end of it is on a connection that went
+		// quiet (a balancer that lost its backend and kept the connection): client-go would
+		// take its end for a normal one and watch again, on the same connection, saying
+		// nothing. It is a failure: said, and the next attempt dials anew.
+		context.AfterFunc(ctx, func() {
+			if context.Cause(ctx) == quiet {
+				stop(quiet)
+			}
+		})
 		wi, err := rc.Get().Namespace(leaseNamespace).Resource("leases").
 			Param("labelSelector", identityLabel+"="+identityLabelValue).
 			Param("watch", "true").Param("resourceVersion", opts.ResourceVersion).Param("allowWatchBookmarks", "true").
@@ -203,6 +226,10 @@ func (w *LeaseWatch) watchLeases(rc *rest.RESTClient, established func(), stop c
 		return stopCancels{wi, cancel}, nil
 	}}
 }
+
+// quietSlack is how long past the server's end of a watch request (timeoutSeconds) the
+// client waits for it before it counts the connection as quiet.
+const quietSlack = 5 * time.Second
 
 // stopCancels is a watch whose Stop also ends its request's context.
 type stopCancels struct {
@@ -255,13 +282,20 @@ func sortedLeases(set map[string]IdentityLease) []IdentityLease {
 }
 
 // leaseClient is a REST client for coordination.k8s.io/v1 that knows only leases: the
-// clientset would register every API group for one resource.
-func leaseClient(base *rest.Config) (*rest.RESTClient, error) {
+// clientset would register every API group for one resource. Its connections are its own
+// (conns): a failed attempt closes them all, and the next one dials anew.
+func leaseClient(base *rest.Config) (*rest.RESTClient, *connrotation.Dialer, error) {
 	scheme := runtime.NewScheme()
 	if err := coordinationv1.AddToScheme(scheme); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := rest.CopyConfig(base)
+	dial := cfg.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	conns := connrotation.NewDialer(dial)
+	cfg.Dial = conns.DialContext
 	cfg.GroupVersion = &coordinationv1.SchemeGroupVersion
 	cfg.APIPath = "/apis"
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
@@ -272,5 +306,6 @@ func leaseClient(base *rest.Config) (*rest.RESTClient, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	return rest.RESTClientFor(cfg)
+	rc, err := rest.RESTClientFor(cfg)
+	return rc, conns, err
 }

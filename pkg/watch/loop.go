@@ -137,6 +137,8 @@ func (l *Loop) Run(ctx context.Context) (Result, error) {
 			if !read {
 				continue
 			}
+		} else if err := l.pendingLeases(st); err != nil {
+			return Result{}, err
 		}
 		if err := l.readOnce(ctx, st, byLease); err != nil {
 			return Result{}, err
@@ -188,6 +190,22 @@ func (l *Loop) waitForRead(ctx context.Context, st *runState, wait time.Duration
 	case <-l.Clock.After(wait):
 	}
 	return !(l.Total > 0 && l.Clock.Now().Sub(st.start) >= l.Total), nil
+}
+
+// pendingLeases takes a lease set that arrived during the last read, when the next read is
+// due at once: reads that take as long as the interval follow each other with no wait, and
+// the lease changes would otherwise wait for a pause between reads.
+func (l *Loop) pendingLeases(st *runState) error {
+	select {
+	case set, ok := <-st.leases:
+		if !ok {
+			st.leases = nil
+			return nil
+		}
+		return l.leaseChange(st, set)
+	default:
+		return nil
+	}
 }
 
 // leaseChange observes a new set of identity leases; a change that needs a read asks for one

@@ -477,6 +477,13 @@ scrape_configs:
 		return len(query(`mvpctl_upgrade_ready{job="mvpctl-exporter",to="1.38"}`)) == 1
 	})
 	checkReadiness(t, query, "1.38")
+	// The identity-lease watch, through the balancer while every server restarted, works at
+	// the end: up, and it heard from the server in the last seconds (a watch request every 2s).
+	waitFor(t, "the lease watch up and heard from within 10s, in Prometheus", 60*time.Second, func() bool {
+		return len(query(`mvpctl_lease_watch_up{job="mvpctl-exporter"} == 1`)) == 1 &&
+			len(query(`time() - mvpctl_lease_watch_last_event_timestamp_seconds{job="mvpctl-exporter"} < 10`)) == 1
+	})
+	t.Logf("lease watch restarts: %v", query(`mvpctl_lease_watch_restarts_total{job="mvpctl-exporter"}`))
 	stopProbes()
 	<-probesDone
 	stopFollow()
