@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // Reading manifests document by document: a document that does not parse is a problem
@@ -208,4 +210,21 @@ func metadataName(n *yaml.Node) (namespace, name string) {
 		}
 	}
 	return namespace, name
+}
+
+// ReadHelmReleases reads the manifest of each release as ReadManifestSet reads a file: one
+// ManifestRead per release, named by it.
+func ReadHelmReleases(releases []snapshot.HelmRelease) []ManifestRead {
+	var out []ManifestRead
+	for _, rel := range releases {
+		r := &manifestReader{source: "--helm-releases"}
+		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
+		set := ManifestRead{Path: name}
+		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
+			r.problems = append(r.problems, ManifestProblem{File: name, Message: err.Error()})
+		}
+		set.Objects, set.Problems, set.Files = r.objs, r.problems, r.files
+		out = append(out, set)
+	}
+	return out
 }
