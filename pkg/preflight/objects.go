@@ -96,9 +96,11 @@ type ObjectsSummary struct {
 	Files   int `json:"files"`
 	// Skipped are files of a directory that are not manifests; Unreadable documents that did
 	// not parse.
-	Skipped    int           `json:"skipped,omitempty"`
-	Unreadable int           `json:"unreadable,omitempty"`
-	Counts     []ObjectCount `json:"counts"`
+	Skipped int `json:"skipped,omitempty"`
+	// SkippedFiles names the first few skipped files (maxSkippedNamed).
+	SkippedFiles []string      `json:"skippedFiles,omitempty"`
+	Unreadable   int           `json:"unreadable,omitempty"`
+	Counts       []ObjectCount `json:"counts"`
 }
 
 // ObjectCount is how many objects got one verdict (and, removed or deprecated, in one release).
@@ -140,10 +142,17 @@ func (s ObjectsSummary) Line() string {
 		line += fmt.Sprintf("; %d document(s) not read (they do not parse)", s.Unreadable)
 	}
 	if s.Skipped > 0 {
-		line += fmt.Sprintf("; %d file(s) skipped (not .yaml, .yml or .json)", s.Skipped)
+		names := strings.Join(s.SkippedFiles, ", ")
+		if more := s.Skipped - len(s.SkippedFiles); more > 0 {
+			names += fmt.Sprintf(", … (%d more)", more)
+		}
+		line += fmt.Sprintf("; %d file(s) skipped (not .yaml, .yml or .json: %s)", s.Skipped, names)
 	}
 	return line
 }
+
+// maxSkippedNamed is how many skipped files the summary names.
+const maxSkippedNamed = 3
 
 // stage is the plane at one moment of the upgrade: what its servers serve, and its newest release.
 type stage struct {

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
@@ -29,6 +30,9 @@ func init() {
 		return p.objectFindings(), true
 	}})
 }
+
+// verdictRank orders the summary's counts.
+var verdictRank = map[ObjectVerdict]int{ObjectServed: 0, ObjectDeprecated: 1, ObjectRemoved: 2, ObjectNotServed: 3, ObjectMisspelt: 4, ObjectUnknownKind: 5, ObjectNotJudged: 6}
 
 // verdictCheck is the check that reports a verdict.
 func verdictCheck(v ObjectVerdict) Check {
@@ -70,6 +74,11 @@ func (p *pass) objectFindings() []Finding {
 	for _, read := range p.o.manifestReads {
 		sum.Files += read.Files
 		sum.Skipped += len(read.Skipped)
+		for _, f := range read.Skipped {
+			if len(sum.SkippedFiles) < maxSkippedNamed {
+				sum.SkippedFiles = append(sum.SkippedFiles, f)
+			}
+		}
 		sum.Unreadable += len(read.Problems)
 		for _, pr := range read.Problems {
 			out = append(out, problemFinding(pr))
@@ -100,6 +109,15 @@ func (p *pass) objectFindings() []Finding {
 		}
 	}
 	sum.Objects = len(p.rep.Objects)
+	sort.SliceStable(countOrder, func(i, j int) bool {
+		a, b := countOrder[i], countOrder[j]
+		if a.Verdict != b.Verdict {
+			return verdictRank[a.Verdict] < verdictRank[b.Verdict]
+		}
+		ra, _ := lifecycle.ParseRelease(a.Release)
+		rb, _ := lifecycle.ParseRelease(b.Release)
+		return ra.Before(rb)
+	})
 	for _, c := range countOrder {
 		c.N = counts[c]
 		sum.Counts = append(sum.Counts, c)

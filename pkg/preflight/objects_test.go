@@ -76,8 +76,8 @@ func TestClosest(t *testing.T) {
 }
 
 func TestObjectsSummaryLine(t *testing.T) {
-	s := ObjectsSummary{Objects: 11, Files: 4, Skipped: 1, Counts: []ObjectCount{{ObjectServed, "", 7}, {ObjectRemoved, "1.22", 2}, {ObjectDeprecated, "1.33", 1}, {ObjectUnknownKind, "", 1}}}
-	want := "11 object(s) in 4 file(s): 7 served by every stage, 2 removed in 1.22, 1 deprecated in 1.33, 1 of an unknown kind; 1 file(s) skipped (not .yaml, .yml or .json)"
+	s := ObjectsSummary{Objects: 11, Files: 4, Skipped: 1, SkippedFiles: []string{"d/README.md"}, Counts: []ObjectCount{{ObjectServed, "", 7}, {ObjectRemoved, "1.22", 2}, {ObjectDeprecated, "1.33", 1}, {ObjectUnknownKind, "", 1}}}
+	want := "11 object(s) in 4 file(s): 7 served by every stage, 2 removed in 1.22, 1 deprecated in 1.33, 1 of an unknown kind; 1 file(s) skipped (not .yaml, .yml or .json: d/README.md)"
 	if got := s.Line(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

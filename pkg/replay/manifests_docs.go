@@ -150,7 +150,7 @@ func parseProblem(doc []byte, name string, first int, err error) ManifestProblem
 	p := ManifestProblem{File: name, Line: first + rel - 1, Message: msg, Template: isTemplate(doc)}
 	lines := bytes.Split(doc, []byte("\n"))
 	if rel-1 < len(lines) {
-		p.Column = problemColumn(lines[rel-1])
+		p.Column = problemColumn(lines[rel-1], msg)
 	}
 	return p
 }
@@ -175,9 +175,17 @@ func isTemplate(doc []byte) bool {
 	return i >= 0 && bytes.Contains(doc[i:], []byte("}}"))
 }
 
-func problemColumn(line []byte) int {
+func problemColumn(line []byte, msg string) int {
 	if i := bytes.Index(line, []byte("{{")); i >= 0 {
 		return i + 1
+	}
+	// An unclosed flow collection: the parser names the line it opens on.
+	for _, open := range []struct{ closer, opener string }{{"']'", "["}, {"'}'", "{"}} {
+		if strings.Contains(msg, open.closer) {
+			if i := bytes.LastIndex(line, []byte(open.opener)); i >= 0 {
+				return i + 1
+			}
+		}
 	}
 	if i := bytes.IndexByte(line, '\t'); i >= 0 {
 		return i + 1

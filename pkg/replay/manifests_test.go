@@ -126,7 +126,7 @@ func TestReadManifestSetGoesOn(t *testing.T) {
 	for _, p := range set.Problems {
 		problems = append(problems, fmt.Sprintf("%s template=%t", strings.TrimPrefix(p.Where(), dir+"/"), p.Template))
 	}
-	wantProblems := []string{"a.yaml:7:1 template=false", "b.yaml:6:1 template=true", "d.yaml:1 template=true"}
+	wantProblems := []string{"a.yaml:7:6 template=false", "b.yaml:6:1 template=true", "d.yaml:1 template=true"}
 	if strings.Join(problems, "\n") != strings.Join(wantProblems, "\n") {
 		t.Errorf("problems:\n%s\nwant:\n%s\n%+v", strings.Join(problems, "\n"), strings.Join(wantProblems, "\n"), set.Problems)
 	}
