@@ -111,6 +111,12 @@ func TestGolden(t *testing.T) {
 		{"simulate-upgrade-skew-audit-join.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-b=testdata/audit-kas-b.log", "--audit-log", "kas-a=testdata/audit-kas-a.log"}, ExitOK},
 		{"discovery-diff-example.txt", []string{"discovery", "diff", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
+		// The lifecycle table, asked directly.
+		{"apis-removed-in-1.37.txt", []string{"apis", "--removed-in", "1.37"}, ExitOK},
+		{"apis-removed-in-1.22-name.txt", []string{"apis", "--removed-in", "1.22", "-o", "name"}, ExitOK},
+		{"apis-deprecated-at-1.37-no-headers.txt", []string{"apis", "--deprecated", "--at", "1.37", "--no-headers"}, ExitOK},
+		{"apis-replacement-pdb.json", []string{"apis", "--replacement-for", "policy/v1beta1/poddisruptionbudgets", "-o", "json"}, ExitOK},
+		{"apis-replacement-pdb-wide.txt", []string{"apis", "--replacement-for", "policy/v1beta1 PodDisruptionBudget", "-o", "wide"}, ExitOK},
 		// Objects of removed, misspelt and unknown APIs in one file: each a finding with its
 		// release and replacement, or the closest spelling; the same objects of served APIs pass.
 		{"preflight-manifests-removed.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml"}, ExitFindings},

@@ -7,8 +7,9 @@
 // newest module that did, and each row cites that module. `make lifecycle` re-derives
 // lifecycle.json from the module cache (internal/gen/lifecycle); a test there compares.
 //
-// GA types (apps/v1, batch/v1, core v1, …) state no lifecycle and have no row: what a cluster
-// serves is read from its discovery (or a recorded profile), not from this table.
+// A type that states no lifecycle (older GA types) has no row: what a cluster serves is read
+// from its discovery (or a recorded profile), not from this table, which says what Kubernetes
+// states of each type's past and future.
 package lifecycle
 
 import (

@@ -94,3 +94,47 @@ func TestResourceRuleAgreesWithProfiles(t *testing.T) {
 	}
 	t.Logf("%d served kinds checked", checked)
 }
+
+func TestSelect(t *testing.T) {
+	tab := MustLoad()
+	names := func(rows []Row) map[string]bool {
+		m := map[string]bool{}
+		for _, r := range rows {
+			m[r.GVR()] = true
+		}
+		return m
+	}
+	removed, err := tab.Select(Query{RemovedIn: Release{1, 37}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(removed)
+	if !got["storage.k8s.io/v1beta1/volumeattributesclasses"] || got["extensions/v1beta1/ingresses"] {
+		t.Errorf("removed in 1.37: %v", got)
+	}
+	for _, r := range removed {
+		if r.Removed != (Release{1, 37}) || r.Resource == "" {
+			t.Errorf("removed in 1.37 selected %+v", r)
+		}
+	}
+	dep, _ := tab.Select(Query{Deprecated: true, At: Release{1, 37}})
+	for _, r := range dep {
+		if r.At(Release{1, 37}) != Deprecated {
+			t.Errorf("deprecated at 1.37 selected %+v", r)
+		}
+	}
+	if len(dep) == 0 {
+		t.Error("nothing deprecated at 1.37")
+	}
+	for _, s := range []string{"policy/v1beta1/poddisruptionbudgets", "policy/v1beta1 PodDisruptionBudget"} {
+		rows, err := tab.Select(Query{ReplacementFor: s})
+		if err != nil || len(rows) != 1 || rows[0].Replacement == nil || rows[0].Replacement.String() != "policy/v1 PodDisruptionBudget" {
+			t.Errorf("%s: %+v %v", s, rows, err)
+		}
+	}
+	for _, bad := range []string{"apps/v1/widgets", "nonsense", "a/"} {
+		if _, err := tab.Select(Query{ReplacementFor: bad}); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
