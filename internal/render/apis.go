@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 	"github.com/mvpctl/mvpctl/pkg/output"
@@ -73,4 +74,27 @@ func (w APIs) Names() []string {
 		}
 	}
 	return names
+}
+
+// lifecycleLine is what explain says of a resource's lifecycle: "Lifecycle: batch/v1beta1
+// CronJob introduced in 1.8, deprecated in 1.21, removed in 1.25; replacement batch/v1 CronJob
+// (k8s.io/api@v0.37.2)"; "" without one.
+func lifecycleLine(r *lifecycle.Row) string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for _, p := range []struct {
+		what string
+		rel  lifecycle.Release
+	}{{"introduced in", r.Introduced}, {"deprecated in", r.Deprecated}, {"removed in", r.Removed}} {
+		if !p.rel.IsZero() {
+			parts = append(parts, p.what+" "+p.rel.String())
+		}
+	}
+	s := "Lifecycle: " + r.GVK.String() + " " + strings.Join(parts, ", ")
+	if r.Replacement != nil {
+		s += "; replacement " + r.Replacement.String()
+	}
+	return s + " (" + r.Source + ")"
 }

@@ -103,9 +103,9 @@ type Row struct {
 	// meta.UnsafeGuessKindToResource (ResourceFrom says which); "" for a List kind.
 	Resource     string  `json:"resource,omitempty"`
 	ResourceFrom string  `json:"resourceFrom,omitempty"`
-	Introduced   Release `json:"introduced"`
-	Deprecated   Release `json:"deprecated"`
-	Removed      Release `json:"removed"`
+	Introduced   Release `json:"introduced,omitzero"`
+	Deprecated   Release `json:"deprecated,omitzero"`
+	Removed      Release `json:"removed,omitzero"`
 	Replacement  *GVK    `json:"replacement,omitempty"`
 	// Source is the module the row was read from: k8s.io/api@vX.Y.Z.
 	Source string `json:"source"`
