@@ -74,7 +74,7 @@ func (r *manifestReader) readPath(path string, stdin io.Reader) (ManifestRead, e
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return ManifestRead{}, fmt.Errorf("--manifests %s: %w", path, err)
+		return ManifestRead{}, fmt.Errorf("--manifests %s: %w%s", path, err, staticPodHint(path))
 	}
 	if !info.IsDir() {
 		if !info.Mode().IsRegular() {

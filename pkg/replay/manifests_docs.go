@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -235,4 +236,17 @@ func ReadHelmReleases(releases []snapshot.HelmRelease) []ManifestRead {
 		out = append(out, set)
 	}
 	return out
+}
+
+// staticPodHint is what to add when a --manifests path that does not exist looks like an
+// apiserver's static pod manifest, SERVER=FILE: that is --static-pod-manifest's value.
+func staticPodHint(path string) string {
+	server, file, ok := strings.Cut(path, "=")
+	if !ok || server == "" || strings.Contains(server, string(os.PathSeparator)) {
+		return ""
+	}
+	if _, err := os.Stat(file); err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (SERVER=FILE names an apiserver's static pod manifest: that is --static-pod-manifest %s (a live run); --manifests takes the objects clients apply)", path)
 }
