@@ -206,10 +206,12 @@ type knownAPIs struct {
 	versions map[string]map[string]bool
 	// external are the group/versions of CRDs and APIServices.
 	external map[string]bool
+	// judged are the verdicts decided, by apiVersion and kind.
+	judged map[[2]string]ObjectRow
 }
 
 func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster) *knownAPIs {
-	k := &knownAPIs{tab: tab, kinds: map[string]map[string]bool{}, versions: map[string]map[string]bool{}, external: map[string]bool{}}
+	k := &knownAPIs{tab: tab, kinds: map[string]map[string]bool{}, versions: map[string]map[string]bool{}, external: map[string]bool{}, judged: map[[2]string]ObjectRow{}}
 	add := func(g lifecycle.GVK) {
 		gv := g.APIVersion()
 		if k.kinds[gv] == nil {
@@ -243,9 +245,22 @@ func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster
 	return k
 }
 
-// judge decides one object's verdict.
+// judge decides one object's verdict: that of its apiVersion and kind (decided once per pair).
 func judge(o replay.ManifestObject, source string, stages []stage, known *knownAPIs) ObjectRow {
-	row := ObjectRow{Source: source, File: o.File, Line: o.Line, Template: o.Template, Namespace: o.Namespace, Name: o.Name, Kind: o.Kind, APIVersion: o.APIVersion}
+	k := [2]string{o.APIVersion, o.Kind}
+	row, ok := known.judged[k]
+	if !ok {
+		row = judgeAPI(o.APIVersion, o.Kind, stages, known)
+		known.judged[k] = row
+	}
+	row.Source, row.File, row.Line, row.Template, row.Namespace, row.Name = source, o.File, o.Line, o.Template, o.Namespace, o.Name
+	return row
+}
+
+// judgeAPI decides the verdict of an apiVersion and kind.
+func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectRow {
+	o := replay.ManifestObject{APIVersion: apiVersion, Kind: kind}
+	row := ObjectRow{Kind: kind, APIVersion: apiVersion}
 	group, version := lifecycle.SplitAPIVersion(o.APIVersion)
 	gvk := lifecycle.GVK{Group: group, Version: version, Kind: o.Kind}
 	lc, inTable := known.tab.Lookup(gvk)
