@@ -158,3 +158,46 @@ func TestStaticPodManifestFlagNames(t *testing.T) {
 		t.Errorf("--manifests SERVER=FILE: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestPreflightObjectRowsJSON: -o json holds a row per object, with its verdict, release and
+// replacement or closest spelling, and the summary's counts.
+func TestPreflightObjectRowsJSON(t *testing.T) {
+	out, _, code := run(t, "preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml", "-o", "json")
+	if code != ExitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Objects []struct {
+			Kind, APIVersion, Verdict, Removed, Replacement, Closest, Namespace, Name, File string
+			Line                                                                            int
+		}
+		ObjectsSummary struct {
+			Objects, Files int
+			Counts         []struct {
+				Verdict, Release string
+				N                int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range rep.Objects {
+		got = append(got, fmt.Sprintf("%s:%d %s/%s %s %s %s removed=%s replacement=%s closest=%s", o.File, o.Line, o.Namespace, o.Name, o.Kind, o.APIVersion, o.Verdict, o.Removed, o.Replacement, o.Closest))
+	}
+	want := []string{
+		"testdata/manifests/old.yaml:1 shop/web Ingress extensions/v1beta1 removed removed=1.22 replacement=networking.k8s.io/v1 Ingress closest=",
+		"testdata/manifests/old.yaml:7 /restricted PodSecurityPolicy policy/v1beta1 removed removed=1.25 replacement= closest=",
+		"testdata/manifests/old.yaml:12 /fs FlowSchema flowcontrol.apiserver.k8s.io/v1beta3 removed removed=1.32 replacement=flowcontrol.apiserver.k8s.io/v1 FlowSchema closest=",
+		"testdata/manifests/old.yaml:17 shop/web HorizontalPodAutoscaler autoscaling/v2beta2 removed removed=1.26 replacement=autoscaling/v2 HorizontalPodAutoscaler closest=",
+		"testdata/manifests/old.yaml:23 shop/web Deployment apps/v1beat1 misspelt removed= replacement= closest=apps/v1beta1 Deployment",
+		"testdata/manifests/old.yaml:29 shop/nightly Cronjob batch/v1 misspelt removed= replacement= closest=batch/v1 CronJob",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if s := rep.ObjectsSummary; s.Objects != 6 || s.Files != 1 || len(s.Counts) != 5 {
+		t.Errorf("summary %+v", s)
+	}
+}

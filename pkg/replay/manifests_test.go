@@ -137,3 +137,17 @@ func TestReadManifestSetGoesOn(t *testing.T) {
 		t.Errorf("no render hint: %s", set.Problems[1].Text("--manifests"))
 	}
 }
+
+// Each Helm release's manifest is read as a file named by the release, with the chart template
+// of each document.
+func TestReadHelmReleases(t *testing.T) {
+	sets := ReadHelmReleases([]snapshot.HelmRelease{{Namespace: "ns", Name: "app", Revision: 3,
+		Manifest: "---\n# Source: app/templates/ing.yaml\napiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: web}\n---\nkey: [x\n"}})
+	if len(sets) != 1 || sets[0].Path != "helm release ns/app (revision 3)" || len(sets[0].Objects) != 1 || len(sets[0].Problems) != 1 {
+		t.Fatalf("sets %+v", sets)
+	}
+	o := sets[0].Objects[0]
+	if o.File != sets[0].Path || o.Line != 3 || o.Template != "app/templates/ing.yaml" || o.Name != "web" {
+		t.Errorf("object %+v", o)
+	}
+}
