@@ -19,7 +19,7 @@ GOARCH  ?= $(shell $(GO) env GOARCH)
 EXE      = $(if $(filter windows,$(GOOS)),.exe,)
 RELEASE_BIN = bin/release/mvpctl_$(GOOS)_$(GOARCH)$(EXE)
 
-.PHONY: all build image image-docker release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles profiles-provisional profiles-provisional-check examples
+.PHONY: all build image image-docker release release-snapshot test unit e2e e2e-prebuild lint bench perf golden pictures clean profiles profiles-provisional profiles-provisional-check examples lifecycle
 
 all: build
 
@@ -113,6 +113,14 @@ pictures:
 
 clean:
 	rm -rf bin dist
+
+# Re-derive pkg/lifecycle/lifecycle.json, the lifecycle of every built-in API type, from the
+# generated lifecycle functions of the k8s.io/api versions the file lists (its "modules"),
+# offline from the module cache; a module not in the cache is named with the `go mod download`
+# that fetches it. LIFECYCLE_MODULES=v0.20.6,...,v0.37.2 derives from another list.
+LIFECYCLE_MODULES ?=
+lifecycle:
+	$(GO) run ./internal/gen/lifecycle -out pkg/lifecycle/lifecycle.json $(if $(LIFECYCLE_MODULES),-modules $(LIFECYCLE_MODULES))
 
 # Record the version profiles simulations start from, from real kube-apiservers (needs root).
 # First, for a provisional profile read from a k8s.io/kubernetes prerelease, it checks that the

@@ -111,6 +111,22 @@ func TestGolden(t *testing.T) {
 		{"simulate-upgrade-skew-audit-join.txt", []string{"simulate", "upgrade", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "kas-b=testdata/audit-kas-b.log", "--audit-log", "kas-a=testdata/audit-kas-a.log"}, ExitOK},
 		{"discovery-diff-example.txt", []string{"discovery", "diff", "--snapshot", "../../examples/skew.yaml"}, ExitOK},
 		{"simulate-scenario-crash.txt", []string{"simulate", "run", "--scenario", "testdata/scenario-crash.yaml"}, ExitOK},
+		// The lifecycle table, asked directly.
+		{"apis-removed-in-1.37.txt", []string{"apis", "--removed-in", "1.37"}, ExitOK},
+		{"apis-removed-in-1.22-name.txt", []string{"apis", "--removed-in", "1.22", "-o", "name"}, ExitOK},
+		{"apis-deprecated-at-1.37-no-headers.txt", []string{"apis", "--deprecated", "--at", "1.37", "--no-headers"}, ExitOK},
+		{"apis-replacement-pdb.json", []string{"apis", "--replacement-for", "policy/v1beta1/poddisruptionbudgets", "-o", "json"}, ExitOK},
+		{"apis-replacement-pdb-wide.txt", []string{"apis", "--replacement-for", "policy/v1beta1 PodDisruptionBudget", "-o", "wide"}, ExitOK},
+		// Objects of removed, misspelt and unknown APIs in one file: each a finding with its
+		// release and replacement, or the closest spelling; the same objects of served APIs pass.
+		{"preflight-manifests-removed.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml"}, ExitFindings},
+		{"preflight-manifests-removed-wide.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml", "-o", "wide"}, ExitFindings},
+		{"preflight-manifests-removed.md", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml", "-o", "markdown"}, ExitFindings},
+		{"preflight-manifests-removed.xml", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/old.yaml", "-o", "junit"}, ExitFindings},
+		{"preflight-manifests-served.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/good.yaml"}, ExitOK},
+		// A directory with a file that does not parse, a README and a Helm template beside 5
+		// good files: a partial read, each named; the good files' objects judged.
+		{"preflight-manifests-dir.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--manifests", "testdata/manifests/dir"}, ExitIncomplete},
 		{"preflight-1.36-1.37.txt", []string{"preflight", "--servers", "a=1.36,b=1.36,c=1.36", "--proxy", "configured", "--to", "1.37", "--requests", "testdata/requests.txt"}, ExitIncomplete},
 		// Default 1.35 servers (gate off by default): the GVRs new in 1.36 have a 404 window, a
 		// warning: no client could use them before the upgrade.

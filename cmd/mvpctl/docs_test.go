@@ -47,7 +47,10 @@ var docsOfflineExit = map[string]int{
 	"mvpctl simulate run --servers a=1.37,b=1.36 --proxy=configured --step peer-ca-wrong:b":                                   ExitOK,
 	// The provisional 1.38 (docs/profiles.md): never 0; the v1beta1 client of the shipped audit
 	// log blocks the upgrade that removes v1beta1.
-	"mvpctl profiles list": ExitOK,
+	"mvpctl profiles list":                                              ExitOK,
+	"mvpctl apis --removed-in 1.37":                                     ExitOK,
+	"mvpctl apis --deprecated --at 1.37":                                ExitOK,
+	"mvpctl apis --replacement-for policy/v1beta1/poddisruptionbudgets": ExitOK,
 	"mvpctl simulate upgrade --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --proxy=configured --to 1.38":                                    ExitIncomplete,
 	"mvpctl simulate run --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --step stop:a --step upgrade:a=1.38":                                 ExitIncomplete,
 	"mvpctl preflight --servers a=1.37,b=1.37,c=1.37 --runtime-config=resource.k8s.io/v1beta1=true --proxy=configured --to 1.38 --audit-log examples/audit.log.gz":         ExitFindings,

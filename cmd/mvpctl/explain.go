@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -122,6 +123,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions, args []string
 	}
 	for _, st := range steps {
 		e.WhatIf = append(e.WhatIf, st.String())
+	}
+	if req.Info.IsResourceRequest {
+		if r, ok := lifecycle.MustLoad().LookupGVR(req.Info.GVR().String()); ok {
+			e.Lifecycle = &r
+		}
 	}
 	if err := output.Write(g.streams.Out, render.Explanation{Explanation: e, Configs: simulate.RuntimeConfigs(snap), Verbose: o.verbose, WhyNot: o.whyNot, Down: render.TakenDown(observed, snap)}, opts); err != nil {
 		return err

@@ -36,7 +36,7 @@ func boundRows() []boundRow {
 		{"a snapshot or profile file, stdin, a gzip once expanded", mib(snapshot.MaxSize),
 			"`routes` of a 486 MiB JSON snapshot (2 servers, 3.3 million resources): 2,846 MB, 23.4 s CPU; of the same shape, 48 MiB of JSON 362 MB, 53 MiB of YAML 444 MB, 1.7 s CPU each",
 			"TestSizeLimit, TestDecompressionBomb; the gzip row below"},
-		{"a `--manifest` or `--kubeadm-control-plane` file", mib(installer.MaxManifestBytes), "refused at 1 MiB + 1 byte read", "the `--manifest` row below"},
+		{"a `--static-pod-manifest` or `--kubeadm-control-plane` file", mib(installer.MaxManifestBytes), "refused at 1 MiB + 1 byte read", "the `--static-pod-manifest` row below"},
 		{"a baseline (`--baseline`, `.mvpctl-ignore`)", mib(maxAcceptFile), "refused at 8 MiB + 1 byte read", "the `--baseline` row below"},
 		{"a scenario file; its steps (each step's routing is kept for the report)", fmt.Sprintf("%s; %d steps", mib(simulate.MaxScenarioFile), simulate.MaxSteps),
 			"see the next row", "the scenario rows below"},
@@ -129,9 +129,9 @@ func boundCases() []processCase {
 			}),
 		refused("--kubeconfig /dev/zero", "routes --kubeconfig /dev/zero", `"/dev/zero": a device, not a kubeconfig: not read`,
 			func(*testing.T, string) []string { return []string{"routes", "--kubeconfig", "/dev/zero"} }),
-		refused("a --manifest file of 2 MB", "snapshot --manifest kas-a=FILE", "larger than 1 MiB",
+		refused("a --static-pod-manifest file of 2 MB", "snapshot --static-pod-manifest kas-a=FILE", "larger than 1 MiB",
 			func(t *testing.T, dir string) []string {
-				return []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + sparse(t, "manifest.yaml", 2<<20)}
+				return []string{"snapshot", "--server", "https://127.0.0.1:1", "--static-pod-manifest", "kas-a=" + sparse(t, "manifest.yaml", 2<<20)}
 			}),
 		refused("a --baseline of 9 MB", "preflight --servers a=1.36,b=1.36 --to 1.37 --baseline FILE", "larger than 8 MiB",
 			func(t *testing.T, dir string) []string {

@@ -124,10 +124,10 @@ func escapeCases() []processCase {
 			func(t *testing.T, _ string) []string {
 				return []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--ignore", "MVP011:\x1b]0;pwned\x07"}
 			}, stderrHas("holds the control character")),
-		offline("--manifest: a container name holding escape sequences", "snapshot --manifest kas-a=FILE", ExitError,
+		offline("--static-pod-manifest: a container name holding escape sequences", "snapshot --static-pod-manifest kas-a=FILE", ExitError,
 			func(t *testing.T, _ string) []string {
 				pod := writeTestFile(t, t.TempDir(), "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \"x\\e]0;pwned\\a\\e[2J\"\n    command: [etcd]\n")
-				return []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + pod}
+				return []string{"snapshot", "--server", "https://127.0.0.1:1", "--static-pod-manifest", "kas-a=" + pod}
 			}, stderrHas(`containers: x\x1b]0;pwned\x07\x1b[2J`)),
 		{fault: "server: a lease hostname holding escape sequences", command: "routes --timeout 10s", exit: ExitOK, within: 3 * time.Second,
 			setup: func(t *testing.T, dir string) processRun {

@@ -103,7 +103,7 @@ func writeTestFile(t *testing.T, dir, name, body string) string {
 
 // TestHostileStringsEverywhere plants the hostile strings in every source of text from
 // outside that the offline commands print — an audit log's User-Agent, a server's name, a
-// baseline's reason comments, an --ignore rule, a --manifest file's container name — and
+// baseline's reason comments, an --ignore rule, a --static-pod-manifest file's container name — and
 // runs each command in every format it has: no escape sequence reaches stdout or stderr, no
 // HTML reaches markdown or JUnit, and the planted text is still shown, escaped.
 func TestHostileStringsEverywhere(t *testing.T) {
@@ -154,7 +154,7 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		{"APIService message", "mvpctl routes", []string{"routes", "--snapshot", message, "--all"}, ""},
 		{"APIService message", "mvpctl preflight", []string{"preflight", "--snapshot", message, "--to", "1.37", "--no-baseline"}, ""},
 		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x0d\x0aFAKE-LINE: all good\x85\u2028\u2029gad\u200dgets`},
-		{"--manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
+		{"--static-pod-manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--static-pod-manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
 	}
 	for _, tt := range tests {
 		for _, form := range formatsOf(t, tt.command) {

@@ -74,6 +74,7 @@ var subcommands = []subcommand{
 	{"simulate", newSimulateCmd},
 	{"preflight", newPreflightCmd},
 	{"profiles", newProfilesCmd},
+	{"apis", newAPIsCmd},
 	{"version", newVersionCmd},
 	{"options", newOptionsCmd},
 	{"exit-codes", func(*globalOptions) *cobra.Command { return newExitCodesTopic() }},

@@ -97,7 +97,7 @@ func TestReadManifests(t *testing.T) {
 		want  string
 	}{
 		{nil, ""},
-		{[]string{"kas-a"}, `--manifest "kas-a": want SERVER=FILE`},
+		{[]string{"kas-a"}, `--static-pod-manifest "kas-a": want SERVER=FILE`},
 		{[]string{"kas-a=" + filepath.Join(dir, "none.yaml")}, "cannot read it: no such file or directory"},
 		{[]string{"kas-a=" + big}, "larger than"},
 	} {

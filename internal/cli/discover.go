@@ -27,9 +27,12 @@ type DiscoverFlags struct {
 	Leases      bool
 	ViaLB       bool
 	LBSamples   int
-	Manifests   []string
-	KCP         string
-	fs          *pflag.FlagSet // to tell which of these flags the user set
+	// Manifests are --static-pod-manifest SERVER=FILE; OldManifests the same given with its
+	// deprecated name, --manifest.
+	Manifests    []string
+	OldManifests []string
+	KCP          string
+	fs           *pflag.FlagSet // to tell which of these flags the user set
 	// RequireLeases: a failed list of the identity leases fails the read (watch, after its
 	// first read found servers by their leases: discover.Options.RequireLeases).
 	RequireLeases bool
@@ -42,7 +45,7 @@ type DiscoverFlags struct {
 }
 
 // discoverFlagNames are the flags of DiscoverFlags, which only a live discovery reads.
-var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples", "manifest", "kubeadm-control-plane"}
+var discoverFlagNames = []string{"endpoint", "contexts", "timeout", "concurrency", "leases", "via-lb", "lb-samples", StaticPodManifestFlag, oldStaticPodManifestFlag, "kubeadm-control-plane"}
 
 // SetFlags lists the DiscoverFlags the user set on the command line.
 func (d *DiscoverFlags) SetFlags() []string {
@@ -64,7 +67,11 @@ func (d *DiscoverFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&d.Concurrency, "concurrency", discover.DefaultConcurrency, "how many apiservers to read at once")
 	fs.BoolVar(&d.ViaLB, "via-lb", false, "sample the apiservers through the kubeconfig's server (a load balancer) instead of dialling each: --lb-samples fresh connections, grouped into server classes (docs/snapshot.md)")
 	fs.IntVar(&d.LBSamples, "lb-samples", snapshot.LBDefaultSamples, fmt.Sprintf("with --via-lb (or when no identity lease address can be dialled): how many connections to sample, %d to %d, each bounded by --timeout", snapshot.LBMinSamples, snapshot.LBMaxSamples))
-	fs.StringArrayVar(&d.Manifests, "manifest", nil, "SERVER=FILE: the static pod manifest (/etc/kubernetes/manifests/kube-apiserver.yaml) stating the flags of the apiserver named SERVER in the snapshot, over kube-system/kubeadm-config's (repeatable; docs/snapshot.md)")
+	fs.StringArrayVar(&d.Manifests, StaticPodManifestFlag, nil, "SERVER=FILE: the static pod manifest (/etc/kubernetes/manifests/kube-apiserver.yaml) stating the flags of the apiserver named SERVER in the snapshot, over kube-system/kubeadm-config's (repeatable; docs/snapshot.md; not preflight --manifests, the objects clients apply)")
+	fs.StringArrayVar(&d.OldManifests, oldStaticPodManifestFlag, nil, "the former name of --"+StaticPodManifestFlag)
+	// Hidden, and warned about on stderr when used (cobra prints MarkDeprecated's notice on
+	// the command's output, stdout here).
+	_ = fs.MarkHidden(oldStaticPodManifestFlag)
 	fs.StringVar(&d.KCP, "kubeadm-control-plane", "", "FILE: a Cluster API KubeadmControlPlane (kubectl get kcp NAME -o yaml, from the management cluster) stating every apiserver's flags, over kube-system/kubeadm-config's (docs/snapshot.md)")
 	fs.BoolVar(&d.Leases, "leases", true, "dial every apiserver at the address its identity lease in kube-system advertises; with --leases=false only --endpoint, --contexts or the kubeconfig's server are read")
 }
@@ -111,7 +118,10 @@ func (d *DiscoverFlags) DiscoverQuiet(ctx context.Context, env Env) (*snapshot.S
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	manifests, err := ReadManifests(d.Manifests)
+	if len(d.OldManifests) > 0 && env.Warn != nil {
+		env.Warn("--" + oldStaticPodManifestFlag + " is deprecated: use --" + StaticPodManifestFlag + " SERVER=FILE (an apiserver's static pod manifest; preflight --manifests reads the objects clients apply)")
+	}
+	manifests, err := ReadStaticPodManifests(d.Manifests, d.OldManifests)
 	if err != nil {
 		return nil, err
 	}

@@ -6,35 +6,73 @@ import (
 	"os"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/installer"
 )
 
-// ReadManifests reads each --manifest SERVER=FILE: a static pod manifest stating the flags of
-// the apiserver named SERVER in the snapshot. Any problem is one line naming the file.
+// StaticPodManifestFlag is the flag of an apiserver's static pod manifest, SERVER=FILE; its
+// former name, --manifest, still works, deprecated (it sat beside preflight's --manifests, the
+// objects clients apply).
+const (
+	StaticPodManifestFlag    = "static-pod-manifest"
+	oldStaticPodManifestFlag = "manifest"
+)
+
+// ReadManifests reads each --static-pod-manifest SERVER=FILE: a static pod manifest stating
+// the flags of the apiserver named SERVER in the snapshot. Any problem is one line naming the
+// file.
 func ReadManifests(specs []string) ([]discover.Manifest, error) {
+	return ReadStaticPodManifests(specs, nil)
+}
+
+// ReadStaticPodManifests reads the values of --static-pod-manifest, then those of its former
+// name --manifest; each error names the flag the value was given with.
+func ReadStaticPodManifests(specs, old []string) ([]discover.Manifest, error) {
 	var out []discover.Manifest
 	seen := map[string]string{}
-	for _, spec := range specs {
-		server, file, ok := strings.Cut(spec, "=")
+	type given struct{ flag, spec string }
+	var all []given
+	for _, s := range specs {
+		all = append(all, given{"--" + StaticPodManifestFlag, s})
+	}
+	for _, s := range old {
+		all = append(all, given{"--" + oldStaticPodManifestFlag, s})
+	}
+	for _, g := range all {
+		server, file, ok := strings.Cut(g.spec, "=")
 		if !ok || server == "" || file == "" {
-			return nil, fmt.Errorf("--manifest %q: want SERVER=FILE (a server name as in the snapshot, and its kube-apiserver static pod manifest)", spec)
+			return nil, fmt.Errorf("%s %q: want SERVER=FILE (a server name as in the snapshot, and its kube-apiserver static pod manifest); the objects clients apply are preflight --manifests PATH", g.flag, g.spec)
 		}
 		if prev, dup := seen[server]; dup {
-			return nil, fmt.Errorf("--manifest %s=%s: %s already has --manifest %s", server, file, server, prev)
+			return nil, fmt.Errorf("%s %s=%s: %s already has %s %s", g.flag, server, file, server, g.flag, prev)
 		}
 		seen[server] = file
 		doc, err := ReadBounded(file, installer.MaxManifestBytes, "a static pod manifest")
 		if err != nil {
-			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
+			return nil, fmt.Errorf("%s %s=%s: %w", g.flag, server, file, err)
 		}
 		flags, err := installer.ParseManifest(file, doc)
 		if err != nil {
-			return nil, fmt.Errorf("--manifest %s=%s: %w", server, file, err)
+			if !isPod(doc) {
+				err = fmt.Errorf("%w; the objects clients apply are preflight --manifests PATH", err)
+			}
+			return nil, fmt.Errorf("%s %s=%s: %w", g.flag, server, file, err)
 		}
 		out = append(out, discover.Manifest{Server: server, Path: file, Flags: flags})
 	}
 	return out, nil
+}
+
+// isPod says doc's first document is a v1 Pod.
+func isPod(doc []byte) bool {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	first, _, _ := strings.Cut(string(doc), "\n---")
+	return yaml.Unmarshal([]byte(first), &head) == nil && head.APIVersion == "v1" && head.Kind == "Pod"
 }
 
 // ReadControlPlane reads --kubeadm-control-plane FILE, a Cluster API KubeadmControlPlane; ""

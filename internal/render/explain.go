@@ -45,6 +45,9 @@ func printExplanation(w io.Writer, ew Explanation, o output.Options) error {
 	} else {
 		b.WriteString("Parsed:  non-resource request\n")
 	}
+	if l := lifecycleLine(e.Lifecycle); l != "" {
+		output.Fprintf(&b, "%s\n", l)
+	}
 	if len(e.WhatIf) > 0 {
 		output.Fprintf(&b, "What if: %s (applied to the snapshot, in order; the answers are those right after)\n", strings.Join(e.WhatIf, ", then "))
 	}

@@ -125,6 +125,9 @@ func (p Preflight) writeTable(w io.Writer, o output.Options) error {
 	case len(rep.Findings) > 0:
 		writeGroups(w, rep.Findings)
 	}
+	if err := p.writeObjectsTable(w, o); err != nil {
+		return err
+	}
 	if len(rep.Accepted) > 0 {
 		var rows [][]string
 		for _, a := range rep.Accepted {

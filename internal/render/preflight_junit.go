@@ -44,6 +44,7 @@ func (p Preflight) junitCases() []output.JUnitCase {
 		cases = append(cases, output.JUnitCase{Name: "stale accept rule " + r.Key(), ClassName: "accept-rule",
 			Skipped: fmt.Sprintf("%s matches no finding: remove it", r.Source)})
 	}
+	cases = append(cases, p.objectCases()...)
 	for _, c := range rep.Checks {
 		if !found[c.ID] {
 			cases = append(cases, output.JUnitCase{Name: c.ID + " " + c.Title, ClassName: c.Name})

@@ -70,6 +70,7 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
+	p.writeObjectsMarkdown(&b)
 	if len(rep.Accepted) > 0 {
 		var rows [][]string
 		for _, a := range rep.Accepted {

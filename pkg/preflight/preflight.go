@@ -49,6 +49,10 @@ type Report struct {
 	// request counters and the sources in Options.Evidence.
 	Evidence *replay.ClientEvidence `json:"evidence,omitempty"`
 	Traffic  *replay.Report         `json:"traffic,omitempty"`
+	// Objects are the objects of --manifests and the Helm releases, each judged (objects.go);
+	// ObjectsSummary counts them.
+	Objects        []ObjectRow     `json:"objects,omitempty"`
+	ObjectsSummary *ObjectsSummary `json:"objectsSummary,omitempty"`
 }
 
 // ScenarioEcho spells out current → target, so nobody has to guess what was checked.

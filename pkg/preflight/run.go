@@ -53,6 +53,10 @@ type Options struct {
 	ManagedFields func(context.Context, []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error)
 	// Warn is told what could not be read (nil: not told).
 	Warn func(string)
+
+	// manifestReads are what Manifests and the Helm releases gave, each object judged
+	// (objects.go).
+	manifestReads []replay.ManifestRead
 }
 
 // Run rehearses the upgrade and runs every check (check), with the client evidence of
@@ -99,11 +103,12 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		ev.Merge(e)
 	}
 	for _, path := range o.Manifests {
-		objs, err := replay.ReadManifests(path, o.Stdin)
+		set, err := replay.ReadManifestSet(path, o.Stdin)
 		if err != nil {
 			return nil, err
 		}
-		add(replay.ManifestEvidence(path, objs, o.Start))
+		o.manifestReads = append(o.manifestReads, set)
+		add(replay.ManifestEvidence(path, set.Objects, o.Start))
 	}
 	if o.HelmReleases == nil {
 		return ev, nil
@@ -115,6 +120,7 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		return ev, nil
 	}
 	add(replay.HelmEvidence(releases, o.Start))
+	o.manifestReads = append(o.manifestReads, replay.ReadHelmReleases(releases)...)
 	return ev, nil
 }
 

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -34,6 +32,11 @@ type ManifestObject struct {
 	// File and Line are where its apiVersion is written ("stdin" for -).
 	File string
 	Line int
+	// Namespace and Name are its metadata's (either may be empty).
+	Namespace, Name string
+	// Template is the chart template a `# Source:` comment of rendered Helm output names
+	// for its document ("" without one).
+	Template string
 }
 
 // manifestReader reads manifests within the bounds.
@@ -42,26 +45,43 @@ type manifestReader struct {
 	bytes, docs int
 	// source names the input in errors: the flag it came from.
 	source string
+	// problems are the documents that could not be read (manifests_docs.go); skipped the
+	// files of a directory that are not manifests; files the files read.
+	problems []ManifestProblem
+	skipped  []string
+	files    int
+	// template is the `# Source:` of the document being read, lineOffset the line of the
+	// file before it.
+	template   string
+	lineOffset int
 }
 
-// ReadManifests reads path: a YAML or JSON file (multi-document), a directory (every .yaml,
-// .yml and .json file under it, in lexical order), or "-" for stdin (`helm template`,
-// `kustomize build`). A `kind: List` (kubectl get -o yaml) is read item by item.
-func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
+// ReadManifestSet reads path: a YAML or JSON file (multi-document), a directory (every .yaml,
+// .yml and .json file under it, in lexical order; other files are skipped and named), or "-"
+// for stdin (`helm template`, `kustomize build`). A `kind: List` (kubectl get -o yaml) is read
+// item by item. A document that does not parse is a problem of the set, and reading goes on.
+func ReadManifestSet(path string, stdin io.Reader) (ManifestRead, error) {
 	r := &manifestReader{source: "--manifests"}
+	set, err := r.readPath(path, stdin)
+	set.Path = path
+	return set, err
+}
+
+func (r *manifestReader) readPath(path string, stdin io.Reader) (ManifestRead, error) {
 	if path == "-" {
 		err := r.read(stdin, "stdin")
-		return r.objs, err
+		return r.result(), err
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("--manifests %s: %w", path, err)
+		return ManifestRead{}, fmt.Errorf("--manifests %s: %w%s", path, err, staticPodHint(path))
 	}
 	if !info.IsDir() {
 		if !info.Mode().IsRegular() {
-			return nil, fmt.Errorf("--manifests %s: not a regular file or a directory (for standard input, use --manifests -)", path)
+			return ManifestRead{}, fmt.Errorf("--manifests %s: not a regular file or a directory (for standard input, use --manifests -)", path)
 		}
-		return r.objs, r.readFile(path)
+		err := r.readFile(path)
+		return r.result(), err
 	}
 	var files []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
@@ -79,19 +99,23 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 				return fmt.Errorf("%s: not a regular file", p)
 			}
 			files = append(files, p)
+		default:
+			if !d.IsDir() {
+				r.skipped = append(r.skipped, p)
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("--manifests %s: %w", path, err)
+		return ManifestRead{}, fmt.Errorf("--manifests %s: %w", path, err)
 	}
 	sort.Strings(files)
 	for _, f := range files {
 		if err := r.readFile(f); err != nil {
-			return nil, err
+			return ManifestRead{}, err
 		}
 	}
-	return r.objs, nil
+	return r.result(), nil
 }
 
 func (r *manifestReader) readFile(path string) error {
@@ -111,23 +135,8 @@ func (r *manifestReader) read(in io.Reader, name string) error {
 	if r.bytes += len(data); r.bytes > MaxManifestBytes {
 		return fmt.Errorf("%s: more than %d MiB of manifests (at %s): not read", r.source, MaxManifestBytes>>20, name)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s %s: %s", r.source, name, strings.TrimPrefix(err.Error(), "yaml: "))
-		}
-		if r.docs++; r.docs > MaxManifestDocuments {
-			return fmt.Errorf("%s: more than %d documents (at %s): not read", r.source, MaxManifestDocuments, name)
-		}
-		if len(doc.Content) == 1 {
-			r.object(doc.Content[0], name)
-		}
-	}
+	r.files++
+	return r.documents(data, name)
 }
 
 // object records n when it is an object with an apiVersion and a kind, and the items of a List.
@@ -135,15 +144,21 @@ func (r *manifestReader) object(n *yaml.Node, file string) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
-	var obj ManifestObject
+	obj := ManifestObject{Template: r.template}
 	var items *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
 		case k.Value == "apiVersion" && v.Kind == yaml.ScalarNode:
-			obj.APIVersion, obj.Line = v.Value, k.Line
+			obj.APIVersion, obj.Line = v.Value, k.Line+r.lineOffset
 		case k.Value == "kind" && v.Kind == yaml.ScalarNode:
 			obj.Kind = v.Value
+		case (k.Value == "apiVersion" || k.Value == "kind") && v.Kind == yaml.MappingNode:
+			// `apiVersion: {{ ... }}` parses as a flow mapping: an unrendered template.
+			r.templateProblem(file, k.Line+r.lineOffset)
+			return
+		case k.Value == "metadata" && v.Kind == yaml.MappingNode:
+			obj.Namespace, obj.Name = metadataName(v)
 		case k.Value == "items" && v.Kind == yaml.SequenceNode:
 			items = v
 		}
@@ -183,6 +198,9 @@ func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) Clie
 		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
 		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
 			src.Error = err.Error()
+		} else if len(r.problems) > 0 {
+			p := r.problems[0]
+			src.Error = fmt.Sprintf("%s %s: manifest line %d: %s", r.source, name, p.Line, p.Message)
 		}
 		src.Objects += len(r.objs)
 		src.Unmapped += mapObjects(ev.Clients, r.objs, snap, SourceHelmReleases, "manifest line ")

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,7 +72,7 @@ metadata: {name: c}
 
 func TestReadManifestsErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, says string }{
-		{"not YAML", "a: [b\n", "--manifests stdin: "},
+		{"not YAML", "a: [b\n", "--manifests stdin:2:1: "},
 		{"too many documents", strings.Repeat("---\na: 1\n", MaxManifestDocuments+1), "more than 200000 documents"},
 	} {
 		if _, err := ReadManifests("-", strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.says) {
@@ -89,5 +90,64 @@ func TestHelmEvidenceNamesItsSource(t *testing.T) {
 	ev := HelmEvidence([]snapshot.HelmRelease{{Namespace: "ns", Name: "app", Revision: 2, Manifest: "a: [b\n"}}, &snapshot.Snapshot{})
 	if len(ev.Sources) != 1 || !strings.HasPrefix(ev.Sources[0].Error, "--helm-releases helm release ns/app (revision 2): ") {
 		t.Errorf("sources %+v", ev.Sources)
+	}
+}
+
+// A document that does not parse is a problem naming FILE:LINE:COLUMN; the documents after it
+// and the other files are read; a template gets the hint to render it; a README is skipped and
+// named; `# Source:` names the chart template of each document.
+func TestReadManifestSetGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n  namespace: ns\n---\nkey: [unclosed\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: two}\n",
+		"b.yaml":    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n{{ include \"x\" . | indent 4 }}\n",
+		"c.yaml":    "---\n# Source: chart/templates/svc.yaml\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\n# Source: chart/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+		"d.yaml":    "apiVersion: {{ .Values.apiVersion }}\nkind: Job\n",
+		"README.md": "# notes\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := ReadManifestSet(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range set.Objects {
+		got = append(got, fmt.Sprintf("%s:%d %s %s %s/%s %s", filepath.Base(o.File), o.Line, o.APIVersion, o.Kind, o.Namespace, o.Name, o.Template))
+	}
+	want := []string{"a.yaml:1 v1 ConfigMap ns/one ", "a.yaml:9 v1 Secret /two ", "c.yaml:3 v1 Service /s chart/templates/svc.yaml", "c.yaml:8 v1 ConfigMap /c chart/templates/cm.yaml"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var problems []string
+	for _, p := range set.Problems {
+		problems = append(problems, fmt.Sprintf("%s template=%t", strings.TrimPrefix(p.Where(), dir+"/"), p.Template))
+	}
+	wantProblems := []string{"a.yaml:7:6 template=false", "b.yaml:6:1 template=true", "d.yaml:1 template=true"}
+	if strings.Join(problems, "\n") != strings.Join(wantProblems, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s\n%+v", strings.Join(problems, "\n"), strings.Join(wantProblems, "\n"), set.Problems)
+	}
+	if len(set.Skipped) != 1 || filepath.Base(set.Skipped[0]) != "README.md" || set.Files != 4 {
+		t.Errorf("skipped %v, files %d", set.Skipped, set.Files)
+	}
+	if !strings.Contains(set.Problems[1].Text("--manifests"), "helm template") {
+		t.Errorf("no render hint: %s", set.Problems[1].Text("--manifests"))
+	}
+}
+
+// Each Helm release's manifest is read as a file named by the release, with the chart template
+// of each document.
+func TestReadHelmReleases(t *testing.T) {
+	sets := ReadHelmReleases([]snapshot.HelmRelease{{Namespace: "ns", Name: "app", Revision: 3,
+		Manifest: "---\n# Source: app/templates/ing.yaml\napiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: web}\n---\nkey: [x\n"}})
+	if len(sets) != 1 || sets[0].Path != "helm release ns/app (revision 3)" || len(sets[0].Objects) != 1 || len(sets[0].Problems) != 1 {
+		t.Fatalf("sets %+v", sets)
+	}
+	o := sets[0].Objects[0]
+	if o.File != sets[0].Path || o.Line != 3 || o.Template != "app/templates/ing.yaml" || o.Name != "web" {
+		t.Errorf("object %+v", o)
 	}
 }

@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 
 	"github.com/mvpctl/mvpctl/pkg/report"
 )
@@ -24,6 +25,9 @@ type Explanation struct {
 	// Unreachable lists the servers that could not be evaluated: they did not answer when the
 	// snapshot was taken.
 	Unreachable []ServerSummary `json:"unreachable,omitempty"`
+	// Lifecycle is what Kubernetes states of the requested resource's API (pkg/lifecycle),
+	// when it states something (set by the caller).
+	Lifecycle *lifecycle.Row `json:"lifecycle,omitempty"`
 }
 
 // Explain evaluates req on server (a name or ID), or on every reachable server when server is

@@ -13,7 +13,7 @@ import (
 // A group/version whose kinds a release removes is not served by that release even when
 // --runtime-config switches it on, unless the process runs with the one-release escape
 // (mvp.ServeRemovedAPIsEnv). Whether it does is read from the static pod manifest's env
-// (--manifest): STATED; without one it is assumed unset, and the simulation says so.
+// (--static-pod-manifest): STATED; without one it is assumed unset, and the simulation says so.
 
 // removedEnabled are the group/versions cfg switches on, by name or with api/all=true, that
 // release v removes even when enabled.
@@ -43,7 +43,7 @@ func (e removedEscape) assumed() bool { return e.basis == snapshot.EvidenceAssum
 func escapeOf(srv *snapshot.Server) removedEscape {
 	st := srv.Stated
 	if st == nil || !strings.HasPrefix(st.Source, snapshot.StatedManifestPrefix) {
-		return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
+		return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --static-pod-manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
 	}
 	for _, e := range st.Env {
 		if e.Name != mvp.ServeRemovedAPIsEnv {

@@ -16,7 +16,7 @@ func TestDeriveEvidenceKinds(t *testing.T) {
 		{"TLS server name gateway.example used: the serving certificate does not name 10.0.0.1", Observed(0)},
 		{"stated (--proxy=configured): the peer proxy is set up: gate on, --peer-ca-file set", EvidenceKind{EvidenceStated, TopicGate}},
 		{"assumed (--proxy=default): kube-apiserver 1.36 defaults: gate on, no --peer-ca-file, so no proxy filter and nothing is proxied", EvidenceKind{EvidenceAssumed, TopicGate | TopicFilter}},
-		{"assumed: KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE unset (no static pod manifest states the environment of its kube-apiserver; give it with --manifest)", EvidenceKind{EvidenceAssumed, 0}},
+		{"assumed: KUBE_APISERVER_SERVE_REMOVED_APIS_FOR_ONE_RELEASE unset (no static pod manifest states the environment of its kube-apiserver; give it with --static-pod-manifest)", EvidenceKind{EvidenceAssumed, 0}},
 		{"simulated: feature gate turned off", EvidenceKind{EvidenceSimulated, TopicGate}},
 		{"the server stated nothing", Observed(0)},
 	} {

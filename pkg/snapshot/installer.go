@@ -1,7 +1,7 @@
 package snapshot
 
 // Installer is what mvpctl read of the control plane's installer configuration: the
-// kube-system/kubeadm-config ConfigMap, the static pod manifests given with --manifest, and a
+// kube-system/kubeadm-config ConfigMap, the static pod manifests given with --static-pod-manifest, and a
 // Cluster API KubeadmControlPlane given with --kubeadm-control-plane.
 // What each states about a server's flags is on the server (Server.Stated). Nil when the
 // snapshot predates the field, or was not taken from a live cluster.

@@ -251,7 +251,7 @@ func substitute(arg string) string {
 var commands = map[string]bool{ // name → live unless told otherwise
 	"snapshot": true, "probe": true, "routes": true, "explain": true, "discovery": true,
 	"simulate": true, "preflight": true, "watch": true, "traffic": true,
-	"version": false, "help": false, "completion": false, "profiles": false,
+	"version": false, "help": false, "completion": false, "profiles": false, "apis": false,
 }
 
 // FlagValue returns the value of --name (as `--name V` or `--name=V`) and whether it is set.

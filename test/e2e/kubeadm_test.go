@@ -165,7 +165,7 @@ func TestKubeadmShapedUpgrade(t *testing.T) {
 			t.Fatal(err)
 		}
 		manifests[s.Name] = path
-		manifestArgs = append(manifestArgs, "--manifest", s.Name+"="+path)
+		manifestArgs = append(manifestArgs, "--static-pod-manifest", s.Name+"="+path)
 	}
 
 	// With the ConfigMap: every server states the ClusterConfiguration's extraArgs.

@@ -1,0 +1,439 @@
+package preflight
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/lifecycle"
+	"github.com/mvpctl/mvpctl/pkg/replay"
+	"github.com/mvpctl/mvpctl/pkg/simulate"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// Every object of --manifests and of the Helm releases judged on its apiVersion and kind:
+// served by the start, by every step and by the target (what the servers' discovery lists),
+// and what Kubernetes states of its lifecycle (pkg/lifecycle).
+
+// ObjectVerdict is what became of one object.
+type ObjectVerdict string
+
+const (
+	// ObjectServed: every stage of the upgrade serves its apiVersion and kind.
+	ObjectServed ObjectVerdict = "served"
+	// ObjectDeprecated: served throughout, deprecated by the target's release.
+	ObjectDeprecated ObjectVerdict = "deprecated"
+	// ObjectRemoved: some stage does not serve it, and Kubernetes removed it by the target.
+	ObjectRemoved ObjectVerdict = "removed"
+	// ObjectNotServed: some stage does not serve it (not removed by Kubernetes: off by
+	// default, not yet introduced, or a custom resource's version not served).
+	ObjectNotServed ObjectVerdict = "not-served"
+	// ObjectMisspelt: its apiVersion or kind is a short edit away from a known one.
+	ObjectMisspelt ObjectVerdict = "misspelt"
+	// ObjectUnknownKind: its group/version is known, and has no such kind.
+	ObjectUnknownKind ObjectVerdict = "unknown-kind"
+	// ObjectNotJudged: its group is known to neither the lifecycle table nor the cluster.
+	ObjectNotJudged ObjectVerdict = "not-judged"
+)
+
+// severity is the verdict's severity; "" for a served object (no finding).
+func (v ObjectVerdict) severity() Severity {
+	switch v {
+	case ObjectRemoved, ObjectNotServed, ObjectMisspelt, ObjectUnknownKind:
+		return Blocking
+	case ObjectNotJudged:
+		return Warning
+	case ObjectDeprecated:
+		return Info
+	}
+	return ""
+}
+
+// ObjectRow is one object and its verdict.
+type ObjectRow struct {
+	// Source is the input it was read from: a --manifests path or a Helm release.
+	Source string `json:"source"`
+	// File and Line are where its apiVersion is written; Template the chart template of a
+	// `# Source:` comment.
+	File       string        `json:"file"`
+	Line       int           `json:"line"`
+	Template   string        `json:"template,omitempty"`
+	Namespace  string        `json:"namespace,omitempty"`
+	Name       string        `json:"name,omitempty"`
+	Kind       string        `json:"kind"`
+	APIVersion string        `json:"apiVersion"`
+	Verdict    ObjectVerdict `json:"verdict"`
+	// Deprecated and Removed are the releases Kubernetes deprecated and removed it in;
+	// Replacement is what it states replaces it (all from Lifecycle).
+	Deprecated  string `json:"deprecated,omitempty"`
+	Removed     string `json:"removed,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
+	// Lifecycle is the module the lifecycle was read from (k8s.io/api@vX.Y.Z).
+	Lifecycle string `json:"lifecycle,omitempty"`
+	// NotServedBy is the first stage that does not serve it ("the start", "step 2 (…)", "the
+	// target").
+	NotServedBy string `json:"notServedBy,omitempty"`
+	// Closest is the known apiVersion and kind closest to a misspelt or unknown one.
+	Closest string `json:"closest,omitempty"`
+	// Why says why an object was not judged.
+	Why string `json:"why,omitempty"`
+}
+
+// Where is FILE:LINE.
+func (o ObjectRow) Where() string { return fmt.Sprintf("%s:%d", o.File, o.Line) }
+
+// ObjectName is NAMESPACE/NAME (NAME for an object without a namespace).
+func (o ObjectRow) ObjectName() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+// ObjectsSummary counts the objects read and their verdicts.
+type ObjectsSummary struct {
+	Objects int `json:"objects"`
+	Files   int `json:"files"`
+	// Skipped are files of a directory that are not manifests; Unreadable documents that did
+	// not parse.
+	Skipped int `json:"skipped,omitempty"`
+	// SkippedFiles names the first few skipped files (maxSkippedNamed).
+	SkippedFiles []string      `json:"skippedFiles,omitempty"`
+	Unreadable   int           `json:"unreadable,omitempty"`
+	Counts       []ObjectCount `json:"counts"`
+}
+
+// ObjectCount is how many objects got one verdict (and, removed or deprecated, in one release).
+type ObjectCount struct {
+	Verdict ObjectVerdict `json:"verdict"`
+	Release string        `json:"release,omitempty"`
+	N       int           `json:"n"`
+}
+
+// Line is the summary in one line: "11 objects in 4 files: 7 served by the target, 2 removed
+// in 1.22, 1 deprecated in 1.33, 1 of an unknown kind".
+func (s ObjectsSummary) Line() string {
+	var parts []string
+	for _, c := range s.Counts {
+		var what string
+		switch c.Verdict {
+		case ObjectServed:
+			what = "served by every stage"
+		case ObjectDeprecated:
+			what = "deprecated in " + c.Release
+		case ObjectRemoved:
+			what = "removed in " + c.Release
+		case ObjectNotServed:
+			what = "not served by some stage"
+		case ObjectMisspelt:
+			what = "misspelt"
+		case ObjectUnknownKind:
+			what = "of an unknown kind"
+		case ObjectNotJudged:
+			what = "not judged"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", c.N, what))
+	}
+	line := fmt.Sprintf("%d object(s) in %d file(s)", s.Objects, s.Files)
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if s.Unreadable > 0 {
+		line += fmt.Sprintf("; %d document(s) not read (they do not parse)", s.Unreadable)
+	}
+	if s.Skipped > 0 {
+		names := strings.Join(s.SkippedFiles, ", ")
+		if more := s.Skipped - len(s.SkippedFiles); more > 0 {
+			names += fmt.Sprintf(", … (%d more)", more)
+		}
+		line += fmt.Sprintf("; %d file(s) skipped (not .yaml, .yml or .json: %s)", s.Skipped, names)
+	}
+	return line
+}
+
+// maxSkippedNamed is how many skipped files the summary names.
+const maxSkippedNamed = 3
+
+// stage is the plane at one moment of the upgrade: what its servers serve, and its newest release.
+type stage struct {
+	name    string
+	served  map[lifecycle.GVK]bool
+	release lifecycle.Release
+}
+
+// stages are the start, each step and the target of sim (the last step is the target).
+func stages(sim *simulate.Simulation) []stage {
+	var out []stage
+	for i := range sim.Steps {
+		st := &sim.Steps[i]
+		name := fmt.Sprintf("step %d (%s)", st.N, st.Step)
+		switch {
+		case i == 0:
+			name = "the start"
+		case i == len(sim.Steps)-1:
+			name = "the target (" + name + ")"
+		}
+		out = append(out, stageOf(name, st.Snapshot()))
+	}
+	return out
+}
+
+func stageOf(name string, snap *snapshot.Snapshot) stage {
+	s := stage{name: name, served: map[lifecycle.GVK]bool{}}
+	if snap == nil {
+		return s
+	}
+	for _, srv := range snap.Servers {
+		if v, err := lifecycle.ParseRelease(srv.Version); err == nil && s.release.Before(v) {
+			s.release = v
+		}
+		for _, r := range srv.Resources {
+			if r.Kind != "" && !strings.Contains(r.Resource, "/") {
+				s.served[lifecycle.GVK{Group: r.Group, Version: r.Version, Kind: r.Kind}] = true
+			}
+		}
+	}
+	return s
+}
+
+// knownAPIs is every group, version and kind the judgement knows: the lifecycle table's, what
+// any stage serves, and the cluster's CRD and APIService group/versions (whose kinds a
+// snapshot may not hold).
+type knownAPIs struct {
+	tab *lifecycle.Table
+	// kinds are the kinds of each apiVersion; versions the versions of each group.
+	kinds    map[string]map[string]bool
+	versions map[string]map[string]bool
+	// external are the group/versions of CRDs and APIServices.
+	external map[string]bool
+	// judged are the verdicts decided, by apiVersion and kind.
+	judged map[[2]string]ObjectRow
+}
+
+func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster) *knownAPIs {
+	k := &knownAPIs{tab: tab, kinds: map[string]map[string]bool{}, versions: map[string]map[string]bool{}, external: map[string]bool{}, judged: map[[2]string]ObjectRow{}}
+	add := func(g lifecycle.GVK) {
+		gv := g.APIVersion()
+		if k.kinds[gv] == nil {
+			k.kinds[gv] = map[string]bool{}
+		}
+		if g.Kind != "" {
+			k.kinds[gv][g.Kind] = true
+		}
+		if k.versions[g.Group] == nil {
+			k.versions[g.Group] = map[string]bool{}
+		}
+		k.versions[g.Group][g.Version] = true
+	}
+	for _, r := range tab.Rows {
+		add(r.GVK)
+	}
+	for _, s := range stages {
+		for g := range s.served {
+			add(g)
+		}
+	}
+	gvs := append(append([]string(nil), cluster.CustomResourceGroupVersions...), cluster.AggregatedGroupVersions...)
+	for _, a := range cluster.APIServices {
+		gvs = append(gvs, lifecycle.GVK{Group: a.Group, Version: a.Version}.APIVersion())
+	}
+	for _, gv := range gvs {
+		g, v := lifecycle.SplitAPIVersion(gv)
+		add(lifecycle.GVK{Group: g, Version: v})
+		k.external[gv] = true
+	}
+	return k
+}
+
+// judge decides one object's verdict: that of its apiVersion and kind (decided once per pair).
+func judge(o replay.ManifestObject, source string, stages []stage, known *knownAPIs) ObjectRow {
+	k := [2]string{o.APIVersion, o.Kind}
+	row, ok := known.judged[k]
+	if !ok {
+		row = judgeAPI(o.APIVersion, o.Kind, stages, known)
+		known.judged[k] = row
+	}
+	row.Source, row.File, row.Line, row.Template, row.Namespace, row.Name = source, o.File, o.Line, o.Template, o.Namespace, o.Name
+	return row
+}
+
+// judgeAPI decides the verdict of an apiVersion and kind.
+func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectRow {
+	o := replay.ManifestObject{APIVersion: apiVersion, Kind: kind}
+	row := ObjectRow{Kind: kind, APIVersion: apiVersion}
+	group, version := lifecycle.SplitAPIVersion(o.APIVersion)
+	gvk := lifecycle.GVK{Group: group, Version: version, Kind: o.Kind}
+	lc, inTable := known.tab.Lookup(gvk)
+	if inTable {
+		row.Deprecated, row.Removed, row.Lifecycle = lc.Deprecated.String(), lc.Removed.String(), lc.Source
+		if lc.Replacement != nil {
+			row.Replacement = lc.Replacement.String()
+		}
+	}
+	servedSomewhere := false
+	for _, s := range stages {
+		if s.served[gvk] {
+			servedSomewhere = true
+		} else if row.NotServedBy == "" {
+			row.NotServedBy = s.name
+		}
+	}
+	if servedSomewhere || inTable {
+		target := stages[len(stages)-1].release
+		switch {
+		case row.NotServedBy == "" && inTable && lc.At(target) == lifecycle.Deprecated:
+			row.Verdict = ObjectDeprecated
+		case row.NotServedBy == "":
+			row.Verdict = ObjectServed
+		case inTable && lc.At(target) == lifecycle.Removed:
+			row.Verdict = ObjectRemoved
+		default:
+			row.Verdict = ObjectNotServed
+		}
+		return row
+	}
+	row.NotServedBy = ""
+	switch {
+	case known.kinds[o.APIVersion] != nil:
+		kinds := known.kinds[o.APIVersion]
+		if len(kinds) == 0 && known.external[o.APIVersion] {
+			row.Verdict, row.Why = ObjectNotJudged, "the snapshot does not hold the kinds of "+o.APIVersion+" (a CRD or APIService)"
+			return row
+		}
+		row.Verdict = ObjectUnknownKind
+		if k := closest(o.Kind, keys(kinds)); k != "" {
+			row.Verdict, row.Closest = ObjectMisspelt, o.APIVersion+" "+k
+			row.Why = known.closestLifecycle(row.Closest, stages[len(stages)-1].release)
+		}
+	case known.versions[group] != nil:
+		row.Verdict, row.Why = ObjectNotServed, fmt.Sprintf("no apiserver serves, and k8s.io/api has no, version %s of group %s: applying them fails", version, orCore(group))
+		row.NotServedBy = stages[0].name
+		if v := closest(version, keys(known.versions[group])); v != "" {
+			row.Verdict, row.Why, row.NotServedBy = ObjectMisspelt, "", ""
+			row.Closest = known.closestKind(lifecycle.GVK{Group: group, Version: v, Kind: o.Kind})
+			row.Why = known.closestLifecycle(row.Closest, stages[len(stages)-1].release)
+		}
+	default:
+		var groups []string
+		for g := range known.versions {
+			if g != "" {
+				groups = append(groups, g)
+			}
+		}
+		if g := closest(group, groups); g != "" && group != "" {
+			v := version
+			if !known.versions[g][v] {
+				v = closestOr(version, keys(known.versions[g]))
+			}
+			row.Verdict, row.Closest = ObjectMisspelt, known.closestKind(lifecycle.GVK{Group: g, Version: v, Kind: o.Kind})
+			row.Why = known.closestLifecycle(row.Closest, stages[len(stages)-1].release)
+			return row
+		}
+		row.Verdict = ObjectNotJudged
+		row.Why = fmt.Sprintf("group %s is neither a built-in API (k8s.io/api's lifecycle) nor served by a CRD or APIService of the start", orCore(group))
+	}
+	return row
+}
+
+// closestKind is gvk's apiVersion with the kind known there closest to gvk's kind.
+func (k *knownAPIs) closestKind(gvk lifecycle.GVK) string {
+	gv := gvk.APIVersion()
+	if kinds := k.kinds[gv]; !kinds[gvk.Kind] {
+		gvk.Kind = closestOr(gvk.Kind, keys(kinds))
+	}
+	return gvk.String()
+}
+
+// closestLifecycle says what the lifecycle states of a suggested spelling ("apiVersion Kind")
+// when the target release removes or deprecates it: "itself removed in 1.16 (use apps/v1 Deployment)".
+func (k *knownAPIs) closestLifecycle(spelling string, target lifecycle.Release) string {
+	av, kind, _ := strings.Cut(spelling, " ")
+	g, v := lifecycle.SplitAPIVersion(av)
+	r, ok := k.tab.Lookup(lifecycle.GVK{Group: g, Version: v, Kind: kind})
+	if !ok {
+		return ""
+	}
+	var s string
+	switch r.At(target) {
+	case lifecycle.Removed:
+		s = "itself removed in " + r.Removed.String()
+	case lifecycle.Deprecated:
+		s = "itself deprecated in " + r.Deprecated.String()
+	default:
+		return ""
+	}
+	if r.Replacement != nil {
+		s += " (use " + r.Replacement.String() + ")"
+	}
+	return s
+}
+
+func orCore(group string) string {
+	if group == "" {
+		return `"" (core)`
+	}
+	return group
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closest is the candidate a short edit away from s (at most 2 edits, and at most a third of
+// its length; a transposition is one edit; a change of case alone is one), the nearest first,
+// else "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if c == s {
+			continue
+		}
+		d := editDistance(s, c)
+		if strings.EqualFold(s, c) {
+			d = 1
+		}
+		if d < bestD && d <= len(c)/3 {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// closestOr is closest, else s itself.
+func closestOr(s string, candidates []string) string {
+	if c := closest(s, candidates); c != "" {
+		return c
+	}
+	return s
+}
+
+// editDistance is the optimal string alignment distance (Levenshtein with transpositions).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
