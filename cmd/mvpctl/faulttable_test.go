@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,18 +49,26 @@ const wallSlack = 2
 // proportion to the CPU it uses: at a load average of 20 on 2 cores, the /dev/zero audit
 // log's 0.53 s of CPU took 7.7 s of wall time. Its wall time is allowed its bound plus
 // cpuStretch times its CPU time; its CPU time itself must stay within the bound, so that
-// work past a bound fails whatever the load.
+// work past a bound fails whatever the load. On a machine busier than that (a run queue
+// longer than cpuStretch/4 per core at the end of the run), the stretch grows with it: 4
+// times the load average per core (a run queue of 20 on 2 cores, half of it at a higher
+// priority, stretched 0.17 s of CPU to 6.4 s of wall time).
 const cpuStretch = 10
+
+// stretchAt is the stretch allowed at a 1-minute load average of load.
+func stretchAt(load float64) int {
+	return max(cpuStretch, int(4*load/float64(runtime.NumCPU())))
+}
 
 // overBound says how a run passed its bound within (from the start, or from the signal):
 // its CPU time past the bound, or its wall time past wallSlack times the bound and past
-// the bound plus cpuStretch times its CPU time; "" when it kept it.
+// the bound plus stretchAt(load) times its CPU time; "" when it kept it.
 func overBound(r processResult, within time.Duration) string {
 	switch {
 	case r.cpu > within:
 		return fmt.Sprintf("used %s of CPU; bound %s", r.cpu.Round(time.Millisecond), within)
-	case r.took > wallSlack*within && r.took > within+cpuStretch*r.cpu:
-		return fmt.Sprintf("took %s (CPU %s); bound %s, failing past %d× it and past it plus %d× the CPU time", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond), within, wallSlack, cpuStretch)
+	case r.took > wallSlack*within && r.took > within+time.Duration(stretchAt(r.load))*r.cpu:
+		return fmt.Sprintf("took %s (CPU %s, load average %.1f); bound %s, failing past %d× it and past it plus %d× the CPU time", r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.load, within, wallSlack, stretchAt(r.load))
 	}
 	return ""
 }
@@ -496,4 +505,29 @@ are the fake apiservers of the tests. How mvpctl ends its child processes: docs/
 			c.fault, c.command, c.exit, r.took.Seconds(), c.within.Seconds(), r.rssMB, maxRSSMB, len(r.leftover))
 	}
 	return b.String()
+}
+
+// TestOverBound pins the wall-time rule: a slow run passes only when its CPU time, stretched
+// by the machine's load, explains the wait; a run that waits without using CPU (a timeout
+// not kept) fails whatever the load, and CPU past the bound always fails.
+func TestOverBound(t *testing.T) {
+	cores := float64(runtime.NumCPU())
+	for _, c := range []struct {
+		name      string
+		took, cpu time.Duration
+		load      float64 // per core
+		fails     bool
+	}{
+		{"within the bound", 900 * time.Millisecond, 100 * time.Millisecond, 0, false},
+		{"twice the bound, idle machine, little CPU", 2500 * time.Millisecond, 50 * time.Millisecond, 0.5, true},
+		{"stretched by its CPU on a busy machine", 6 * time.Second, 500 * time.Millisecond, 2, false},
+		{"stretched by a very busy machine", 6400 * time.Millisecond, 170 * time.Millisecond, 10, false},
+		{"waited without CPU on a very busy machine", 30 * time.Second, 20 * time.Millisecond, 10, true},
+		{"CPU past the bound", 1500 * time.Millisecond, 1100 * time.Millisecond, 0, true},
+	} {
+		got := overBound(processResult{took: c.took, cpu: c.cpu, load: c.load * cores}, time.Second)
+		if (got != "") != c.fails {
+			t.Errorf("%s: overBound = %q, want failing %v", c.name, got, c.fails)
+		}
+	}
 }

@@ -55,6 +55,21 @@ type processResult struct {
 	stdout, stderr string
 	leftover       []string // processes of the run alive after it ended: "pid cmdline"
 	files          []string // files left in dir
+	load           float64  // the machine's 1-minute load average when the run ended
+}
+
+// loadAverage is the 1-minute load average (/proc/loadavg), 0 where it cannot be read.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }
 
 var runSerial atomic.Int64
@@ -98,7 +113,7 @@ func runProcess(t *testing.T, r processRun) processResult {
 			t.Errorf("%v still running after a minute", r.args)
 		}
 	}
-	res := processResult{code: cmd.ProcessState.ExitCode(), took: time.Since(start), rssStart: startedAt, stdout: stdout.String(), stderr: stderr.String()}
+	res := processResult{code: cmd.ProcessState.ExitCode(), took: time.Since(start), rssStart: startedAt, stdout: stdout.String(), stderr: stderr.String(), load: loadAverage()}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("%v: %v", r.args, err)
