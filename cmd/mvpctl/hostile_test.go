@@ -58,6 +58,18 @@ func checkHostileOutput(t *testing.T, format, stream, got string) {
 			if strings.HasPrefix(strings.TrimSpace(line), "FAKE-LINE") {
 				t.Errorf("-o %s: %s has a line of its own from a value: %q\n%s", format, stream, line, got)
 			}
+			// Nor one that a renderer draws: a markdown or Mermaid <br>, a DOT \n. The
+			// newline before FAKE-LINE is written \x0a, wherever it is placed.
+			for rest := line; ; {
+				i := strings.Index(rest, "FAKE-LINE")
+				if i < 0 {
+					break
+				}
+				if !strings.HasSuffix(rest[:i], "x0a") {
+					t.Errorf("-o %s: %s breaks the line before a value's FAKE-LINE: %q", format, stream, line)
+				}
+				rest = rest[i+1:]
+			}
 		}
 	}
 	if stream != "stdout" {
@@ -134,6 +146,12 @@ func TestHostileStringsEverywhere(t *testing.T) {
 	message := writeTestFile(t, dir, "message.yaml", strings.Replace(string(aggregatedSnap),
 		`message: 'failing or missing response from https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1: Get "https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1": dial tcp 10.96.0.12:443: connect: connection refused'`,
 		`message: "failing or missing response`+yamlLine+`"`, 1))
+	// A manifest file whose name would forge a line: it names the client of each object in it.
+	manifests := filepath.Join(dir, "manifests")
+	if err := os.Mkdir(manifests, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, manifests, "claims"+hostileClear+"<br>"+hostileLine+".yaml", "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n")
 	manifest := writeTestFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \""+jsonText+"\"\n    command: [etcd]\n")
 
 	tests := []struct {
@@ -154,6 +172,7 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		{"APIService message", "mvpctl routes", []string{"routes", "--snapshot", message, "--all"}, ""},
 		{"APIService message", "mvpctl preflight", []string{"preflight", "--snapshot", message, "--to", "1.37", "--no-baseline"}, ""},
 		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x0d\x0aFAKE-LINE: all good\x85\u2028\u2029gad\u200dgets`},
+		{"manifest file name", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--manifests", manifests}, `\x0aFAKE-LINE`},
 		{"--manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
 	}
 	for _, tt := range tests {

@@ -42,14 +42,14 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 			return err
 		}
 		// Findings of a check with the same severity and message (which names no subject)
-		// share a row that lists their subjects.
+		// share a row that lists their subjects, comma-separated (a cell is one line).
 		rows = nil
 		row := map[string]int{}
 		var evidence []string
 		for _, f := range rep.Findings {
 			key := f.Check + "\x00" + string(f.Severity) + "\x00" + f.Message
 			if i, ok := row[key]; ok {
-				rows[i][2] += "\n" + f.Subject
+				rows[i][2] += ", " + f.Subject
 			} else {
 				row[key] = len(rows)
 				rows = append(rows, []string{f.Check, string(f.Severity), f.Subject, f.Message})
@@ -101,7 +101,7 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 	for _, r := range rows {
 		size := 2
 		for _, c := range r {
-			size += len(c) + 3 + 4*strings.Count(c, "|") + 4*strings.Count(c, "\n") // escapes grow a cell
+			size += len(c) + 3 + 4*(strings.Count(c, "|")+strings.Count(c, "<")+strings.Count(c, "\n")) // escapes grow a cell
 		}
 		if room -= size; room < 0 {
 			break
