@@ -27,9 +27,9 @@ func TestHostileHelmRelease(t *testing.T) {
 	}
 	name := "rel" + hostileClear + "<br>" + hostileLine
 	rep, err := preflight.Run(t.Context(), preflight.Options{Start: snap, Steps: steps, Target: "1.37",
-		HelmReleases: func(context.Context) ([]snapshot.HelmRelease, error) {
-			return []snapshot.HelmRelease{{Namespace: "apps", Name: name, Revision: 3,
-				Manifest: "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n"}}, nil
+		HelmReleases: func(_ context.Context, each func(snapshot.HelmRelease, string) error) error {
+			return each(snapshot.HelmRelease{Namespace: "apps", Name: name, Revision: 3},
+				"apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n")
 		}})
 	if err != nil {
 		t.Fatal(err)

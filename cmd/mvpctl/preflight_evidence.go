@@ -21,7 +21,9 @@ func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *pla
 	if o.helmReleases {
 		helm := live
 		helm.Warn = g.warn
-		in.HelmReleases = func(ctx context.Context) ([]snapshot.HelmRelease, error) { return discover.HelmReleases(ctx, helm) }
+		in.HelmReleases = func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error {
+			return discover.HelmReleases(ctx, helm, each)
+		}
 		in.HelmReleasesName = discover.HelmReleaseType + " Secrets"
 	}
 	if o.live() && o.managedFieldsCap > 0 {

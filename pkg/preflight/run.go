@@ -44,8 +44,10 @@ type Options struct {
 	Manifests []string
 	Stdin     io.Reader
 	// HelmReleases, when set, lists the cluster's Helm releases, whose manifests are client
-	// evidence; a list that fails is a warning and a source not read, named HelmReleasesName.
-	HelmReleases     func(context.Context) ([]snapshot.HelmRelease, error)
+	// evidence, handing each record to each as it is read (an error from each stops the list
+	// and is returned); a list that fails is a warning and a source not read, named
+	// HelmReleasesName.
+	HelmReleases     func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error
 	HelmReleasesName string
 	// ManagedFields, when set, reads the managedFields of the GVRs the checks found at risk;
 	// the checks then run again with them as client evidence (the traffic is not replayed
@@ -89,7 +91,8 @@ func (o *Options) warn(msg string) {
 }
 
 // clientEvidence is o.Evidence with the evidence of every --manifests path and of the Helm
-// releases added, in that order (nil when there is none).
+// releases added, in that order (nil when there is none), all within one budget
+// (replay.Budget): the source that reaches it is cut there, the ones after it not read.
 func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, error) {
 	ev := o.Evidence
 	add := func(e replay.ClientEvidence) {
@@ -98,23 +101,34 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		}
 		ev.Merge(e)
 	}
+	budget := replay.NewBudget()
 	for _, path := range o.Manifests {
-		objs, err := replay.ReadManifests(path, o.Stdin)
-		if err != nil {
+		objs, err := replay.ReadManifestsWithin(path, o.Stdin, budget)
+		cut, isCut := replay.AsBudgetError(err)
+		if err != nil && !isCut {
 			return nil, err
 		}
-		add(replay.ManifestEvidence(path, objs, o.Start))
+		e := replay.ManifestEvidence(path, objs, o.Start)
+		if isCut {
+			e.Sources[0].Cut = cut.Error()
+		}
+		add(e)
 	}
 	if o.HelmReleases == nil {
 		return ev, nil
 	}
-	releases, err := o.HelmReleases(ctx)
-	if err != nil {
-		o.warn(fmt.Sprintf("Helm releases not read: %s", err))
-		add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Error: err.Error()}}})
-		return ev, nil
+	helm := replay.NewHelmMapper(budget)
+	if err := o.HelmReleases(ctx, helm.Add); err != nil {
+		if _, isCut := replay.AsBudgetError(err); !isCut {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			o.warn(fmt.Sprintf("Helm releases not read: %s", err))
+			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Error: err.Error()}}})
+			return ev, nil
+		}
 	}
-	add(replay.HelmEvidence(releases, o.Start))
+	add(helm.Evidence(o.Start))
 	return ev, nil
 }
 
@@ -248,7 +262,7 @@ func check(o Options) (*Report, error) {
 func newReport(o Options, sim *simulate.Simulation) *Report {
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
 		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional,
-		Verdict: Verdict{FailOn: o.FailOn, Partial: partialReads(o.Start)}}
+		Verdict: Verdict{FailOn: o.FailOn, Partial: append(partialReads(o.Start), o.Evidence.CutReads()...)}}
 	rep.Scenario = ScenarioEcho{Start: o.Start.Source, TakenAt: o.Start.TakenAt, Target: o.Target, Profiles: sim.Profiles,
 		Partial: o.Start.Partial(), Steps: []string{}}
 	for _, s := range o.Start.Servers {

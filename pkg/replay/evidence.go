@@ -47,6 +47,24 @@ type EvidenceSource struct {
 	Unmapped int `json:"unmapped,omitempty"`
 	// Via is the GVR a managedFields source listed its objects through.
 	Via string `json:"via,omitempty"`
+	// Cut says the source was read in part, up to the run's evidence budget (Budget): what
+	// was read is evidence, the rest was not read.
+	Cut string `json:"cut,omitempty"`
+}
+
+// CutReads say which sources were cut at the budget, and where: what a verdict that rests on
+// them says is partial.
+func (e *ClientEvidence) CutReads() []string {
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range e.Sources {
+		if s.Cut != "" {
+			out = append(out, fmt.Sprintf("client evidence from %s %s %s", s.Kind, s.Name, s.Cut))
+		}
+	}
+	return out
 }
 
 // Client is one client of a GVR as a source saw it.

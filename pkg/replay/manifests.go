@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -22,12 +21,6 @@ import (
 // SourceManifests is a file or directory of manifests, or stdin.
 const SourceManifests = "manifests"
 
-// Bounds of what ReadManifests reads: bytes over all files, and documents.
-const (
-	MaxManifestBytes     = 256 << 20
-	MaxManifestDocuments = 200_000
-)
-
 // ManifestObject is one object of a manifest: its apiVersion and kind, and where it is.
 type ManifestObject struct {
 	APIVersion, Kind string
@@ -36,21 +29,29 @@ type ManifestObject struct {
 	Line int
 }
 
-// manifestReader reads manifests within the bounds.
+// manifestReader reads manifests within the run's budget.
 type manifestReader struct {
-	objs        []ManifestObject
-	bytes, docs int
+	objs   []ManifestObject
+	budget *Budget
 	// source names the input in errors: the flag it came from.
 	source string
 }
 
 // ReadManifests reads path: a YAML or JSON file (multi-document), a directory (every .yaml,
 // .yml and .json file under it, in lexical order), or "-" for stdin (`helm template`,
-// `kustomize build`). A `kind: List` (kubectl get -o yaml) is read item by item.
+// `kustomize build`). A `kind: List` (kubectl get -o yaml) is read item by item. It reads within
+// a budget of its own (ReadManifestsWithin).
 func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
-	r := &manifestReader{source: "--manifests"}
+	return ReadManifestsWithin(path, stdin, NewBudget())
+}
+
+// ReadManifestsWithin is ReadManifests within what is left of budget: at the budget it returns
+// the objects read before it and the budget's error (AsBudgetError); a file larger than what
+// is left is refused before it is read.
+func ReadManifestsWithin(path string, stdin io.Reader, budget *Budget) ([]ManifestObject, error) {
+	r := &manifestReader{source: "--manifests", budget: budget}
 	if path == "-" {
-		err := r.read(stdin, "stdin")
+		err := r.read(budget.Reader(stdin, "stdin"), "stdin")
 		return r.objs, err
 	}
 	info, err := os.Stat(path)
@@ -61,7 +62,8 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 		if !info.Mode().IsRegular() {
 			return nil, fmt.Errorf("--manifests %s: not a regular file or a directory (for standard input, use --manifests -)", path)
 		}
-		return r.objs, r.readFile(path)
+		err := r.readFile(path)
+		return r.objs, err
 	}
 	var files []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
@@ -75,7 +77,12 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 			}
 			// A FIFO or device named x.yaml would block or never end the read: a
 			// manifest is a regular file (a symlink is followed to one).
-			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			fi, err := os.Stat(p)
+			if err != nil && d.Type()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("%s: a dangling symbolic link (to %s, which does not exist)", p, target)
+			}
+			if err != nil || !fi.Mode().IsRegular() {
 				return fmt.Errorf("%s: not a regular file", p)
 			}
 			files = append(files, p)
@@ -88,52 +95,60 @@ func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
 	sort.Strings(files)
 	for _, f := range files {
 		if err := r.readFile(f); err != nil {
-			return nil, err
+			return r.objs, err
 		}
 	}
 	return r.objs, nil
 }
 
+// readFile reads a regular file: its size is taken from the budget before a byte is read, and
+// no more than that size is read (a file that grows meanwhile is read as it was).
 func (r *manifestReader) readFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.source, err)
 	}
 	defer f.Close()
-	return r.read(f, path)
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.source, err)
+	}
+	if err := r.budget.Take(info.Size(), path); err != nil {
+		return err
+	}
+	return r.read(io.LimitReader(f, info.Size()), path)
 }
 
+// read decodes in document by document, as it streams: only what each object says is kept.
 func (r *manifestReader) read(in io.Reader, name string) error {
-	data, err := io.ReadAll(io.LimitReader(in, int64(MaxManifestBytes-r.bytes)+1))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", r.source, name, err)
-	}
-	if r.bytes += len(data); r.bytes > MaxManifestBytes {
-		return fmt.Errorf("%s: more than %d MiB of manifests (at %s): not read", r.source, MaxManifestBytes>>20, name)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := yaml.NewDecoder(in)
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		if spent := r.budget.Spent(); spent != nil {
+			return spent
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %s", r.source, name, strings.TrimPrefix(err.Error(), "yaml: "))
 		}
-		if r.docs++; r.docs > MaxManifestDocuments {
-			return fmt.Errorf("%s: more than %d documents (at %s): not read", r.source, MaxManifestDocuments, name)
+		if err := r.budget.document(name); err != nil {
+			return err
 		}
 		if len(doc.Content) == 1 {
-			r.object(doc.Content[0], name)
+			if err := r.object(doc.Content[0], name); err != nil {
+				return err
+			}
 		}
 	}
 }
 
 // object records n when it is an object with an apiVersion and a kind, and the items of a List.
-func (r *manifestReader) object(n *yaml.Node, file string) {
+func (r *manifestReader) object(n *yaml.Node, file string) error {
 	if n.Kind != yaml.MappingNode {
-		return
+		return nil
 	}
 	var obj ManifestObject
 	var items *yaml.Node
@@ -150,14 +165,20 @@ func (r *manifestReader) object(n *yaml.Node, file string) {
 	}
 	if items != nil && strings.HasSuffix(obj.Kind, "List") {
 		for _, it := range items.Content {
-			r.object(it, file)
+			if err := r.object(it, file); err != nil {
+				return err
+			}
 		}
-		return
+		return nil
 	}
 	if obj.APIVersion != "" && obj.Kind != "" {
+		if err := r.budget.object(file); err != nil {
+			return err
+		}
 		obj.File = file
 		r.objs = append(r.objs, obj)
 	}
+	return nil
 }
 
 // ManifestEvidence maps each object to the GVR some server of snap serves its kind at, and
@@ -172,24 +193,6 @@ func ManifestEvidence(path string, objs []ManifestObject, snap *snapshot.Snapsho
 
 // SourceHelmReleases is the newest revision of every Helm release in the cluster.
 const SourceHelmReleases = "helm-releases"
-
-// HelmEvidence maps the objects of each release's manifest as ManifestEvidence does; a client
-// is named by its release and the line in its manifest. One source for all releases.
-func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) ClientEvidence {
-	ev := ClientEvidence{Clients: map[string][]Client{}}
-	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(releases)), Read: true}
-	for _, rel := range releases {
-		r := &manifestReader{source: "--helm-releases"}
-		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
-		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
-			src.Error = err.Error()
-		}
-		src.Objects += len(r.objs)
-		src.Unmapped += mapObjects(ev.Clients, r.objs, snap, SourceHelmReleases, "manifest line ")
-	}
-	ev.Sources = append(ev.Sources, src)
-	return ev
-}
 
 // mapObjects adds a client to clients for each object of a kind some server of snap serves,
 // and returns how many are of a kind none serves.

@@ -1,0 +1,89 @@
+package replay
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
+)
+
+// HelmMapper maps the Helm release records of a run as they are read, one at a time, within
+// the run's budget: of each release only its newest revision's objects are kept (apiVersion,
+// kind, line), never its manifest's text.
+type HelmMapper struct {
+	budget *Budget
+	newest map[string]helmObjects
+	// err is the first manifest that did not parse; cut, the budget's error once spent.
+	err string
+	cut *BudgetError
+}
+
+type helmObjects struct {
+	revision int
+	objs     []ManifestObject
+}
+
+// NewHelmMapper maps records within budget.
+func NewHelmMapper(budget *Budget) *HelmMapper {
+	return &HelmMapper{budget: budget, newest: map[string]helmObjects{}}
+}
+
+// Add maps one record's manifest, unless a newer revision of its release was mapped already.
+// At the budget it returns the budget's error: read no more records.
+func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest string) error {
+	key := rel.Namespace + "/" + rel.Name
+	if old, ok := m.newest[key]; ok && old.revision >= rel.Revision {
+		return nil
+	}
+	name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
+	if err := m.budget.Take(int64(len(manifest)), name); err != nil {
+		m.cut, _ = AsBudgetError(err)
+		return err
+	}
+	r := &manifestReader{source: "--helm-releases", budget: m.budget}
+	err := r.read(strings.NewReader(manifest), name)
+	if be, ok := AsBudgetError(err); ok {
+		m.cut = be
+		m.newest[key] = helmObjects{rel.Revision, r.objs}
+		return err
+	}
+	if err != nil && m.err == "" {
+		m.err = err.Error()
+	}
+	m.newest[key] = helmObjects{rel.Revision, r.objs}
+	return nil
+}
+
+// Evidence is one source for all the releases mapped: cut when the budget was spent.
+func (m *HelmMapper) Evidence(snap *snapshot.Snapshot) ClientEvidence {
+	ev := ClientEvidence{Clients: map[string][]Client{}}
+	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(m.newest)), Read: true, Error: m.err}
+	if m.cut != nil {
+		src.Cut = m.cut.Error()
+	}
+	keys := make([]string, 0, len(m.newest))
+	for k := range m.newest {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		objs := m.newest[k].objs
+		src.Objects += len(objs)
+		src.Unmapped += mapObjects(ev.Clients, objs, snap, SourceHelmReleases, "manifest line ")
+	}
+	ev.Sources = append(ev.Sources, src)
+	return ev
+}
+
+// HelmEvidence maps the objects of each release's manifest as ManifestEvidence does; a client
+// is named by its release and the line in its manifest. One source for all releases.
+func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) ClientEvidence {
+	m := NewHelmMapper(NewBudget())
+	for _, rel := range releases {
+		if m.Add(rel, rel.Manifest) != nil {
+			break
+		}
+	}
+	return m.Evidence(snap)
+}
