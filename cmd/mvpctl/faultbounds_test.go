@@ -63,6 +63,10 @@ func boundRows() []boundRow {
 			"the 500 MB plugin row below", "the credential plugin rows below"},
 		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries),
 			"not measured at the bound", "TestParseBounds"},
+		{"the client evidence of one run, every source together (each `--manifests` path, each Helm release record): bytes, documents, objects; a file is sized before it is read; past the bound the source is cut, the rest not read, the verdict partial (exit 2); one Helm record once decompressed",
+			fmt.Sprintf("%s, %d documents, %d objects; %s", mib(replay.MaxEvidenceBytes), replay.MaxEvidenceDocuments, replay.MaxEvidenceObjects, mib(discover.MaxHelmManifest)),
+			"`preflight --helm-releases`, 40 records of 30 MiB each (a 3.4 MB Secret list): cut at the fifth, 230 MB, 5.4 s CPU (13.4 s wall at a load average of 17); SIGTERM during it exits in 0.5 s (before the bound: 198 s, 5,824 MB); three `--manifests` of 196 MiB, or one of 283 MB: refused before a byte is read, 27 MB (before: 19.6 s and 644 MB; 5.6 s and 609 MB)",
+			"TestBudgetOverAllManifests, TestBudgetStdin, TestHelmMapperBudget; the `--manifests` rows below"},
 	}
 }
 

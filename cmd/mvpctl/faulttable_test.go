@@ -276,6 +276,7 @@ func processCases() []processCase {
 		},
 	)
 	cases = append(cases, boundCases()...)
+	cases = append(cases, budgetCases()...)
 	cases = append(cases, escapeCases()...)
 	cases = append(cases, writeCases()...)
 	cases = append(cases, leaseCases()...)

@@ -103,6 +103,10 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 	}
 	budget := replay.NewBudget()
 	for _, path := range o.Manifests {
+		if budget.Spent() != nil {
+			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceManifests, Name: path, Cut: replay.CutUnread}}})
+			continue
+		}
 		objs, err := replay.ReadManifestsWithin(path, o.Stdin, budget)
 		cut, isCut := replay.AsBudgetError(err)
 		if err != nil && !isCut {
@@ -110,11 +114,15 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		}
 		e := replay.ManifestEvidence(path, objs, o.Start)
 		if isCut {
-			e.Sources[0].Cut = cut.Error()
+			e.Sources[0].Cut, e.Sources[0].Read = cut.Error(), len(objs) > 0
 		}
 		add(e)
 	}
 	if o.HelmReleases == nil {
+		return ev, nil
+	}
+	if budget.Spent() != nil {
+		add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Cut: replay.CutUnread}}})
 		return ev, nil
 	}
 	helm := replay.NewHelmMapper(budget)

@@ -49,7 +49,9 @@ func TestRunGathersClientEvidence(t *testing.T) {
 		asked = reqs
 		return nil, errors.New("connection refused")
 	}
-	failHelm := func(context.Context, func(snapshot.HelmRelease, string) error) error { return errors.New("secrets is forbidden") }
+	failHelm := func(context.Context, func(snapshot.HelmRelease, string) error) error {
+		return errors.New("secrets is forbidden")
+	}
 	var warnings []string
 	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", Manifests: []string{manifest},
 		HelmReleases: failHelm, HelmReleasesName: "helm.sh/release.v1 Secrets", ManagedFields: readMF,

@@ -43,8 +43,7 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("cut at %s: the run's client evidence is bounded to %s over all sources (%d MiB, %d documents, %d objects)",
-		e.At, e.Bound, MaxEvidenceBytes>>20, MaxEvidenceDocuments, MaxEvidenceObjects)
+	return fmt.Sprintf("cut at %s, where the run reached its bound of %s over all sources", e.At, e.Bound)
 }
 
 // AsBudgetError reports whether err is a budget's, and which.

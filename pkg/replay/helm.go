@@ -32,6 +32,10 @@ func NewHelmMapper(budget *Budget) *HelmMapper {
 // Add maps one record's manifest, unless a newer revision of its release was mapped already.
 // At the budget it returns the budget's error: read no more records.
 func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest string) error {
+	if spent := m.budget.Spent(); spent != nil {
+		m.cut = spent
+		return spent
+	}
 	key := rel.Namespace + "/" + rel.Name
 	if old, ok := m.newest[key]; ok && old.revision >= rel.Revision {
 		return nil
@@ -60,7 +64,7 @@ func (m *HelmMapper) Evidence(snap *snapshot.Snapshot) ClientEvidence {
 	ev := ClientEvidence{Clients: map[string][]Client{}}
 	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(m.newest)), Read: true, Error: m.err}
 	if m.cut != nil {
-		src.Cut = m.cut.Error()
+		src.Cut, src.Read = m.cut.Error(), len(m.newest) > 0
 	}
 	keys := make([]string, 0, len(m.newest))
 	for k := range m.newest {
