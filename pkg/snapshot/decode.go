@@ -80,8 +80,12 @@ func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 		}
 		*s = Snapshot{}
 	} else if j, ok := yamljson.Convert(data); ok {
-		if err, _, plainText := decodeJSON(j, s); err == nil {
+		err, _, plainText := decodeJSON(j, s)
+		if err == nil {
 			return plainText, nil
+		}
+		if errors.Is(err, errTooManyRequestCounts) {
+			return false, err
 		}
 		*s = Snapshot{}
 	}
@@ -101,8 +105,12 @@ func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 // reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
 // every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
 func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
-	if ok, plainText := fastDecode(data, s); ok {
+	ok, plainText, refused := fastDecode(data, s)
+	if ok {
 		return nil, false, plainText
+	}
+	if refused != nil {
+		return refused, false, false
 	}
 	*s = Snapshot{}
 	err, syntax = decodeJSONReference(data, s)
