@@ -102,6 +102,7 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		ev.Merge(e)
 	}
 	budget := replay.NewBudget()
+	budget.StopWith(ctx)
 	for _, path := range o.Manifests {
 		if budget.Spent() != nil {
 			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceManifests, Name: path, Cut: replay.CutUnread}}})
@@ -110,6 +111,9 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		objs, err := replay.ReadManifestsWithin(path, o.Stdin, budget)
 		cut, isCut := replay.AsBudgetError(err)
 		if err != nil && !isCut {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		}
 		e := replay.ManifestEvidence(path, objs, o.Start)

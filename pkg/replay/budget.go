@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,13 @@ type Budget struct {
 	docs, objs int
 	// spent is the bound that was reached, once one was.
 	spent *BudgetError
+	// ctx, when set, stops a read between two documents once it is done (StopWith).
+	ctx context.Context
 }
+
+// StopWith makes every read within the budget stop between two documents once ctx is done,
+// with ctx's error: a signal ends a run within a document, not within a source.
+func (b *Budget) StopWith(ctx context.Context) { b.ctx = ctx }
 
 // NewBudget is a whole budget: MaxEvidenceBytes, MaxEvidenceDocuments, MaxEvidenceObjects.
 func NewBudget() *Budget {
@@ -80,6 +87,9 @@ func (b *Budget) Take(n int64, at string) error {
 func (b *Budget) document(at string) error {
 	if b.spent != nil {
 		return b.spent
+	}
+	if b.ctx != nil && b.ctx.Err() != nil {
+		return b.ctx.Err()
 	}
 	if b.docs--; b.docs < 0 {
 		return b.spend(&BudgetError{Bound: fmt.Sprintf("%d documents", MaxEvidenceDocuments), At: at})

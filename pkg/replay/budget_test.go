@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +96,20 @@ func TestHelmMapperBudget(t *testing.T) {
 	}
 	if got := ev.CutReads(); len(got) != 1 || got[0] != "client evidence past its budget (cut at helm release ns/c (revision 1), where the run reached its bound of 0 MiB over all sources): the rest of the Helm releases 2 release(s) (2000 object(s) read)" {
 		t.Errorf("cut reads %q", got)
+	}
+}
+
+// TestBudgetStopsWithItsContext: once the run's context is done, a read stops at the next
+// document with the context's error, and a Helm mapper reads no more.
+func TestBudgetStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	b := NewBudget()
+	b.StopWith(ctx)
+	cancel()
+	if _, err := ReadManifestsWithin("-", strings.NewReader("apiVersion: v1\nkind: ConfigMap\n"), b); !errors.Is(err, context.Canceled) {
+		t.Errorf("manifests: %v", err)
+	}
+	if err := NewHelmMapper(b).Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, "apiVersion: v1\nkind: ConfigMap\n"); !errors.Is(err, context.Canceled) {
+		t.Errorf("helm: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -51,6 +53,9 @@ func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest string) error {
 		m.cut = be
 		m.newest[key] = helmObjects{rel.Revision, r.objs}
 		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // stopped (Budget.StopWith): read no more
 	}
 	if err != nil && m.err == "" {
 		m.err = err.Error()
