@@ -51,8 +51,10 @@ type Options struct {
 	HelmReleasesName string
 	// ManagedFields, when set, reads the managedFields of the GVRs the checks found at risk;
 	// the checks then run again with them as client evidence (the traffic is not replayed
-	// again). A read that fails is a warning, never an abort.
-	ManagedFields func(context.Context, []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error)
+	// again). A read that fails is a warning, never an abort. Each page is taken from the
+	// run's budget, which the manifests and Helm releases have taken from before: at it, the
+	// reads end with the budget's error, the last read the GVR it was cut in.
+	ManagedFields func(context.Context, []snapshot.ManagedFieldsRequest, *replay.Budget) ([]snapshot.ManagedFields, error)
 	// Warn is told what could not be read (nil: not told).
 	Warn func(string)
 }
@@ -64,7 +66,9 @@ type Options struct {
 // rests on; its findings blocking first. Traffic given with no resource request to replay is
 // an error (replay.RequireReplayed).
 func Run(ctx context.Context, o Options) (*Report, error) {
-	ev, err := o.clientEvidence(ctx)
+	budget := replay.NewBudget()
+	budget.StopWith(ctx)
+	ev, err := o.clientEvidence(ctx, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +78,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if o.ManagedFields != nil {
-		if rep, err = o.withManagedFields(ctx, rep); err != nil {
+		if rep, err = o.withManagedFields(ctx, rep, budget); err != nil {
 			return nil, err
 		}
 	}
@@ -93,7 +97,7 @@ func (o *Options) warn(msg string) {
 // clientEvidence is o.Evidence with the evidence of every --manifests path and of the Helm
 // releases added, in that order (nil when there is none), all within one budget
 // (replay.Budget): the source that reaches it is cut there, the ones after it not read.
-func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, error) {
+func (o *Options) clientEvidence(ctx context.Context, budget *replay.Budget) (*replay.ClientEvidence, error) {
 	ev := o.Evidence
 	add := func(e replay.ClientEvidence) {
 		if ev == nil {
@@ -101,8 +105,6 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		}
 		ev.Merge(e)
 	}
-	budget := replay.NewBudget()
-	budget.StopWith(ctx)
 	for _, path := range o.Manifests {
 		if budget.Spent() != nil {
 			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceManifests, Name: path, Cut: replay.CutUnread}}})
@@ -146,14 +148,26 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 
 // withManagedFields reads the managedFields of the GVRs the first run found at risk and runs
 // the checks again with them as client evidence (the same replayed traffic). A GVR whose
-// objects cannot be listed (no permission) is one warning, never an abort.
-func (o Options) withManagedFields(ctx context.Context, first *Report) (*Report, error) {
+// objects cannot be listed (no permission) is one warning, never an abort. At the run's
+// budget the GVR being read is cut and the ones after it are not read (managedFieldsCut).
+func (o Options) withManagedFields(ctx context.Context, first *Report, budget *replay.Budget) (*Report, error) {
 	gvrs := first.EvidenceWanted(o.Start)
 	if len(gvrs) == 0 {
 		return first, nil
 	}
-	reads, err := o.ManagedFields(ctx, gvrs)
-	if err != nil {
+	var reads []snapshot.ManagedFields
+	var err error
+	if budget.Spent() == nil {
+		reads, err = o.ManagedFields(ctx, gvrs, budget)
+	}
+	cut, isCut := replay.AsBudgetError(err)
+	if budget.Spent() != nil && err == nil {
+		cut, isCut = budget.Spent(), true // spent before: none read
+	}
+	if err != nil && !isCut {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		o.warn(fmt.Sprintf("managedFields not read: %s", err))
 		return first, nil
 	}
@@ -163,11 +177,26 @@ func (o Options) withManagedFields(ctx context.Context, first *Report) (*Report,
 		}
 	}
 	ev := replay.ManagedFieldsEvidence(reads)
+	if isCut {
+		managedFieldsCut(&ev, cut, gvrs[len(reads):])
+	}
 	if o.Evidence != nil {
 		ev.Merge(*o.Evidence)
 	}
 	o.Evidence, o.Replayed, o.Traffic = &ev, first.Traffic, nil
 	return check(o)
+}
+
+// managedFieldsCut marks ev's last source (when there is one: the GVR the budget was reached
+// in) as cut by cut, and adds the GVRs not read as sources cut before they were read.
+func managedFieldsCut(ev *replay.ClientEvidence, cut *replay.BudgetError, unread []snapshot.ManagedFieldsRequest) {
+	if n := len(ev.Sources); n > 0 {
+		s := &ev.Sources[n-1]
+		s.Cut, s.Read = cut.Error(), s.Objects > 0
+	}
+	for _, r := range unread {
+		ev.Sources = append(ev.Sources, replay.EvidenceSource{Kind: replay.SourceManagedFields, Name: r.GVR.String(), Via: r.Via.String(), Cut: replay.CutUnread})
+	}
 }
 
 // Notices are what a reader of the report must be told apart from it: how many findings a

@@ -45,7 +45,7 @@ func TestRunGathersClientEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []snapshot.ManagedFieldsRequest
-	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
+	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest, _ *replay.Budget) ([]snapshot.ManagedFields, error) {
 		asked = reqs
 		return nil, errors.New("connection refused")
 	}
@@ -91,7 +91,7 @@ func TestRunGathersClientEvidence(t *testing.T) {
 // the first pass's.
 func TestRunManagedFieldsSecondPass(t *testing.T) {
 	start, steps := upgradeTo137(t)
-	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
+	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest, _ *replay.Budget) ([]snapshot.ManagedFields, error) {
 		var out []snapshot.ManagedFields
 		for _, r := range reqs {
 			out = append(out, snapshot.ManagedFields{GVR: r.GVR, Via: r.GVR, Objects: 1, Cap: 10})

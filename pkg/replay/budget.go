@@ -8,8 +8,8 @@ import (
 )
 
 // One budget bounds the client evidence a run reads from outside, over all its sources
-// together: every --manifests path and every Helm release record count against the same
-// bytes, documents and objects. A source that reaches it is cut there: what was read before
+// together: every --manifests path, every Helm release record and every page of managedFields
+// (of all the GVRs read) count against the same bytes, documents and objects. A source that reaches it is cut there: what was read before
 // stays evidence, the source is said to be cut (EvidenceSource.Cut) and the verdict partial;
 // the sources after it are not read at all. A file larger than what is left is refused before
 // a byte of it is read. 128 MiB of YAML is about 4 s of decoding on one core: the bound keeps a
@@ -104,6 +104,23 @@ func (b *Budget) object(at string) error {
 	if b.objs--; b.objs < 0 {
 		return b.spend(&BudgetError{Bound: fmt.Sprintf("%d objects", MaxEvidenceObjects), At: at})
 	}
+	return nil
+}
+
+// TakePage takes one page of a listed source at once (a page of objects' managedFields): its
+// bytes, one document and its objects. nil when they fit, else the budget's error (or, once
+// the run's context is done, its error).
+func (b *Budget) TakePage(bytes int64, objects int, at string) error {
+	if err := b.document(at); err != nil {
+		return err
+	}
+	if objects > b.objs {
+		return b.spend(&BudgetError{Bound: fmt.Sprintf("%d objects", MaxEvidenceObjects), At: at})
+	}
+	if err := b.Take(bytes, at); err != nil {
+		return err
+	}
+	b.objs -= objects
 	return nil
 }
 
