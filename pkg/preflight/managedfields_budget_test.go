@@ -3,8 +3,11 @@ package preflight
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -76,5 +79,43 @@ func TestRunManagedFieldsWithinBudget(t *testing.T) {
 	t.Logf("verdict: %s, exit %v, partial %q", rep.Verdict.Result, rep.Verdict.Exit, rep.Verdict.Partial)
 	if rep.Verdict.Exit == ExitPass || !strings.Contains(strings.Join(rep.Verdict.Partial, "; "), "managedFields of "+mf[0].Name) {
 		t.Errorf("verdict %+v, want one that fails, partial, naming the managedFields of %s", rep.Verdict, mf[0].Name)
+	}
+}
+
+// A budget the manifests spent leaves the managedFields unread: none is asked for, each GVR at
+// risk is said not read, and the verdict is partial.
+func TestRunManagedFieldsAfterBudgetSpent(t *testing.T) {
+	start, steps := upgradeTo137(t)
+	huge := filepath.Join(t.TempDir(), "huge.yaml")
+	f, err := os.Create(huge)
+	if err == nil {
+		err = errors.Join(f.Truncate(replay.MaxEvidenceBytes+1), f.Close()) // sparse: sized, never read
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	readMF := func(context.Context, []snapshot.ManagedFieldsRequest, *replay.Budget) ([]snapshot.ManagedFields, error) {
+		asked = true
+		return nil, nil
+	}
+	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", Manifests: []string{huge}, ManagedFields: readMF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked {
+		t.Error("managedFields read after the budget was spent")
+	}
+	n := 0
+	for _, s := range rep.Evidence.Sources {
+		if s.Kind == replay.SourceManagedFields {
+			n++
+			if s.Read || s.Cut != replay.CutUnread {
+				t.Errorf("managedFields source %+v, want not read", s)
+			}
+		}
+	}
+	if n == 0 || !strings.Contains(strings.Join(rep.Verdict.Partial, "; "), "managedFields") {
+		t.Errorf("%d managedFields source(s), verdict partial %q: want the GVRs at risk said not read", n, rep.Verdict.Partial)
 	}
 }
