@@ -64,6 +64,13 @@ func boundRows() []boundRow {
 			"the 500 MB plugin row below", "the credential plugin rows below"},
 		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries),
 			"not measured at the bound", "TestParseBounds"},
+		{"the client evidence of one run, every source together (each `--manifests` path, each Helm release record): bytes, documents, objects; a file is sized before it is read; past the bound the source is cut, the rest not read, the verdict partial (exit 2); one Helm record once decompressed",
+			fmt.Sprintf("%s, %d documents, %d objects; %s", mib(replay.MaxEvidenceBytes), replay.MaxEvidenceDocuments, replay.MaxEvidenceObjects, mib(discover.MaxHelmManifest)),
+			"`preflight --helm-releases`, 40 records of 30 MiB each (a 3.4 MB Secret list): cut at the fifth, 202–230 MB, 5.0–6.9 s CPU (13–25 s wall at a load average of 17–20); SIGTERM during it: exit 0.12 s after (before the bound: 198 s, 5,824 MB); three `--manifests` of 196 MiB, or one of 283 MB: refused before a byte is read, 27 MB (before: 19.6 s and 644 MB; 5.6 s and 609 MB)",
+			"TestBudgetOverAllManifests, TestBudgetStdin, TestHelmMapperBudget; the `--manifests` rows below"},
+		{"a server's request counts in a snapshot (`servers[].requests.counts`: one row per resource and verb; a live read keeps at most the `/metrics` series bound), refused while the file is decoded", fmt.Sprintf("%d rows", snapshot.MaxRequestCountRows),
+			"`preflight --snapshot` of a 109 MB YAML snapshot holding 1,000,000 rows: refused with one line, 342 MB, 2.9 s CPU (before the bound the same file was judged in 1,201 MB, 13 s CPU)",
+			"TestRequestCountRowsBound"},
 	}
 }
 

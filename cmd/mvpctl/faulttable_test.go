@@ -318,6 +318,7 @@ func processCases() []processCase {
 		},
 	)
 	cases = append(cases, boundCases()...)
+	cases = append(cases, budgetCases()...)
 	cases = append(cases, escapeCases()...)
 	cases = append(cases, writeCases()...)
 	cases = append(cases, leaseCases()...)
@@ -483,8 +484,9 @@ per row: ` + "`go test ./cmd/mvpctl -run TestFaultTable -update`" + ` rewrites t
 measured. The test fails when a process exits with another code, uses more CPU time than its
 bound, takes more than twice its bound in wall time (from the start, or from the signal when
 one is sent) and more than the bound plus ten times its CPU time (a loaded machine stretches
-the time a process waits for a CPU, in proportion to the CPU it uses; the test's log shows
-the CPU time, and the line that ended the run, for every row), peaks
+the time a process waits for a CPU, in proportion to the CPU it uses; past a load average of
+2.5 per core, four times the load per core stands for ten; the test's log shows the CPU time,
+the load, and the line that ended the run, for every row), peaks
 above the RSS bound (the process's own: wait4's figure above the test process's own peak),
 leaves a process it started alive (found by a marker in their environment; zombies aside) or
 a file behind, or shows a planted credential. The measured values vary from run to run; the

@@ -58,6 +58,18 @@ func checkHostileOutput(t *testing.T, format, stream, got string) {
 			if strings.HasPrefix(strings.TrimSpace(line), "FAKE-LINE") {
 				t.Errorf("-o %s: %s has a line of its own from a value: %q\n%s", format, stream, line, got)
 			}
+			// Nor one that a renderer draws: a markdown or Mermaid <br>, a DOT \n. The
+			// newline before FAKE-LINE is written \x0a, wherever it is placed.
+			for rest := line; ; {
+				i := strings.Index(rest, "FAKE-LINE")
+				if i < 0 {
+					break
+				}
+				if !strings.HasSuffix(rest[:i], "x0a") {
+					t.Errorf("-o %s: %s breaks the line before a value's FAKE-LINE: %q", format, stream, line)
+				}
+				rest = rest[i+1:]
+			}
 		}
 	}
 	if stream != "stdout" {
@@ -134,6 +146,15 @@ func TestHostileStringsEverywhere(t *testing.T) {
 	message := writeTestFile(t, dir, "message.yaml", strings.Replace(string(aggregatedSnap),
 		`message: 'failing or missing response from https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1: Get "https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1": dial tcp 10.96.0.12:443: connect: connection refused'`,
 		`message: "failing or missing response`+yamlLine+`"`, 1))
+	// A lease's peer-advertise address (the address a peer is proxied to) holding line breaks.
+	address := writeTestFile(t, dir, "address.yaml", strings.Replace(string(skew), "  peerAdvertiseAddress: 127.0.0.1:38225\n",
+		"  peerAdvertiseAddress: \"127.0.0.1:38225"+yamlLine+"\"\n", 1))
+	// A manifest file whose name would forge a line: it names the client of each object in it.
+	manifests := filepath.Join(dir, "manifests")
+	if err := os.Mkdir(manifests, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, manifests, "claims"+hostileClear+"<br>"+hostileLine+".yaml", "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n")
 	manifest := writeTestFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \""+jsonText+"\"\n    command: [etcd]\n")
 
 	tests := []struct {
@@ -154,6 +175,8 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		{"APIService message", "mvpctl routes", []string{"routes", "--snapshot", message, "--all"}, ""},
 		{"APIService message", "mvpctl preflight", []string{"preflight", "--snapshot", message, "--to", "1.37", "--no-baseline"}, ""},
 		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x0d\x0aFAKE-LINE: all good\x85\u2028\u2029gad\u200dgets`},
+		{"lease address", "mvpctl explain", []string{"explain", "--snapshot", address, "GET", "/apis/batch/v1/jobs"}, ""},
+		{"manifest file name", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--manifests", manifests}, `\x0aFAKE-LINE`},
 		{"--static-pod-manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--static-pod-manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
 	}
 	for _, tt := range tests {
@@ -166,6 +189,25 @@ func TestHostileStringsEverywhere(t *testing.T) {
 					t.Errorf("the planted text is not shown as %q:\n%s\n%s", tt.shown, stdout, stderr)
 				}
 			})
+		}
+	}
+}
+
+// TestHostileLeaseAddressDrawn: the address a peer is proxied to is drawn in explain's
+// diagrams (the table has no column for it), escaped on its label's line.
+func TestHostileLeaseAddressDrawn(t *testing.T) {
+	skew, err := os.ReadFile("../../examples/skew.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yamlLine := strings.NewReplacer("\r", "", "\n", `\n`, "\u0085", "").Replace(hostileLine)
+	address := writeTestFile(t, t.TempDir(), "address.yaml", strings.Replace(string(skew), "  peerAdvertiseAddress: 127.0.0.1:38225\n",
+		"  peerAdvertiseAddress: \"127.0.0.1:38225<br>"+yamlLine+"\"\n", 1))
+	for form, want := range map[string]string{"dot": `127.0.0.1:38225&lt;br&gt;\\x0aFAKE-LINE`, "mermaid": `127.0.0.1:38225#lt;br#gt;\x0aFAKE-LINE`} {
+		stdout, stderr, _ := run(t, "explain", "--snapshot", address, "GET", "/apis/batch/v1/jobs", "-o", form)
+		checkHostileOutput(t, form, "stdout", stdout)
+		if !strings.Contains(stdout, want) {
+			t.Errorf("-o %s: the address is not drawn as %q:\n%s\n%s", form, want, stdout, stderr)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -21,12 +22,14 @@ func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *pla
 	if o.helmReleases {
 		helm := live
 		helm.Warn = g.warn
-		in.HelmReleases = func(ctx context.Context) ([]snapshot.HelmRelease, error) { return discover.HelmReleases(ctx, helm) }
+		in.HelmReleases = func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error {
+			return discover.HelmReleases(ctx, helm, each)
+		}
 		in.HelmReleasesName = discover.HelmReleaseType + " Secrets"
 	}
 	if o.live() && o.managedFieldsCap > 0 {
-		in.ManagedFields = func(ctx context.Context, gvrs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
-			return discover.ManagedFields(ctx, live, gvrs, o.managedFieldsCap)
+		in.ManagedFields = func(ctx context.Context, gvrs []snapshot.ManagedFieldsRequest, budget *replay.Budget) ([]snapshot.ManagedFields, error) {
+			return discover.ManagedFields(ctx, live, gvrs, o.managedFieldsCap, budget)
 		}
 	}
 	return in

@@ -141,8 +141,12 @@ func (o *profilesRecordOptions) write(rep profilerecord.Report, opts output.Opti
 	if err := os.MkdirAll(filepath.Dir(o.file), 0o755); err != nil {
 		return fmt.Errorf("profile %s: %w", o.file, err)
 	}
-	if err := rep.Profile.WriteFile(o.file, opts.Format == output.FormatJSON); err != nil {
-		return err
+	data, err := rep.Profile.Marshal(opts.Format == output.FormatJSON)
+	if err == nil {
+		err = snapshot.WriteAtomic(o.file, data, ".mvpctl-profile-*")
+	}
+	if err != nil {
+		return fmt.Errorf("profile %s: %w", o.file, err)
 	}
 	srv := rep.Profile.Servers[0]
 	output.Fprintf(g.streams.ErrOut, "wrote %s: the profile of %s (%d resources)\n", o.file, srv.Version, len(srv.Resources))

@@ -61,7 +61,7 @@ var (
 
 // binary builds the mvpctl binary once per test run, for tests of what only a real process
 // shows (signals, the process's stderr).
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mvpctl-bin-")

@@ -132,9 +132,10 @@ func startExporter(e *exporterFlags, loop *watch.Loop, errOut io.Writer) (*expor
 		x.metrics.EnableUpgradeReadiness(watch.UpgradeReadiness{To: e.to, Every: e.preflightEvery})
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), x.metrics, x.leaseWatch)
+	refused := newScrapesRefused()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), x.metrics, x.leaseWatch, refused)
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, MaxRequestsInFlight: 4, Timeout: 10 * time.Second}))
+	mux.Handle("GET /metrics", limitScrapes(promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, Timeout: 10 * time.Second}), refused))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if err := x.metrics.Ready(); err != nil {

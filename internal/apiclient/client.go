@@ -170,6 +170,13 @@ func (c *Client) Do(ctx context.Context, method, path string, header http.Header
 	if readErr != nil {
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			r.Cut = readErr
+			if isTimeout(readErr) || errors.Is(readErr, context.Canceled) {
+				// A body that stalled past the deadline: worded as the timeout it is, with
+				// the deadline and the fix (DecodeError passes it on).
+				e := c.transportError(ctx, path, readErr)
+				e.Method = method
+				r.Cut = e
+			}
 			return r, nil
 		}
 		var e *Error

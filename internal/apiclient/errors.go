@@ -223,6 +223,9 @@ func ContentTypeError(base, path, got, want string) *Error {
 // decoders say "unexpected end" only in their messages (a *json.SyntaxError, or a plain error
 // from goccy/go-json and the apimachinery decoders): no type tells a cut-off body apart.
 func DecodeError(base, path string, size int, err error) *Error {
+	if stalled, ok := err.(*Error); ok && stalled.Kind == KindTimeout {
+		return stalled // a body that stalled: the timeout's own words (Client.Do)
+	}
 	var syn *json.SyntaxError
 	if errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end")) || strings.Contains(err.Error(), "unexpected end of JSON input") {
 		return &Error{Base: base, Path: path, Code: http.StatusOK, Kind: KindTruncated, Err: err,

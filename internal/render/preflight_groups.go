@@ -79,5 +79,6 @@ func packWords(words []string, indent string, width int) []string {
 	return lines
 }
 
-// groupSubjects lists a group's subjects in one markdown cell, one a line.
-func (g *findingGroup) groupSubjects() string { return strings.Join(g.subjects, "\n") }
+// groupSubjects lists a group's subjects in one markdown cell, comma-separated: a cell is one
+// line (a newline in a value is escaped, never a line break).
+func (g *findingGroup) groupSubjects() string { return strings.Join(g.subjects, ", ") }

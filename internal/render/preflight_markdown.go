@@ -45,7 +45,7 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 			return err
 		}
 		// Findings that share a check, a severity and a reason (findingGroups) share a row
-		// that lists their subjects.
+		// that lists their subjects, comma-separated (a cell is one line).
 		rows = nil
 		for _, g := range findingGroups(rep.Findings) {
 			rows = append(rows, []string{g.check, string(g.severity), g.groupSubjects(), g.message})
@@ -100,7 +100,7 @@ func mdTableWithin(b *strings.Builder, headers []string, rows [][]string, what s
 	for _, r := range rows {
 		size := 2
 		for _, c := range r {
-			size += len(c) + 3 + 4*strings.Count(c, "|") + 4*strings.Count(c, "\n") // escapes grow a cell
+			size += len(c) + 3 + 4*(strings.Count(c, "|")+strings.Count(c, "<")+strings.Count(c, "\n")) // escapes grow a cell
 		}
 		if room -= size; room < 0 {
 			break

@@ -21,48 +21,55 @@ import (
 	"unicode/utf8"
 )
 
-// line is one non-blank, non-comment line: its indentation and where the text after it is in
-// the input (offsets, not a slice: 16 bytes a line instead of 40; a snapshot has one line per
-// ~22 bytes, and this slice was most of what loading a small YAML snapshot allocated).
+// line is the current non-blank, non-comment line: its indentation and where the text after it
+// is in the input. Lines are read one at a time as the parser moves on (advance), never kept:
+// a snapshot has one line per ~22 bytes, and a slice of them cost ~0.7× the input while the
+// input and its JSON were both held.
 type line struct {
-	indent, start, end int32
+	indent, start, end int
 	// afterSkipped: a blank line or a comment line came just before. Inside a multi-line
 	// scalar those are content (a newline, or text), so such a scalar is declined.
 	afterSkipped bool
 }
 
 type parser struct {
-	data  []byte
-	lines []line
-	pos   int
-	out   []byte
+	data []byte
+	cur  line
+	// rest is where the line after cur starts.
+	rest int
+	// done: there is no current line, the input has ended — or a line was declined (bad),
+	// which ends the parse as if the input had.
+	done, bad bool
+	out       []byte
 }
 
-// text is the text of the i-th line.
-func (p *parser) text(i int) []byte { return p.data[p.lines[i].start:p.lines[i].end] }
+// text is the text of the current line.
+func (p *parser) text() []byte { return p.data[p.cur.start:p.cur.end] }
 
 // Convert returns data as JSON, or ok=false when data is not in the subset described above.
 func Convert(data []byte) (out []byte, ok bool) {
-	lines, ok := split(data)
-	if !ok || len(lines) == 0 || lines[0].indent != 0 {
+	if len(data) > math.MaxInt32 {
 		return nil, false
 	}
-	p := &parser{data: data, lines: lines, out: make([]byte, 0, len(data))}
-	if !p.node(0) || p.pos != len(p.lines) {
+	p := &parser{data: data}
+	p.advance()
+	if p.done || p.cur.indent != 0 {
+		return nil, false
+	}
+	p.out = make([]byte, 0, len(data))
+	if !p.node(0) || !p.done || p.bad {
 		return nil, false
 	}
 	return p.out, true
 }
 
-// split cuts data into lines, dropping blank lines and whole-line comments, and declines a
-// byte outside printable ASCII (tabs and CR included), trailing spaces and document markers.
-func split(data []byte) ([]line, bool) {
-	if len(data) > math.MaxInt32 {
-		return nil, false
-	}
-	lines := make([]line, 0, bytes.Count(data, []byte{'\n'})+1)
+// advance moves to the next line, skipping blank lines and whole-line comments, and declines
+// (bad) a byte outside printable ASCII (tabs and CR included), trailing spaces and document
+// markers.
+func (p *parser) advance() {
+	data := p.data
 	skipped := false
-	for start := 0; start < len(data); {
+	for start := p.rest; start < len(data); {
 		end := bytes.IndexByte(data[start:], '\n')
 		if end < 0 {
 			end = len(data)
@@ -70,10 +77,12 @@ func split(data []byte) ([]line, bool) {
 			end += start
 		}
 		l := data[start:end]
-		if !printableASCII(l) && !printable(l) {
-			return nil, false
-		}
 		start = end + 1
+		p.rest = start
+		if !printableASCII(l) && !printable(l) {
+			p.done, p.bad = true, true
+			return
+		}
 		indent := 0
 		for indent < len(l) && l[indent] == ' ' {
 			indent++
@@ -83,15 +92,15 @@ func split(data []byte) ([]line, bool) {
 		case len(text) == 0, text[0] == '#':
 			skipped = true
 			continue
-		case text[len(text)-1] == ' ':
-			return nil, false
-		case indent == 0 && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "..."):
-			return nil, false
+		case text[len(text)-1] == ' ',
+			indent == 0 && len(text) >= 3 && (string(text[:3]) == "---" || string(text[:3]) == "..."):
+			p.done, p.bad = true, true
+			return
 		}
-		lines = append(lines, line{indent: int32(indent), start: int32(end - len(text)), end: int32(end), afterSkipped: skipped})
-		skipped = false
+		p.cur = line{indent: indent, start: end - len(text), end: end, afterSkipped: skipped}
+		return
 	}
-	return lines, true
+	p.done = true
 }
 
 // printableASCII reports whether l holds only printable ASCII (0x20–0x7e), eight bytes at a
@@ -156,7 +165,7 @@ func isEntry(text []byte) bool {
 
 // node reads the block node whose first line is the current one, at exactly indent.
 func (p *parser) node(indent int) bool {
-	if isEntry(p.text(p.pos)) {
+	if isEntry(p.text()) {
 		return p.sequence(indent)
 	}
 	return p.mapping(indent)
@@ -164,16 +173,16 @@ func (p *parser) node(indent int) bool {
 
 // next is the indentation of the current line, or -1 at the end.
 func (p *parser) next() int {
-	if p.pos == len(p.lines) {
+	if p.done {
 		return -1
 	}
-	return int(p.lines[p.pos].indent)
+	return p.cur.indent
 }
 
 func (p *parser) sequence(indent int) bool {
 	p.out = append(p.out, '[')
-	for first := true; p.next() == indent && isEntry(p.text(p.pos)); first = false {
-		t := p.text(p.pos)
+	for first := true; p.next() == indent && isEntry(p.text()); first = false {
+		t := p.text()
 		if len(t) < 3 || t[2] == ' ' || isEntry(t[2:]) {
 			return false
 		}
@@ -184,8 +193,7 @@ func (p *parser) sequence(indent int) bool {
 		if _, _, isKey := splitKey(rest); isKey {
 			// "- key: value": a mapping whose first entry is on this line, the others two
 			// columns further in.
-			l := p.lines[p.pos]
-			p.lines[p.pos] = line{indent: int32(indent + 2), start: l.start + 2, end: l.end}
+			p.cur = line{indent: indent + 2, start: p.cur.start + 2, end: p.cur.end}
 			if !p.mapping(indent + 2) {
 				return false
 			}
@@ -204,8 +212,8 @@ func (p *parser) sequence(indent int) bool {
 
 func (p *parser) mapping(indent int) bool {
 	p.out = append(p.out, '{')
-	for first := true; p.next() == indent && !isEntry(p.text(p.pos)); first = false {
-		key, rest, isKey := splitKey(p.text(p.pos))
+	for first := true; p.next() == indent && !isEntry(p.text()); first = false {
+		key, rest, isKey := splitKey(p.text())
 		if !isKey {
 			return false
 		}
@@ -222,13 +230,13 @@ func (p *parser) mapping(indent int) bool {
 			}
 			continue
 		}
-		p.pos++
+		p.advance()
 		switch n := p.next(); {
 		case n > indent:
 			if !p.node(n) {
 				return false
 			}
-		case n == indent && isEntry(p.text(p.pos)):
+		case n == indent && isEntry(p.text()):
 			if !p.sequence(indent) {
 				return false
 			}

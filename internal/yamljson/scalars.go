@@ -7,7 +7,7 @@ package yamljson
 // over the following lines indented more than owner (go-yaml folds long scalars at a space
 // past column 80), then moves past them.
 func (p *parser) value(first []byte, owner int) bool {
-	p.pos++
+	p.advance()
 	if p.next() <= owner {
 		return p.scalar(first)
 	}
@@ -17,8 +17,7 @@ func (p *parser) value(first []byte, owner int) bool {
 		return false // closed on its first line, yet more lines follow
 	}
 	for p.next() > owner {
-		l := p.lines[p.pos]
-		if l.afterSkipped || (plain && !continuesPlain(p.text(p.pos))) {
+		if p.cur.afterSkipped || (plain && !continuesPlain(p.text())) {
 			return false
 		}
 		if first[0] == '"' && escapedBreak(v) {
@@ -26,8 +25,8 @@ func (p *parser) value(first []byte, owner int) bool {
 		} else {
 			v = append(v, ' ') // a folded break is one space
 		}
-		v = append(v, p.text(p.pos)...)
-		p.pos++
+		v = append(v, p.text()...)
+		p.advance()
 	}
 	if !plain && quotedEnd(v) != len(v) {
 		return false

@@ -146,7 +146,7 @@ func ID(key string) string {
 func Wrap(text string, width int) string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(text) {
+	for _, w := range strings.Fields(vis(text)) { // a line break inside text is not one of the label's
 		if line != "" && len(line)+1+len(w) > width {
 			lines = append(lines, line)
 			line = w

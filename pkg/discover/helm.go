@@ -1,15 +1,16 @@
 package discover
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"sort"
 
 	"github.com/mvpctl/mvpctl/pkg/redact"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -55,14 +56,15 @@ type helmRecord struct {
 }
 
 // HelmReleases lists the helm.sh/release.v1 Secrets of every namespace through the
-// kubeconfig's server, paged, and returns the newest revision of each release. A Secret that
-// does not decode is skipped, with a warning through opts.Warn.
-func HelmReleases(ctx context.Context, opts Options) ([]snapshot.HelmRelease, error) {
+// kubeconfig's server, paged, and hands each record to each as it is decoded, with its
+// manifest's text, which is not kept: each maps what it needs. An error from each stops the
+// list and is returned (a budget spent). A Secret that does not decode is skipped, with a
+// warning through opts.Warn.
+func HelmReleases(ctx context.Context, opts Options, each func(rel snapshot.HelmRelease, manifest string) error) error {
 	c, err := opts.kubeconfigServerClient(&redact.Redactor{})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	newest := map[string]snapshot.HelmRelease{}
 	cont := ""
 	for {
 		q := url.Values{"limit": {fmt.Sprint(helmPage)}, "fieldSelector": {"type=" + HelmReleaseType}}
@@ -71,55 +73,61 @@ func HelmReleases(ctx context.Context, opts Options) ([]snapshot.HelmRelease, er
 		}
 		var list helmSecretList
 		if _, err := c.getJSON(ctx, "/api/v1/secrets?"+q.Encode(), "application/json", &list); err != nil {
-			return nil, err
+			return err
 		}
-		for _, s := range list.Items {
-			rel, err := decodeHelmRelease(s.Data["release"])
+		for i := range list.Items {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s := &list.Items[i]
+			rel, manifest, err := decodeHelmRelease(s.Data["release"])
+			s.Data = nil // the page's records go as they are read
 			if err != nil {
 				if opts.Warn != nil {
 					opts.Warn(fmt.Sprintf("Helm release Secret %s/%s not read: %s", s.Metadata.Namespace, s.Metadata.Name, err))
 				}
 				continue
 			}
-			key := rel.Namespace + "/" + rel.Name
-			if old, ok := newest[key]; !ok || rel.Revision > old.Revision {
-				newest[key] = rel
+			if err := each(rel, manifest); err != nil {
+				return err
 			}
 		}
 		if cont = list.Metadata.Continue; cont == "" {
-			break
+			return nil
 		}
 	}
-	out := make([]snapshot.HelmRelease, 0, len(newest))
-	for _, r := range newest {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
-	return out, nil
 }
 
-// decodeHelmRelease decodes a release record: base64, gzip (Helm compresses it), JSON.
-func decodeHelmRelease(data []byte) (snapshot.HelmRelease, error) {
-	raw, err := base64.StdEncoding.DecodeString(string(data))
-	if err != nil {
-		return snapshot.HelmRelease{}, fmt.Errorf("data.release is not base64: %w", err)
+// decodeHelmRelease decodes a release record: base64, gzip (Helm compresses it), JSON; the
+// decompressed record is bounded by MaxHelmManifest.
+func decodeHelmRelease(data []byte) (snapshot.HelmRelease, string, error) {
+	var r io.Reader = base64.NewDecoder(base64.StdEncoding, bytes.NewReader(data))
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return snapshot.HelmRelease{}, "", err
+		}
+		r = zr
+	} else {
+		r = br
 	}
-	if len(raw) > 2 && raw[0] == 0x1f && raw[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return snapshot.HelmRelease{}, err
+	// Read whole, then decoded: json.Decoder moves its buffer as a 30 MiB value streams in,
+	// which costs more than the decoding.
+	raw, err := io.ReadAll(io.LimitReader(r, MaxHelmManifest+1))
+	if err != nil {
+		var ce base64.CorruptInputError
+		if errors.As(err, &ce) {
+			return snapshot.HelmRelease{}, "", fmt.Errorf("data.release is not base64: %w", err)
 		}
-		raw, err = io.ReadAll(io.LimitReader(zr, MaxHelmManifest+1))
-		if err != nil {
-			return snapshot.HelmRelease{}, err
-		}
-		if len(raw) > MaxHelmManifest {
-			return snapshot.HelmRelease{}, fmt.Errorf("release record larger than %d MiB", MaxHelmManifest>>20)
-		}
+		return snapshot.HelmRelease{}, "", fmt.Errorf("release record: %w", err)
+	}
+	if len(raw) > MaxHelmManifest {
+		return snapshot.HelmRelease{}, "", fmt.Errorf("release record larger than %d MiB", MaxHelmManifest>>20)
 	}
 	var rec helmRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		return snapshot.HelmRelease{}, fmt.Errorf("release record: %w", err)
+		return snapshot.HelmRelease{}, "", fmt.Errorf("release record: %w", err)
 	}
-	return snapshot.HelmRelease{Namespace: rec.Namespace, Name: rec.Name, Revision: rec.Version, Status: rec.Info.Status, Manifest: rec.Manifest}, nil
+	return snapshot.HelmRelease{Namespace: rec.Namespace, Name: rec.Name, Revision: rec.Version, Status: rec.Info.Status}, rec.Manifest, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // helmSecretData is a release record as Helm 3 stores it in data.release: JSON, gzip, base64.
@@ -25,8 +27,8 @@ func helmSecretData(t *testing.T, name string, revision int, manifest string) []
 }
 
 // TestHelmReleases: the helm.sh/release.v1 Secrets are listed by type, page by page; each
-// record is decoded (base64, gzip, JSON) and only the newest revision of a release is kept; a
-// Secret that does not decode is one warning.
+// record is decoded (base64, gzip, JSON) and handed on as it is read; a Secret that does not
+// decode is one warning.
 func TestHelmReleases(t *testing.T) {
 	type secret struct {
 		Metadata map[string]string `json:"metadata"`
@@ -54,12 +56,24 @@ func TestHelmReleases(t *testing.T) {
 	}))
 	defer ts.Close()
 	var warnings []string
-	rels, err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }})
+	type read struct {
+		rev      int
+		manifest string
+	}
+	got := map[string][]read{}
+	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }},
+		func(rel snapshot.HelmRelease, manifest string) error {
+			if rel.Status != "deployed" || rel.Namespace != "apps" {
+				t.Errorf("release %+v", rel)
+			}
+			got[rel.Name] = append(got[rel.Name], read{rel.Revision, manifest})
+			return nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rels) != 1 || rels[0].Name != "web" || rels[0].Revision != 2 || rels[0].Status != "deployed" || !strings.Contains(rels[0].Manifest, "ConfigMap") {
-		t.Errorf("releases %+v", rels)
+	if len(got) != 1 || len(got["web"]) != 2 || got["web"][1].rev != 2 || !strings.Contains(got["web"][1].manifest, "ConfigMap") {
+		t.Errorf("releases %+v", got)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "apps/broken not read: data.release is not base64") {
 		t.Errorf("warnings %q", warnings)

@@ -28,12 +28,22 @@ const (
 	DefaultManagedFieldsCap = 50_000
 )
 
+// EvidenceBudget is the run's one budget of client evidence (replay.Budget): each page of
+// managedFields read is taken from it, its bytes, one document and its objects.
+type EvidenceBudget interface {
+	TakePage(bytes int64, objects int, at string) error
+}
+
 // ManagedFields lists the objects of each request's GVR (through its Via) at the kubeconfig's
 // server, page by page,
 // up to perResource objects each (DefaultManagedFieldsCap when 0), and sums their
 // managedFields by manager and apiVersion. A GVR that cannot be read has its Error set; the
 // others are read all the same.
-func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFieldsRequest, perResource int) ([]snapshot.ManagedFields, error) {
+//
+// Every page is taken from budget (nil: none). A page that does not fit ends the reads with
+// the budget's error: the reads returned are those before it, the last one the GVR it was
+// cut in (its objects up to that page); the GVRs after it are not read.
+func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFieldsRequest, perResource int, budget EvidenceBudget) ([]snapshot.ManagedFields, error) {
 	if perResource <= 0 {
 		perResource = DefaultManagedFieldsCap
 	}
@@ -44,25 +54,34 @@ func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFie
 	}
 	out := make([]snapshot.ManagedFields, 0, len(reqs))
 	for _, req := range reqs {
-		mf := readManagedFields(ctx, c, req, perResource)
+		mf, cut := readManagedFields(ctx, c, req, perResource, budget)
 		mf.ReadAt = opts.now().UTC()
 		mf.Error = red.Clean(mf.Error)
 		out = append(out, mf)
+		if cut != nil {
+			return out, cut
+		}
 	}
 	return out, nil
 }
 
-// readManagedFields reads one GVR's objects' metadata, paged.
-func readManagedFields(ctx context.Context, c *serverClient, req snapshot.ManagedFieldsRequest, perResource int) snapshot.ManagedFields {
-	mf := snapshot.ManagedFields{GVR: req.GVR, Via: req.Via, Cap: perResource}
+// readManagedFields reads one GVR's objects' metadata, paged, taking each page from budget
+// (cut: the page that did not fit, not counted).
+func readManagedFields(ctx context.Context, c *serverClient, req snapshot.ManagedFieldsRequest, perResource int, budget EvidenceBudget) (mf snapshot.ManagedFields, cut error) {
+	mf = snapshot.ManagedFields{GVR: req.GVR, Via: req.Via, Cap: perResource}
 	type key struct{ manager, apiVersion, operation string }
 	sums := map[key]*snapshot.FieldManager{}
 	cont := ""
 	for {
-		list, err := managedFieldsPage(ctx, c, req.Via, min(ManagedFieldsPage, perResource-mf.Objects), cont)
+		list, size, err := managedFieldsPage(ctx, c, req.Via, min(ManagedFieldsPage, perResource-mf.Objects), cont)
 		if err != nil {
 			mf.Error = err.Error()
 			break
+		}
+		if budget != nil {
+			if cut = budget.TakePage(int64(size), len(list.Items), "managedFields of "+req.GVR.String()); cut != nil {
+				break
+			}
 		}
 		for _, item := range list.Items {
 			if mf.Objects == perResource {
@@ -100,11 +119,11 @@ func readManagedFields(ctx context.Context, c *serverClient, req snapshot.Manage
 		a, b := mf.Managers[i], mf.Managers[j]
 		return a.Manager+"\x00"+a.APIVersion+"\x00"+a.Operation < b.Manager+"\x00"+b.APIVersion+"\x00"+b.Operation
 	})
-	return mf
+	return mf, cut
 }
 
-// managedFieldsPage reads one page of a GVR's PartialObjectMetadataList.
-func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, limit int, cont string) (*metav1.PartialObjectMetadataList, error) {
+// managedFieldsPage reads one page of a GVR's PartialObjectMetadataList, and its size in bytes.
+func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, limit int, cont string) (*metav1.PartialObjectMetadataList, int, error) {
 	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
 		prefix = "/api/" + g.Version
@@ -116,14 +135,14 @@ func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, lim
 	path := prefix + "/" + g.Resource + "?" + q.Encode()
 	resp, err := c.get(ctx, path, metadataListAccept)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := c.checkJSON(path, resp); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var list metav1.PartialObjectMetadataList
 	if err := json.Unmarshal(resp.Body, &list); err != nil {
-		return nil, apiclient.DecodeError(c.base, path, len(resp.Body), err)
+		return nil, 0, apiclient.DecodeError(c.base, path, len(resp.Body), err)
 	}
-	return &list, nil
+	return &list, len(resp.Body), nil
 }

@@ -67,7 +67,7 @@ func TestManagedFields(t *testing.T) {
 		{1000, 1000, 2, 10, true},
 	} {
 		pages = 0
-		reads, err := ManagedFields(context.Background(), Options{Config: &rest.Config{Host: ts.URL}}, reqs, tc.cap)
+		reads, err := ManagedFields(context.Background(), Options{Config: &rest.Config{Host: ts.URL}}, reqs, tc.cap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

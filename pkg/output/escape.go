@@ -112,8 +112,9 @@ func escapeAroundColor(s string) string {
 // every other '<' in markdown is written &lt;, so that text from outside (an
 // <img onerror=...>, a </td><script>, a <!-- that would hide the rest of a comment) prints as
 // text in a pull-request comment. A '>' opens nothing, so it stays (a blockquote, an arrow).
-// A printer that needs another tag adds it here.
-var markdownTags = []string{"<br>", "<br/>", "<details>", "</details>", "<summary>", "</summary>",
+// A printer that needs another tag adds it here; none writes a line break (<br>): one in text
+// from outside would put what follows it on a line of its own.
+var markdownTags = []string{"<details>", "</details>", "<summary>", "</summary>",
 	"<b>", "</b>", "<code>", "</code>", "<sub>", "</sub>", "<p>", "</p>"}
 
 // MarkdownHTML returns markdown with every '<' that does not open one of the markdownTags

@@ -36,7 +36,7 @@ func TestGuard(t *testing.T) {
 
 func TestMarkdownHTML(t *testing.T) {
 	for in, want := range map[string]string{
-		"a<br>b <details><summary>x</summary></details>": "a<br>b <details><summary>x</summary></details>",
+		"a<br>b <details><summary>x</summary></details>": "a&lt;br>b <details><summary>x</summary></details>",
 		"<img src=x onerror=alert(1)>":                   "&lt;img src=x onerror=alert(1)>",
 		"kas-b</td><script>":                             "kas-b&lt;/td>&lt;script>",
 		"<br onload=x>":                                  "&lt;br onload=x>",
@@ -49,8 +49,8 @@ func TestMarkdownHTML(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	_ = MarkdownTable(&b, []string{"A", "B"}, [][]string{{"x|y\nz", "<img src=x>\x07"}})
-	if want := "| A | B |\n| --- | --- |\n| x\\|y<br>z | &lt;img src=x>\\x07 |\n"; b.String() != want {
+	_ = MarkdownTable(&b, []string{"A", "B"}, [][]string{{"x|y\nz", "<img src=x>\x07"}, {"a<br>b", "c<br/>d"}})
+	if want := "| A | B |\n| --- | --- |\n| x\\|y\\x0az | &lt;img src=x>\\x07 |\n| a&lt;br>b | c&lt;br/>d |\n"; b.String() != want {
 		t.Errorf("MarkdownTable:\n%q\nwant\n%q", b.String(), want)
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// MarkdownTable writes a GitHub-flavoured markdown table, for PR comments. Pipes, newlines
-// and control characters in cells are escaped so a cell can never break the table, and HTML
-// as MarkdownHTML says.
+// MarkdownTable writes a GitHub-flavoured markdown table, for PR comments. A cell is one
+// value: its pipes, newlines, control characters and '<' are escaped (mdEscape), so that a cell
+// can never break the table nor start a line of its own, and HTML as MarkdownHTML says.
 func MarkdownTable(w io.Writer, headers []string, rows [][]string) error {
 	var b strings.Builder
 	line := func(cells []string) {
@@ -30,10 +30,11 @@ func MarkdownTable(w io.Writer, headers []string, rows [][]string) error {
 	return err
 }
 
+// mdEscape writes a cell's value on its line: a newline inside it is a control character like
+// any other (Visible: \x0a), a pipe \|, and every '<' &lt;, so that not even a tag that
+// MarkdownHTML passes (a <br> breaking the line in a rendered comment) acts in it.
 func mdEscape(s string) string {
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.ReplaceAll(Visible(strings.TrimSuffix(l, "\r")), "|", `\|`)
-	}
-	return strings.Join(lines, "<br>")
+	return mdCell.Replace(Visible(s))
 }
+
+var mdCell = strings.NewReplacer("|", `\|`, "<", "&lt;")

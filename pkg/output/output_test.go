@@ -185,7 +185,7 @@ func TestMarkdownTable(t *testing.T) {
 	if err := MarkdownTable(&b, []string{"A", "B"}, [][]string{{"x|y", "line\nbreak"}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "| A | B |\n| --- | --- |\n| x\\|y | line<br>break |\n"
+	want := "| A | B |\n| --- | --- |\n| x\\|y | line\\x0abreak |\n"
 	if b.String() != want {
 		t.Errorf("got %q want %q", b.String(), want)
 	}

@@ -44,13 +44,17 @@ type Options struct {
 	Manifests []string
 	Stdin     io.Reader
 	// HelmReleases, when set, lists the cluster's Helm releases, whose manifests are client
-	// evidence; a list that fails is a warning and a source not read, named HelmReleasesName.
-	HelmReleases     func(context.Context) ([]snapshot.HelmRelease, error)
+	// evidence, handing each record to each as it is read (an error from each stops the list
+	// and is returned); a list that fails is a warning and a source not read, named
+	// HelmReleasesName.
+	HelmReleases     func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error
 	HelmReleasesName string
 	// ManagedFields, when set, reads the managedFields of the GVRs the checks found at risk;
 	// the checks then run again with them as client evidence (the traffic is not replayed
-	// again). A read that fails is a warning, never an abort.
-	ManagedFields func(context.Context, []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error)
+	// again). A read that fails is a warning, never an abort. Each page is taken from the
+	// run's budget, which the manifests and Helm releases have taken from before: at it, the
+	// reads end with the budget's error, the last read the GVR it was cut in.
+	ManagedFields func(context.Context, []snapshot.ManagedFieldsRequest, *replay.Budget) ([]snapshot.ManagedFields, error)
 	// Warn is told what could not be read (nil: not told).
 	Warn func(string)
 
@@ -66,7 +70,9 @@ type Options struct {
 // rests on; its findings blocking first. Traffic given with no resource request to replay is
 // an error (replay.RequireReplayed).
 func Run(ctx context.Context, o Options) (*Report, error) {
-	ev, err := o.clientEvidence(ctx)
+	budget := replay.NewBudget()
+	budget.StopWith(ctx)
+	ev, err := o.clientEvidence(ctx, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if o.ManagedFields != nil {
-		if rep, err = o.withManagedFields(ctx, rep); err != nil {
+		if rep, err = o.withManagedFields(ctx, rep, budget); err != nil {
 			return nil, err
 		}
 	}
@@ -93,8 +99,9 @@ func (o *Options) warn(msg string) {
 }
 
 // clientEvidence is o.Evidence with the evidence of every --manifests path and of the Helm
-// releases added, in that order (nil when there is none).
-func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, error) {
+// releases added, in that order (nil when there is none), all within one budget
+// (replay.Budget): the source that reaches it is cut there, the ones after it not read.
+func (o *Options) clientEvidence(ctx context.Context, budget *replay.Budget) (*replay.ClientEvidence, error) {
 	ev := o.Evidence
 	add := func(e replay.ClientEvidence) {
 		if ev == nil {
@@ -103,37 +110,70 @@ func (o *Options) clientEvidence(ctx context.Context) (*replay.ClientEvidence, e
 		ev.Merge(e)
 	}
 	for _, path := range o.Manifests {
-		set, err := replay.ReadManifestSet(path, o.Stdin)
-		if err != nil {
+		if budget.Spent() != nil {
+			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceManifests, Name: path, Cut: replay.CutUnread}}})
+			continue
+		}
+		set, err := replay.ReadManifestSetWithin(path, o.Stdin, budget)
+		cut, isCut := replay.AsBudgetError(err)
+		if err != nil && !isCut {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		}
 		o.manifestReads = append(o.manifestReads, set)
-		add(replay.ManifestEvidence(path, set.Objects, o.Start))
+		e := replay.ManifestEvidence(path, set.Objects, o.Start)
+		if isCut {
+			e.Sources[0].Cut, e.Sources[0].Read = cut.Error(), len(set.Objects) > 0
+		}
+		add(e)
 	}
 	if o.HelmReleases == nil {
 		return ev, nil
 	}
-	releases, err := o.HelmReleases(ctx)
-	if err != nil {
-		o.warn(fmt.Sprintf("Helm releases not read: %s", err))
-		add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Error: err.Error()}}})
+	if budget.Spent() != nil {
+		add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Cut: replay.CutUnread}}})
 		return ev, nil
 	}
-	add(replay.HelmEvidence(releases, o.Start))
-	o.manifestReads = append(o.manifestReads, replay.ReadHelmReleases(releases)...)
+	helm := replay.NewHelmMapper(budget)
+	if err := o.HelmReleases(ctx, helm.Add); err != nil {
+		if _, isCut := replay.AsBudgetError(err); !isCut {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			o.warn(fmt.Sprintf("Helm releases not read: %s", err))
+			add(replay.ClientEvidence{Sources: []replay.EvidenceSource{{Kind: replay.SourceHelmReleases, Name: o.HelmReleasesName, Error: err.Error()}}})
+			return ev, nil
+		}
+	}
+	add(helm.Evidence(o.Start))
+	o.manifestReads = append(o.manifestReads, helm.Reads()...)
 	return ev, nil
 }
 
 // withManagedFields reads the managedFields of the GVRs the first run found at risk and runs
 // the checks again with them as client evidence (the same replayed traffic). A GVR whose
-// objects cannot be listed (no permission) is one warning, never an abort.
-func (o Options) withManagedFields(ctx context.Context, first *Report) (*Report, error) {
+// objects cannot be listed (no permission) is one warning, never an abort. At the run's
+// budget the GVR being read is cut and the ones after it are not read (managedFieldsCut).
+func (o Options) withManagedFields(ctx context.Context, first *Report, budget *replay.Budget) (*Report, error) {
 	gvrs := first.EvidenceWanted(o.Start)
 	if len(gvrs) == 0 {
 		return first, nil
 	}
-	reads, err := o.ManagedFields(ctx, gvrs)
-	if err != nil {
+	var reads []snapshot.ManagedFields
+	var err error
+	if budget.Spent() == nil {
+		reads, err = o.ManagedFields(ctx, gvrs, budget)
+	}
+	cut, isCut := replay.AsBudgetError(err)
+	if budget.Spent() != nil && err == nil {
+		cut, isCut = budget.Spent(), true // spent before: none read
+	}
+	if err != nil && !isCut {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		o.warn(fmt.Sprintf("managedFields not read: %s", err))
 		return first, nil
 	}
@@ -143,11 +183,26 @@ func (o Options) withManagedFields(ctx context.Context, first *Report) (*Report,
 		}
 	}
 	ev := replay.ManagedFieldsEvidence(reads)
+	if isCut {
+		managedFieldsCut(&ev, cut, gvrs[len(reads):])
+	}
 	if o.Evidence != nil {
 		ev.Merge(*o.Evidence)
 	}
 	o.Evidence, o.Replayed, o.Traffic = &ev, first.Traffic, nil
 	return check(o)
+}
+
+// managedFieldsCut marks ev's last source (when there is one: the GVR the budget was reached
+// in) as cut by cut, and adds the GVRs not read as sources cut before they were read.
+func managedFieldsCut(ev *replay.ClientEvidence, cut *replay.BudgetError, unread []snapshot.ManagedFieldsRequest) {
+	if n := len(ev.Sources); n > 0 {
+		s := &ev.Sources[n-1]
+		s.Cut, s.Read = cut.Error(), s.Objects > 0
+	}
+	for _, r := range unread {
+		ev.Sources = append(ev.Sources, replay.EvidenceSource{Kind: replay.SourceManagedFields, Name: r.GVR.String(), Via: r.Via.String(), Cut: replay.CutUnread})
+	}
 }
 
 // Notices are what a reader of the report must be told apart from it: how many findings a
@@ -254,7 +309,7 @@ func check(o Options) (*Report, error) {
 func newReport(o Options, sim *simulate.Simulation) *Report {
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
 		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional,
-		Verdict: Verdict{FailOn: o.FailOn, Partial: partialReads(o.Start)}}
+		Verdict: Verdict{FailOn: o.FailOn, Partial: append(partialReads(o.Start), o.Evidence.CutReads()...)}}
 	rep.Scenario = ScenarioEcho{Start: o.Start.Source, TakenAt: o.Start.TakenAt, Target: o.Target, Profiles: sim.Profiles,
 		Partial: o.Start.Partial(), Steps: []string{}}
 	for _, s := range o.Start.Servers {

@@ -45,11 +45,13 @@ func TestRunGathersClientEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []snapshot.ManagedFieldsRequest
-	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
+	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest, _ *replay.Budget) ([]snapshot.ManagedFields, error) {
 		asked = reqs
 		return nil, errors.New("connection refused")
 	}
-	failHelm := func(context.Context) ([]snapshot.HelmRelease, error) { return nil, errors.New("secrets is forbidden") }
+	failHelm := func(context.Context, func(snapshot.HelmRelease, string) error) error {
+		return errors.New("secrets is forbidden")
+	}
 	var warnings []string
 	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", Manifests: []string{manifest},
 		HelmReleases: failHelm, HelmReleasesName: "helm.sh/release.v1 Secrets", ManagedFields: readMF,
@@ -89,7 +91,7 @@ func TestRunGathersClientEvidence(t *testing.T) {
 // the first pass's.
 func TestRunManagedFieldsSecondPass(t *testing.T) {
 	start, steps := upgradeTo137(t)
-	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest) ([]snapshot.ManagedFields, error) {
+	readMF := func(_ context.Context, reqs []snapshot.ManagedFieldsRequest, _ *replay.Budget) ([]snapshot.ManagedFields, error) {
 		var out []snapshot.ManagedFields
 		for _, r := range reqs {
 			out = append(out, snapshot.ManagedFields{GVR: r.GVR, Via: r.GVR, Objects: 1, Cap: 10})

@@ -47,7 +47,42 @@ type EvidenceSource struct {
 	Unmapped int `json:"unmapped,omitempty"`
 	// Via is the GVR a managedFields source listed its objects through.
 	Via string `json:"via,omitempty"`
+	// Cut says the source was read in part, up to the run's evidence budget (Budget): what
+	// was read is evidence, the rest was not read.
+	Cut string `json:"cut,omitempty"`
 }
+
+// CutReads say where the evidence reached the run's budget (Budget) and which sources were
+// read in part or not at all past it: one line, what a verdict that rests on them says is
+// partial; none when nothing was cut.
+func (e *ClientEvidence) CutReads() []string {
+	if e == nil {
+		return nil
+	}
+	var at string
+	var what []string
+	for _, s := range e.Sources {
+		if s.Cut == "" {
+			continue
+		}
+		if at == "" && s.Cut != CutUnread {
+			at = s.Cut
+		}
+		name := sourceWhat[s.Kind] + " " + s.Name
+		if s.Read {
+			what = append(what, fmt.Sprintf("the rest of the %s (%d object(s) read)", name, s.Objects))
+		} else {
+			what = append(what, "the "+name)
+		}
+	}
+	if at == "" {
+		return nil
+	}
+	return []string{fmt.Sprintf("client evidence past its budget (%s): %s", at, strings.Join(what, ", "))}
+}
+
+// CutUnread is the Cut of a source not read at all because the budget was spent before it.
+const CutUnread = "not read: the budget was spent before it"
 
 // Client is one client of a GVR as a source saw it.
 type Client struct {
@@ -229,13 +264,15 @@ func (e *ClientEvidence) Missing() string {
 			names[k] = append(names[k], s.Name)
 		}
 	}
-	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
 	parts := make([]string, 0, len(errs))
 	for _, k := range errs {
-		parts = append(parts, fmt.Sprintf("%s of %s: %s", what[k.kind], strings.Join(names[k], ", "), k.err))
+		parts = append(parts, fmt.Sprintf("%s of %s: %s", sourceWhat[k.kind], strings.Join(names[k], ", "), k.err))
 	}
 	return strings.Join(parts, "; ")
 }
+
+// sourceWhat names each kind of source as a sentence says it.
+var sourceWhat = map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
 
 func (s EvidenceSource) spanText() string {
 	if s.From == nil || s.To == nil {

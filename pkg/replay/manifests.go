@@ -20,12 +20,6 @@ import (
 // SourceManifests is a file or directory of manifests, or stdin.
 const SourceManifests = "manifests"
 
-// Bounds of what ReadManifests reads: bytes over all files, and documents.
-const (
-	MaxManifestBytes     = 256 << 20
-	MaxManifestDocuments = 200_000
-)
-
 // ManifestObject is one object of a manifest: its apiVersion and kind, and where it is.
 type ManifestObject struct {
 	APIVersion, Kind string
@@ -39,10 +33,10 @@ type ManifestObject struct {
 	Template string
 }
 
-// manifestReader reads manifests within the bounds.
+// manifestReader reads manifests within the run's budget.
 type manifestReader struct {
-	objs        []ManifestObject
-	bytes, docs int
+	objs   []ManifestObject
+	budget *Budget
 	// source names the input in errors: the flag it came from.
 	source string
 	// problems are the documents that could not be read (manifests_docs.go); skipped the
@@ -60,8 +54,16 @@ type manifestReader struct {
 // .yml and .json file under it, in lexical order; other files are skipped and named), or "-"
 // for stdin (`helm template`, `kustomize build`). A `kind: List` (kubectl get -o yaml) is read
 // item by item. A document that does not parse is a problem of the set, and reading goes on.
+// It reads within a budget of its own (ReadManifestSetWithin).
 func ReadManifestSet(path string, stdin io.Reader) (ManifestRead, error) {
-	r := &manifestReader{source: "--manifests"}
+	return ReadManifestSetWithin(path, stdin, NewBudget())
+}
+
+// ReadManifestSetWithin is ReadManifestSet within what is left of budget: at the budget it
+// returns what was read before it and the budget's error (AsBudgetError); a file larger than
+// what is left is refused before it is read.
+func ReadManifestSetWithin(path string, stdin io.Reader, budget *Budget) (ManifestRead, error) {
+	r := &manifestReader{source: "--manifests", budget: budget}
 	set, err := r.readPath(path, stdin)
 	set.Path = path
 	return set, err
@@ -69,7 +71,7 @@ func ReadManifestSet(path string, stdin io.Reader) (ManifestRead, error) {
 
 func (r *manifestReader) readPath(path string, stdin io.Reader) (ManifestRead, error) {
 	if path == "-" {
-		err := r.read(stdin, "stdin")
+		err := r.read(r.budget.Reader(stdin, "stdin"), "stdin")
 		return r.result(), err
 	}
 	info, err := os.Stat(path)
@@ -95,7 +97,12 @@ func (r *manifestReader) readPath(path string, stdin io.Reader) (ManifestRead, e
 			}
 			// A FIFO or device named x.yaml would block or never end the read: a
 			// manifest is a regular file (a symlink is followed to one).
-			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			fi, err := os.Stat(p)
+			if err != nil && d.Type()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("%s: a dangling symbolic link (to %s, which does not exist)", p, target)
+			}
+			if err != nil || !fi.Mode().IsRegular() {
 				return fmt.Errorf("%s: not a regular file", p)
 			}
 			files = append(files, p)
@@ -112,37 +119,48 @@ func (r *manifestReader) readPath(path string, stdin io.Reader) (ManifestRead, e
 	sort.Strings(files)
 	for _, f := range files {
 		if err := r.readFile(f); err != nil {
-			return ManifestRead{}, err
+			return r.result(), err
 		}
 	}
 	return r.result(), nil
 }
 
+// readFile reads a regular file: its size is taken from the budget before a byte is read, and
+// no more than that size is read (a file that grows meanwhile is read as it was).
 func (r *manifestReader) readFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.source, err)
 	}
 	defer f.Close()
-	return r.read(f, path)
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.source, err)
+	}
+	if err := r.budget.Take(info.Size(), path); err != nil {
+		return err
+	}
+	return r.read(io.LimitReader(f, info.Size()), path)
 }
 
+// read reads in (whose bytes the budget has taken, or takes as they are read) and then its
+// documents one by one (documents): a document that does not parse is a problem, not the end.
 func (r *manifestReader) read(in io.Reader, name string) error {
-	data, err := io.ReadAll(io.LimitReader(in, int64(MaxManifestBytes-r.bytes)+1))
+	data, err := io.ReadAll(in)
+	if be, ok := AsBudgetError(err); ok {
+		return be
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", r.source, name, err)
-	}
-	if r.bytes += len(data); r.bytes > MaxManifestBytes {
-		return fmt.Errorf("%s: more than %d MiB of manifests (at %s): not read", r.source, MaxManifestBytes>>20, name)
 	}
 	r.files++
 	return r.documents(data, name)
 }
 
 // object records n when it is an object with an apiVersion and a kind, and the items of a List.
-func (r *manifestReader) object(n *yaml.Node, file string) {
+func (r *manifestReader) object(n *yaml.Node, file string) error {
 	if n.Kind != yaml.MappingNode {
-		return
+		return nil
 	}
 	obj := ManifestObject{Template: r.template}
 	var items *yaml.Node
@@ -156,7 +174,7 @@ func (r *manifestReader) object(n *yaml.Node, file string) {
 		case (k.Value == "apiVersion" || k.Value == "kind") && v.Kind == yaml.MappingNode:
 			// `apiVersion: {{ ... }}` parses as a flow mapping: an unrendered template.
 			r.templateProblem(file, k.Line+r.lineOffset)
-			return
+			return nil
 		case k.Value == "metadata" && v.Kind == yaml.MappingNode:
 			obj.Namespace, obj.Name = metadataName(v)
 		case k.Value == "items" && v.Kind == yaml.SequenceNode:
@@ -165,14 +183,20 @@ func (r *manifestReader) object(n *yaml.Node, file string) {
 	}
 	if items != nil && strings.HasSuffix(obj.Kind, "List") {
 		for _, it := range items.Content {
-			r.object(it, file)
+			if err := r.object(it, file); err != nil {
+				return err
+			}
 		}
-		return
+		return nil
 	}
 	if obj.APIVersion != "" && obj.Kind != "" {
+		if err := r.budget.object(file); err != nil {
+			return err
+		}
 		obj.File = file
 		r.objs = append(r.objs, obj)
 	}
+	return nil
 }
 
 // ManifestEvidence maps each object to the GVR some server of snap serves its kind at, and
@@ -187,27 +211,6 @@ func ManifestEvidence(path string, objs []ManifestObject, snap *snapshot.Snapsho
 
 // SourceHelmReleases is the newest revision of every Helm release in the cluster.
 const SourceHelmReleases = "helm-releases"
-
-// HelmEvidence maps the objects of each release's manifest as ManifestEvidence does; a client
-// is named by its release and the line in its manifest. One source for all releases.
-func HelmEvidence(releases []snapshot.HelmRelease, snap *snapshot.Snapshot) ClientEvidence {
-	ev := ClientEvidence{Clients: map[string][]Client{}}
-	src := EvidenceSource{Kind: SourceHelmReleases, Name: fmt.Sprintf("%d release(s)", len(releases)), Read: true}
-	for _, rel := range releases {
-		r := &manifestReader{source: "--helm-releases"}
-		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
-		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
-			src.Error = err.Error()
-		} else if len(r.problems) > 0 {
-			p := r.problems[0]
-			src.Error = fmt.Sprintf("%s %s: manifest line %d: %s", r.source, name, p.Line, p.Message)
-		}
-		src.Objects += len(r.objs)
-		src.Unmapped += mapObjects(ev.Clients, r.objs, snap, SourceHelmReleases, "manifest line ")
-	}
-	ev.Sources = append(ev.Sources, src)
-	return ev
-}
 
 // mapObjects adds a client to clients for each object of a kind some server of snap serves,
 // and returns how many are of a kind none serves.

@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 // Reading manifests document by document: a document that does not parse is a problem
@@ -67,7 +65,12 @@ type ManifestRead struct {
 
 // ReadManifests is ReadManifestSet's objects; a document that does not parse is its error.
 func ReadManifests(path string, stdin io.Reader) ([]ManifestObject, error) {
-	set, err := ReadManifestSet(path, stdin)
+	return ReadManifestsWithin(path, stdin, NewBudget())
+}
+
+// ReadManifestsWithin is ReadManifests within what is left of budget (ReadManifestSetWithin).
+func ReadManifestsWithin(path string, stdin io.Reader, budget *Budget) ([]ManifestObject, error) {
+	set, err := ReadManifestSetWithin(path, stdin, budget)
 	if err == nil && len(set.Problems) > 0 {
 		err = errors.New(set.Problems[0].Text("--manifests"))
 	}
@@ -123,11 +126,13 @@ func (r *manifestReader) document(doc []byte, name string, first int) error {
 			r.problems = append(r.problems, parseProblem(doc, name, first, err))
 			return nil
 		}
-		if r.docs++; r.docs > MaxManifestDocuments {
-			return fmt.Errorf("%s: more than %d documents (at %s): not read", r.source, MaxManifestDocuments, name)
+		if err := r.budget.document(name); err != nil {
+			return err
 		}
 		if len(n.Content) == 1 {
-			r.object(n.Content[0], name)
+			if err := r.object(n.Content[0], name); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -219,23 +224,6 @@ func metadataName(n *yaml.Node) (namespace, name string) {
 		}
 	}
 	return namespace, name
-}
-
-// ReadHelmReleases reads the manifest of each release as ReadManifestSet reads a file: one
-// ManifestRead per release, named by it.
-func ReadHelmReleases(releases []snapshot.HelmRelease) []ManifestRead {
-	var out []ManifestRead
-	for _, rel := range releases {
-		r := &manifestReader{source: "--helm-releases"}
-		name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
-		set := ManifestRead{Path: name}
-		if err := r.read(strings.NewReader(rel.Manifest), name); err != nil {
-			r.problems = append(r.problems, ManifestProblem{File: name, Message: err.Error()})
-		}
-		set.Objects, set.Problems, set.Files = r.objs, r.problems, r.files
-		out = append(out, set)
-	}
-	return out
 }
 
 // staticPodHint is what to add when a --manifests path that does not exist looks like an

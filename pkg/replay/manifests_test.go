@@ -73,7 +73,7 @@ metadata: {name: c}
 func TestReadManifestsErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, says string }{
 		{"not YAML", "a: [b\n", "--manifests stdin:2:1: "},
-		{"too many documents", strings.Repeat("---\na: 1\n", MaxManifestDocuments+1), "more than 200000 documents"},
+		{"too many documents", strings.Repeat("---\na: 1\n", MaxEvidenceDocuments+1), "cut at stdin, where the run reached its bound of 200000 documents"},
 	} {
 		if _, err := ReadManifests("-", strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.says)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	gojson "github.com/goccy/go-json"
@@ -24,16 +25,51 @@ import (
 // and decompressed up to MaxSize. The input must hold exactly one document: a second YAML
 // document or data after a JSON object is an error, not silently ignored.
 func Decode(data []byte) (*Snapshot, error) {
-	if int64(len(data)) > maxSize {
-		return nil, errTooLarge(false)
-	}
-	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-		var err error
-		if data, err = gunzip(data); err != nil {
+	return decodeInput(&input{data: data})
+}
+
+// input is the bytes of a snapshot being decoded, and how to read them again.
+type input struct {
+	data []byte
+	// reread, when not nil, reads the same bytes again (a regular file: LoadFile). YAML's bytes
+	// are then let go once converted to JSON, so that the YAML, its JSON and the snapshot are
+	// not all held at once; should the JSON path not take the result, the file is read again
+	// and decoded from the start, as YAML, for the error's wording.
+	reread func() ([]byte, error)
+}
+
+// collectAfter is the size of a YAML snapshot's JSON from which decoding it collects garbage
+// between its stages (decode): peak memory then follows the largest stage, not the sum of
+// them (docs/performance.md: 5.0× a 100 MB YAML snapshot without, 3× with).
+const collectAfter = 16 << 20
+
+// errReread: the bytes were let go, and are needed again.
+var errReread = errors.New("snapshot bytes needed again")
+
+func decodeInput(in *input) (*Snapshot, error) {
+	s, err := decodeOnce(in)
+	if errors.Is(err, errReread) {
+		data, err := in.reread()
+		if err != nil {
 			return nil, err
 		}
+		return Decode(data)
 	}
-	trimmed := bytes.TrimSpace(data)
+	return s, err
+}
+
+func decodeOnce(in *input) (*Snapshot, error) {
+	if int64(len(in.data)) > maxSize {
+		return nil, errTooLarge(false)
+	}
+	if len(in.data) > 2 && in.data[0] == 0x1f && in.data[1] == 0x8b {
+		data, err := gunzip(in.data)
+		if err != nil {
+			return nil, err
+		}
+		in.data = data
+	}
+	trimmed := bytes.TrimSpace(in.data)
 	if len(trimmed) == 0 {
 		return nil, errors.New("file is empty")
 	}
@@ -41,7 +77,7 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, errors.New("not a YAML or JSON document: it starts with '<' (an HTML or XML page?)")
 	}
 	var s Snapshot
-	plainText, err := decode(data, trimmed[0] == '{', &s)
+	plainText, err := decode(in, trimmed[0] == '{', &s)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +86,8 @@ func Decode(data []byte) (*Snapshot, error) {
 		return nil, err
 	}
 	s.deriveEvidenceKinds()
-	if err := s.validate(plainText || plainInput(data)); err != nil {
+	// Bytes let go (in.data nil) are not taken as plain: validation walks the strings.
+	if err := s.validate(plainText || (in.data != nil && plainInput(in.data))); err != nil {
 		return nil, err
 	}
 	if err := s.checkAgreements(derived); err != nil {
@@ -72,19 +109,42 @@ func Decode(data []byte) (*Snapshot, error) {
 //
 // plainText reports that the generated decoder took the input and found every string it decoded
 // printable ASCII, escaped or not (fastDecode): validation then skips its walk over every string.
-func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
+func decode(in *input, isJSON bool, s *Snapshot) (plainText bool, err error) {
 	if isJSON {
-		err, syntax, plainText := decodeJSON(data, s)
+		err, syntax, plainText := decodeJSON(in.data, s)
 		if !syntax {
 			return plainText, err
 		}
 		*s = Snapshot{}
-	} else if j, ok := yamljson.Convert(data); ok {
-		if err, _, plainText := decodeJSON(j, s); err == nil {
+	} else if j, ok := yamljson.Convert(in.data); ok {
+		large := len(j) >= collectAfter
+		if in.reread != nil {
+			in.data = nil
+			if large {
+				// Collect now, while the YAML is the only garbage: otherwise the collector's
+				// goal, set while the YAML and its JSON were both live, lets the heap grow to
+				// twice that before it looks again, and the YAML's memory is not reused for
+				// the snapshot.
+				runtime.GC()
+			}
+		}
+		err, _, plainText := decodeJSON(j, s)
+		if err == nil {
+			if large {
+				j = nil
+				runtime.GC() // the same for the JSON, before what the command builds next
+			}
 			return plainText, nil
 		}
+		if errors.Is(err, errTooManyRequestCounts) {
+			return false, err
+		}
 		*s = Snapshot{}
+		if in.data == nil {
+			return false, errReread
+		}
 	}
+	data := in.data
 	if line, ok := secondDocument(data); ok {
 		return false, fmt.Errorf("more than one document (a second one starts at line %d)", line)
 	}
@@ -101,8 +161,12 @@ func decode(data []byte, isJSON bool, s *Snapshot) (plainText bool, err error) {
 // reflection and in one pass, duplicate keys included. Whatever it declines — anything unusual,
 // every error — is decoded by goccy/go-json and the duplicate-key pass, which word the error.
 func decodeJSON(data []byte, s *Snapshot) (err error, syntax, plainText bool) {
-	if ok, plainText := fastDecode(data, s); ok {
+	ok, plainText, refused := fastDecode(data, s)
+	if ok {
 		return nil, false, plainText
+	}
+	if refused != nil {
+		return refused, false, false
 	}
 	*s = Snapshot{}
 	err, syntax = decodeJSONReference(data, s)

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -32,6 +33,9 @@ type fastDecoder struct {
 	lists *listCache
 	// lastStrings is the last list of strings decoded (repeatStrings).
 	lastStrings stringsMemo
+	// refused is set, for the decoder and those it starts, once a list passed its bound
+	// (MaxRequestCountRows): the snapshot is refused, no other decoder tried.
+	refused *atomic.Bool
 	// unplain is set once a string decoded holds a byte outside printable ASCII (written as
 	// it is or escaped): only then may the decoded text hold what validation's walk over every
 	// string looks for (checkText).
@@ -45,11 +49,17 @@ type internCache [1 << internBits]string
 // fastDecode decodes data, one JSON object and white space around it, into s, or reports false
 // (s is then to be reset). plainText reports that every string decoded is printable ASCII, so
 // that validation need not walk the strings (checkText).
-func fastDecode(data []byte, s *Snapshot) (ok, plainText bool) {
-	d := fastDecoder{data: data, strs: new(internCache)}
+func fastDecode(data []byte, s *Snapshot) (ok, plainText bool, refused error) {
+	d := fastDecoder{data: data, strs: new(internCache), refused: new(atomic.Bool)}
 	ok = d.decodeSnapshot(s) && d.atEnd()
-	return ok, ok && !d.unplain
+	if d.refused.Load() {
+		return false, false, errTooManyRequestCounts
+	}
+	return ok, ok && !d.unplain, nil
 }
+
+// refuse stops the decode: the snapshot is refused whole.
+func (d *fastDecoder) refuse() { d.refused.Store(true) }
 
 // atEnd reports whether only white space is left.
 func (d *fastDecoder) atEnd() bool {

@@ -28,7 +28,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 			name   string
 			decode func(*Snapshot) bool
 		}{
-			{"generated", func(s *Snapshot) bool { ok, _ := fastDecode(data, s); return ok }},
+			{"generated", func(s *Snapshot) bool { ok, _, _ := fastDecode(data, s); return ok }},
 			{"reference", func(s *Snapshot) bool { err, _ := decodeJSONReference(data, s); return err == nil }},
 		} {
 			b.Run(name+"/"+impl.name, func(b *testing.B) {

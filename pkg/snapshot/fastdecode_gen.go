@@ -1568,6 +1568,10 @@ func (d *fastDecoder) decodeSliceOfRequestCount(v *[]RequestCount) bool {
 			return false
 		}
 		d.scratchSliceOfRequestCount = append(d.scratchSliceOfRequestCount, e)
+		if len(d.scratchSliceOfRequestCount)-start > maxRequestCountRows {
+			d.refuse()
+			return false
+		}
 		more, ok := d.more(']')
 		if !ok {
 			return false

@@ -83,7 +83,7 @@ func TestDecodedListsShareArrays(t *testing.T) {
 				t.Fatal("the generated decoder declined the snapshot")
 			}
 			var s Snapshot
-			if ok, _ := fastDecode(data, &s); !ok {
+			if ok, _, _ := fastDecode(data, &s); !ok {
 				t.Fatal("declined")
 			}
 			arrays := map[string]map[*string]bool{} // a list's values → its backing arrays

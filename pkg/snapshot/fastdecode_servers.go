@@ -49,7 +49,7 @@ func (d *fastDecoder) servers(v *[]Server) bool {
 			defer wg.Done()
 			// One decoder per worker: its scratch slices and interned strings serve every
 			// server the worker decodes.
-			ed := &fastDecoder{strs: new(internCache)}
+			ed := &fastDecoder{strs: new(internCache), refused: d.refused}
 			for e := range found {
 				if failed.Load() {
 					continue
@@ -136,7 +136,7 @@ func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ed := &fastDecoder{data: d.data, strs: new(internCache)}
+			ed := &fastDecoder{data: d.data, strs: new(internCache), refused: d.refused}
 			for i := int(next.Add(1) - 1); i < len(starts); i = int(next.Add(1) - 1) {
 				ed.pos, ends[i] = starts[i], -1
 				if ed.decodeServer(&servers[i]) {
@@ -151,7 +151,7 @@ func (d *fastDecoder) serversAsIndented(v *[]Server) bool {
 	wg.Wait()
 	d.unplain = d.unplain || unplain.Load()
 	for i := 0; ends[i] >= 0; i++ {
-		e := fastDecoder{data: d.data, pos: ends[i]}
+		e := fastDecoder{data: d.data, pos: ends[i], refused: d.refused}
 		switch more, ok := e.more(']'); {
 		case !ok:
 			return false

@@ -24,7 +24,7 @@ import (
 func sameAsReference(t *testing.T, name string, data []byte) bool {
 	t.Helper()
 	var fast, ref Snapshot
-	ok, _ := fastDecode(data, &fast)
+	ok, _, _ := fastDecode(data, &fast)
 	refErr, _ := decodeJSONReference(data, &ref)
 	if ok && refErr != nil {
 		t.Errorf("%s: the generated decoder accepted what the reference rejects (%v):\n%s", name, refErr, clip(data))
@@ -289,7 +289,7 @@ func TestFastDecodePlainText(t *testing.T) {
 			}
 			for layout, data := range map[string][]byte{"indented": indented, "compact": compact} {
 				var got Snapshot
-				ok, plain := fastDecode(data, &got)
+				ok, plain, _ := fastDecode(data, &got)
 				if !ok || plain != tc.plain || got.Servers[len(got.Servers)-1].Error != tc.text {
 					t.Errorf("%d bytes %s, %s: ok %t, plain text %t (want %t)", len(data), layout, tc.name, ok, plain, tc.plain)
 				}
@@ -298,7 +298,7 @@ func TestFastDecodePlainText(t *testing.T) {
 	}
 	// A map's key with DEL is declined (the reference decoder takes it, and validation checks it).
 	var s Snapshot
-	if ok, _ := fastDecode([]byte(`{"apiVersion":"mvpctl.io/v1alpha2","kind":"Snapshot","servers":[{"name":"a","labels":{"a`+"\x7f"+`":"b"}}]}`), &s); ok {
+	if ok, _, _ := fastDecode([]byte(`{"apiVersion":"mvpctl.io/v1alpha2","kind":"Snapshot","servers":[{"name":"a","labels":{"a`+"\x7f"+`":"b"}}]}`), &s); ok {
 		t.Error("a key holding DEL was decoded")
 	}
 }

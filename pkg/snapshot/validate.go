@@ -22,6 +22,9 @@ func (s *Snapshot) validate(textSafe bool) error {
 	if err := s.validateHeader(); err != nil {
 		return err
 	}
+	if err := s.checkRequestCountRows(); err != nil {
+		return err
+	}
 	// The checks of each server's lists, documents and strings are the long ones (a CRD-heavy
 	// snapshot lists tens of thousands of resources per server): done side by side first; the
 	// loop below reports the first error in the order the checks have always run.

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"sigs.k8s.io/yaml"
 )
 
 // This file writes a snapshot: Marshal in the current format, WriteFile atomically.
@@ -26,7 +24,7 @@ func (s *Snapshot) Marshal(asJSON bool) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	return yaml.Marshal(s)
+	return marshalYAML(s)
 }
 
 // WriteFile writes the snapshot atomically: a temporary file in the same directory renamed

@@ -33,7 +33,7 @@ func TestYAMLFastPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		var fast, full Snapshot
-		_, fastErr := decode(data, false, &fast)
+		_, fastErr := decode(&input{data: data}, false, &fast)
 		fullErr := yaml.UnmarshalStrict(data, &full)
 		if fullErr != nil {
 			fullErr = decodeError(fullErr)

@@ -56,6 +56,12 @@ var overrides = map[string]string{
 	"Snapshot.Servers": "d.servers(&v.Servers)",
 }
 
+// bounded are the element types of lists with a bound of their own: past it the decoder stops
+// and the snapshot is refused (fastDecoder.refuse), before the rest is decoded.
+var bounded = map[reflect.Type]string{
+	reflect.TypeFor[snapshot.RequestCount](): "maxRequestCountRows",
+}
+
 func main() {
 	out := flag.String("o", "", "output file (default: stdout)")
 	flag.Parse()
@@ -222,6 +228,10 @@ func (g *generator) emit(t reflect.Type) error {
 		}
 		fmt.Fprintf(b, "if !d.arrayStart() {\nreturn false\n}\nif d.arrayEnd() {\n*v = %s{}\nreturn true\n}\n", texpr)
 		fmt.Fprintf(b, "start := len(d.%s)\nfor {\nvar e %s\n%s\nd.%s = append(d.%s, e)\n", field, et, g.stmt(t.Elem(), "&e"), field, field)
+		if bound, ok := bounded[t.Elem()]; ok {
+			// Past its bound the whole decode is refused, no other decoder tried (d.refuse).
+			fmt.Fprintf(b, "if len(d.%s)-start > %s {\nd.refuse()\nreturn false\n}\n", field, bound)
+		}
 		b.WriteString("more, ok := d.more(']')\nif !ok {\nreturn false\n}\nif !more {\nbreak\n}\n}\n")
 		fmt.Fprintf(b, "s := d.%s[start:]\n", field)
 		if isStrings {
