@@ -62,6 +62,11 @@ type Options struct {
 // rests on; its findings blocking first. Traffic given with no resource request to replay is
 // an error (replay.RequireReplayed).
 func Run(ctx context.Context, o Options) (*Report, error) {
+	for _, srv := range o.Start.Servers {
+		if _, err := replay.CountsByGVR(srv.Requests); err != nil {
+			o.warn(fmt.Sprintf("%s: request counters not taken as client evidence: %s", srv.Name, err))
+		}
+	}
 	ev, err := o.clientEvidence(ctx)
 	if err != nil {
 		return nil, err

@@ -88,24 +88,47 @@ func RequestCountEvidence(snap *snapshot.Snapshot) ClientEvidence {
 			src.Error = "not recorded in the snapshot"
 		case rc.Error != "":
 			src.Error = rc.Error
-		default:
-			src.Read = true
-			to := rc.ReadAt
-			src.From, src.To = rc.StartedAt, &to
+		}
+		byGVR, err := CountsByGVR(rc)
+		if rc != nil && rc.Error == "" {
+			if err != nil {
+				src.Error = err.Error()
+			} else {
+				src.Read = true
+				to := rc.ReadAt
+				src.From, src.To = rc.StartedAt, &to
+			}
 		}
 		ev.Sources = append(ev.Sources, src)
 		if !src.Read {
 			continue
-		}
-		byGVR := map[string]int64{}
-		for _, c := range rc.Counts {
-			byGVR[c.GVR().String()] += c.Count
 		}
 		for gvr, n := range byGVR {
 			ev.Clients[gvr] = append(ev.Clients[gvr], Client{Kind: SourceRequestCounts, Name: srv.Name, Requests: n, Span: rc.Span()})
 		}
 	}
 	return ev
+}
+
+// CountsByGVR sums a server's counts per GVR (snapshot.GVR's String form), or says why they
+// are not counts (RequestCounts.Check; a sum that overflows): then none of them is evidence.
+func CountsByGVR(rc *snapshot.RequestCounts) (map[string]int64, error) {
+	if rc == nil || rc.Error != "" {
+		return nil, nil
+	}
+	if err := rc.Check(); err != nil {
+		return nil, err
+	}
+	byGVR := map[string]int64{}
+	for _, c := range rc.Counts {
+		g := c.GVR().String()
+		n, ok := snapshot.AddCounts(byGVR[g], c.Count)
+		if !ok {
+			return nil, fmt.Errorf("the counts of %s add up past the largest count: not counts", g)
+		}
+		byGVR[g] = n
+	}
+	return byGVR, nil
 }
 
 // Merge adds other's sources and clients to e.
