@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/replay"
@@ -38,6 +39,9 @@ type Options struct {
 	Evidence *replay.ClientEvidence
 	// FailOn is the threshold the verdict is judged at (FailOnWarning when empty).
 	FailOn FailOn
+	// EvidenceWindow is how far back the evidence must look to show that no client uses a
+	// GVR (replay.DefaultEvidenceWindow when zero).
+	EvidenceWindow time.Duration
 
 	// Manifests are files or directories of objects (--manifests; "-" reads Stdin), read as
 	// client evidence; a file that cannot be read fails the run.
@@ -85,6 +89,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// window is the evidence window: EvidenceWindow, or the default.
+func (o *Options) window() time.Duration {
+	if o.EvidenceWindow <= 0 {
+		return replay.DefaultEvidenceWindow
+	}
+	return o.EvidenceWindow
 }
 
 func (o *Options) warn(msg string) {
@@ -236,7 +248,7 @@ func check(o Options) (*Report, error) {
 	if err := p.replay(); err != nil {
 		return nil, err
 	}
-	p.harm = newHarm(sim, p.rep.Traffic, p.rep.Evidence)
+	p.harm = newHarm(sim, p.rep.Traffic, p.rep.Evidence, p.o.window())
 	p.runUnits(upgradeUnits)
 	if err := checkFilter(o.Filter, sim, p.rep.Traffic); err != nil {
 		return nil, err
@@ -281,6 +293,7 @@ func (p *pass) replay() error {
 	if p.o.Evidence != nil {
 		ev.Merge(*p.o.Evidence)
 	}
+	ev.WindowSeconds = int64(p.o.window() / time.Second)
 	p.rep.Evidence = &ev
 	return nil
 }

@@ -16,6 +16,9 @@ import (
 type ClientEvidence struct {
 	// Sources are every source tried, read or not, in the order they are stated.
 	Sources []EvidenceSource `json:"sources"`
+	// WindowSeconds is the look-back the evidence had to cover to show that no client uses a
+	// GVR (horizon.go), in seconds.
+	WindowSeconds int64 `json:"windowSeconds,omitempty"`
 	// Clients are the clients seen, by GVR (snapshot.GVR's String form).
 	Clients map[string][]Client `json:"clients,omitempty"`
 }
