@@ -1,26 +1,84 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/config"
 	"github.com/spf13/pflag"
 
+	"github.com/mvpctl/mvpctl/pkg/promevidence"
 	"github.com/mvpctl/mvpctl/pkg/replay"
+	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
-// evidenceFlags are the flags of how far back client evidence must look, shared by preflight
-// and watch: --evidence-window.
+// evidenceFlags are the flags of how far back client evidence must look and of the
+// Prometheus that keeps it: --evidence-window, --prometheus, --prometheus-config,
+// --prometheus-selector.
 type evidenceFlags struct {
-	window windowValue
+	window     windowValue
+	prometheus string
+	promConfig string
+	selector   string
 }
 
 func (f *evidenceFlags) addFlags(fs *pflag.FlagSet) {
 	f.window = windowValue(replay.DefaultEvidenceWindow)
 	fs.Var(&f.window, "evidence-window", "how far back client evidence must look to show that nothing uses an API (e.g. 7d, 36h, 30m): a source covering less (counters since a restart, a short audit log) cannot, and the API may break; --prometheus covers restarts")
+	fs.StringVar(&f.prometheus, "prometheus", "", "client evidence from the Prometheus (or Thanos Query, Mimir) that scrapes the apiservers: its query API's URL; what apiserver_request_total counted over --evidence-window, across restarts")
+	fs.StringVar(&f.promConfig, "prometheus-config", "", "--prometheus: a file of Prometheus' HTTP client configuration (authorization/bearer token file, basic_auth, tls_config, proxy_url), as in a scrape config")
+	fs.StringVar(&f.selector, "prometheus-selector", "", `--prometheus: label matchers added to every query, for a Prometheus of several clusters (cluster="prod-eu-1")`)
 }
+
+// validate checks the Prometheus flags together.
+func (f *evidenceFlags) validate() error {
+	if f.prometheus == "" {
+		if f.promConfig != "" || f.selector != "" {
+			return errors.New("--prometheus-config and --prometheus-selector configure --prometheus: give it too")
+		}
+		return nil
+	}
+	if u, err := url.Parse(f.prometheus); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--prometheus %q: want an http(s) URL of a Prometheus query API", promevidence.PublicURL(f.prometheus))
+	}
+	if err := promevidence.ValidateSelector(f.selector); err != nil {
+		return fmt.Errorf("--prometheus-selector: %w", err)
+	}
+	return nil
+}
+
+// readPrometheus records what the --prometheus kept over the window in snap (nothing without
+// --prometheus). A read that fails is recorded with its cause and said once, never fatal: the
+// evidence is not read and the result partial.
+func (f *evidenceFlags) readPrometheus(ctx context.Context, snap *snapshot.Snapshot, warn func(string)) error {
+	if f.prometheus == "" {
+		return nil
+	}
+	o := promevidence.Options{URL: f.prometheus, Selector: f.selector, Window: time.Duration(f.window)}
+	if f.promConfig != "" {
+		cfg, _, err := config.LoadHTTPConfigFile(f.promConfig)
+		if err != nil {
+			return fmt.Errorf("--prometheus-config %s: %s", f.promConfig, oneLineErr(err))
+		}
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("--prometheus-config %s: %s", f.promConfig, oneLineErr(err))
+		}
+		o.HTTP = *cfg
+	}
+	snap.Prometheus = promevidence.Read(ctx, o)
+	if e := snap.Prometheus.Error; e != "" {
+		warn(fmt.Sprintf("Prometheus %s not read: %s (its client evidence is missing: the result is partial)", snap.Prometheus.URL, e))
+	}
+	return nil
+}
+
+// oneLineErr is err's text on one line.
+func oneLineErr(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // windowValue is a duration that also takes whole days: 7d, 36h, 90m.
 type windowValue time.Duration

@@ -100,6 +100,9 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
+	if err := o.evidence.readPrometheus(cmd.Context(), pl.start, g.warn); err != nil {
+		return err
+	}
 	rep, err := preflight.Run(cmd.Context(), o.options(cmd, g, pl, failOn, rules))
 	if err != nil {
 		return err

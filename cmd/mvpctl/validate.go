@@ -37,6 +37,9 @@ func (o *preflightOptions) validate() (preflight.FailOn, error) {
 	if o.helmReleases && !o.live() {
 		return "", errors.New("--helm-releases reads the live cluster's Secrets: give it without --snapshot, --servers and --scenario")
 	}
+	if err := o.evidence.validate(); err != nil {
+		return "", err
+	}
 	if stdin > 1 {
 		return "", errors.New("stdin (-) can be read once: give --manifests - alone, or the other input as a file")
 	}

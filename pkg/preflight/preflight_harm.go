@@ -97,6 +97,9 @@ func (h harm) unused() string {
 	if counted := h.ev.Counted(); counted != "" && h.ev.Covers() {
 		parts = append(parts, "no request counted on "+counted)
 	}
+	if kept := h.ev.Kept(); kept != "" {
+		parts = append(parts, "no request kept by "+kept)
+	}
 	return strings.Join(parts, " and ") + " uses it"
 }
 

@@ -78,3 +78,64 @@ func TestPreflightHorizon(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightPrometheusEvidence: what a Prometheus kept covers the window the counters since
+// a restart do not: a client it kept blocks, named; none over a window it covers is a warning;
+// a Prometheus not read is a partial read, never a pass.
+func TestPreflightPrometheusEvidence(t *testing.T) {
+	read := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	fresh := read.Add(-5 * time.Second)
+	kept := func(oldest time.Duration, errText string, counts ...snapshot.PrometheusCount) *snapshot.PrometheusEvidence {
+		o := read.Add(-oldest)
+		return &snapshot.PrometheusEvidence{URL: "http://prom:9090", ReadAt: read, WindowSeconds: 7 * 24 * 3600, OldestSample: &o, Error: errText, Counts: counts}
+	}
+	client := snapshot.PrometheusCount{Instance: "10.0.0.1:6443", RequestCount: snapshot.RequestCount{Group: "old.k8s.io", Version: "v1beta1", Resource: "gadgets", Verb: "LIST", Count: 30}}
+	const gadgets = "MVP011:old.k8s.io/v1beta1/gadgets"
+	for _, tc := range []struct {
+		name        string
+		prom        *snapshot.PrometheusEvidence
+		want        Severity
+		wantPartial bool
+		says        string
+	}{
+		{"a client Prometheus kept across the restart blocks, named", kept(8*24*time.Hour, "", client), Blocking, false,
+			"clients use it: 30 request(s) on instance 10.0.0.1:6443 kept by Prometheus over 8d"},
+		{"no client over a window Prometheus covers: a warning", kept(8*24*time.Hour, ""), Warning, false,
+			"no request kept by Prometheus http://prom:9090 (oldest sample 8d before 2026-11-27T12:00:00Z)"},
+		{"Prometheus holding 2 days: may break, naming its span", kept(2*24*time.Hour, ""), Blocking, false,
+			"Prometheus of http://prom:9090 2d"},
+		{"Prometheus not read: partial, and may break", kept(0, "HTTP 401: check the credentials (--prometheus-config)"), Blocking, true,
+			"the request counters of a 5s, b 5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: "1.36"}, {Name: "b", Version: "1.36"}}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"a", "b"} {
+				start.Find(name).Requests = &snapshot.RequestCounts{ReadAt: read, StartedAt: &fresh}
+			}
+			start.Prometheus = tc.prom
+			steps, _ := simulate.UpgradePlan(start, "1.37", nil)
+			rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", FailOn: FailOnBlocking})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f *Finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Key() == gadgets {
+					f = &rep.Findings[i]
+				}
+			}
+			if f == nil || f.Severity != tc.want || !strings.Contains(f.Message, tc.says) {
+				t.Fatalf("%s: want %s saying %q, got %+v", gadgets, tc.want, tc.says, f)
+			}
+			if partial := len(rep.Verdict.Partial) > 0; partial != tc.wantPartial {
+				t.Errorf("partial %v (%v), want %v", partial, rep.Verdict.Partial, tc.wantPartial)
+			}
+			if tc.wantPartial && rep.Failing(FailOnBlocking) == "" {
+				t.Error("a Prometheus not read passes at --fail-on blocking")
+			}
+		})
+	}
+}

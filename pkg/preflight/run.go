@@ -290,6 +290,7 @@ func (p *pass) replay() error {
 		p.rep.Traffic = tr
 	}
 	ev := replay.RequestCountEvidence(p.o.Start)
+	ev.Merge(replay.PrometheusEvidence(p.o.Start.Prometheus))
 	if p.o.Evidence != nil {
 		ev.Merge(*p.o.Evidence)
 	}

@@ -66,8 +66,11 @@ type Client struct {
 
 // String names the client as a finding says it: "5 request(s) on kas-b over 3d".
 func (c Client) String() string {
-	if c.Kind == SourceRequestCounts {
+	if c.Kind == SourceRequestCounts || (c.Kind == SourcePrometheus && c.Requests > 0) {
 		s := fmt.Sprintf("%d request(s) on %s", c.Requests, c.Name)
+		if c.Kind == SourcePrometheus {
+			s = fmt.Sprintf("%d request(s) on %s kept by Prometheus", c.Requests, c.Name)
+		}
 		if c.Span > 0 {
 			s += " over " + spanText(c.Span)
 		}
@@ -200,6 +203,9 @@ func (e *ClientEvidence) Read() string {
 	if c := e.Counted(); c != "" {
 		parts = append(parts, "the request counters of "+c)
 	}
+	if k := e.Kept(); k != "" {
+		parts = append(parts, "the apiserver_request_total kept by "+k)
+	}
 	for _, s := range e.ReadSources() {
 		switch s.Kind {
 		case SourceManifests:
@@ -255,7 +261,7 @@ func (e *ClientEvidence) Missing() string {
 			names[k] = append(names[k], s.Name)
 		}
 	}
-	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
+	what := map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases", SourcePrometheus: "Prometheus"}
 	parts := make([]string, 0, len(errs))
 	for _, k := range errs {
 		parts = append(parts, fmt.Sprintf("%s of %s: %s", what[k.kind], strings.Join(names[k], ", "), k.err))

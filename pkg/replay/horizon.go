@@ -123,3 +123,20 @@ func SpanText(d time.Duration) string { return spanText(d) }
 // SourcePrometheus is what a Prometheus (or Thanos Query, Mimir) kept of every apiserver's
 // apiserver_request_total: its span is from the oldest sample held to the query.
 const SourcePrometheus = "prometheus"
+
+// Kept names the Prometheus sources read with how far back each held samples: "Prometheus
+// http://prom:9090 (oldest sample 8d before 2026-11-27T12:00:00Z)".
+func (e *ClientEvidence) Kept() string {
+	var names []string
+	for _, s := range e.ReadSources() {
+		if s.Kind != SourcePrometheus {
+			continue
+		}
+		span := "span unknown"
+		if d, ok := s.Span(); ok {
+			span = "oldest sample " + SpanText(d) + " before " + s.To.UTC().Format(time.RFC3339)
+		}
+		names = append(names, "Prometheus "+s.Name+" ("+span+")")
+	}
+	return strings.Join(names, ", ")
+}
