@@ -268,7 +268,9 @@ func deprecatedOf(v model.Value) []snapshot.DeprecatedRequest {
 		out = append(out, snapshot.DeprecatedRequest{Group: string(l["group"]), Version: string(l["version"]), Resource: string(l["resource"]),
 			Subresource: string(l["subresource"]), RemovedRelease: string(l["removed_release"])})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GVR().String()+"/"+out[i].Subresource < out[j].GVR().String()+"/"+out[j].Subresource })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].GVR().String()+"/"+out[i].Subresource < out[j].GVR().String()+"/"+out[j].Subresource
+	})
 	return out
 }
 

@@ -48,7 +48,9 @@ type DeprecatedRequest struct {
 }
 
 // GVR is the request's group/version/resource.
-func (d DeprecatedRequest) GVR() GVR { return GVR{Group: d.Group, Version: d.Version, Resource: d.Resource} }
+func (d DeprecatedRequest) GVR() GVR {
+	return GVR{Group: d.Group, Version: d.Version, Resource: d.Resource}
+}
 
 // Span is the time the evidence covers: from the oldest sample held to the read; false when
 // unknown or negative.
