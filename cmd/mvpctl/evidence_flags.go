@@ -59,22 +59,46 @@ func (f *evidenceFlags) readPrometheus(ctx context.Context, snap *snapshot.Snaps
 	if f.prometheus == "" {
 		return nil
 	}
+	o, err := f.promOptions()
+	if err != nil {
+		return err
+	}
+	snap.Prometheus = readWarned(ctx, o, warn)
+	return nil
+}
+
+// prometheusReader reads --prometheus each time it is called (the exporter's gate runs).
+func (f *evidenceFlags) prometheusReader(warn func(string)) (func() *snapshot.PrometheusEvidence, error) {
+	o, err := f.promOptions()
+	if err != nil {
+		return nil, err
+	}
+	return func() *snapshot.PrometheusEvidence { return readWarned(context.Background(), o, warn) }, nil
+}
+
+// readWarned reads the Prometheus of o and says once when it could not.
+func readWarned(ctx context.Context, o promevidence.Options, warn func(string)) *snapshot.PrometheusEvidence {
+	pe := promevidence.Read(ctx, o)
+	if e := pe.Error; e != "" {
+		warn(fmt.Sprintf("Prometheus %s not read: %s (its client evidence is missing: the result is partial)", pe.URL, e))
+	}
+	return pe
+}
+
+// promOptions are the read's options from the flags and the --prometheus-config file.
+func (f *evidenceFlags) promOptions() (promevidence.Options, error) {
 	o := promevidence.Options{URL: f.prometheus, Selector: f.selector, Window: time.Duration(f.window)}
 	if f.promConfig != "" {
 		cfg, _, err := config.LoadHTTPConfigFile(f.promConfig)
-		if err != nil {
-			return fmt.Errorf("--prometheus-config %s: %s", f.promConfig, oneLineErr(err))
+		if err == nil {
+			err = cfg.Validate()
 		}
-		if err := cfg.Validate(); err != nil {
-			return fmt.Errorf("--prometheus-config %s: %s", f.promConfig, oneLineErr(err))
+		if err != nil {
+			return o, fmt.Errorf("--prometheus-config %s: %s", f.promConfig, oneLineErr(err))
 		}
 		o.HTTP = *cfg
 	}
-	snap.Prometheus = promevidence.Read(ctx, o)
-	if e := snap.Prometheus.Error; e != "" {
-		warn(fmt.Sprintf("Prometheus %s not read: %s (its client evidence is missing: the result is partial)", snap.Prometheus.URL, e))
-	}
-	return nil
+	return o, nil
 }
 
 // oneLineErr is err's text on one line.
