@@ -33,6 +33,9 @@ type fakeProm struct {
 	pad int
 	// queries are the queries asked, in order.
 	queries []string
+	// cached: answers are encoded once per path and query (benchmarks measure the reader).
+	cached bool
+	cache  map[string][]byte
 }
 
 var clusterMatcher = regexp.MustCompile(`cluster="([^"]*)"`)
@@ -55,6 +58,12 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.Form.Get("query")
 	f.queries = append(f.queries, q)
+	key := r.URL.Path + "?" + q
+	if b, ok := f.cache[key]; ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
 	cluster := ""
 	if m := clusterMatcher.FindStringSubmatch(q); m != nil {
 		cluster = m[1]
@@ -105,6 +114,13 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	b, _ := json.Marshal(map[string]any{"status": "success", "data": data})
+	if f.cached {
+		if f.cache == nil {
+			f.cache = map[string][]byte{}
+		}
+		f.cache[key] = b
+		f.queries = nil
+	}
 	w.Write(b)
 	if f.pad > 0 {
 		w.Write([]byte(strings.Repeat(" ", f.pad)))

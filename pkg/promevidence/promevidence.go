@@ -4,6 +4,7 @@
 package promevidence
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -247,14 +248,8 @@ func countsOf(v model.Value) ([]snapshot.PrometheusCount, error) {
 }
 
 func countLess(a, b snapshot.PrometheusCount) bool {
-	ka := []string{a.Group, a.Version, a.Resource, a.Subresource, a.Verb, a.Instance}
-	kb := []string{b.Group, b.Version, b.Resource, b.Subresource, b.Verb, b.Instance}
-	for i := range ka {
-		if ka[i] != kb[i] {
-			return ka[i] < kb[i]
-		}
-	}
-	return false
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version), strings.Compare(a.Resource, b.Resource),
+		strings.Compare(a.Subresource, b.Subresource), strings.Compare(a.Verb, b.Verb), strings.Compare(a.Instance, b.Instance)) < 0
 }
 
 func deprecatedOf(v model.Value) []snapshot.DeprecatedRequest {
