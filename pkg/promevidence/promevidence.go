@@ -28,7 +28,7 @@ import (
 // Bounds of one read, when Options leaves them zero.
 const (
 	DefaultTimeout  = 30 * time.Second
-	DefaultMaxBytes = 64 << 20
+	DefaultMaxBytes = 16 << 20
 	// spanPoints is how many points the range query that finds the oldest sample asks for:
 	// the span is known to within window/spanPoints, never longer than held.
 	spanPoints = 240
