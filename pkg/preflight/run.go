@@ -71,6 +71,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			o.warn(fmt.Sprintf("%s: request counters not taken as client evidence: %s", srv.Name, err))
 		}
 	}
+	if pe := o.Start.Prometheus; pe != nil && pe.Error == "" {
+		if src := replay.PrometheusEvidence(pe).Sources[0]; !src.Read {
+			o.warn(fmt.Sprintf("Prometheus %s: not taken as client evidence: %s", pe.URL, src.Error))
+		}
+	}
 	ev, err := o.clientEvidence(ctx)
 	if err != nil {
 		return nil, err

@@ -54,3 +54,37 @@ func TestRequestCountEvidenceRefusesBadCounts(t *testing.T) {
 		})
 	}
 }
+
+// A Prometheus read recorded with counts that are not counts is not evidence either.
+func TestPrometheusEvidenceRefusesBadCounts(t *testing.T) {
+	read := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	oldest, later := read.Add(-8*24*time.Hour), read.Add(time.Hour)
+	count := func(n int64) snapshot.PrometheusCount {
+		return snapshot.PrometheusCount{Instance: "10.0.0.1:6443", RequestCount: snapshot.RequestCount{Group: "storage.k8s.io", Version: "v1beta1", Resource: "volumeattributesclasses", Verb: "LIST", Count: n}}
+	}
+	for _, tc := range []struct {
+		name    string
+		pe      snapshot.PrometheusEvidence
+		wantErr string
+	}{
+		{"good", snapshot.PrometheusEvidence{ReadAt: read, OldestSample: &oldest, Counts: []snapshot.PrometheusCount{count(30)}}, ""},
+		{"negative", snapshot.PrometheusEvidence{ReadAt: read, OldestSample: &oldest, Counts: []snapshot.PrometheusCount{count(-30)}}, "count -30 of LIST storage.k8s.io/v1beta1/volumeattributesclasses"},
+		{"overflow", snapshot.PrometheusEvidence{ReadAt: read, OldestSample: &oldest, Counts: []snapshot.PrometheusCount{count(math.MaxInt64), count(2)}}, "a sum past the largest"},
+		{"oldest sample after the read", snapshot.PrometheusEvidence{ReadAt: read, OldestSample: &later, Counts: []snapshot.PrometheusCount{count(3)}}, "after the read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pe := tc.pe
+			ev := PrometheusEvidence(&pe)
+			src := ev.Sources[0]
+			if tc.wantErr == "" {
+				if !src.Read || len(ev.Clients) != 1 {
+					t.Fatalf("not read (%q) or clients %v", src.Error, ev.Clients)
+				}
+				return
+			}
+			if src.Read || !strings.Contains(src.Error, tc.wantErr) || len(ev.Clients) != 0 {
+				t.Fatalf("read %v, error %q, clients %v: want not read, saying %q", src.Read, src.Error, ev.Clients, tc.wantErr)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -19,7 +20,12 @@ func PrometheusEvidence(pe *snapshot.PrometheusEvidence) ClientEvidence {
 	if pe.Selector != "" {
 		src.Name += " {" + pe.Selector + "}"
 	}
-	if pe.Error == "" {
+	byKey, order, err := promCounts(pe)
+	switch {
+	case pe.Error != "":
+	case err != nil:
+		src.Error = err.Error()
+	default:
 		src.Read = true
 		to := pe.ReadAt
 		src.From, src.To = pe.OldestSample, &to
@@ -29,17 +35,6 @@ func PrometheusEvidence(pe *snapshot.PrometheusEvidence) ClientEvidence {
 		return ev
 	}
 	span, _ := pe.Span()
-	byKey := map[[2]string]int64{} // GVR, instance → requests
-	var order [][2]string
-	for _, c := range pe.Counts {
-		k := [2]string{c.GVR().String(), c.Instance}
-		if _, ok := byKey[k]; !ok {
-			order = append(order, k)
-		}
-		if n, ok := snapshot.AddCounts(byKey[k], c.Count); ok {
-			byKey[k] = n
-		}
-	}
 	for _, k := range order {
 		name := "instance " + k[1]
 		if k[1] == "" {
@@ -59,3 +54,26 @@ func PrometheusEvidence(pe *snapshot.PrometheusEvidence) ClientEvidence {
 
 // DeprecatedAPIsName is the metric of deprecated APIs asked for, as a client's name says it.
 const DeprecatedAPIsName = "apiserver_requested_deprecated_apis"
+
+// promCounts sums a Prometheus read's counts by GVR and instance, in the order first seen, or
+// says why they are not counts (a negative one, a sum that overflows, an oldest sample after
+// the read): then none of them is evidence.
+func promCounts(pe *snapshot.PrometheusEvidence) (map[[2]string]int64, [][2]string, error) {
+	if pe.OldestSample != nil && pe.OldestSample.After(pe.ReadAt) {
+		return nil, nil, fmt.Errorf("oldest sample %s after the read at %s: no known span", pe.OldestSample.UTC().Format(time.RFC3339), pe.ReadAt.UTC().Format(time.RFC3339))
+	}
+	byKey := map[[2]string]int64{} // GVR, instance → requests
+	var order [][2]string
+	for _, c := range pe.Counts {
+		k := [2]string{c.GVR().String(), c.Instance}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		n, ok := snapshot.AddCounts(byKey[k], c.Count)
+		if !ok {
+			return nil, nil, fmt.Errorf("count %d of %s %s on %q: not a count, or a sum past the largest", c.Count, c.Verb, k[0], c.Instance)
+		}
+		byKey[k] = n
+	}
+	return byKey, order, nil
+}
