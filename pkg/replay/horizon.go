@@ -95,6 +95,20 @@ func (e *ClientEvidence) SpansRead() string {
 	return strings.Join(parts, "; ")
 }
 
+// SourcesOf lists the sources of one kind, read or not, in the order stated.
+func (e *ClientEvidence) SourcesOf(kind string) []EvidenceSource {
+	if e == nil {
+		return nil
+	}
+	var out []EvidenceSource
+	for _, s := range e.Sources {
+		if s.Kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // kindText names each kind of source as a sentence says it.
 var kindText = map[string]string{SourceRequestCounts: "the request counters", SourcePrometheus: "Prometheus", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
 
