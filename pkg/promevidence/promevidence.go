@@ -122,7 +122,7 @@ func QueriesFor(selector string, window time.Duration) Queries {
 		Counts: fmt.Sprintf(`sum by (instance, group, version, resource, subresource, verb) (max_over_time(%s{resource!=""%s}[%s])) > 0`, mvp.RequestTotalMetric, sel, w),
 		Deprecated: fmt.Sprintf(`max by (group, version, resource, subresource, removed_release) (max_over_time(%s{resource!=""%s}[%s])) > 0`,
 			DeprecatedAPIsMetric, sel, w),
-		Held: fmt.Sprintf(`count(%s{resource!=""%s})`, mvp.RequestTotalMetric, strings.TrimPrefix(sel, ",")),
+		Held: fmt.Sprintf(`count(%s{resource!=""%s})`, mvp.RequestTotalMetric, sel),
 	}
 }
 

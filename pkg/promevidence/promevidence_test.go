@@ -99,3 +99,16 @@ func TestPublicURL(t *testing.T) {
 		t.Errorf("PublicURL = %q", got)
 	}
 }
+
+// TestQueriesFor: every query matches the selector after the request series' own matcher,
+// separated by a comma, as docs/ci.md shows them; without a selector, that matcher alone.
+func TestQueriesFor(t *testing.T) {
+	for sel, want := range map[string]string{`cluster="e2e"`: `{resource!="",cluster="e2e"}`, "": `{resource!=""}`} {
+		q := QueriesFor(sel, time.Hour)
+		for name, query := range map[string]string{"counts": q.Counts, "deprecated": q.Deprecated, "held": q.Held} {
+			if !strings.Contains(query, want) {
+				t.Errorf("selector %q: the %s query %s lacks %s", sel, name, query, want)
+			}
+		}
+	}
+}
