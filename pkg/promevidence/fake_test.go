@@ -3,6 +3,7 @@ package promevidence
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -73,6 +74,9 @@ func (f *fakeProm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/api/v1/query_range"):
 		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
+		// As Prometheus parses a time: to the nearest millisecond.
+		sec, frac := math.Modf(start)
+		start = sec + math.Round(frac*1000)/1000
 		end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
 		step, _ := strconv.ParseFloat(r.Form.Get("step"), 64)
 		result := []any{}

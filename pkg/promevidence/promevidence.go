@@ -133,7 +133,10 @@ func Read(ctx context.Context, o Options) *snapshot.PrometheusEvidence {
 	if o.Now != nil {
 		now = o.Now
 	}
-	ev := &snapshot.PrometheusEvidence{URL: PublicURL(o.URL), Selector: strings.TrimSpace(o.Selector), ReadAt: now().UTC(), WindowSeconds: int64(o.Window / time.Second)}
+	// Prometheus keeps times in milliseconds and rounds the query's to them: a read at a
+	// finer time would find its first point a fraction after the window's start, and the span
+	// held a fraction short of the window.
+	ev := &snapshot.PrometheusEvidence{URL: PublicURL(o.URL), Selector: strings.TrimSpace(o.Selector), ReadAt: now().UTC().Truncate(time.Millisecond), WindowSeconds: int64(o.Window / time.Second)}
 	if err := read(ctx, o, ev); err != nil {
 		ev.Error = oneLine(err, o)
 		ev.Counts, ev.Deprecated = nil, nil

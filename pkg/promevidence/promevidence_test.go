@@ -112,3 +112,14 @@ func TestQueriesFor(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSpanWholeWindow: a Prometheus that holds samples from before the window covers all
+// of it, also when the read's time is finer than Prometheus' milliseconds.
+func TestReadSpanWholeWindow(t *testing.T) {
+	url := startFake(t, &fakeProm{oldest: readAt.Add(-time.Hour), counts: fleet(1, 1, 1)})
+	at := readAt.Add(123_600_000 * time.Nanosecond) // rounds up to .124
+	ev := Read(context.Background(), Options{URL: url, Window: 5 * time.Second, Now: func() time.Time { return at }})
+	if span, ok := ev.Span(); !ok || span < 5*time.Second {
+		t.Errorf("span %s (known %v), error %q: want the whole 5s window", span, ok, ev.Error)
+	}
+}

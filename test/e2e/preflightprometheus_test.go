@@ -64,6 +64,10 @@ scrape_configs:
 	waitFor(t, "the 30 lists in Prometheus", 30*time.Second, func() bool {
 		return len(query(`sum(apiserver_request_total{job="apiserver",group="networking.k8s.io",version="v1beta1",resource="ipaddresses",verb="LIST"}) >= 30`)) == 1
 	})
+	// Scraped for a few seconds more before the restarts: the window below starts up to a
+	// couple of seconds after heldSince (whole seconds, and the time mvpctl takes to start),
+	// and must still hold samples of the 30.
+	time.Sleep(5 * time.Second)
 	restarted := time.Now()
 	for _, name := range []string{"kas-a", "kas-b"} {
 		if err := cp.Restart(ctx, name); err != nil {
