@@ -99,7 +99,8 @@ golden:
 	$(GO) test ./cmd/mvpctl/ -update
 
 # Re-record the shipped examples from real kube-apiservers (needs root): examples/skew.yaml (a
-# snapshot with /apis documents) and examples/audit.log.gz. Then `make golden` and `make pictures`.
+# snapshot with /apis documents) and examples/audit.log.gz. Then `make golden` (which also remakes
+# examples/skew-counters.yaml and skew-prometheus.yaml from skew.yaml) and `make pictures`.
 examples: build
 	cd test/e2e && $(GO) run ./cmd/mkexample -mvpctl $(CURDIR)/bin/mvpctl -out $(CURDIR)/examples/skew.yaml -audit-out $(CURDIR)/examples/audit.log.gz
 

@@ -28,6 +28,8 @@ type preflightOptions struct {
 	liveOnlySet []string
 	// helmReleases: read the cluster's Helm releases (Secrets) as client evidence.
 	helmReleases bool
+	// evidence: how far back the client evidence must look.
+	evidence evidenceFlags
 }
 
 func newPreflightCmd(g *globalOptions) *cobra.Command {
@@ -48,7 +50,8 @@ hint; docs/ci.md says how each check's severity is decided. A 404/503 window blo
 request that works today fails during the upgrade, or may: a replayed request meets it, a
 client of its GVR is seen (the apiservers' request counters, --manifests), or every apiserver
 answers its GVR at the start and neither replayed traffic nor the counters of every apiserver
-show that nothing uses it. A window for a GVR new in the target that no replayed request uses is a warning.
+show that nothing uses it over the whole --evidence-window (default 7d; counters restart with
+their apiserver, so --prometheus, which keeps them, or an audit log that spans it). A window for a GVR new in the target that no replayed request uses is a warning.
 
 Accepted risks: --ignore ID[:SUBJECT] (SUBJECT may hold * and ?), and a file of such rules,
 one a line with an optional "# YYYY-MM-DD reason": --baseline FILE, or else ` + "`" + defaultAcceptFile + "`" + `
@@ -76,6 +79,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --static-pod-manifest, an apiserver's static pod manifest)")
 	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
 	cmd.Flags().BoolVar(&o.helmReleases, "helm-releases", false, "live: read the newest revision of every Helm release (Secrets of type helm.sh/release.v1: needs list on secrets) as client evidence; an object of an API at risk in its manifest blocks, named by release and line")
+	o.evidence.addFlags(cmd.Flags())
 	o.filter.AddFlags(cmd.Flags(), "check only")
 	o.output.AddFlags(cmd.Flags())
 	return cmd
@@ -100,6 +104,9 @@ func (o *preflightOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	defer pl.close()
+	if err := o.evidence.readPrometheus(cmd.Context(), pl.start, g.warn); err != nil {
+		return err
+	}
 	rep, err := preflight.Run(cmd.Context(), o.options(cmd, g, pl, failOn, rules))
 	if err != nil {
 		return err

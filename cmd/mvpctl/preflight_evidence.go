@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ import (
 func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *planned, failOn preflight.FailOn, rules []preflight.AcceptRule) preflight.Options {
 	in := preflight.Options{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
-		Filter: o.filter.FilterOf(pl.start), FailOn: failOn,
+		Filter: o.filter.FilterOf(pl.start), FailOn: failOn, EvidenceWindow: time.Duration(o.evidence.window),
 		Manifests: o.manifests, Stdin: cmd.InOrStdin(), Warn: g.warn}
 	live := discover.Options{RESTClientGetter: g.configFlags, Timeout: o.plan.source.Live.Timeout}
 	if o.helmReleases {

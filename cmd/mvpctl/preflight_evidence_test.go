@@ -34,7 +34,7 @@ func TestPreflightExampleWithClientEvidence(t *testing.T) {
 		exit   int
 		says   []string
 	}{
-		{"no request of an alpha or beta API counted, manifests without such objects", nil, []string{"--manifests", manifests}, ExitIncomplete,
+		{"no request of an alpha or beta API counted over a window the counters cover, manifests without such objects", nil, []string{"--manifests", manifests, "--evidence-window", "3d"}, ExitIncomplete,
 			[]string{"but no request counted on kas-a (since it started 3d before 2026-11-27T12:00:00Z), kas-b (since it started 3d before 2026-11-27T12:00:00Z) uses it"}},
 		{"a manifest holding an object of a beta API", nil, []string{"--manifests", claims}, ExitFindings,
 			[]string{"clients use it: " + filepath.Join(claims, "claim.json") + ":2 (ResourceClaim resource.k8s.io/v1beta1)"}},

@@ -8,7 +8,7 @@ import (
 // TestPreflightBlockingFirst: text and markdown list the blocking findings first, then the
 // warnings, then info, whatever the order of the checks that found them.
 func TestPreflightBlockingFirst(t *testing.T) {
-	args := []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz"}
+	args := []string{"preflight", "--snapshot", "../../examples/skew.yaml", "--to", "1.37", "--audit-log", "../../examples/audit.log.gz", "--evidence-window", "4s"}
 	rank := map[string]int{"blocking": 0, "warning": 1, "info": 2}
 	for _, format := range []string{"table", "wide", "markdown"} {
 		t.Run(format, func(t *testing.T) {

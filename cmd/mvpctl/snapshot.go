@@ -17,6 +17,8 @@ type snapshotOptions struct {
 	file   string // destination; "" or "-" for stdout
 	output *output.Flags
 	live   cli.DiscoverFlags
+	// evidence: a Prometheus whose kept request counters the snapshot records.
+	evidence evidenceFlags
 }
 
 func newSnapshotCmd(g *globalOptions) *cobra.Command {
@@ -50,6 +52,7 @@ format and the RBAC needed.
 	fs.StringVarP(&o.file, "file", "f", "", "write the snapshot to FILE, atomically; only a regular file (or a link to one) is replaced (default: stdout)")
 	o.output.AddFlags(fs)
 	o.live.AddFlags(fs)
+	o.evidence.addFlags(fs)
 	return cmd
 }
 
@@ -66,8 +69,14 @@ func (o *snapshotOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			return fmt.Errorf("-f %s: %w", o.file, err)
 		}
 	}
+	if err := o.evidence.validate(); err != nil {
+		return err
+	}
 	snap, err := o.live.Discover(cmd.Context(), g.env())
 	if err != nil {
+		return err
+	}
+	if err := o.evidence.readPrometheus(cmd.Context(), snap, g.warn); err != nil {
 		return err
 	}
 	if err := o.write(snap, opts, g); err != nil {

@@ -44,6 +44,9 @@ func (o *preflightOptions) validate() (preflight.FailOn, error) {
 		}
 		return "", fmt.Errorf("%s: %s the live cluster, which --snapshot, --servers and --scenario do not: give it without them", strings.Join(o.liveOnlySet, ", "), what)
 	}
+	if err := o.evidence.validate(); err != nil {
+		return "", err
+	}
 	if stdin > 1 {
 		return "", errors.New("stdin (-) can be read once: give --manifests - alone, or the other input as a file")
 	}

@@ -31,7 +31,10 @@ type exporterFlags struct {
 	// to and preflightEvery configure the upgrade readiness gate (watch.UpgradeReadiness).
 	to             string
 	preflightEvery int
-	fs             *pflag.FlagSet
+	// evidence: how far back the gate's client evidence must look, and the Prometheus that
+	// keeps it.
+	evidence evidenceFlags
+	fs       *pflag.FlagSet
 }
 
 func (e *exporterFlags) addFlags(fs *pflag.FlagSet) {
@@ -39,6 +42,7 @@ func (e *exporterFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&e.address, "metrics-address", "", "serve /metrics (Prometheus), /healthz and /readyz on this address (e.g. :9090) while watching (a first read that fails is retried); without a kubeconfig, read the cluster the pod runs in (docs/exporter.md)")
 	fs.StringVar(&e.to, "to", "", "with --metrics-address: the version the upgrade readiness gate checks an upgrade to (default: the minor after the oldest apiserver's)")
 	fs.IntVar(&e.preflightEvery, "preflight-every", watch.DefaultReadinessEvery, "with --metrics-address: run the upgrade readiness gate (preflight) when the plane changed, or else every this many reads; 0 turns it off")
+	e.evidence.addFlags(fs)
 }
 
 // validate checks the exporter's flags: the readiness flags need --metrics-address, --to a
@@ -54,7 +58,7 @@ func (e *exporterFlags) validate() error {
 			return fmt.Errorf("--to: %w", err)
 		}
 	}
-	return nil
+	return e.evidence.validate()
 }
 
 // The in-cluster service account: the Kubernetes service environment variables and the
@@ -129,7 +133,16 @@ func startExporter(e *exporterFlags, loop *watch.Loop, errOut io.Writer) (*expor
 	}
 	x := &exporter{metrics: watch.NewMetrics(), leaseWatch: &watch.LeaseWatchMetrics{}, done: make(chan struct{})}
 	if e.preflightEvery > 0 {
-		x.metrics.EnableUpgradeReadiness(watch.UpgradeReadiness{To: e.to, Every: e.preflightEvery})
+		cfg := watch.UpgradeReadiness{To: e.to, Every: e.preflightEvery, EvidenceWindow: time.Duration(e.evidence.window)}
+		if e.evidence.prometheus != "" {
+			read, err := e.evidence.prometheusReader(func(msg string) { output.Fprintf(errOut, "warning: %s\n", msg) })
+			if err != nil {
+				ln.Close()
+				return nil, err
+			}
+			cfg.Prometheus = read
+		}
+		x.metrics.EnableUpgradeReadiness(cfg)
 	}
 	reg := prometheus.NewRegistry()
 	refused := newScrapesRefused()

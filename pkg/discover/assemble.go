@@ -76,6 +76,13 @@ func (d *discoverer) server(r *result, src snapshot.Sources, takenAt time.Time) 
 	if r.requests != nil && srv.Reachable {
 		srv.Requests = r.requests
 		srv.Requests.ReadAt = takenAt
+		if err := srv.Requests.Check(); err != nil {
+			srv.Requests.Refuse(err)
+			r.requestsRefused = true
+		}
+		if r.requestsRefused {
+			d.warn("%s: request counters not taken as client evidence: %s", srv.Name, srv.Requests.Error)
+		}
 		srv.Requests.Error = d.red.Clean(srv.Requests.Error)
 	}
 	return srv

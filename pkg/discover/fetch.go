@@ -71,6 +71,7 @@ type result struct {
 	// Peer-learning evidence (peerlearning.go): nil when not read.
 	syncErrors         map[string]float64
 	requests           *snapshot.RequestCounts // client evidence (requestcounts.go)
+	requestsRefused    bool                    // read, but a value is not a count
 	syncErrorsErr      string
 	advertiseReachable *bool
 	advertiseErr       string
@@ -103,7 +104,7 @@ func fetchServer(ctx context.Context, t *target, timeout time.Duration, red *red
 	}
 	r.readyz = fetchReadyz(ctx, c)
 	v, verr := snapshot.ParseVersion(r.version)
-	r.requests, r.syncErrors, r.syncErrorsErr = fetchMetrics(ctx, c, verr == nil && mvp.HasPeerProxyMetrics(v))
+	r.requests, r.syncErrors, r.syncErrorsErr, r.requestsRefused = fetchMetrics(ctx, c, verr == nil && mvp.HasPeerProxyMetrics(v))
 	if verr != nil || !mvp.HasPeerProxyMetrics(v) {
 		r.syncErrorsErr = "" // not asked: the version has no such counter
 	}

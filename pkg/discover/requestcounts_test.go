@@ -16,6 +16,7 @@ func TestRequestCounts(t *testing.T) {
 		name, text  string
 		wantStarted *time.Time
 		want        []snapshot.RequestCount
+		wantErr     string // the refusal's words: no count kept
 	}{
 		{"summed over code, scope, component and dry_run; non-resource requests left out", `# TYPE apiserver_request_total counter
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="networking.k8s.io",resource="ipaddresses",scope="cluster",subresource="",verb="LIST",version="v1beta1"} 3
@@ -28,8 +29,16 @@ process_start_time_seconds 1.7900000005e+09
 `, &started, []snapshot.RequestCount{
 			{Group: "", Version: "v1", Resource: "pods", Subresource: "status", Verb: "PATCH", Count: 7},
 			{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ipaddresses", Verb: "LIST", Count: 5},
-		}},
-		{"no start time, no requests", "# TYPE apiserver_request_total counter\n", nil, nil},
+		}, ""},
+		{"no start time, no requests", "# TYPE apiserver_request_total counter\n", nil, nil, ""},
+		{"NaN refused", series("NaN"), &started, nil, "NaN is not a count"},
+		{"+Inf refused", series("+Inf"), &started, nil, "+Inf is not a count"},
+		{"-Inf refused", series("-Inf"), &started, nil, "-Inf is not a count"},
+		{"negative refused", series("-5"), &started, nil, "-5 is negative"},
+		{"past int64 refused", series("1e30"), &started, nil, "1e+30 is past the largest count"},
+		{"a sum that overflows refused", series("9e18") + `apiserver_request_total{code="404",group="storage.k8s.io",resource="volumeattributesclasses",subresource="",verb="LIST",version="v1beta1"} 9e18
+`, &started, nil, "the sum of its series overflows"},
+		{"a start time that is not a time refused", "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds NaN\n", nil, nil, "process_start_time_seconds NaN is not a time"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,6 +47,15 @@ process_start_time_seconds 1.7900000005e+09
 				t.Fatal(err)
 			}
 			got := requestCounts(m)
+			if tc.wantErr != "" {
+				if !strings.Contains(got.Error, tc.wantErr) || len(got.Counts) != 0 {
+					t.Fatalf("Error %q with %d count(s), want it to say %q and no count", got.Error, len(got.Counts), tc.wantErr)
+				}
+				return
+			}
+			if got.Error != "" {
+				t.Fatalf("refused: %s", got.Error)
+			}
 			if (got.StartedAt == nil) != (tc.wantStarted == nil) || (got.StartedAt != nil && got.StartedAt.Sub(*tc.wantStarted).Abs() > time.Millisecond) {
 				t.Errorf("StartedAt %v, want %v", got.StartedAt, tc.wantStarted)
 			}
@@ -51,4 +69,14 @@ process_start_time_seconds 1.7900000005e+09
 			}
 		})
 	}
+}
+
+// series is a /metrics text with one LIST of storage.k8s.io/v1beta1 volumeattributesclasses
+// of value v, and a start time.
+func series(v string) string {
+	return `# TYPE apiserver_request_total counter
+apiserver_request_total{code="200",group="storage.k8s.io",resource="volumeattributesclasses",subresource="",verb="LIST",version="v1beta1"} ` + v + `
+# TYPE process_start_time_seconds gauge
+process_start_time_seconds 1.7900000005e+09
+`
 }

@@ -103,6 +103,9 @@ func partialReads(s *snapshot.Snapshot) []string {
 	if why := s.Cluster.LB.Incomplete(); why != "" {
 		out = append(out, why)
 	}
+	if pe := s.Prometheus; pe != nil && pe.Error != "" {
+		out = append(out, "Prometheus "+pe.URL+" could not be read: "+pe.Error)
+	}
 	return out
 }
 

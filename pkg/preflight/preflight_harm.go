@@ -3,6 +3,7 @@ package preflight
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
@@ -31,10 +32,12 @@ type harm struct {
 	tr     *replay.Report
 	gvrs   map[string]*replay.GVRTraffic
 	ev     *replay.ClientEvidence
+	// window is the look-back the evidence must cover to show that no client uses a GVR.
+	window time.Duration
 }
 
-func newHarm(sim *simulate.Simulation, tr *replay.Report, ev *replay.ClientEvidence) harm {
-	h := harm{usable: map[string]bool{}, served: map[string]bool{}, tr: tr, gvrs: map[string]*replay.GVRTraffic{}, ev: ev}
+func newHarm(sim *simulate.Simulation, tr *replay.Report, ev *replay.ClientEvidence, window time.Duration) harm {
+	h := harm{usable: map[string]bool{}, served: map[string]bool{}, tr: tr, gvrs: map[string]*replay.GVRTraffic{}, ev: ev, window: window}
 	start := sim.Steps[0]
 	for _, srv := range start.Snapshot().Servers {
 		if !srv.Reachable {
@@ -75,6 +78,8 @@ func (h harm) of(gvr string) (Severity, string) {
 		return Blocking, "clients use it: " + agentsOf(g)
 	case h.usable[gvr] && h.tr == nil && !h.ev.Covers():
 		return Blocking, "clients may use it: every apiserver answers it at the start, and no replayed traffic (--audit-log, --requests) or client evidence says none does (" + h.ev.Missing() + ")"
+	case h.usable[gvr] && !h.covered():
+		return Blocking, "clients may use it: every apiserver answers it at the start, and " + h.tooShort()
 	case h.usable[gvr]:
 		return Warning, "every apiserver answers it at the start, but " + h.unused()
 	case !h.served[gvr]:
@@ -91,6 +96,9 @@ func (h harm) unused() string {
 	}
 	if counted := h.ev.Counted(); counted != "" && h.ev.Covers() {
 		parts = append(parts, "no request counted on "+counted)
+	}
+	if kept := h.ev.Kept(); kept != "" {
+		parts = append(parts, "no request kept by "+kept)
 	}
 	return strings.Join(parts, " and ") + " uses it"
 }
@@ -141,6 +149,8 @@ func (h harm) gv(groupVersion string) (Severity, string) {
 		return Blocking, "clients use it: " + strings.Join(agents, ", ")
 	case h.tr == nil && !h.ev.Covers():
 		return Blocking, "its clients may use it (no replayed traffic, --audit-log or --requests, or client evidence says none does: " + h.ev.Missing() + ")"
+	case !h.covered():
+		return Blocking, "its clients may use it: " + h.tooShort()
 	}
 	return Warning, h.unused()
 }

@@ -171,12 +171,12 @@ func TestPreflightHarm(t *testing.T) {
 			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
 			map[string]string{"MVP010:new.k8s.io/v1/widgets": "404 on b at step 2; served by a; new: no apiserver serves it at the start",
 				"MVP010:old.k8s.io/v1beta1/gadgets": "404 on a at step 2; served by b; clients may use it: every apiserver answers it at the start"}}},
-		{"traffic with no client of either: warnings saying what was read", "", false, "GET /api/v1/pods\n", nil, want{"warning",
-			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Warning},
-			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, but none of the 1 replayed requests (a request list: no times) uses it",
+		{"a request list with no client of either: it has no times, so no span, and a GVR every server answers still blocks", "", false, "GET /api/v1/pods\n", nil, want{"blocking",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP011:old.k8s.io/v1beta1/gadgets": "every apiserver answers it at the start, and the evidence read looks back less than the 2d evidence window (--evidence-window): traffic reqs.txt (requests): no event times, span unknown",
 				"MVP010:new.k8s.io/v1/widgets": "; no replayed request uses it"}}},
-		{"a replayed client of a GVR new in the target fails today: already failing, a warning naming the servers", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", nil, want{"warning",
-			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP020:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Warning},
+		{"a replayed client of a GVR new in the target fails today: already failing, a warning naming the servers", "", false, "GET /api/v1/pods\nGET /apis/new.k8s.io/v1/widgets\n", nil, want{"blocking",
+			map[string]Severity{"MVP010:new.k8s.io/v1/widgets": Warning, "MVP020:new.k8s.io/v1/widgets": Warning, "MVP010:old.k8s.io/v1beta1/gadgets": Blocking},
 			map[string]string{"MVP020:new.k8s.io/v1/widgets": "1 of 1 request(s) for new.k8s.io/v1/widgets already get 404 or 503 at the start on a, b: they fail with or without the upgrade",
 				"MVP010:new.k8s.io/v1/widgets": "its replayed clients already get 404 or 503 at the start on a, b, so the upgrade harms none of them"}}},
 		{"a replayed client of a GVR that works at the start and fails at a step blocks", "", false, "GET /apis/old.k8s.io/v1beta1/gadgets\nGET /apis/new.k8s.io/v1/widgets\n", nil, want{"blocking",
@@ -186,9 +186,12 @@ func TestPreflightHarm(t *testing.T) {
 			map[string]Severity{"MVP011:old.k8s.io/v1beta1/gadgets": Blocking}, nil}},
 		{"a --runtime-config entry the target lacks blocks without traffic", "configured", true, "", nil, want{"blocking",
 			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP011:old.k8s.io/v1alpha1/relics": Warning}, nil}},
-		{"... warns with traffic that holds no client of it", "configured", true, "GET /api/v1/pods\nGET /apis/old.k8s.io/v1beta1/gadgets/x\n", nil, want{"blocking",
-			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Warning, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
-			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "none of the 2 replayed requests (a request list: no times) uses it"}}},
+		{"... and still blocks with a request list that holds no client of it (no times, so no span)", "configured", true, "GET /api/v1/pods\nGET /apis/old.k8s.io/v1beta1/gadgets/x\n", nil, want{"blocking",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP011:old.k8s.io/v1beta1/gadgets": Blocking},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "its clients may use it: the evidence read looks back less than the 2d evidence window"}}},
+		{"... warns with a request list that holds no client of it and counters that cover the window", "configured", true, "GET /api/v1/pods\n", counted(nil, nil), want{"warning",
+			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Warning},
+			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "none of the 1 replayed requests (a request list: no times) and no request counted on a"}}},
 		{"... and blocks naming the client when the traffic holds one", "configured", true, "GET /apis/old.k8s.io/v1alpha1/relics\n", nil, want{"blocking",
 			map[string]Severity{"MVP040:old.k8s.io/v1alpha1@a": Blocking, "MVP021:old.k8s.io/v1alpha1/relics": Blocking},
 			map[string]string{"MVP040:old.k8s.io/v1alpha1@a": "clients use it: <none> (1 request(s))"}}},
@@ -221,7 +224,8 @@ func TestPreflightHarm(t *testing.T) {
 				start.Find(name).Requests = rc
 			}
 			steps, _ := simulate.UpgradePlan(start, "1.37", nil)
-			in := Options{Start: start, Steps: steps, Target: "1.37"}
+			// The counters (counted) cover 3 days: a 2-day window is covered.
+			in := Options{Start: start, Steps: steps, Target: "1.37", EvidenceWindow: 48 * time.Hour}
 			if tc.traffic != "" {
 				tr, _ := replay.NewReader(strings.NewReader(strings.ReplaceAll(tc.traffic, `\n`, "\n")), "reqs.txt", replay.FormatRequests)
 				in.Traffic, in.TrafficSource, in.TrafficFormat = []*replay.Reader{tr}, "reqs.txt", replay.FormatRequests

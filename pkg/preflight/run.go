@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/replay"
@@ -38,6 +39,9 @@ type Options struct {
 	Evidence *replay.ClientEvidence
 	// FailOn is the threshold the verdict is judged at (FailOnWarning when empty).
 	FailOn FailOn
+	// EvidenceWindow is how far back the evidence must look to show that no client uses a
+	// GVR (replay.DefaultEvidenceWindow when zero).
+	EvidenceWindow time.Duration
 
 	// Manifests are files or directories of objects (--manifests; "-" reads Stdin), read as
 	// client evidence; a file that cannot be read fails the run.
@@ -70,6 +74,16 @@ type Options struct {
 // rests on; its findings blocking first. Traffic given with no resource request to replay is
 // an error (replay.RequireReplayed).
 func Run(ctx context.Context, o Options) (*Report, error) {
+	for _, srv := range o.Start.Servers {
+		if _, err := replay.CountsByGVR(srv.Requests); err != nil {
+			o.warn(fmt.Sprintf("%s: request counters not taken as client evidence: %s", srv.Name, err))
+		}
+	}
+	if pe := o.Start.Prometheus; pe != nil && pe.Error == "" {
+		if src := replay.PrometheusEvidence(pe).Sources[0]; !src.Read {
+			o.warn(fmt.Sprintf("Prometheus %s: not taken as client evidence: %s", pe.URL, src.Error))
+		}
+	}
 	budget := replay.NewBudget()
 	budget.StopWith(ctx)
 	ev, err := o.clientEvidence(ctx, budget)
@@ -90,6 +104,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// window is the evidence window: EvidenceWindow, or the default.
+func (o *Options) window() time.Duration {
+	if o.EvidenceWindow <= 0 {
+		return replay.DefaultEvidenceWindow
+	}
+	return o.EvidenceWindow
 }
 
 func (o *Options) warn(msg string) {
@@ -292,7 +314,7 @@ func check(o Options) (*Report, error) {
 	if err := p.replay(); err != nil {
 		return nil, err
 	}
-	p.harm = newHarm(sim, p.rep.Traffic, p.rep.Evidence)
+	p.harm = newHarm(sim, p.rep.Traffic, p.rep.Evidence, p.o.window())
 	p.runUnits(upgradeUnits)
 	if err := checkFilter(o.Filter, sim, p.rep.Traffic); err != nil {
 		return nil, err
@@ -337,9 +359,11 @@ func (p *pass) replay() error {
 		p.rep.Traffic = tr
 	}
 	ev := replay.RequestCountEvidence(p.o.Start)
+	ev.Merge(replay.PrometheusEvidence(p.o.Start.Prometheus))
 	if p.o.Evidence != nil {
 		ev.Merge(*p.o.Evidence)
 	}
+	ev.WindowSeconds = int64(p.o.window() / time.Second)
 	p.rep.Evidence = &ev
 	return nil
 }

@@ -16,6 +16,9 @@ import (
 type ClientEvidence struct {
 	// Sources are every source tried, read or not, in the order they are stated.
 	Sources []EvidenceSource `json:"sources"`
+	// WindowSeconds is the look-back the evidence had to cover to show that no client uses a
+	// GVR (horizon.go), in seconds.
+	WindowSeconds int64 `json:"windowSeconds,omitempty"`
 	// Clients are the clients seen, by GVR (snapshot.GVR's String form).
 	Clients map[string][]Client `json:"clients,omitempty"`
 }
@@ -98,8 +101,11 @@ type Client struct {
 
 // String names the client as a finding says it: "5 request(s) on kas-b over 3d".
 func (c Client) String() string {
-	if c.Kind == SourceRequestCounts {
+	if c.Kind == SourceRequestCounts || (c.Kind == SourcePrometheus && c.Requests > 0) {
 		s := fmt.Sprintf("%d request(s) on %s", c.Requests, c.Name)
+		if c.Kind == SourcePrometheus {
+			s = fmt.Sprintf("%d request(s) on %s kept by Prometheus", c.Requests, c.Name)
+		}
 		if c.Span > 0 {
 			s += " over " + spanText(c.Span)
 		}
@@ -123,24 +129,47 @@ func RequestCountEvidence(snap *snapshot.Snapshot) ClientEvidence {
 			src.Error = "not recorded in the snapshot"
 		case rc.Error != "":
 			src.Error = rc.Error
-		default:
-			src.Read = true
-			to := rc.ReadAt
-			src.From, src.To = rc.StartedAt, &to
+		}
+		byGVR, err := CountsByGVR(rc)
+		if rc != nil && rc.Error == "" {
+			if err != nil {
+				src.Error = err.Error()
+			} else {
+				src.Read = true
+				to := rc.ReadAt
+				src.From, src.To = rc.StartedAt, &to
+			}
 		}
 		ev.Sources = append(ev.Sources, src)
 		if !src.Read {
 			continue
-		}
-		byGVR := map[string]int64{}
-		for _, c := range rc.Counts {
-			byGVR[c.GVR().String()] += c.Count
 		}
 		for gvr, n := range byGVR {
 			ev.Clients[gvr] = append(ev.Clients[gvr], Client{Kind: SourceRequestCounts, Name: srv.Name, Requests: n, Span: rc.Span()})
 		}
 	}
 	return ev
+}
+
+// CountsByGVR sums a server's counts per GVR (snapshot.GVR's String form), or says why they
+// are not counts (RequestCounts.Check; a sum that overflows): then none of them is evidence.
+func CountsByGVR(rc *snapshot.RequestCounts) (map[string]int64, error) {
+	if rc == nil || rc.Error != "" {
+		return nil, nil
+	}
+	if err := rc.Check(); err != nil {
+		return nil, err
+	}
+	byGVR := map[string]int64{}
+	for _, c := range rc.Counts {
+		g := c.GVR().String()
+		n, ok := snapshot.AddCounts(byGVR[g], c.Count)
+		if !ok {
+			return nil, fmt.Errorf("the counts of %s add up past the largest count: not counts", g)
+		}
+		byGVR[g] = n
+	}
+	return byGVR, nil
 }
 
 // Merge adds other's sources and clients to e.
@@ -209,6 +238,9 @@ func (e *ClientEvidence) Read() string {
 	if c := e.Counted(); c != "" {
 		parts = append(parts, "the request counters of "+c)
 	}
+	if k := e.Kept(); k != "" {
+		parts = append(parts, "the apiserver_request_total kept by "+k)
+	}
 	for _, s := range e.ReadSources() {
 		switch s.Kind {
 		case SourceManifests:
@@ -272,7 +304,7 @@ func (e *ClientEvidence) Missing() string {
 }
 
 // sourceWhat names each kind of source as a sentence says it.
-var sourceWhat = map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases"}
+var sourceWhat = map[string]string{SourceRequestCounts: "request counters", SourceManagedFields: "managedFields", SourceManifests: "manifests", SourceHelmReleases: "Helm releases", SourcePrometheus: "Prometheus"}
 
 func (s EvidenceSource) spanText() string {
 	if s.From == nil || s.To == nil {

@@ -17,6 +17,8 @@ type decodeScratch struct {
 	scratchSliceOfAPIService                            []APIService
 	scratchSliceOfStorageVersion                        []StorageVersion
 	scratchSliceOfResource                              []Resource
+	scratchSliceOfPrometheusCount                       []PrometheusCount
+	scratchSliceOfDeprecatedRequest                     []DeprecatedRequest
 	scratchSliceOfStorageVersionServer                  []StorageVersionServer
 	scratchSliceOfLBFailure                             []LBFailure
 	scratchSliceOfFlag                                  []Flag
@@ -80,6 +82,11 @@ func (d *fastDecoder) decodeSnapshot(v *Snapshot) bool {
 				return false
 			}
 			seen |= 1 << 6
+		case "prometheus":
+			if seen&(1<<7) != 0 || !d.decodePtrToPrometheusEvidence(&v.Prometheus) {
+				return false
+			}
+			seen |= 1 << 7
 		default:
 			return false
 		}
@@ -197,6 +204,15 @@ func (d *fastDecoder) decodeCluster(v *Cluster) bool {
 			return true
 		}
 	}
+}
+
+func (d *fastDecoder) decodePtrToPrometheusEvidence(v **PrometheusEvidence) bool {
+	p := new(PrometheusEvidence)
+	if !d.decodePrometheusEvidence(p) {
+		return false
+	}
+	*v = p
+	return true
 }
 
 func (d *fastDecoder) decodeServer(v *Server) bool {
@@ -511,6 +527,73 @@ func (d *fastDecoder) decodePtrToIdentityLeases(v **IdentityLeases) bool {
 	}
 	*v = p
 	return true
+}
+
+func (d *fastDecoder) decodePrometheusEvidence(v *PrometheusEvidence) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "url":
+			if seen&(1<<0) != 0 || !d.str(&v.URL) {
+				return false
+			}
+			seen |= 1 << 0
+		case "selector":
+			if seen&(1<<1) != 0 || !d.str(&v.Selector) {
+				return false
+			}
+			seen |= 1 << 1
+		case "readAt":
+			if seen&(1<<2) != 0 || !d.unmarshaler(&v.ReadAt) {
+				return false
+			}
+			seen |= 1 << 2
+		case "windowSeconds":
+			if seen&(1<<3) != 0 || !d.int64(&v.WindowSeconds) {
+				return false
+			}
+			seen |= 1 << 3
+		case "oldestSample":
+			if seen&(1<<4) != 0 || !d.decodePtrToTimeTime(&v.OldestSample) {
+				return false
+			}
+			seen |= 1 << 4
+		case "error":
+			if seen&(1<<5) != 0 || !d.str(&v.Error) {
+				return false
+			}
+			seen |= 1 << 5
+		case "counts":
+			if seen&(1<<6) != 0 || !d.decodeSliceOfPrometheusCount(&v.Counts) {
+				return false
+			}
+			seen |= 1 << 6
+		case "deprecated":
+			if seen&(1<<7) != 0 || !d.decodeSliceOfDeprecatedRequest(&v.Deprecated) {
+				return false
+			}
+			seen |= 1 << 7
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 func (d *fastDecoder) decodePtrToLease(v **Lease) bool {
@@ -982,6 +1065,75 @@ func (d *fastDecoder) decodeIdentityLeases(v *IdentityLeases) bool {
 	}
 }
 
+func (d *fastDecoder) decodePtrToTimeTime(v **time.Time) bool {
+	p := new(time.Time)
+	if !d.unmarshaler(p) {
+		return false
+	}
+	*v = p
+	return true
+}
+
+func (d *fastDecoder) decodeSliceOfPrometheusCount(v *[]PrometheusCount) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []PrometheusCount{}
+		return true
+	}
+	start := len(d.scratchSliceOfPrometheusCount)
+	for {
+		var e PrometheusCount
+		if !d.decodePrometheusCount(&e) {
+			return false
+		}
+		d.scratchSliceOfPrometheusCount = append(d.scratchSliceOfPrometheusCount, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfPrometheusCount[start:]
+	*v = make([]PrometheusCount, len(s))
+	copy(*v, s)
+	d.scratchSliceOfPrometheusCount = d.scratchSliceOfPrometheusCount[:start]
+	return true
+}
+
+func (d *fastDecoder) decodeSliceOfDeprecatedRequest(v *[]DeprecatedRequest) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []DeprecatedRequest{}
+		return true
+	}
+	start := len(d.scratchSliceOfDeprecatedRequest)
+	for {
+		var e DeprecatedRequest
+		if !d.decodeDeprecatedRequest(&e) {
+			return false
+		}
+		d.scratchSliceOfDeprecatedRequest = append(d.scratchSliceOfDeprecatedRequest, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfDeprecatedRequest[start:]
+	*v = make([]DeprecatedRequest, len(s))
+	copy(*v, s)
+	d.scratchSliceOfDeprecatedRequest = d.scratchSliceOfDeprecatedRequest[:start]
+	return true
+}
+
 func (d *fastDecoder) decodeLease(v *Lease) bool {
 	if !d.objectStart() {
 		return false
@@ -1417,13 +1569,118 @@ func (d *fastDecoder) decodePtrToFloat64(v **float64) bool {
 	return true
 }
 
-func (d *fastDecoder) decodePtrToTimeTime(v **time.Time) bool {
-	p := new(time.Time)
-	if !d.unmarshaler(p) {
+func (d *fastDecoder) decodePrometheusCount(v *PrometheusCount) bool {
+	if !d.objectStart() {
 		return false
 	}
-	*v = p
-	return true
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "instance":
+			if seen&(1<<0) != 0 || !d.str(&v.Instance) {
+				return false
+			}
+			seen |= 1 << 0
+		case "group":
+			if seen&(1<<1) != 0 || !d.str(&v.RequestCount.Group) {
+				return false
+			}
+			seen |= 1 << 1
+		case "version":
+			if seen&(1<<2) != 0 || !d.str(&v.RequestCount.Version) {
+				return false
+			}
+			seen |= 1 << 2
+		case "resource":
+			if seen&(1<<3) != 0 || !d.str(&v.RequestCount.Resource) {
+				return false
+			}
+			seen |= 1 << 3
+		case "subresource":
+			if seen&(1<<4) != 0 || !d.str(&v.RequestCount.Subresource) {
+				return false
+			}
+			seen |= 1 << 4
+		case "verb":
+			if seen&(1<<5) != 0 || !d.str(&v.RequestCount.Verb) {
+				return false
+			}
+			seen |= 1 << 5
+		case "count":
+			if seen&(1<<6) != 0 || !d.int64(&v.RequestCount.Count) {
+				return false
+			}
+			seen |= 1 << 6
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (d *fastDecoder) decodeDeprecatedRequest(v *DeprecatedRequest) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "group":
+			if seen&(1<<0) != 0 || !d.str(&v.Group) {
+				return false
+			}
+			seen |= 1 << 0
+		case "version":
+			if seen&(1<<1) != 0 || !d.str(&v.Version) {
+				return false
+			}
+			seen |= 1 << 1
+		case "resource":
+			if seen&(1<<2) != 0 || !d.str(&v.Resource) {
+				return false
+			}
+			seen |= 1 << 2
+		case "subresource":
+			if seen&(1<<3) != 0 || !d.str(&v.Subresource) {
+				return false
+			}
+			seen |= 1 << 3
+		case "removedRelease":
+			if seen&(1<<4) != 0 || !d.str(&v.RemovedRelease) {
+				return false
+			}
+			seen |= 1 << 4
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }
 
 func (d *fastDecoder) decodeEndpointWindow(v *EndpointWindow) bool {

@@ -37,6 +37,8 @@ type Snapshot struct {
 	// Cluster holds state shared by every server through etcd.
 	Cluster Cluster  `json:"cluster,omitempty"`
 	Servers []Server `json:"servers"`
+	// Prometheus is client evidence read from a Prometheus (--prometheus): nil when none.
+	Prometheus *PrometheusEvidence `json:"prometheus,omitempty"`
 }
 
 // Provisional says what a derived version profile rests on: every report that uses it says so

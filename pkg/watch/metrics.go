@@ -128,7 +128,7 @@ var _ prometheus.Collector = (*Metrics)(nil)
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descServerUp, descServerInfo, descGate, descFilter, descPeersLearned, descPeers,
 		descAtRisk, descOutcome, descWindowAge, descAPIService, descLastRead, descLastOK, descLastSuccess, descLastDuration,
-		descUpgradeReady, descUpgradeVerdict, descUpgradeFindings, descUpgradeLastRun} {
+		descUpgradeReady, descUpgradeVerdict, descUpgradeFindings, descUpgradeLastRun, descEvidenceSpan, descEvidenceWindow} {
 		ch <- d
 	}
 	for _, c := range m.counters() {

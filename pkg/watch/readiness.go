@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mvpctl/mvpctl/pkg/preflight"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -31,7 +32,14 @@ var (
 		"Findings of the preflight gate against the target not accepted, by check ID and severity (0 for every check that ran).", "to", "check", "severity")
 	descUpgradeLastRun = newDesc("upgrade_gate_last_run_timestamp_seconds",
 		"When the preflight gate against the target last ran, in seconds since the epoch.", "to")
+	descEvidenceSpan = newDesc("upgrade_evidence_span_seconds",
+		"How far back the gate's client evidence looked, by source (request-counters: the shortest span since an apiserver's start; prometheus: from the oldest sample held); 0 when not read or unknown. Below upgrade_evidence_window_seconds, no source can show that nothing uses an API.", "to", "source")
+	descEvidenceWindow = newDesc("upgrade_evidence_window_seconds",
+		"The look-back the gate requires of client evidence (--evidence-window).", "to")
 )
+
+// EvidenceSpanSources are the sources whose span is exported, each always (0 when not read).
+var EvidenceSpanSources = []string{replay.SourceRequestCounts, replay.SourcePrometheus}
 
 // UpgradeResults are the verdict's results, in the order exported.
 var UpgradeResults = []preflight.Result{preflight.ResultPass, preflight.ResultWarning, preflight.ResultPartial, preflight.ResultBlocking}
@@ -47,6 +55,12 @@ type UpgradeReadiness struct {
 	// configuration, what is served: all but the read time and the request counters) runs it
 	// at once.
 	Every int
+	// EvidenceWindow is how far back client evidence must look (replay.DefaultEvidenceWindow
+	// when zero).
+	EvidenceWindow time.Duration
+	// Prometheus, when set, reads what a Prometheus kept of the apiservers' request counters
+	// at each run of the gate: client evidence that survives their restarts.
+	Prometheus func() *snapshot.PrometheusEvidence
 }
 
 // Readiness is the result of the last run of the upgrade gate.
@@ -56,6 +70,10 @@ type Readiness struct {
 	Verdict  preflight.Verdict
 	Checks   []string
 	Findings map[findingKey]int
+	// Window is the evidence window; Spans how far back each source of EvidenceSpanSources
+	// looked (0: not read or unknown).
+	Window time.Duration
+	Spans  map[string]time.Duration
 }
 
 type findingKey struct {
@@ -113,7 +131,7 @@ func (rs *readinessState) observe(snap *snapshot.Snapshot, now time.Time) {
 	}
 	rs.key, rs.sinceRun = key, 0
 	rs.runs++
-	r, err := Gate(snap, rs.cfg.To, now)
+	r, err := gate(snap, rs.cfg, now)
 	if err != nil {
 		rs.errs++
 		rs.last, rs.lastErr = nil, err
@@ -171,6 +189,17 @@ func NextMinor(snap *snapshot.Snapshot) (string, error) {
 // the snapshot's order, judged at --fail-on blocking, with the snapshot's request counters as
 // client evidence.
 func Gate(snap *snapshot.Snapshot, to string, now time.Time) (*Readiness, error) {
+	return gate(snap, UpgradeReadiness{To: to}, now)
+}
+
+// gate is Gate with cfg's evidence window and Prometheus.
+func gate(snap *snapshot.Snapshot, cfg UpgradeReadiness, now time.Time) (*Readiness, error) {
+	to := cfg.To
+	if cfg.Prometheus != nil {
+		withProm := *snap
+		withProm.Prometheus = cfg.Prometheus()
+		snap = &withProm
+	}
 	if to == "" {
 		next, err := NextMinor(snap)
 		if err != nil {
@@ -182,11 +211,12 @@ func Gate(snap *snapshot.Snapshot, to string, now time.Time) (*Readiness, error)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := preflight.Run(context.Background(), preflight.Options{Start: snap, Steps: steps, Target: to, FailOn: preflight.FailOnBlocking})
+	rep, err := preflight.Run(context.Background(), preflight.Options{Start: snap, Steps: steps, Target: to, FailOn: preflight.FailOnBlocking, EvidenceWindow: cfg.EvidenceWindow})
 	if err != nil {
 		return nil, err
 	}
-	r := &Readiness{To: to, Ran: now, Verdict: rep.Verdict, Findings: map[findingKey]int{}}
+	r := &Readiness{To: to, Ran: now, Verdict: rep.Verdict, Findings: map[findingKey]int{},
+		Window: time.Duration(rep.Evidence.WindowSeconds) * time.Second, Spans: spansOf(rep.Evidence)}
 	for _, c := range rep.Checks {
 		r.Checks = append(r.Checks, c.ID)
 	}
@@ -212,4 +242,29 @@ func (m *Metrics) collectReadiness(gauge func(*prometheus.Desc, float64, ...stri
 			gauge(descUpgradeFindings, float64(r.Findings[findingKey{id, sev}]), r.To, id, string(sev))
 		}
 	}
+	gauge(descEvidenceWindow, r.Window.Seconds(), r.To)
+	for _, src := range EvidenceSpanSources {
+		gauge(descEvidenceSpan, r.Spans[src].Seconds(), r.To, src)
+	}
+}
+
+// spansOf is, per source kind of EvidenceSpanSources, the shortest span of its sources: 0
+// when one of them was not read or its span is unknown.
+func spansOf(ev *replay.ClientEvidence) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	if ev == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, s := range ev.Sources {
+		span, ok := s.Span()
+		if !s.Read || !ok {
+			span = 0
+		}
+		if !seen[s.Kind] || span < out[s.Kind] {
+			out[s.Kind] = span
+		}
+		seen[s.Kind] = true
+	}
+	return out
 }

@@ -30,6 +30,7 @@ var commandImports = map[string]string{
 	"pkg/probe":          "probe",
 	"pkg/profile":        "profiles list|show, --profile",
 	"pkg/profilerecord":  "profiles record",
+	"pkg/promevidence":   "--prometheus: reading the Prometheus that keeps the apiservers' counters",
 	"pkg/proxytraffic":   "traffic",
 	"pkg/replay":         "--audit-log, --requests, --manifests: what clients asked",
 	"pkg/report":         "a result's class, which the one exit map turns into a code",

@@ -140,6 +140,12 @@ func checkReadiness(t *testing.T, query func(string) []harness.Sample, to string
 	}
 	sort.Strings(found)
 	t.Logf("upgrade gate against %s: ready %v, verdict %s, findings %v", to, ready[0].Value, on, found)
+	// The servers started moments ago: their counters cover seconds, far less than the
+	// default 7-day evidence window, and the gate says so.
+	span, window := query(`mvpctl_upgrade_evidence_span_seconds`+strings.TrimSuffix(sel, "}")+`,source="request-counters"}`), query("mvpctl_upgrade_evidence_window_seconds"+sel)
+	if len(span) != 1 || len(window) != 1 || span[0].Value <= 0 || span[0].Value >= 3600 || window[0].Value != 7*24*3600 {
+		t.Errorf("to %s: evidence span %v, window %v: want the counters' span of seconds to minutes, and a window of 7 days", to, span, window)
+	}
 	if to == "1.37" && len(query(`sum(mvpctl_upgrade_findings{job="mvpctl-exporter",to="1.37",check="MVP003"}) >= 1`)) != 1 {
 		t.Errorf("to 1.37: no MVP003 finding for kas-c, which has no --peer-ca-file: %v", found)
 	}

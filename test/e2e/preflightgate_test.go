@@ -120,7 +120,17 @@ func TestPreflightGate(t *testing.T) {
 		t.Errorf("no peer-discovery sync error counted on a freshly started plane: docs/behaviour.md §5.4 says 8–9 hostport_resolution at start-up, and this case tests MVP031 on them")
 	}
 
-	traffic := []string{"--audit-log", "mvc-a=" + logA, "--audit-log", "mvc-b=" + logB}
+	// The audit logs and the counters cover seconds: over the default 7-day evidence window,
+	// a window no logged request meets may still have clients, and blocks saying so.
+	logs := []string{"--audit-log", "mvc-a=" + logA, "--audit-log", "mvc-b=" + logB}
+	short := runPreflight(t, 3, append([]string{"--snapshot", snap.Path, "--no-baseline"}, logs...)...)
+	for gvr, f := range findingsOf(short, "MVP011") {
+		if !strings.Contains(f, "replayed clients meet it") && (!strings.HasPrefix(f, "blocking: ") || !strings.Contains(f, "looks back less than the 7d evidence window")) {
+			t.Errorf("MVP011 on %s over the default window: %s", gvr, f)
+		}
+	}
+	// Over a window they cover, as below, what no logged request meets is a warning.
+	traffic := append(logs, "--evidence-window", "1s")
 	healthy := append([]string{"--snapshot", snap.Path, "--no-baseline"}, traffic...)
 	rep := runPreflight(t, 3, healthy...)
 	t.Logf("healthy plane: %+v", rep.Summary)

@@ -21,8 +21,9 @@ import (
 // 1.36, no --peer-ca-file): preflight's blocking findings are requests that work today and fail
 // during the upgrade, and the 404 happens. kas-a also serves networking.k8s.io/v1beta1
 // (--runtime-config), which 1.37 does not have; a client lists its ipaddresses through kas-a.
-// The rehearsal of 1.36 → 1.37 warns when the servers' request counters (in a snapshot taken
-// before the client) or the replayed requests hold no client of it, and blocks naming the
+// The rehearsal of 1.36 → 1.37 blocks when the servers' request counters (in a snapshot taken
+// before the client) hold no client of it but cover seconds of the 7-day evidence window, and
+// warns over a window they cover (or with replayed requests that hold no client); it blocks naming the
 // client when the audit logs, a live run (the counters of its snapshot; the field manager of an
 // object written through the API, from managedFields) or a manifest directory (FILE:LINE) hold
 // one. A replayed request for certificates.k8s.io/v1/clustertrustbundles, new in 1.37, is
@@ -100,12 +101,16 @@ func TestPreflightHarm(t *testing.T) {
 		check, sev string
 		says       string
 	}{
-		{"no traffic, request counters without a client of it", start, 2, "MVP040", "warning", "no request counted on kas-a (since it started"},
-		{"traffic without a client of it", append(start, "--requests", noClient), 2, "MVP040", "warning", "none of the 2 replayed requests"},
+		// Counters of servers started moments before cover seconds, not the default 7-day
+		// window: they cannot show that nothing uses the API.
+		{"no traffic, request counters of seconds without a client of it", start, 3, "MVP040", "blocking",
+			"its clients may use it: the evidence read looks back less than the 7d evidence window (--evidence-window): the request counters of kas-a "},
+		{"... over a window they cover", append(start, "--evidence-window", "1s"), 2, "MVP040", "warning", "no request counted on kas-a (since it started"},
+		{"traffic without a client of it, over a window the counters cover", append(start, "--requests", noClient, "--evidence-window", "1s"), 2, "MVP040", "warning", "none of the 2 replayed requests"},
 		{"the servers' audit logs, with its client", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB, "--audit-log", "kas-c="+logC), 3, "MVP040", "blocking", agent},
 		{"... whose 404s of today are already failing", append(start, "--audit-log", "kas-a="+logA, "--audit-log", "kas-b="+logB, "--audit-log", "kas-c="+logC), 3, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b, kas-c"},
-		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR), 2, "MVP020", "warning",
+		{"a client of a GVR new in 1.37: already failing", append(start, "--requests", newGVR, "--evidence-window", "1s"), 2, "MVP020", "warning",
 			"certificates.k8s.io/v1/clustertrustbundles already get 404 or 503 at the start on kas-a, kas-b, kas-c"},
 		{"live, after the clients: the writer named from managedFields", live, 3, "MVP040", "blocking",
 			`field manager "` + writer + `" (update of 1 object(s) with networking.k8s.io/v1beta1, last `},
