@@ -66,7 +66,7 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 				output.Fprintf(&b, "- … %d more line(s): `-o json` has them all\n", len(evidence)-i)
 				break
 			}
-			output.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
+			output.Fprintf(&b, "- %s\n", e) // a newline in e is escaped, never a line break
 		}
 		b.WriteString("\n</details>\n")
 	}
