@@ -23,6 +23,7 @@ var commandImports = map[string]string{
 	"internal/trace":     "-v",
 	"pkg/buildinfo":      "mvpctl version",
 	"pkg/discover":       "snapshot, watch, probe: reading a live control plane",
+	"pkg/lifecycle":      "apis: the lifecycle of every built-in API, asked directly",
 	"pkg/mvp":            "help text naming the apiserver's loop-prevention header and metrics, spelled in pkg/mvp only",
 	"pkg/output":         "the one output Writer",
 	"pkg/peerdiscovery":  "discovery expected|diff",
