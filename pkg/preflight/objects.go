@@ -393,7 +393,7 @@ func closest(s string, candidates []string) string {
 		if c == s {
 			continue
 		}
-		d := editDistance(s, c)
+		d := snapshot.EditDistance(s, c)
 		if strings.EqualFold(s, c) {
 			d = 1
 		}
@@ -410,30 +410,4 @@ func closestOr(s string, candidates []string) string {
 		return c
 	}
 	return s
-}
-
-// editDistance is the optimal string alignment distance (Levenshtein with transpositions).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
