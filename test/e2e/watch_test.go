@@ -598,6 +598,18 @@ func checkSequence(t *testing.T, what string, got, want []string) {
 			k++
 			continue
 		}
+		// A crashed server's restart is one new holder of its lease; the watch has also
+		// reported it as the lease gone and added again with the new holder, 0.37s apart (seen
+		// once, in a run on an idle machine): both say a new process holds the lease.
+		if k < len(want) && i+1 < len(got) && strings.HasPrefix(want[k], "lease-new-holder ") {
+			server := strings.TrimPrefix(want[k], "lease-new-holder ")
+			if got[i] == "lease-gone "+server && got[i+1] == "lease-added "+server {
+				extra = append(extra, got[i]+" + "+got[i+1]+" (as "+want[k]+")")
+				k++
+				i++
+				continue
+			}
+		}
 		if i+1 < len(got) && strings.HasPrefix(got[i], "server-down ") && strings.HasPrefix(got[i+1], "server-up ") &&
 			strings.Fields(got[i])[1] == strings.Fields(got[i+1])[1] {
 			extra = append(extra, got[i], got[i+1])
