@@ -50,8 +50,8 @@ type RebuildTrigger string
 
 const (
 	// TriggerLeaseEvent: an identity lease is created, deleted or changes holder
-	// (RebuildsPeerCaches): an apiserver starts or restarts, or a 1.35+ one stops gracefully
-	// (StopDeletesIdentityLease). Every server rebuilds at once.
+	// (RebuildsPeerCaches): an apiserver joins, or a 1.35+ one restarts or stops gracefully
+	// (StartDeletesIdentityLease, StopDeletesIdentityLease). Every server rebuilds at once.
 	TriggerLeaseEvent RebuildTrigger = "identity-lease-event"
 	// TriggerSyncRetry: a retry of an earlier peer-discovery sync that failed, still pending
 	// (its backoff adds up to about 55 min on 1.35+, ≈155 ms on 1.33/1.34).
@@ -137,3 +137,8 @@ func KeepEndpointKey(srv *snapshot.Server) {
 // StopDeletesIdentityLeaseVersions is the Kubernetes versions whose graceful stop deletes the
 // identity lease (StopDeletesIdentityLease), and so rebuilds every peer's cache: "1.35+".
 func StopDeletesIdentityLeaseVersions() string { return minorRange(firstAggregationMinor, 0) }
+
+// StartDeletesIdentityLeaseVersions is the Kubernetes versions whose new process deletes and
+// creates again the identity lease it finds (StartDeletesIdentityLease): the same lease
+// controller change as StopDeletesIdentityLeaseVersions.
+func StartDeletesIdentityLeaseVersions() string { return StopDeletesIdentityLeaseVersions() }

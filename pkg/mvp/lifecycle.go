@@ -109,25 +109,31 @@ func RebuildsPeerCaches(before, after *snapshot.Lease) bool {
 
 // RebuildPeerCaches is every server's rebuild of its peer-discovery cache: the discovery of a
 // server that stopped answering cannot be fetched, so its entry is dropped and its peers stop
-// routing to it — a 404, no longer a 503 (docs/behaviour.md §11.4).
+// routing to it — a 404, no longer a 503 (docs/behaviour.md §11.4); a server that answers is
+// in the cache again.
 func RebuildPeerCaches(snap *snapshot.Snapshot) {
 	for i := range snap.Servers {
-		if s := &snap.Servers[i]; !s.Reachable && s.IdentityLease != nil {
-			s.PeerProxy.DroppedByPeers = true
-		}
+		s := &snap.Servers[i]
+		s.PeerProxy.DroppedByPeers = !s.Reachable && s.IdentityLease != nil
 	}
 }
 
-// Start brings a server up: a new process writes a new identity lease and, once ready, its
-// endpoint lease (when its gate is on; EndpointResolves checks the gate).
+// Start brings a server up: a new process writes its identity lease and, once ready, its
+// endpoint lease (when its gate is on; EndpointResolves checks the gate). Before 1.35 a new
+// process renews the identity lease it finds and keeps its holder: no peer rebuilds, and peers
+// that dropped the server at an earlier rebuild keep it dropped (StartDeletesIdentityLease).
 func Start(srv *snapshot.Server, holderSuffix string) {
 	srv.Reachable, srv.Error = true, ""
-	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.DroppedByPeers = nil, false
+	srv.PeerProxy.EndpointResolvable = nil
 	if srv.ID == "" {
 		srv.ID = snapshot.ServerID(srv.Hostname)
 	}
+	if old := srv.IdentityLease; old != nil && old.HolderIdentity != "" && !StartDeletesIdentityLease(versionOf(srv)) {
+		return
+	}
+	srv.PeerProxy.DroppedByPeers = false
 	// The apiserver's holder identity carries a new random suffix for every process, which is
-	// what makes its peers rebuild (RebuildsPeerCaches): a restart never keeps the old one.
+	// what makes its peers rebuild (RebuildsPeerCaches).
 	holder := srv.ID + holderSuffix
 	if old := srv.IdentityLease; old != nil && strings.HasPrefix(old.HolderIdentity, holder) {
 		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(old.HolderIdentity, holder), "-"))

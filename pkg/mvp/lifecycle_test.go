@@ -27,14 +27,41 @@ func TestRebuildsPeerCaches(t *testing.T) {
 	}
 }
 
-// Every start is a new process with a new holder identity, so that peers rebuild.
-func TestStartWritesNewHolder(t *testing.T) {
+// A 1.35+ start deletes and recreates the lease with a new holder, so peers rebuild; a 1.34 one
+// renews the lease it finds and keeps its holder (TestRestartRecreatesIdentityLease, e2e), so
+// they do not, and a server they dropped stays dropped; a first start creates the lease.
+func TestStartHolder(t *testing.T) {
+	for _, tt := range []struct {
+		version       string
+		restarted     bool // a lease was there to find
+		wantRebuild   bool
+		wantStillDrop bool
+	}{
+		{"v1.36.3", true, true, false},
+		{"v1.35.4", true, true, false},
+		{"v1.34.4", true, false, true},
+		{"v1.33.2", true, false, true},
+		{"v1.34.4", false, true, false},
+	} {
+		srv := &snapshot.Server{Name: "a", ID: "apiserver-a", Version: tt.version}
+		if tt.restarted {
+			srv.IdentityLease = &snapshot.Lease{Name: "apiserver-a", HolderIdentity: "apiserver-a_1"}
+			srv.PeerProxy.DroppedByPeers = true
+		}
+		before := srv.IdentityLease
+		Start(srv, "_simulated")
+		if got := RebuildsPeerCaches(before, srv.IdentityLease); got != tt.wantRebuild {
+			t.Errorf("%s, restarted %v: peers rebuild %v, want %v (holder %q)", tt.version, tt.restarted, got, tt.wantRebuild, srv.IdentityLease.HolderIdentity)
+		}
+		if srv.PeerProxy.DroppedByPeers != tt.wantStillDrop || !srv.Reachable {
+			t.Errorf("%s, restarted %v: reachable %v, dropped by peers %v, want %v", tt.version, tt.restarted, srv.Reachable, srv.PeerProxy.DroppedByPeers, tt.wantStillDrop)
+		}
+	}
 	srv := &snapshot.Server{Name: "a", ID: "apiserver-a", Version: "v1.36.3"}
 	seen := map[string]bool{}
 	for i := 0; i < 3; i++ {
-		before := srv.IdentityLease
 		Start(srv, "_simulated")
-		if seen[srv.IdentityLease.HolderIdentity] || !RebuildsPeerCaches(before, srv.IdentityLease) {
+		if seen[srv.IdentityLease.HolderIdentity] {
 			t.Fatalf("start %d: holder %q again", i+1, srv.IdentityLease.HolderIdentity)
 		}
 		seen[srv.IdentityLease.HolderIdentity] = true
@@ -65,5 +92,25 @@ func TestRebuildPeerCachesDropsDead(t *testing.T) {
 	Start(&snap.Servers[1], "_simulated")
 	if snap.Servers[1].PeerProxy.DroppedByPeers {
 		t.Error("a restarted server is fetched again")
+	}
+
+	// A 1.34 server restarted after the rebuild dropped it (no lease event): a 1.34 peer, its
+	// retries over, keeps it dropped until the next rebuild; a 1.35+ peer, still retrying the
+	// failed sync, learns it again.
+	old := snapshot.Server{Name: "o", ID: "apiserver-o", Version: "v1.34.4", IdentityLease: &snapshot.Lease{Name: "apiserver-o", HolderIdentity: "o_1"},
+		PeerProxy: snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true)}}
+	running34 := snapshot.Server{Name: "r34", ID: "apiserver-r34", Version: "v1.34.4", Reachable: true, IdentityLease: &snapshot.Lease{Name: "apiserver-r34", HolderIdentity: "r34_1"}}
+	snap = &snapshot.Snapshot{Servers: []snapshot.Server{running, old, running34}}
+	RebuildPeerCaches(snap)
+	Start(&snap.Servers[1], "_simulated")
+	if got := PeerOf(&snap.Servers[2], &snap.Servers[1]); got != PeerDroppedNotRelearned {
+		t.Errorf("seen by a 1.34 server: %q, want PeerDroppedNotRelearned", got)
+	}
+	if got := PeerOf(&snap.Servers[0], &snap.Servers[1]); got.Excluded() {
+		t.Errorf("seen by a 1.36 server: %q, want a peer (learned again at the next retry)", got)
+	}
+	RebuildPeerCaches(snap)
+	if got := PeerOf(&snap.Servers[2], &snap.Servers[1]); got.Excluded() {
+		t.Errorf("after the next rebuild: %q, want a peer", got)
 	}
 }

@@ -23,6 +23,10 @@ const (
 	// discovery fetch fails.
 	PeerNotTrusted
 	PeerAdvertiseUnreachable
+	// PeerDroppedNotRelearned: dropped at a rebuild while down, and restarted since on a
+	// version that keeps its identity lease's holder (before 1.35), by a server whose retries
+	// of the failed sync are over (before 1.35): it has not rebuilt since.
+	PeerDroppedNotRelearned
 )
 
 // Excluded reports whether e is a reason, not PeerIncluded.
@@ -45,6 +49,8 @@ func (e PeerExclusion) String() string {
 		return "feature gate off: it writes no peer endpoint lease, so its discovery is never fetched"
 	case PeerDroppedAtRebuild:
 		return "stopped answering, and the peer-discovery cache was rebuilt since: its entry was dropped"
+	case PeerDroppedNotRelearned:
+		return "dropped at a rebuild while it was down; its restart kept its identity lease's holder, and no rebuild has happened since"
 	case PeerNotTrusted:
 		return "this server's --peer-ca-file does not trust the peer's serving certificate: its discovery fetch fails TLS verification"
 	case PeerAdvertiseUnreachable:
@@ -71,8 +77,13 @@ func PeerOf(s, p *snapshot.Server) PeerExclusion {
 	if gate, _ := GateOn(p); !gate {
 		return PeerGateOff
 	}
-	if !p.Reachable && p.PeerProxy.DroppedByPeers && EraOf(versionOf(s)).RoutesOnDiscovery() {
-		return PeerDroppedAtRebuild
+	if p.PeerProxy.DroppedByPeers && EraOf(versionOf(s)).RoutesOnDiscovery() {
+		switch {
+		case !p.Reachable:
+			return PeerDroppedAtRebuild
+		case !RelearnsRestartedPeer(versionOf(s)):
+			return PeerDroppedNotRelearned
+		}
 	}
 	return PeerIncluded
 }

@@ -27,7 +27,19 @@ func HonoursNoPeerProfile(v snapshot.Version) bool { return CanAggregateDiscover
 // StopDeletesIdentityLease reports whether a graceful stop (SIGTERM) deletes the server's
 // identity lease (1.35+), so its peers forget it at once; older binaries leave the lease to
 // expire (docs/behaviour.md §4.3).
-func StopDeletesIdentityLease(v snapshot.Version) bool {
+func StopDeletesIdentityLease(v snapshot.Version) bool { return leaseControllerCleansUp(v) }
+
+// StartDeletesIdentityLease reports whether a new process deletes the identity lease it finds
+// at startup and creates it again with its own holder (1.35+), so every peer rebuilds its
+// peer-discovery cache. An older one renews the lease it finds and keeps its holder, the
+// first process's: a renewal, which no peer rebuilds on (docs/behaviour.md §11.4).
+func StartDeletesIdentityLease(v snapshot.Version) bool { return leaseControllerCleansUp(v) }
+
+// leaseControllerCleansUp: from 1.35 the identity lease controller deletes the lease when it
+// starts and when it stops (component-helpers v0.35.4 apimachinery/lease/controller.go:103-141,
+// Start and Stop); v0.34.4 has neither, and its newLease copies the lease it finds, holder
+// included (controller.go:213-228).
+func leaseControllerCleansUp(v snapshot.Version) bool {
 	return v.Major == 1 && v.Minor >= firstAggregationMinor
 }
 
@@ -46,10 +58,24 @@ func PeerDiscoveryRetries(v snapshot.Version) int {
 	case !e.HasProxy() || e.RoutesOnStorageVersions():
 		return 0
 	case e == EraDisc:
-		return 5
+		return discPeerDiscoveryRetries
 	default:
-		return 20
+		return peerDiscoveryRetries
 	}
+}
+
+const (
+	discPeerDiscoveryRetries = 5  // rate-limited: ≈155 ms in all
+	peerDiscoveryRetries     = 20 // rate-limited: about 55 min in all
+)
+
+// RelearnsRestartedPeer reports whether a server that dropped a dead peer at a rebuild learns
+// it again when it comes back without a lease event (a pre-1.35 restart keeps its lease's
+// holder): from 1.35 the failed sync is still being retried, for about 55 min, and the next
+// retry fetches the peer again; before, the 5 retries were over within ≈155 ms, and it stays
+// dropped until the next lease event (docs/behaviour.md §11.4).
+func RelearnsRestartedPeer(v snapshot.Version) bool {
+	return PeerDiscoveryRetries(v) == peerDiscoveryRetries
 }
 
 // HasPeerProxyMetrics reports whether the binary exports apiserver_peer_proxy_errors_total and

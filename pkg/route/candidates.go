@@ -38,7 +38,7 @@ func (r *Router) discoveryPeers(vd *verdict) {
 				vd.skipped = append(vd.skipped, skippedPeer{p: p, why: why, unlearned: true})
 				unlearned = append(unlearned, p)
 			}
-		case mvp.PeerIsSelf, mvp.PeerHasNoLease, mvp.PeerLeaseHasNoOwner, mvp.PeerDroppedAtRebuild, mvp.PeerGateOff:
+		case mvp.PeerIsSelf, mvp.PeerHasNoLease, mvp.PeerLeaseHasNoOwner, mvp.PeerDroppedAtRebuild, mvp.PeerDroppedNotRelearned, mvp.PeerGateOff:
 			vd.skipped = append(vd.skipped, skippedPeer{p: p, why: why})
 		}
 	}

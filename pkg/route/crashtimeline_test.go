@@ -77,7 +77,7 @@ func TestCrashTimeline(t *testing.T) {
 		want:    []string{expiry(2500*time.Millisecond) + " if stopped", rebuild(2500*time.Millisecond) + " if stopped"},
 		plain: []string{"if a stopped (a did not answer, but renewed its identity lease 2.5s before the snapshot",
 			"between 12:00:02 and 12:00:24 UTC (2s–24s after the snapshot), when the published address of a expires: 503 (no peer address resolves)",
-			"at b's next peer-discovery rebuild, which drops a: 404 Not Found — it comes when an apiserver starts or restarts, an apiserver of 1.35+ stops gracefully, or a pending retry",
+			"at b's next peer-discovery rebuild, which drops a: 404 Not Found — it comes when an apiserver joins, an apiserver of 1.35+ restarts or stops gracefully, or a pending retry",
 			"by 13:59:58 UTC at the latest", "a rebuild before the address of a expires brings it at once"},
 	}, {
 		name:    "12 s after: inside the window",

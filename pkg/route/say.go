@@ -166,6 +166,9 @@ func notAPeerStep(p *serverView, why mvp.PeerExclusion, st *steps) {
 	case mvp.PeerDroppedAtRebuild:
 		st.add("peer %s stopped answering and this server has rebuilt its peer-discovery cache since (an identity lease was created, deleted or changed holder): the rebuild could not fetch %s's discovery and dropped it", p.srv.Name, p.srv.Name)
 		st.say(mvp.RuleDiscoveryRouting, "%s stopped answering, and this server rebuilt its list of what peers serve since then (another apiserver started, restarted or stopped): %s is no longer on it", p.srv.Name, p.srv.Name)
+	case mvp.PeerDroppedNotRelearned:
+		st.add("peer %s was dropped from this server's peer-discovery cache at a rebuild while it was down; it restarted on %s, which renews its identity lease with the same holder, and only a lease created, deleted or with a new holder makes a rebuild: it stays dropped until the next one", p.srv.Name, p.srv.Version)
+		st.say(mvp.RuleDiscoveryRouting, "%s was dropped from this server's list of what peers serve while it was down, and its restart on %s did not make this server rebuild the list: it is not on it until an apiserver joins, or one of %s restarts or stops", p.srv.Name, p.srv.Version, mvp.StartDeletesIdentityLeaseVersions())
 	case mvp.PeerGateOff:
 		st.add("peer %s has the feature gate off: it writes no endpoint lease, so its discovery is never fetched", p.srv.Name)
 		st.say(mvp.RuleFilter, "%s has the %s gate off: it publishes no address, so no peer asks what it serves", p.srv.Name, mvp.FeatureGate)

@@ -199,8 +199,8 @@ func (r *Router) plainTimeline(d Decision, crashed []mvp.CrashedPeer) (intro str
 			expiry = who
 			lines = append(lines, fmt.Sprintf("%s, when the published address of %s expires: %s", r.plainBounds(sw), who, answer))
 		case mvp.PeerDiscoveryRebuild:
-			line := fmt.Sprintf("at %s's next peer-discovery rebuild, which drops %s: %s — it comes when an apiserver starts or restarts, an apiserver of %s stops gracefully, or a pending retry of a failed peer-discovery sync runs",
-				d.Server, who, answer, mvp.StopDeletesIdentityLeaseVersions())
+			line := fmt.Sprintf("at %s's next peer-discovery rebuild, which drops %s: %s — it comes when an apiserver joins, an apiserver of %s restarts or stops gracefully, or a pending retry of a failed peer-discovery sync runs",
+				d.Server, who, answer, mvp.StartDeletesIdentityLeaseVersions())
 			if sw.Latest != nil {
 				line += fmt.Sprintf(", and by %s UTC at the latest (when the identity lease of %s is garbage-collected)", clock(ceilSecond(*sw.Latest)), who)
 			}

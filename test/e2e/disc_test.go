@@ -98,6 +98,13 @@ func TestDiscEraSkew(t *testing.T) {
 // is restarted once its peers are ready and have written their endpoint leases; then every
 // server must see its peers.
 func startWith134(t *testing.T, old string, specs ...harness.ServerSpec) *harness.ControlPlane {
+	return startWithOld(t, []string{old}, specs...)
+}
+
+// startWithOld is startWith134 for several 1.33/1.34 servers, restarted in turn: each learns
+// every peer at its start. A 1.34 restart is no lease event (the lease keeps its holder, §11.4),
+// so what a server learned of the ones restarted after it stays: the same server, same APIs.
+func startWithOld(t *testing.T, olds []string, specs ...harness.ServerSpec) *harness.ControlPlane {
 	t.Helper()
 	harness.SkipIfUnsupported(t)
 	cp, err := harness.NewControlPlane(harness.Config{Logf: t.Logf, Servers: specs})
@@ -114,8 +121,10 @@ func startWith134(t *testing.T, old string, specs ...harness.ServerSpec) *harnes
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := cp.Restart(ctx, old); err != nil {
-		t.Fatal(err)
+	for _, old := range olds {
+		if err := cp.Restart(ctx, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := cp.WaitPeers(ctx); err != nil {
 		t.Fatal(err)
