@@ -10,7 +10,9 @@ const (
 	LeaseAdded = EventKind("lease-added")
 	LeaseGone  = EventKind("lease-gone")
 	// LeaseNewHolder: the lease was renewed by another holder — a new process of the server
-	// (kube-apiserver's holder identity carries a per-process UUID): a restart or a new binary.
+	// (kube-apiserver's holder identity carries a per-process UUID). A 1.35+ restart deletes
+	// and recreates the lease: gone then added, or a new holder when the watch hands on both
+	// at once; a 1.34 restart keeps the holder, no event (docs/behaviour.md §11.4).
 	LeaseNewHolder = EventKind("lease-new-holder")
 	// LeaseAddressChanged: the peer-advertise address annotation changed.
 	LeaseAddressChanged = EventKind("lease-address-changed")
