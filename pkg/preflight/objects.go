@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -74,8 +75,14 @@ type ObjectRow struct {
 	NotServedBy string `json:"notServedBy,omitempty"`
 	// Closest is the known apiVersion and kind closest to a misspelt or unknown one.
 	Closest string `json:"closest,omitempty"`
-	// Why says why an object was not judged.
+	// Why says why an object was not judged, or what its CRD states of a version it does not
+	// serve or deprecates.
 	Why string `json:"why,omitempty"`
+	// CRD is the CustomResourceDefinition (plural.group) whose spec.versions judged it, when
+	// the cluster's CRDs were read; Warning the apiserver's Warning header on each request of
+	// a version it deprecates (the CRD's deprecationWarning, else the default text).
+	CRD     string `json:"crd,omitempty"`
+	Warning string `json:"warning,omitempty"`
 }
 
 // Where is FILE:LINE.
@@ -120,6 +127,9 @@ func (s ObjectsSummary) Line() string {
 			what = "served by every stage"
 		case ObjectDeprecated:
 			what = "deprecated in " + c.Release
+			if c.Release == "" {
+				what = "deprecated by their CRD"
+			}
 		case ObjectRemoved:
 			what = "removed in " + c.Release
 		case ObjectNotServed:
@@ -207,6 +217,10 @@ type knownAPIs struct {
 	external map[string]bool
 	// judged are the verdicts decided, by apiVersion and kind.
 	judged map[[2]string]ObjectRow
+	// crds are the cluster's CRDs, when recorded (snapshot.Cluster.CustomResourceDefinitionsRecorded);
+	// crdsUnread why the cluster's CRD list was not read, when a live read tried and failed.
+	crds       *snapshot.Cluster
+	crdsUnread string
 }
 
 func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster) *knownAPIs {
@@ -241,6 +255,17 @@ func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster
 		add(lifecycle.GVK{Group: g, Version: v})
 		k.external[gv] = true
 	}
+	if l := cluster.ListsRead; l != nil && !l.CustomResourceDefinitions {
+		k.crdsUnread = orNone(l.CustomResourceDefinitionsError)
+	}
+	if cluster.CustomResourceDefinitionsRecorded() {
+		k.crds = &cluster
+		for _, d := range cluster.CustomResourceDefinitions {
+			for _, v := range d.Versions {
+				add(lifecycle.GVK{Group: d.Group, Version: v.Name, Kind: d.Kind})
+			}
+		}
+	}
 	return k
 }
 
@@ -269,6 +294,15 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 			row.Replacement = lc.Replacement.String()
 		}
 	}
+	crd, byCRD := known.crdVersion(gvk)
+	if byCRD {
+		row.CRD, row.Replacement = crd.crd.Name(), crd.replacement
+		if !crd.State.Serves() {
+			row.Verdict, row.NotServedBy, row.Why = ObjectNotServed, stages[0].name, crd.notServedText(version)
+			return row
+		}
+		row.Warning = crd.Warning
+	}
 	servedSomewhere := false
 	for _, s := range stages {
 		if s.served[gvk] {
@@ -280,7 +314,7 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 	if servedSomewhere || inTable {
 		target := stages[len(stages)-1].release
 		switch {
-		case row.NotServedBy == "" && inTable && lc.At(target) == lifecycle.Deprecated:
+		case row.NotServedBy == "" && (inTable && lc.At(target) == lifecycle.Deprecated || byCRD && crd.State == mvp.CustomResourceDeprecated):
 			row.Verdict = ObjectDeprecated
 		case row.NotServedBy == "":
 			row.Verdict = ObjectServed
@@ -330,6 +364,9 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 		}
 		row.Verdict = ObjectNotJudged
 		row.Why = fmt.Sprintf("group %s is neither a built-in API (k8s.io/api's lifecycle) nor served by a CRD or APIService of the start", orCore(group))
+		if known.crdsUnread != "" {
+			row.Why += "; " + known.crdsUnreadText()
+		}
 	}
 	return row
 }

@@ -109,6 +109,9 @@ func (p *pass) objectFindings() []Finding {
 		}
 	}
 	sum.Objects = len(p.rep.Objects)
+	if why := known.crdsUnreadPartial(p.rep.Objects); why != "" {
+		p.rep.Verdict.Partial = append(p.rep.Verdict.Partial, why)
+	}
 	sort.SliceStable(countOrder, func(i, j int) bool {
 		a, b := countOrder[i], countOrder[j]
 		if a.Verdict != b.Verdict {
@@ -124,13 +127,13 @@ func (p *pass) objectFindings() []Finding {
 	}
 	p.rep.ObjectsSummary = sum
 	for _, k := range order {
-		out = append(out, objectFinding(groups[k], st))
+		out = append(out, objectFinding(groups[k], st, known))
 	}
 	return out
 }
 
 // objectFinding is the finding of the objects of one apiVersion, kind and verdict.
-func objectFinding(rows []ObjectRow, st []stage) Finding {
+func objectFinding(rows []ObjectRow, st []stage, known *knownAPIs) Finding {
 	r := rows[0]
 	c := verdictCheck(r.Verdict)
 	f := Finding{Check: c.ID, Name: c.Name, Severity: r.Verdict.severity(), Subject: r.APIVersion + " " + r.Kind}
@@ -154,6 +157,9 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 		}
 		f.Message = fmt.Sprintf("%s: %s", n, why)
 		f.Hint = replacementHint(r, "move them to an apiVersion every stage serves, or enable it with --runtime-config on every apiserver")
+		if r.CRD != "" && r.Replacement == "" {
+			f.Hint = "serve a version of " + r.CRD + " (spec.versions[].served) and move them to it"
+		}
 	case ObjectMisspelt:
 		f.Message = fmt.Sprintf("%s: no apiserver serves it and k8s.io/api does not know it; the closest known spelling is %s", n, r.Closest)
 		if r.Why != "" {
@@ -171,6 +177,9 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 		f.Hint = "preflight a live cluster or a snapshot of it (which records its CRDs and APIServices) to judge add-on APIs"
 	case ObjectDeprecated:
 		f.Message = fmt.Sprintf("%s: served by every stage, but deprecated since %s%s", n, r.Deprecated, life)
+		if r.CRD != "" {
+			f.Message = fmt.Sprintf("%s: served by every stage, but %s", n, crdDeprecatedText(r))
+		}
 		f.Hint = replacementHint(r, "move them to a current apiVersion before a release removes it")
 	}
 	var where []string
@@ -191,6 +200,9 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 	f.Evidence = append([]string{"objects: " + strings.Join(where, ", ")}, servedEvidence(st))
 	if r.Lifecycle != "" {
 		f.Evidence = append(f.Evidence, "lifecycle: "+r.Lifecycle+" (zz_generated.prerelease-lifecycle.go)")
+	}
+	if r.CRD != "" {
+		f.Evidence = append(f.Evidence, known.crdEvidence(r))
 	}
 	return f
 }
@@ -232,7 +244,10 @@ func lifecycleText(r ObjectRow) string {
 }
 
 func replacementHint(r ObjectRow, otherwise string) string {
-	if r.Replacement != "" {
+	switch {
+	case r.Replacement != "" && r.CRD != "":
+		return "use " + r.Replacement + " instead (a version its CRD serves; check the CRD's conversion of the fields)"
+	case r.Replacement != "":
 		return "use " + r.Replacement + " instead (Kubernetes' stated replacement; `kubectl convert` or a hand edit)"
 	}
 	return otherwise
