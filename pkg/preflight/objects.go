@@ -221,6 +221,8 @@ type knownAPIs struct {
 	// crdsUnread why the cluster's CRD list was not read, when a live read tried and failed.
 	crds       *snapshot.Cluster
 	crdsUnread string
+	// aggregated are the group/versions of APIServices with a service (the list was read).
+	aggregated map[string]bool
 }
 
 func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster) *knownAPIs {
@@ -257,6 +259,10 @@ func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster
 	}
 	if l := cluster.ListsRead; l != nil && !l.CustomResourceDefinitions {
 		k.crdsUnread = orNone(l.CustomResourceDefinitionsError)
+		k.aggregated = map[string]bool{}
+		for _, gv := range cluster.AggregatedGroupVersions {
+			k.aggregated[gv] = true
+		}
 	}
 	if cluster.CustomResourceDefinitionsRecorded() {
 		k.crds = &cluster
@@ -302,6 +308,10 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 			return row
 		}
 		row.Warning = crd.Warning
+	}
+	if why := known.unjudgedWithoutCRDs(gvk); why != "" {
+		row.Verdict, row.Why = ObjectNotJudged, why
+		return row
 	}
 	servedSomewhere := false
 	for _, s := range stages {

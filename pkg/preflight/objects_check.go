@@ -175,6 +175,9 @@ func objectFinding(rows []ObjectRow, st []stage, known *knownAPIs) Finding {
 	case ObjectNotJudged:
 		f.Message = fmt.Sprintf("%s: not judged: %s", n, r.Why)
 		f.Hint = "preflight a live cluster or a snapshot of it (which records its CRDs and APIServices) to judge add-on APIs"
+		if known.crdsUnread != "" {
+			f.Hint = "grant list on customresourcedefinitions (the ClusterRole mvpctl in deploy/rbac/mvpctl-clusterrole.yaml) to judge add-on APIs"
+		}
 	case ObjectDeprecated:
 		f.Message = fmt.Sprintf("%s: served by every stage, but deprecated since %s%s", n, r.Deprecated, life)
 		if r.CRD != "" {

@@ -3,9 +3,11 @@ package preflight
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
+	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -111,3 +113,35 @@ func (k *knownAPIs) crdsUnreadPartial(rows []ObjectRow) string {
 	}
 	return fmt.Sprintf("%s: %d object(s) of add-on APIs not judged", k.crdsUnreadText(), n)
 }
+
+// unjudgedWithoutCRDs says why gvk is not judged when the cluster's CRD list was not read and
+// its group may be a CRD's: not a group of a kube-apiserver binary (the lifecycle table's and
+// the recorded profiles'), nor an aggregated API's. Discovery alone would mislead there: the
+// rehearsed upgrade cannot tell the cluster's CRDs, which every stage keeps, from the binary's
+// APIs. "" when it is judged.
+func (k *knownAPIs) unjudgedWithoutCRDs(gvk lifecycle.GVK) string {
+	if k.crdsUnread == "" || k.aggregated[gvk.APIVersion()] || builtinGroups()[gvk.Group] {
+		return ""
+	}
+	return fmt.Sprintf("group %s is not a built-in API, and %s", gvk.Group, k.crdsUnreadText())
+}
+
+// builtinGroups are the groups of a kube-apiserver binary: the lifecycle table's and those every
+// recorded profile serves or can serve (built once).
+var builtinGroups = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{"": true}
+	if tab, err := lifecycle.Load(); err == nil {
+		for _, r := range tab.Rows {
+			out[r.Group] = true
+		}
+	}
+	ps, _ := profile.All()
+	for _, p := range ps {
+		for _, rs := range [][]snapshot.Resource{p.Resources, p.Full, p.FullServeRemoved} {
+			for _, r := range rs {
+				out[r.Group] = true
+			}
+		}
+	}
+	return out
+})

@@ -80,8 +80,9 @@ func TestJudgeByCRD(t *testing.T) {
 // TestCRDsNotRead: a live read whose CRD list failed leaves objects of unknown groups not
 // judged, says why in each, and makes the run partial; objects of built-in APIs alone do not.
 func TestCRDsNotRead(t *testing.T) {
-	st := []stage{{name: "the start", served: gvks("apps/v1 Deployment"), release: lifecycle.Release{Major: 1, Minor: 36}}}
-	cluster := snapshot.Cluster{ListsRead: &snapshot.ListsRead{APIServices: true, CustomResourceDefinitionsError: "403 Forbidden: cannot list customresourcedefinitions"}}
+	st := []stage{{name: "the start", served: gvks("apps/v1 Deployment", "example.com/v1 Widget", "metrics.k8s.io/v1beta1 PodMetrics"), release: lifecycle.Release{Major: 1, Minor: 36}}}
+	cluster := snapshot.Cluster{AggregatedGroupVersions: []string{"metrics.k8s.io/v1beta1"},
+		ListsRead: &snapshot.ListsRead{APIServices: true, CustomResourceDefinitionsError: "403 Forbidden: cannot list customresourcedefinitions"}}
 	for _, c := range []struct {
 		name    string
 		objs    []string
@@ -89,7 +90,11 @@ func TestCRDsNotRead(t *testing.T) {
 	}{
 		{"an add-on object", []string{"apps/v1 Deployment", "cert-manager.io/v1 Certificate"},
 			"the cluster's CustomResourceDefinitions were not read (403 Forbidden: cannot list customresourcedefinitions): 1 object(s) of add-on APIs not judged"},
-		{"built-in objects only", []string{"apps/v1 Deployment"}, ""},
+		// Discovery serves it, but the upgrade rehearsed without the CRDs cannot keep it.
+		{"an add-on object discovery lists", []string{"example.com/v1 Widget"},
+			"the cluster's CustomResourceDefinitions were not read (403 Forbidden: cannot list customresourcedefinitions): 1 object(s) of add-on APIs not judged"},
+		{"an aggregated API's object", []string{"metrics.k8s.io/v1beta1 PodMetrics"}, ""},
+		{"built-in objects only", []string{"apps/v1 Deployment", "batch/v1 Job", "v1 ConfigMap"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			known := newKnownAPIs(lifecycle.MustLoad(), st, cluster)
