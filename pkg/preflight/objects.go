@@ -51,7 +51,8 @@ func (v ObjectVerdict) severity() Severity {
 
 // ObjectRow is one object and its verdict.
 type ObjectRow struct {
-	// Source is the input it was read from: a --manifests path or a Helm release.
+	// Source is the input it was read from: a --manifests path, a Helm release, or "live" (a
+	// live object, by its last-applied-configuration).
 	Source string `json:"source"`
 	// File and Line are where its apiVersion is written; Template the chart template of a
 	// `# Source:` comment.
@@ -85,8 +86,13 @@ type ObjectRow struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// Where is FILE:LINE.
-func (o ObjectRow) Where() string { return fmt.Sprintf("%s:%d", o.File, o.Line) }
+// Where is FILE:LINE; "live" for a live object.
+func (o ObjectRow) Where() string {
+	if o.Source == SourceLive {
+		return SourceLive
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
+}
 
 // ObjectName is NAMESPACE/NAME (NAME for an object without a namespace).
 func (o ObjectRow) ObjectName() string {
@@ -100,6 +106,8 @@ func (o ObjectRow) ObjectName() string {
 type ObjectsSummary struct {
 	Objects int `json:"objects"`
 	Files   int `json:"files"`
+	// Live are the live objects among Objects (judged by their last-applied-configuration).
+	Live int `json:"live,omitempty"`
 	// Skipped are files of a directory that are not manifests; Unreadable documents that did
 	// not parse.
 	Skipped int `json:"skipped,omitempty"`
@@ -143,7 +151,13 @@ func (s ObjectsSummary) Line() string {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", c.N, what))
 	}
-	line := fmt.Sprintf("%d object(s) in %d file(s)", s.Objects, s.Files)
+	line := fmt.Sprintf("%d object(s) in %d file(s)", s.Objects-s.Live, s.Files)
+	switch {
+	case s.Live > 0 && s.Objects == s.Live && s.Files == 0:
+		line = fmt.Sprintf("%d live object(s) (by their last-applied-configuration)", s.Live)
+	case s.Live > 0:
+		line += fmt.Sprintf(" and %d live object(s) (by their last-applied-configuration)", s.Live)
+	}
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}

@@ -11,7 +11,7 @@ import (
 
 // The checks of the objects of --manifests and of the Helm releases (objects.go).
 var (
-	CheckObjectServed     = Check{"MVP070", "object-api-served", "every object of --manifests and the Helm releases is of an apiVersion and kind the start, every step and the target serve"}
+	CheckObjectServed     = Check{"MVP070", "object-api-served", "every object of --manifests, the Helm releases and the live objects read (by their last-applied-configuration) is of an apiVersion and kind the start, every step and the target serve"}
 	CheckObjectKnown      = Check{"MVP071", "object-api-known", "every object's apiVersion and kind is one an apiserver or k8s.io/api knows (no misspelling)"}
 	CheckObjectJudged     = Check{"MVP072", "object-api-judged", "every object's group is known to k8s.io/api or the cluster (its CRDs and APIServices)"}
 	CheckObjectDeprecated = Check{"MVP073", "object-api-deprecated", "no object is of an API the target deprecates (info)"}
@@ -73,6 +73,9 @@ func (p *pass) objectFindings() []Finding {
 	p.rep.Objects = []ObjectRow{}
 	for _, read := range p.o.manifestReads {
 		sum.Files += read.Files
+		if read.Path == SourceLive {
+			sum.Live += len(read.Objects)
+		}
 		sum.Skipped += len(read.Skipped)
 		for _, f := range read.Skipped {
 			if len(sum.SkippedFiles) < maxSkippedNamed {
