@@ -88,7 +88,7 @@ type ObjectRow struct {
 
 // Where is FILE:LINE; "live" for a live object.
 func (o ObjectRow) Where() string {
-	if o.Source == SourceLive {
+	if o.Source == SourceLive && o.Line == 0 { // a manifest's object is on a line, from 1
 		return SourceLive
 	}
 	return fmt.Sprintf("%s:%d", o.File, o.Line)

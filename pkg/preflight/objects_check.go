@@ -73,7 +73,7 @@ func (p *pass) objectFindings() []Finding {
 	p.rep.Objects = []ObjectRow{}
 	for _, read := range p.o.manifestReads {
 		sum.Files += read.Files
-		if read.Path == SourceLive {
+		if read.Path == SourceLive && read.Files == 0 { // a manifest path "live" with objects has files
 			sum.Live += len(read.Objects)
 		}
 		sum.Skipped += len(read.Skipped)
