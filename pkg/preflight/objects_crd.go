@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -55,14 +56,14 @@ func (j crdJudgement) notServedText(version string) string {
 }
 
 // crdDeprecatedText says that the CRD deprecates the row's version, with the apiserver's
-// warning quoted as data.
+// warning quoted as data (on one line, whatever it holds).
 func crdDeprecatedText(r ObjectRow) string {
 	_, version := lifecycle.SplitAPIVersion(r.APIVersion)
 	s := fmt.Sprintf("its CustomResourceDefinition %s deprecates version %s", r.CRD, version)
 	if r.Warning == "" {
 		return s + " (its deprecationWarning is empty: requests get no warning)"
 	}
-	return s + fmt.Sprintf("; each request gets the warning %q", r.Warning)
+	return s + `; each request gets the warning "` + textsafe.Visible(r.Warning) + `"`
 }
 
 // crdEvidence is what the judgement rests on: the CRD's versions, as the cluster states them.

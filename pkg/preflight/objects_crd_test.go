@@ -20,7 +20,7 @@ func TestJudgeByCRD(t *testing.T) {
 	crds := []snapshot.CustomResourceDefinition{
 		{Group: "example.com", Kind: "Widget", Plural: "widgets", Versions: []snapshot.CustomResourceDefinitionVersion{
 			{Name: "v1", Served: true, Storage: true},
-			{Name: "v1beta1", Served: true, Deprecated: true, DeprecationWarning: str("example.com/v1beta1 Widget is deprecated; \"migrate\" to v1\\x1b")},
+			{Name: "v1beta1", Served: true, Deprecated: true, DeprecationWarning: str("example.com/v1beta1 Widget is deprecated; \"migrate\" to v1\n\x1b")},
 			{Name: "v1alpha1"}}},
 		{Group: "gadgets.io", Kind: "Gadget", Plural: "gadgets", Versions: []snapshot.CustomResourceDefinitionVersion{
 			{Name: "v2", Served: true, Storage: true}, {Name: "v1", Served: true, Deprecated: true}}},
@@ -39,7 +39,7 @@ func TestJudgeByCRD(t *testing.T) {
 	}{
 		{"served", recorded, "example.com/v1 Widget", ObjectServed, "", nil},
 		{"deprecated, the CRD's warning quoted", recorded, "example.com/v1beta1 Widget", ObjectDeprecated, "example.com/v1 Widget",
-			[]string{`info: 1 object(s) of example.com/v1beta1 Widget: served by every stage, but its CustomResourceDefinition widgets.example.com deprecates version v1beta1; each request gets the warning "example.com/v1beta1 Widget is deprecated; \"migrate\" to v1\\x1b"`,
+			[]string{`info: 1 object(s) of example.com/v1beta1 Widget: served by every stage, but its CustomResourceDefinition widgets.example.com deprecates version v1beta1; each request gets the warning "example.com/v1beta1 Widget is deprecated; "migrate" to v1\x0a\x1b"`,
 				"use example.com/v1 Widget instead (a version its CRD serves",
 				"crd: widgets.example.com spec.versions v1 (served, storage), v1beta1 (served, deprecated), v1alpha1 (not served)"}},
 		{"deprecated, the apiserver's default warning", recorded, "gadgets.io/v1 Gadget", ObjectDeprecated, "gadgets.io/v2 Gadget",

@@ -128,7 +128,7 @@ func TestPreflightCRDVersions(t *testing.T) {
 	}{{"live", []string{"--kubeconfig", cp.Kubeconfig}}, {"from the snapshot", []string{"--snapshot", snap.Path}}} {
 		rep := runPreflight(t, 3, append(append(append([]string{}, src.args...), common...), "--manifests", bad)...)
 		for _, want := range []struct{ check, subject, sev, says, hint string }{
-			{"MVP073", "crd.mvpctl.io/v1beta1 Widget", "info", `its CustomResourceDefinition widgets.crd.mvpctl.io deprecates version v1beta1; each request gets the warning "crd.mvpctl.io/v1beta1 Widget is \"deprecated\"; migrate to crd.mvpctl.io/v1 before 2027"`, "use crd.mvpctl.io/v1 Widget instead"},
+			{"MVP073", "crd.mvpctl.io/v1beta1 Widget", "info", `its CustomResourceDefinition widgets.crd.mvpctl.io deprecates version v1beta1; each request gets the warning "` + crdWarning + `"`, "use crd.mvpctl.io/v1 Widget instead"},
 			{"MVP073", "crd.mvpctl.io/v1beta1 Gadget", "info", `each request gets the warning "` + truth["gadget"] + `"`, "use crd.mvpctl.io/v2 Gadget instead"},
 			{"MVP070", "crd.mvpctl.io/v1 Gadget", "blocking", "its CustomResourceDefinition gadgets.crd.mvpctl.io does not serve version v1 (served: false) and serves v2, v1beta1: applying them fails today and after the upgrade", "use crd.mvpctl.io/v2 Gadget instead"},
 		} {
