@@ -231,9 +231,10 @@ type knownAPIs struct {
 	external map[string]bool
 	// judged are the verdicts decided, by apiVersion and kind.
 	judged map[[2]string]ObjectRow
-	// crds are the cluster's CRDs, when recorded (snapshot.Cluster.CustomResourceDefinitionsRecorded);
-	// crdsUnread why the cluster's CRD list was not read, when a live read tried and failed.
-	crds       *snapshot.Cluster
+	// crds are the cluster's CRDs by group and kind, when recorded
+	// (snapshot.Cluster.CustomResourceDefinitionsRecorded); crdsUnread why the cluster's CRD
+	// list was not read, when a live read tried and failed.
+	crds       map[[2]string]snapshot.CustomResourceDefinition
 	crdsUnread string
 	// aggregated are the group/versions of APIServices with a service (the list was read).
 	aggregated map[string]bool
@@ -279,8 +280,11 @@ func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster
 		}
 	}
 	if cluster.CustomResourceDefinitionsRecorded() {
-		k.crds = &cluster
+		k.crds = map[[2]string]snapshot.CustomResourceDefinition{}
 		for _, d := range cluster.CustomResourceDefinitions {
+			if _, dup := k.crds[[2]string{d.Group, d.Kind}]; !dup {
+				k.crds[[2]string{d.Group, d.Kind}] = d
+			}
 			for _, v := range d.Versions {
 				add(lifecycle.GVK{Group: d.Group, Version: v.Name, Kind: d.Kind})
 			}
@@ -303,10 +307,9 @@ func judge(o replay.ManifestObject, source string, stages []stage, known *knownA
 
 // judgeAPI decides the verdict of an apiVersion and kind.
 func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectRow {
-	o := replay.ManifestObject{APIVersion: apiVersion, Kind: kind}
 	row := ObjectRow{Kind: kind, APIVersion: apiVersion}
-	group, version := lifecycle.SplitAPIVersion(o.APIVersion)
-	gvk := lifecycle.GVK{Group: group, Version: version, Kind: o.Kind}
+	group, version := lifecycle.SplitAPIVersion(apiVersion)
+	gvk := lifecycle.GVK{Group: group, Version: version, Kind: kind}
 	lc, inTable := known.tab.Lookup(gvk)
 	if inTable {
 		row.Deprecated, row.Removed, row.Lifecycle = lc.Deprecated.String(), lc.Removed.String(), lc.Source
@@ -349,6 +352,14 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 		}
 		return row
 	}
+	return judgeUnserved(row, gvk, stages, known)
+}
+
+// judgeUnserved decides the verdict of an apiVersion and kind no stage serves and k8s.io/api
+// states no lifecycle for: of an unknown kind, misspelt, not served, or not judged.
+func judgeUnserved(row ObjectRow, gvk lifecycle.GVK, stages []stage, known *knownAPIs) ObjectRow {
+	o := replay.ManifestObject{APIVersion: row.APIVersion, Kind: row.Kind}
+	group, version := gvk.Group, gvk.Version
 	row.NotServedBy = ""
 	switch {
 	case known.kinds[o.APIVersion] != nil:

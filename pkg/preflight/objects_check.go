@@ -115,8 +115,18 @@ func (p *pass) objectFindings() []Finding {
 	if why := known.crdsUnreadPartial(p.rep.Objects); why != "" {
 		p.rep.Verdict.Partial = append(p.rep.Verdict.Partial, why)
 	}
-	sort.SliceStable(countOrder, func(i, j int) bool {
-		a, b := countOrder[i], countOrder[j]
+	sum.Counts = sortedCounts(counts, countOrder)
+	p.rep.ObjectsSummary = sum
+	for _, k := range order {
+		out = append(out, objectFinding(groups[k], st, known))
+	}
+	return out
+}
+
+// sortedCounts are the summary's counts, by verdict, then release.
+func sortedCounts(counts map[ObjectCount]int, order []ObjectCount) []ObjectCount {
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
 		if a.Verdict != b.Verdict {
 			return verdictRank[a.Verdict] < verdictRank[b.Verdict]
 		}
@@ -124,13 +134,10 @@ func (p *pass) objectFindings() []Finding {
 		rb, _ := lifecycle.ParseRelease(b.Release)
 		return ra.Before(rb)
 	})
-	for _, c := range countOrder {
+	out := []ObjectCount{}
+	for _, c := range order {
 		c.N = counts[c]
-		sum.Counts = append(sum.Counts, c)
-	}
-	p.rep.ObjectsSummary = sum
-	for _, k := range order {
-		out = append(out, objectFinding(groups[k], st, known))
+		out = append(out, c)
 	}
 	return out
 }

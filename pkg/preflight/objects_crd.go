@@ -28,10 +28,10 @@ type crdJudgement struct {
 // crdVersion is what the CRD of gvk's group and kind states of its version, when the cluster's
 // CRDs were recorded and one is of that group and kind.
 func (k *knownAPIs) crdVersion(gvk lifecycle.GVK) (crdJudgement, bool) {
-	if k.crds == nil || gvk.Group == "" {
+	if gvk.Group == "" {
 		return crdJudgement{}, false
 	}
-	d, ok := k.crds.CustomResourceDefinitionFor(gvk.Group, gvk.Kind)
+	d, ok := k.crds[[2]string{gvk.Group, gvk.Kind}]
 	if !ok {
 		return crdJudgement{}, false
 	}

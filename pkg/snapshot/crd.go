@@ -42,16 +42,6 @@ const (
 	MaxDeprecationWarning = 256
 )
 
-// CustomResourceDefinitionFor is the CRD of group and kind, if the snapshot records one.
-func (c *Cluster) CustomResourceDefinitionFor(group, kind string) (CustomResourceDefinition, bool) {
-	for _, d := range c.CustomResourceDefinitions {
-		if d.Group == group && d.Kind == kind {
-			return d, true
-		}
-	}
-	return CustomResourceDefinition{}, false
-}
-
 // CustomResourceDefinitionsRecorded says the snapshot records each CRD's versions: the list was
 // read by a release that records them (an older file has group/versions and no CRDs).
 func (c *Cluster) CustomResourceDefinitionsRecorded() bool {
