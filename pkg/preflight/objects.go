@@ -341,7 +341,10 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 	if servedSomewhere || inTable {
 		target := stages[len(stages)-1].release
 		switch {
-		case row.NotServedBy == "" && (inTable && lc.At(target) == lifecycle.Deprecated || byCRD && crd.State == mvp.CustomResourceDeprecated):
+		case row.NotServedBy == "" && byCRD && crd.State == mvp.CustomResourceDeprecated:
+			row.Verdict = ObjectDeprecated
+			row.Why = crdDeprecatedText(row)
+		case row.NotServedBy == "" && inTable && lc.At(target) == lifecycle.Deprecated:
 			row.Verdict = ObjectDeprecated
 		case row.NotServedBy == "":
 			row.Verdict = ObjectServed

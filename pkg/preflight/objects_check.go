@@ -191,7 +191,7 @@ func objectFinding(rows []ObjectRow, st []stage, known *knownAPIs) Finding {
 	case ObjectDeprecated:
 		f.Message = fmt.Sprintf("%s: served by every stage, but deprecated since %s%s", n, r.Deprecated, life)
 		if r.CRD != "" {
-			f.Message = fmt.Sprintf("%s: served by every stage, but %s", n, crdDeprecatedText(r))
+			f.Message = fmt.Sprintf("%s: served by every stage, but %s", n, r.Why)
 		}
 		f.Hint = replacementHint(r, "move them to a current apiVersion before a release removes it")
 	}
