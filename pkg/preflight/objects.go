@@ -310,14 +310,16 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 	row := ObjectRow{Kind: kind, APIVersion: apiVersion}
 	group, version := lifecycle.SplitAPIVersion(apiVersion)
 	gvk := lifecycle.GVK{Group: group, Version: version, Kind: kind}
+	// The lifecycle is Kubernetes' of its built-in types, or a CRD's of its own.
+	crd, byCRD := known.crdVersion(gvk)
 	lc, inTable := known.tab.Lookup(gvk)
+	inTable = inTable && !byCRD
 	if inTable {
 		row.Deprecated, row.Removed, row.Lifecycle = lc.Deprecated.String(), lc.Removed.String(), lc.Source
 		if lc.Replacement != nil {
 			row.Replacement = lc.Replacement.String()
 		}
 	}
-	crd, byCRD := known.crdVersion(gvk)
 	if byCRD {
 		row.CRD, row.Replacement = crd.crd.Name(), crd.replacement
 		if !crd.State.Serves() {

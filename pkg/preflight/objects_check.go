@@ -190,10 +190,11 @@ func objectFinding(rows []ObjectRow, st []stage, known *knownAPIs) Finding {
 		}
 	case ObjectDeprecated:
 		f.Message = fmt.Sprintf("%s: served by every stage, but deprecated since %s%s", n, r.Deprecated, life)
+		f.Hint = replacementHint(r, "move them to a current apiVersion before a release removes it")
 		if r.CRD != "" {
 			f.Message = fmt.Sprintf("%s: served by every stage, but %s", n, r.Why)
+			f.Hint = replacementHint(r, "its CRD serves no other version: follow its deprecation warning, or ask the add-on's maintainers what replaces it")
 		}
-		f.Hint = replacementHint(r, "move them to a current apiVersion before a release removes it")
 	}
 	var where []string
 	for i, o := range rows {

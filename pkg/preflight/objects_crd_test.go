@@ -14,7 +14,7 @@ import (
 func TestJudgeByCRD(t *testing.T) {
 	str := func(s string) *string { return &s }
 	// What discovery lists: the served versions only.
-	served := gvks("apps/v1 Deployment", "example.com/v1 Widget", "example.com/v1beta1 Widget", "gadgets.io/v2 Gadget", "gadgets.io/v1 Gadget")
+	served := gvks("solo.io/v1 Solo", "apps/v1 Deployment", "example.com/v1 Widget", "example.com/v1beta1 Widget", "gadgets.io/v2 Gadget", "gadgets.io/v1 Gadget")
 	st := []stage{{name: "the start", served: served, release: lifecycle.Release{Major: 1, Minor: 36}},
 		{name: "the target", served: served, release: lifecycle.Release{Major: 1, Minor: 37}}}
 	crds := []snapshot.CustomResourceDefinition{
@@ -25,8 +25,9 @@ func TestJudgeByCRD(t *testing.T) {
 		{Group: "gadgets.io", Kind: "Gadget", Plural: "gadgets", Versions: []snapshot.CustomResourceDefinitionVersion{
 			{Name: "v2", Served: true, Storage: true}, {Name: "v1", Served: true, Deprecated: true}}},
 		{Group: "old.io", Kind: "Relic", Plural: "relics", Versions: []snapshot.CustomResourceDefinitionVersion{{Name: "v1", Storage: true}}},
+		{Group: "solo.io", Kind: "Solo", Plural: "solos", Versions: []snapshot.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true, Deprecated: true}}},
 	}
-	gvs := []string{"example.com/v1", "example.com/v1alpha1", "example.com/v1beta1", "gadgets.io/v1", "gadgets.io/v2", "old.io/v1"}
+	gvs := []string{"solo.io/v1", "example.com/v1", "example.com/v1alpha1", "example.com/v1beta1", "gadgets.io/v1", "gadgets.io/v2", "old.io/v1"}
 	recorded := snapshot.Cluster{CustomResourceGroupVersions: gvs, CustomResourceDefinitions: crds, ListsRead: &snapshot.ListsRead{CustomResourceDefinitions: true, APIServices: true}}
 	older := snapshot.Cluster{CustomResourceGroupVersions: gvs, ListsRead: &snapshot.ListsRead{CustomResourceDefinitions: true, APIServices: true}}
 	for _, c := range []struct {
@@ -51,6 +52,8 @@ func TestJudgeByCRD(t *testing.T) {
 			[]string{"its CustomResourceDefinition widgets.example.com has no version v2 and serves v1, v1beta1"}},
 		{"a CRD that serves nothing", recorded, "old.io/v1 Relic", ObjectNotServed, "",
 			[]string{"relics.old.io does not serve version v1 (served: false) and serves no version", "serve a version of relics.old.io (spec.versions[].served) and move them to it"}},
+		{"deprecated, no other version served", recorded, "solo.io/v1 Solo", ObjectDeprecated, "",
+			[]string{`each request gets the warning "solo.io/v1 Solo is deprecated"`, "its CRD serves no other version: follow its deprecation warning"}},
 		{"a misspelt kind of a CRD group", recorded, "example.com/v1 Widgit", ObjectMisspelt, "", []string{"the closest known spelling is example.com/v1 Widget"}},
 		// A snapshot that does not record the CRDs' versions: discovery only, as before.
 		{"older snapshot: a deprecated version is served", older, "example.com/v1beta1 Widget", ObjectServed, "", nil},
