@@ -155,6 +155,9 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, manifests, "claims"+hostileClear+"<br>"+hostileLine+".yaml", "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n")
+	// A CRD's deprecationWarning, quoted in the finding of an object of the version it deprecates.
+	crds := writeTestFile(t, dir, "crds.yaml", strings.Replace(string(skew), "cluster:\n", "cluster:\n  customResourceDefinitions:\n  - group: networking.k8s.io\n    kind: Ingress\n    plural: ingresses\n    versions:\n    - name: v1\n      served: true\n      deprecated: true\n      deprecationWarning: \"use v2"+yamlLine+"\"\n", 1))
+	ingress := writeTestFile(t, dir, "ingress.yaml", "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: i}\n")
 	manifest := writeTestFile(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: \""+jsonText+"\"\n    command: [etcd]\n")
 
 	tests := []struct {
@@ -177,6 +180,7 @@ func TestHostileStringsEverywhere(t *testing.T) {
 		{"audit log User-Agent", "mvpctl simulate upgrade", []string{"simulate", "upgrade", "--snapshot", example, "--to", "1.37", "--audit-log", auditLog}, `\x0d\x0aFAKE-LINE: all good\x85\u2028\u2029gad\u200dgets`},
 		{"lease address", "mvpctl explain", []string{"explain", "--snapshot", address, "GET", "/apis/batch/v1/jobs"}, ""},
 		{"manifest file name", "mvpctl preflight", []string{"preflight", "--snapshot", example, "--to", "1.37", "--no-baseline", "--manifests", manifests}, `\x0aFAKE-LINE`},
+		{"CRD deprecationWarning", "mvpctl preflight", []string{"preflight", "--snapshot", crds, "--to", "1.37", "--no-baseline", "--manifests", ingress}, `use v2\x0aFAKE-LINE: all good\u2028\u2029gad\u200dgets`},
 		{"--static-pod-manifest container name", "mvpctl snapshot", []string{"snapshot", "--server", "https://127.0.0.1:1", "--static-pod-manifest", "kas-a=" + manifest}, `\x1b]0;pwned\a`},
 	}
 	for _, tt := range tests {

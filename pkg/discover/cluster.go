@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -28,10 +29,14 @@ func (d *discoverer) readCluster(ctx context.Context, results []*result, timeout
 	d.progress("reading CustomResourceDefinitions and APIServices through %s", c.base)
 	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if gvs, err := listCRDGroupVersions(lctx, c); err != nil {
-		d.warn("cannot list CustomResourceDefinitions (%s): group sources are left empty where unknown, and 1.35+ routing exclusions are incomplete", err)
+	if crds, err := listCRDs(lctx, c); err != nil {
+		d.warn("cannot list CustomResourceDefinitions (%s): group sources are left empty where unknown, 1.35+ routing exclusions are incomplete, and objects of add-on APIs are not judged", err)
+		cluster.ListsRead.CustomResourceDefinitionsError = textsafe.Visible(d.red.Clean(err.Error()))
 	} else {
-		cluster.CustomResourceGroupVersions, cluster.ListsRead.CustomResourceDefinitions = gvs, true
+		cluster.CustomResourceGroupVersions, cluster.CustomResourceDefinitions, cluster.ListsRead.CustomResourceDefinitions = crds.groupVersions, crds.crds, true
+		for _, cut := range crds.cut {
+			d.warn("CustomResourceDefinitions: %s", cut)
+		}
 	}
 	actx, acancel := context.WithTimeout(ctx, timeout)
 	defer acancel()

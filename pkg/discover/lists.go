@@ -27,20 +27,8 @@ type listHeader struct {
 	} `json:"metadata"`
 }
 
-// crdList and apiServiceList decode only what discovery needs, so mvpctl does not depend on
-// the apiextensions and kube-aggregator modules for two fields each.
-type crdList struct {
-	listHeader
-	Items []struct {
-		Spec struct {
-			Group    string `json:"group"`
-			Versions []struct {
-				Name string `json:"name"`
-			} `json:"versions"`
-		} `json:"spec"`
-	} `json:"items"`
-}
-
+// apiServiceList decodes only what discovery needs, so mvpctl does not depend on the
+// kube-aggregator module for a few fields (crdList, crds.go, likewise).
 type apiServiceList struct {
 	listHeader
 	Items []struct {
@@ -71,7 +59,6 @@ type apiServiceList struct {
 }
 
 const (
-	crdPath            = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 	apiServicePath     = "/apis/apiregistration.k8s.io/v1/apiservices"
 	storageVersionPath = "/apis/internal.apiserver.k8s.io/v1alpha1/storageversions"
 )
@@ -93,24 +80,6 @@ func listPages(ctx context.Context, c *serverClient, path string, page func() (a
 			return nil
 		}
 	}
-}
-
-// listCRDGroupVersions returns "group/version" for every spec.versions[].name of every CRD,
-// served or not: 1.35+ excludes all of them from peer routing (docs/behaviour.md §6).
-func listCRDGroupVersions(ctx context.Context, c *serverClient) ([]string, error) {
-	set := map[string]bool{}
-	err := listPages(ctx, c, crdPath, func() (any, func() string) {
-		var l crdList
-		return &l, func() string {
-			for _, it := range l.Items {
-				for _, v := range it.Spec.Versions {
-					set[snapshot.GroupVersionString(it.Spec.Group, v.Name)] = true
-				}
-			}
-			return l.Metadata.Continue
-		}
-	})
-	return slices.Sorted(maps.Keys(set)), err
 }
 
 // listAPIServices returns every APIService with its service reference and Available

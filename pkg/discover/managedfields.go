@@ -15,8 +15,10 @@ import (
 )
 
 // The managedFields of live objects as client evidence: for each GVR asked (the ones at risk),
-// the field managers that wrote its objects and the apiVersion each wrote with. Only metadata
-// is read, never an object's contents (a Secret's data included).
+// the field managers that wrote its objects and the apiVersion each wrote with; and, from the
+// same read, the apiVersion and kind each object's last-applied-configuration states
+// (lastapplied.go). Only metadata is read, never an object's contents (a Secret's data
+// included).
 
 // metadataListAccept asks the apiserver for a PartialObjectMetadataList: each object's
 // metadata, without its spec, status or data.
@@ -89,6 +91,11 @@ func readManagedFields(ctx context.Context, c *serverClient, req snapshot.Manage
 				break
 			}
 			mf.Objects++
+			if la, ok, bad := lastApplied(item.Annotations, item.Namespace, item.Name); bad {
+				mf.LastAppliedUnreadable++
+			} else if ok {
+				mf.LastApplied = append(mf.LastApplied, la)
+			}
 			for _, e := range item.ManagedFields {
 				k := key{e.Manager, e.APIVersion, string(e.Operation)}
 				fm := sums[k]

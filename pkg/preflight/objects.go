@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -50,7 +51,8 @@ func (v ObjectVerdict) severity() Severity {
 
 // ObjectRow is one object and its verdict.
 type ObjectRow struct {
-	// Source is the input it was read from: a --manifests path or a Helm release.
+	// Source is the input it was read from: a --manifests path, a Helm release, or "live" (a
+	// live object, by its last-applied-configuration).
 	Source string `json:"source"`
 	// File and Line are where its apiVersion is written; Template the chart template of a
 	// `# Source:` comment.
@@ -74,12 +76,23 @@ type ObjectRow struct {
 	NotServedBy string `json:"notServedBy,omitempty"`
 	// Closest is the known apiVersion and kind closest to a misspelt or unknown one.
 	Closest string `json:"closest,omitempty"`
-	// Why says why an object was not judged.
+	// Why says why an object was not judged, or what its CRD states of a version it does not
+	// serve or deprecates.
 	Why string `json:"why,omitempty"`
+	// CRD is the CustomResourceDefinition (plural.group) whose spec.versions judged it, when
+	// the cluster's CRDs were read; Warning the apiserver's Warning header on each request of
+	// a version it deprecates (the CRD's deprecationWarning, else the default text).
+	CRD     string `json:"crd,omitempty"`
+	Warning string `json:"warning,omitempty"`
 }
 
-// Where is FILE:LINE.
-func (o ObjectRow) Where() string { return fmt.Sprintf("%s:%d", o.File, o.Line) }
+// Where is FILE:LINE; "live" for a live object.
+func (o ObjectRow) Where() string {
+	if o.Source == SourceLive && o.Line == 0 { // a manifest's object is on a line, from 1
+		return SourceLive
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
+}
 
 // ObjectName is NAMESPACE/NAME (NAME for an object without a namespace).
 func (o ObjectRow) ObjectName() string {
@@ -93,6 +106,8 @@ func (o ObjectRow) ObjectName() string {
 type ObjectsSummary struct {
 	Objects int `json:"objects"`
 	Files   int `json:"files"`
+	// Live are the live objects among Objects (judged by their last-applied-configuration).
+	Live int `json:"live,omitempty"`
 	// Skipped are files of a directory that are not manifests; Unreadable documents that did
 	// not parse.
 	Skipped int `json:"skipped,omitempty"`
@@ -120,6 +135,9 @@ func (s ObjectsSummary) Line() string {
 			what = "served by every stage"
 		case ObjectDeprecated:
 			what = "deprecated in " + c.Release
+			if c.Release == "" {
+				what = "deprecated by their CRD"
+			}
 		case ObjectRemoved:
 			what = "removed in " + c.Release
 		case ObjectNotServed:
@@ -133,7 +151,13 @@ func (s ObjectsSummary) Line() string {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", c.N, what))
 	}
-	line := fmt.Sprintf("%d object(s) in %d file(s)", s.Objects, s.Files)
+	line := fmt.Sprintf("%d object(s) in %d file(s)", s.Objects-s.Live, s.Files)
+	switch {
+	case s.Live > 0 && s.Objects == s.Live && s.Files == 0:
+		line = fmt.Sprintf("%d live object(s) (by their last-applied-configuration)", s.Live)
+	case s.Live > 0:
+		line += fmt.Sprintf(" and %d live object(s) (by their last-applied-configuration)", s.Live)
+	}
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
@@ -207,6 +231,13 @@ type knownAPIs struct {
 	external map[string]bool
 	// judged are the verdicts decided, by apiVersion and kind.
 	judged map[[2]string]ObjectRow
+	// crds are the cluster's CRDs by group and kind, when recorded
+	// (snapshot.Cluster.CustomResourceDefinitionsRecorded); crdsUnread why the cluster's CRD
+	// list was not read, when a live read tried and failed.
+	crds       map[[2]string]snapshot.CustomResourceDefinition
+	crdsUnread string
+	// aggregated are the group/versions of APIServices with a service (the list was read).
+	aggregated map[string]bool
 }
 
 func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster) *knownAPIs {
@@ -241,6 +272,24 @@ func newKnownAPIs(tab *lifecycle.Table, stages []stage, cluster snapshot.Cluster
 		add(lifecycle.GVK{Group: g, Version: v})
 		k.external[gv] = true
 	}
+	if l := cluster.ListsRead; l != nil && !l.CustomResourceDefinitions {
+		k.crdsUnread = orNone(l.CustomResourceDefinitionsError)
+		k.aggregated = map[string]bool{}
+		for _, gv := range cluster.AggregatedGroupVersions {
+			k.aggregated[gv] = true
+		}
+	}
+	if cluster.CustomResourceDefinitionsRecorded() {
+		k.crds = map[[2]string]snapshot.CustomResourceDefinition{}
+		for _, d := range cluster.CustomResourceDefinitions {
+			if _, dup := k.crds[[2]string{d.Group, d.Kind}]; !dup {
+				k.crds[[2]string{d.Group, d.Kind}] = d
+			}
+			for _, v := range d.Versions {
+				add(lifecycle.GVK{Group: d.Group, Version: v.Name, Kind: d.Kind})
+			}
+		}
+	}
 	return k
 }
 
@@ -258,16 +307,30 @@ func judge(o replay.ManifestObject, source string, stages []stage, known *knownA
 
 // judgeAPI decides the verdict of an apiVersion and kind.
 func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectRow {
-	o := replay.ManifestObject{APIVersion: apiVersion, Kind: kind}
 	row := ObjectRow{Kind: kind, APIVersion: apiVersion}
-	group, version := lifecycle.SplitAPIVersion(o.APIVersion)
-	gvk := lifecycle.GVK{Group: group, Version: version, Kind: o.Kind}
+	group, version := lifecycle.SplitAPIVersion(apiVersion)
+	gvk := lifecycle.GVK{Group: group, Version: version, Kind: kind}
+	// The lifecycle is Kubernetes' of its built-in types, or a CRD's of its own.
+	crd, byCRD := known.crdVersion(gvk)
 	lc, inTable := known.tab.Lookup(gvk)
+	inTable = inTable && !byCRD
 	if inTable {
 		row.Deprecated, row.Removed, row.Lifecycle = lc.Deprecated.String(), lc.Removed.String(), lc.Source
 		if lc.Replacement != nil {
 			row.Replacement = lc.Replacement.String()
 		}
+	}
+	if byCRD {
+		row.CRD, row.Replacement = crd.crd.Name(), crd.replacement
+		if !crd.State.Serves() {
+			row.Verdict, row.NotServedBy, row.Why = ObjectNotServed, stages[0].name, crd.notServedText(version)
+			return row
+		}
+		row.Warning = crd.Warning
+	}
+	if why := known.unjudgedWithoutCRDs(gvk); why != "" {
+		row.Verdict, row.Why = ObjectNotJudged, why
+		return row
 	}
 	servedSomewhere := false
 	for _, s := range stages {
@@ -280,6 +343,9 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 	if servedSomewhere || inTable {
 		target := stages[len(stages)-1].release
 		switch {
+		case row.NotServedBy == "" && byCRD && crd.State == mvp.CustomResourceDeprecated:
+			row.Verdict = ObjectDeprecated
+			row.Why = crdDeprecatedText(row)
 		case row.NotServedBy == "" && inTable && lc.At(target) == lifecycle.Deprecated:
 			row.Verdict = ObjectDeprecated
 		case row.NotServedBy == "":
@@ -291,6 +357,14 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 		}
 		return row
 	}
+	return judgeUnserved(row, gvk, stages, known)
+}
+
+// judgeUnserved decides the verdict of an apiVersion and kind no stage serves and k8s.io/api
+// states no lifecycle for: of an unknown kind, misspelt, not served, or not judged.
+func judgeUnserved(row ObjectRow, gvk lifecycle.GVK, stages []stage, known *knownAPIs) ObjectRow {
+	o := replay.ManifestObject{APIVersion: row.APIVersion, Kind: row.Kind}
+	group, version := gvk.Group, gvk.Version
 	row.NotServedBy = ""
 	switch {
 	case known.kinds[o.APIVersion] != nil:
@@ -330,6 +404,9 @@ func judgeAPI(apiVersion, kind string, stages []stage, known *knownAPIs) ObjectR
 		}
 		row.Verdict = ObjectNotJudged
 		row.Why = fmt.Sprintf("group %s is neither a built-in API (k8s.io/api's lifecycle) nor served by a CRD or APIService of the start", orCore(group))
+		if known.crdsUnread != "" {
+			row.Why += "; " + known.crdsUnreadText()
+		}
 	}
 	return row
 }

@@ -11,7 +11,7 @@ import (
 
 // The checks of the objects of --manifests and of the Helm releases (objects.go).
 var (
-	CheckObjectServed     = Check{"MVP070", "object-api-served", "every object of --manifests and the Helm releases is of an apiVersion and kind the start, every step and the target serve"}
+	CheckObjectServed     = Check{"MVP070", "object-api-served", "every object of --manifests, the Helm releases and the live objects read (by their last-applied-configuration) is of an apiVersion and kind the start, every step and the target serve"}
 	CheckObjectKnown      = Check{"MVP071", "object-api-known", "every object's apiVersion and kind is one an apiserver or k8s.io/api knows (no misspelling)"}
 	CheckObjectJudged     = Check{"MVP072", "object-api-judged", "every object's group is known to k8s.io/api or the cluster (its CRDs and APIServices)"}
 	CheckObjectDeprecated = Check{"MVP073", "object-api-deprecated", "no object is of an API the target deprecates (info)"}
@@ -73,6 +73,9 @@ func (p *pass) objectFindings() []Finding {
 	p.rep.Objects = []ObjectRow{}
 	for _, read := range p.o.manifestReads {
 		sum.Files += read.Files
+		if read.Path == SourceLive && read.Files == 0 { // a manifest path "live" with objects has files
+			sum.Live += len(read.Objects)
+		}
 		sum.Skipped += len(read.Skipped)
 		for _, f := range read.Skipped {
 			if len(sum.SkippedFiles) < maxSkippedNamed {
@@ -109,8 +112,21 @@ func (p *pass) objectFindings() []Finding {
 		}
 	}
 	sum.Objects = len(p.rep.Objects)
-	sort.SliceStable(countOrder, func(i, j int) bool {
-		a, b := countOrder[i], countOrder[j]
+	if why := known.crdsUnreadPartial(p.rep.Objects); why != "" {
+		p.rep.Verdict.Partial = append(p.rep.Verdict.Partial, why)
+	}
+	sum.Counts = sortedCounts(counts, countOrder)
+	p.rep.ObjectsSummary = sum
+	for _, k := range order {
+		out = append(out, objectFinding(groups[k], st, known))
+	}
+	return out
+}
+
+// sortedCounts are the summary's counts, by verdict, then release.
+func sortedCounts(counts map[ObjectCount]int, order []ObjectCount) []ObjectCount {
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
 		if a.Verdict != b.Verdict {
 			return verdictRank[a.Verdict] < verdictRank[b.Verdict]
 		}
@@ -118,19 +134,16 @@ func (p *pass) objectFindings() []Finding {
 		rb, _ := lifecycle.ParseRelease(b.Release)
 		return ra.Before(rb)
 	})
-	for _, c := range countOrder {
+	out := []ObjectCount{}
+	for _, c := range order {
 		c.N = counts[c]
-		sum.Counts = append(sum.Counts, c)
-	}
-	p.rep.ObjectsSummary = sum
-	for _, k := range order {
-		out = append(out, objectFinding(groups[k], st))
+		out = append(out, c)
 	}
 	return out
 }
 
 // objectFinding is the finding of the objects of one apiVersion, kind and verdict.
-func objectFinding(rows []ObjectRow, st []stage) Finding {
+func objectFinding(rows []ObjectRow, st []stage, known *knownAPIs) Finding {
 	r := rows[0]
 	c := verdictCheck(r.Verdict)
 	f := Finding{Check: c.ID, Name: c.Name, Severity: r.Verdict.severity(), Subject: r.APIVersion + " " + r.Kind}
@@ -154,6 +167,9 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 		}
 		f.Message = fmt.Sprintf("%s: %s", n, why)
 		f.Hint = replacementHint(r, "move them to an apiVersion every stage serves, or enable it with --runtime-config on every apiserver")
+		if r.CRD != "" && r.Replacement == "" {
+			f.Hint = "serve a version of " + r.CRD + " (spec.versions[].served) and move them to it"
+		}
 	case ObjectMisspelt:
 		f.Message = fmt.Sprintf("%s: no apiserver serves it and k8s.io/api does not know it; the closest known spelling is %s", n, r.Closest)
 		if r.Why != "" {
@@ -169,9 +185,16 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 	case ObjectNotJudged:
 		f.Message = fmt.Sprintf("%s: not judged: %s", n, r.Why)
 		f.Hint = "preflight a live cluster or a snapshot of it (which records its CRDs and APIServices) to judge add-on APIs"
+		if known.crdsUnread != "" {
+			f.Hint = "grant list on customresourcedefinitions (the ClusterRole mvpctl in deploy/rbac/mvpctl-clusterrole.yaml) to judge add-on APIs"
+		}
 	case ObjectDeprecated:
 		f.Message = fmt.Sprintf("%s: served by every stage, but deprecated since %s%s", n, r.Deprecated, life)
 		f.Hint = replacementHint(r, "move them to a current apiVersion before a release removes it")
+		if r.CRD != "" {
+			f.Message = fmt.Sprintf("%s: served by every stage, but %s", n, r.Why)
+			f.Hint = replacementHint(r, "its CRD serves no other version: follow its deprecation warning, or ask the add-on's maintainers what replaces it")
+		}
 	}
 	var where []string
 	for i, o := range rows {
@@ -191,6 +214,9 @@ func objectFinding(rows []ObjectRow, st []stage) Finding {
 	f.Evidence = append([]string{"objects: " + strings.Join(where, ", ")}, servedEvidence(st))
 	if r.Lifecycle != "" {
 		f.Evidence = append(f.Evidence, "lifecycle: "+r.Lifecycle+" (zz_generated.prerelease-lifecycle.go)")
+	}
+	if r.CRD != "" {
+		f.Evidence = append(f.Evidence, known.crdEvidence(r))
 	}
 	return f
 }
@@ -232,7 +258,10 @@ func lifecycleText(r ObjectRow) string {
 }
 
 func replacementHint(r ObjectRow, otherwise string) string {
-	if r.Replacement != "" {
+	switch {
+	case r.Replacement != "" && r.CRD != "":
+		return "use " + r.Replacement + " instead (a version its CRD serves; check the CRD's conversion of the fields)"
+	case r.Replacement != "":
 		return "use " + r.Replacement + " instead (Kubernetes' stated replacement; `kubectl convert` or a hand edit)"
 	}
 	return otherwise

@@ -204,6 +204,7 @@ func (o Options) withManagedFields(ctx context.Context, first *Report, budget *r
 			o.warn(fmt.Sprintf("managedFields of %s not read: %s", r.GVR, r.Error))
 		}
 	}
+	o.withLiveObjects(reads)
 	ev := replay.ManagedFieldsEvidence(reads)
 	if isCut {
 		managedFieldsCut(&ev, cut, gvrs[len(reads):])

@@ -14,11 +14,13 @@ import (
 type decodeScratch struct {
 	scratchSliceOfServer                                []Server
 	scratchSliceOfString                                []string
+	scratchSliceOfCustomResourceDefinition              []CustomResourceDefinition
 	scratchSliceOfAPIService                            []APIService
 	scratchSliceOfStorageVersion                        []StorageVersion
 	scratchSliceOfResource                              []Resource
 	scratchSliceOfPrometheusCount                       []PrometheusCount
 	scratchSliceOfDeprecatedRequest                     []DeprecatedRequest
+	scratchSliceOfCustomResourceDefinitionVersion       []CustomResourceDefinitionVersion
 	scratchSliceOfStorageVersionServer                  []StorageVersionServer
 	scratchSliceOfLBFailure                             []LBFailure
 	scratchSliceOfFlag                                  []Flag
@@ -158,41 +160,46 @@ func (d *fastDecoder) decodeCluster(v *Cluster) bool {
 				return false
 			}
 			seen |= 1 << 0
-		case "aggregatedGroupVersions":
-			if seen&(1<<1) != 0 || !d.decodeSliceOfString(&v.AggregatedGroupVersions) {
+		case "customResourceDefinitions":
+			if seen&(1<<1) != 0 || !d.decodeSliceOfCustomResourceDefinition(&v.CustomResourceDefinitions) {
 				return false
 			}
 			seen |= 1 << 1
-		case "apiServices":
-			if seen&(1<<2) != 0 || !d.decodeSliceOfAPIService(&v.APIServices) {
+		case "aggregatedGroupVersions":
+			if seen&(1<<2) != 0 || !d.decodeSliceOfString(&v.AggregatedGroupVersions) {
 				return false
 			}
 			seen |= 1 << 2
-		case "storageVersions":
-			if seen&(1<<3) != 0 || !d.decodeSliceOfStorageVersion(&v.StorageVersions) {
+		case "apiServices":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfAPIService(&v.APIServices) {
 				return false
 			}
 			seen |= 1 << 3
-		case "listsRead":
-			if seen&(1<<4) != 0 || !d.decodePtrToListsRead(&v.ListsRead) {
+		case "storageVersions":
+			if seen&(1<<4) != 0 || !d.decodeSliceOfStorageVersion(&v.StorageVersions) {
 				return false
 			}
 			seen |= 1 << 4
-		case "lb":
-			if seen&(1<<5) != 0 || !d.decodePtrToLBSampling(&v.LB) {
+		case "listsRead":
+			if seen&(1<<5) != 0 || !d.decodePtrToListsRead(&v.ListsRead) {
 				return false
 			}
 			seen |= 1 << 5
-		case "installer":
-			if seen&(1<<6) != 0 || !d.decodePtrToInstaller(&v.Installer) {
+		case "lb":
+			if seen&(1<<6) != 0 || !d.decodePtrToLBSampling(&v.LB) {
 				return false
 			}
 			seen |= 1 << 6
-		case "identityLeases":
-			if seen&(1<<7) != 0 || !d.decodePtrToIdentityLeases(&v.IdentityLeases) {
+		case "installer":
+			if seen&(1<<7) != 0 || !d.decodePtrToInstaller(&v.Installer) {
 				return false
 			}
 			seen |= 1 << 7
+		case "identityLeases":
+			if seen&(1<<8) != 0 || !d.decodePtrToIdentityLeases(&v.IdentityLeases) {
+				return false
+			}
+			seen |= 1 << 8
 		default:
 			return false
 		}
@@ -430,6 +437,36 @@ func (d *fastDecoder) decodeSliceOfString(v *[]string) bool {
 	*v = d.shareStrings(s)
 	d.rememberStrings(from, *v)
 	d.scratchSliceOfString = d.scratchSliceOfString[:start]
+	return true
+}
+
+func (d *fastDecoder) decodeSliceOfCustomResourceDefinition(v *[]CustomResourceDefinition) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []CustomResourceDefinition{}
+		return true
+	}
+	start := len(d.scratchSliceOfCustomResourceDefinition)
+	for {
+		var e CustomResourceDefinition
+		if !d.decodeCustomResourceDefinition(&e) {
+			return false
+		}
+		d.scratchSliceOfCustomResourceDefinition = append(d.scratchSliceOfCustomResourceDefinition, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfCustomResourceDefinition[start:]
+	*v = make([]CustomResourceDefinition, len(s))
+	copy(*v, s)
+	d.scratchSliceOfCustomResourceDefinition = d.scratchSliceOfCustomResourceDefinition[:start]
 	return true
 }
 
@@ -748,6 +785,53 @@ func (d *fastDecoder) decodePtrToRequestCounts(v **RequestCounts) bool {
 	return true
 }
 
+func (d *fastDecoder) decodeCustomResourceDefinition(v *CustomResourceDefinition) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "group":
+			if seen&(1<<0) != 0 || !d.str(&v.Group) {
+				return false
+			}
+			seen |= 1 << 0
+		case "kind":
+			if seen&(1<<1) != 0 || !d.str(&v.Kind) {
+				return false
+			}
+			seen |= 1 << 1
+		case "plural":
+			if seen&(1<<2) != 0 || !d.str(&v.Plural) {
+				return false
+			}
+			seen |= 1 << 2
+		case "versions":
+			if seen&(1<<3) != 0 || !d.decodeSliceOfCustomResourceDefinitionVersion(&v.Versions) {
+				return false
+			}
+			seen |= 1 << 3
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
 func (d *fastDecoder) decodeAPIService(v *APIService) bool {
 	if !d.objectStart() {
 		return false
@@ -881,6 +965,11 @@ func (d *fastDecoder) decodeListsRead(v *ListsRead) bool {
 				return false
 			}
 			seen |= 1 << 1
+		case "customResourceDefinitionsError":
+			if seen&(1<<2) != 0 || !d.str(&v.CustomResourceDefinitionsError) {
+				return false
+			}
+			seen |= 1 << 2
 		default:
 			return false
 		}
@@ -1482,6 +1571,36 @@ func (d *fastDecoder) decodeRequestCounts(v *RequestCounts) bool {
 	}
 }
 
+func (d *fastDecoder) decodeSliceOfCustomResourceDefinitionVersion(v *[]CustomResourceDefinitionVersion) bool {
+	if !d.arrayStart() {
+		return false
+	}
+	if d.arrayEnd() {
+		*v = []CustomResourceDefinitionVersion{}
+		return true
+	}
+	start := len(d.scratchSliceOfCustomResourceDefinitionVersion)
+	for {
+		var e CustomResourceDefinitionVersion
+		if !d.decodeCustomResourceDefinitionVersion(&e) {
+			return false
+		}
+		d.scratchSliceOfCustomResourceDefinitionVersion = append(d.scratchSliceOfCustomResourceDefinitionVersion, e)
+		more, ok := d.more(']')
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s := d.scratchSliceOfCustomResourceDefinitionVersion[start:]
+	*v = make([]CustomResourceDefinitionVersion, len(s))
+	copy(*v, s)
+	d.scratchSliceOfCustomResourceDefinitionVersion = d.scratchSliceOfCustomResourceDefinitionVersion[:start]
+	return true
+}
+
 func (d *fastDecoder) decodePtrToServiceReference(v **ServiceReference) bool {
 	p := new(ServiceReference)
 	if !d.decodeServiceReference(p) {
@@ -1844,6 +1963,58 @@ func (d *fastDecoder) decodeSliceOfRequestCount(v *[]RequestCount) bool {
 	return true
 }
 
+func (d *fastDecoder) decodeCustomResourceDefinitionVersion(v *CustomResourceDefinitionVersion) bool {
+	if !d.objectStart() {
+		return false
+	}
+	if d.objectEnd() {
+		return true
+	}
+	var seen uint64 // a bit per field: a key read twice is declined
+	for {
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		switch string(key) {
+		case "name":
+			if seen&(1<<0) != 0 || !d.str(&v.Name) {
+				return false
+			}
+			seen |= 1 << 0
+		case "served":
+			if seen&(1<<1) != 0 || !d.boolean(&v.Served) {
+				return false
+			}
+			seen |= 1 << 1
+		case "storage":
+			if seen&(1<<2) != 0 || !d.boolean(&v.Storage) {
+				return false
+			}
+			seen |= 1 << 2
+		case "deprecated":
+			if seen&(1<<3) != 0 || !d.boolean(&v.Deprecated) {
+				return false
+			}
+			seen |= 1 << 3
+		case "deprecationWarning":
+			if seen&(1<<4) != 0 || !d.decodePtrToString(&v.DeprecationWarning) {
+				return false
+			}
+			seen |= 1 << 4
+		default:
+			return false
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
 func (d *fastDecoder) decodeServiceReference(v *ServiceReference) bool {
 	if !d.objectStart() {
 		return false
@@ -2188,6 +2359,15 @@ func (d *fastDecoder) decodeRequestCount(v *RequestCount) bool {
 			return true
 		}
 	}
+}
+
+func (d *fastDecoder) decodePtrToString(v **string) bool {
+	p := new(string)
+	if !d.str(p) {
+		return false
+	}
+	*v = p
+	return true
 }
 
 func (d *fastDecoder) decodeMetav1ObjectMeta(v *metav1.ObjectMeta) bool {

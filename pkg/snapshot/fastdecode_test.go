@@ -170,6 +170,8 @@ func TestFastDecodeCases(t *testing.T) {
 		{"discovery metadata null time", head + `"servers":[{"name":"a","apis":{"items":[{"metadata":{"creationTimestamp":null}}]}}]}`, false},
 		{"empty arrays", head + `"servers":[{"name":"a","resources":[],"apis":{"items":[]}}]}`, true},
 		{"apiServices", head + `"cluster":{"apiServices":[{"name":"v1.apps","group":"apps","version":"v1","available":{"status":"True","reason":"Local"}},{"name":"v1beta1.metrics.k8s.io","group":"metrics.k8s.io","version":"v1beta1","service":{"namespace":"kube-system","name":"metrics-server","port":443},"available":{"status":"False","reason":"FailedDiscoveryCheck","message":"m","lastTransitionTime":"2026-11-23T12:00:00Z"},"resources":["nodes","pods"],"stale":["a"],"unlisted":["b"]}]},"servers":[]}`, true},
+		{"customResourceDefinitions", head + `"cluster":{"customResourceDefinitions":[{"group":"example.com","kind":"Widget","plural":"widgets","versions":[{"name":"v1","served":true,"storage":true},{"name":"v1beta1","served":true,"deprecated":true,"deprecationWarning":"use v1\u001b[2J"},{"name":"v1alpha1","served":false}]}],"listsRead":{"customResourceDefinitions":true,"apiServices":false,"customResourceDefinitionsError":"403"}},"servers":[]}`, true},
+		{"CRD served as string", head + `"cluster":{"customResourceDefinitions":[{"group":"g","kind":"K","plural":"ks","versions":[{"name":"v1","served":"true"}]}]},"servers":[]}`, false},
 		{"apiService port as string", head + `"cluster":{"apiServices":[{"name":"x","group":"g","version":"v1","service":{"namespace":"n","name":"s","port":"443"}}]},"servers":[]}`, false},
 	}
 	for _, c := range cases {

@@ -21,6 +21,21 @@ type ManagedFields struct {
 	Managers []FieldManager `json:"managers,omitempty"`
 	// ReadAt is when the list was read.
 	ReadAt time.Time `json:"readAt"`
+	// LastApplied are the objects read whose kubectl.kubernetes.io/last-applied-configuration
+	// annotation states an apiVersion and kind: what `kubectl apply` last applied, the manifest
+	// its user keeps and applies again. LastAppliedUnreadable counts the annotations that do
+	// not (not JSON, no apiVersion or kind, over the bound).
+	LastApplied           []LastApplied `json:"lastApplied,omitempty"`
+	LastAppliedUnreadable int           `json:"lastAppliedUnreadable,omitempty"`
+}
+
+// LastApplied is one live object and the apiVersion and kind its last-applied-configuration
+// states (text from the cluster: data).
+type LastApplied struct {
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
 }
 
 // FieldManager is one manager of a GVR's objects, by the apiVersion it wrote with.

@@ -65,18 +65,27 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// withCRDs is valid() with the cluster's CRDs recorded, one list error beside them.
+func withCRDs() *Snapshot {
+	s := valid()
+	s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{crdWidgets()}
+	s.Cluster.CustomResourceGroupVersions = []string{"example.com/v1", "example.com/v1alpha1", "example.com/v1beta1"}
+	s.Cluster.ListsRead = &ListsRead{CustomResourceDefinitions: true}
+	return s
+}
+
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for _, asJSON := range []bool{false, true} {
 		path := filepath.Join(dir, "s")
-		if err := valid().WriteFile(path, asJSON); err != nil {
+		if err := withCRDs().WriteFile(path, asJSON); err != nil {
 			t.Fatal(err)
 		}
 		got, err := LoadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, valid()) {
+		if !reflect.DeepEqual(got, withCRDs()) {
 			t.Errorf("json=%v: round trip changed the snapshot:\n%+v", asJSON, got)
 		}
 	}

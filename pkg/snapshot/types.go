@@ -59,6 +59,11 @@ type Cluster struct {
 	// CustomResourceGroupVersions lists "group/version" for every spec.versions[].name of every
 	// CustomResourceDefinition, served or not. From 1.35 these GVs are never proxied.
 	CustomResourceGroupVersions []string `json:"customResourceGroupVersions,omitempty"`
+	// CustomResourceDefinitions is every CustomResourceDefinition with what it states of each
+	// of its versions (served, deprecated, the deprecation warning), sorted by group and kind.
+	// Nil when not recorded (older files, profiles, scenarios, or the list could not be read:
+	// ListsRead says which).
+	CustomResourceDefinitions []CustomResourceDefinition `json:"customResourceDefinitions,omitempty"`
 	// AggregatedGroupVersions lists "group/version" of every APIService with spec.service set.
 	// From 1.35 these GVs are never proxied.
 	AggregatedGroupVersions []string `json:"aggregatedGroupVersions,omitempty"`
@@ -104,6 +109,9 @@ func (c *Cluster) LeasesNotListed() bool {
 type ListsRead struct {
 	CustomResourceDefinitions bool `json:"customResourceDefinitions"`
 	APIServices               bool `json:"apiServices"`
+	// CustomResourceDefinitionsError is why the CustomResourceDefinitions were not read (a
+	// missing permission, a timeout), one line; empty when read or not recorded.
+	CustomResourceDefinitionsError string `json:"customResourceDefinitionsError,omitempty"`
 }
 
 // StorageVersion is the routing-relevant part of one StorageVersion object.

@@ -126,6 +126,9 @@ func validateCluster(c *Cluster) error {
 			return fmt.Errorf("cluster.apiServices[%d] (%s).service: namespace and name must be set", i, a.Name)
 		}
 	}
+	if err := validateCustomResourceDefinitions(c.CustomResourceDefinitions); err != nil {
+		return err
+	}
 	if l := c.IdentityLeases; l != nil && l.Listed && l.Error != "" {
 		return fmt.Errorf("cluster.identityLeases: listed, with an error (%q): an error says they were not listed", l.Error)
 	}

@@ -25,6 +25,34 @@ func TestValidateVersions(t *testing.T) {
 		{"APIService service without name", func(s *Snapshot) {
 			s.Cluster.APIServices = []APIService{{Name: "v1.g", Group: "g", Version: "v1", Service: &ServiceReference{Namespace: "ns"}}}
 		}, "cluster.apiServices[0] (v1.g).service: namespace and name must be set"},
+		{"CRDs", func(s *Snapshot) { s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{crdWidgets()} }, ""},
+		{"CRD without plural", func(s *Snapshot) {
+			c := crdWidgets()
+			c.Plural = ""
+			s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{c}
+		}, "cluster.customResourceDefinitions[0]: group, kind and plural must be set"},
+		{"CRD without versions", func(s *Snapshot) {
+			c := crdWidgets()
+			c.Versions = nil
+			s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{c}
+		}, "cluster.customResourceDefinitions[0] (widgets.example.com).versions: 0, want 1 to 64"},
+		{"CRD version without name", func(s *Snapshot) {
+			c := crdWidgets()
+			c.Versions[1].Name = ""
+			s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{c}
+		}, "cluster.customResourceDefinitions[0] (widgets.example.com).versions[1].name: must be set"},
+		{"deprecation warning of 257 characters (cut with …)", func(s *Snapshot) {
+			c := crdWidgets()
+			w := strings.Repeat("é", 256) + "…"
+			c.Versions[1].DeprecationWarning = &w
+			s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{c}
+		}, ""},
+		{"deprecation warning of 258 characters", func(s *Snapshot) {
+			c := crdWidgets()
+			w := strings.Repeat("w", 258)
+			c.Versions[1].DeprecationWarning = &w
+			s.Cluster.CustomResourceDefinitions = []CustomResourceDefinition{c}
+		}, "cluster.customResourceDefinitions[0] (widgets.example.com).versions[1].deprecationWarning: 258 characters, at most 256"},
 		{"identity leases not listed", func(s *Snapshot) { s.Cluster.IdentityLeases = &IdentityLeases{Error: "403 Forbidden"} }, ""},
 		{"identity leases listed, with an error", func(s *Snapshot) { s.Cluster.IdentityLeases = &IdentityLeases{Listed: true, Error: "403 Forbidden"} },
 			`cluster.identityLeases: listed, with an error ("403 Forbidden"): an error says they were not listed`},
@@ -199,4 +227,15 @@ func TestPlainWords(t *testing.T) {
 // plainByte is plainWords' rule for one byte, written byte by byte for TestPlainWords.
 func plainByte(c byte) bool {
 	return (c >= 0x20 || c == '\t' || c == '\n') && c < 0x7f && c != '\\' && c != '!'
+}
+
+// crdWidgets is a CRD of three versions: v1 served and stored, v1beta1 served and deprecated
+// with a warning, v1alpha1 no longer served.
+func crdWidgets() CustomResourceDefinition {
+	warning := "example.com/v1beta1 Widget is deprecated; use v1"
+	return CustomResourceDefinition{Group: "example.com", Kind: "Widget", Plural: "widgets", Versions: []CustomResourceDefinitionVersion{
+		{Name: "v1", Served: true, Storage: true},
+		{Name: "v1beta1", Served: true, Deprecated: true, DeprecationWarning: &warning},
+		{Name: "v1alpha1"},
+	}}
 }
