@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkRoutesPeakRSS runs `routes --snapshot` of a ~100 MB snapshot, JSON and YAML, as its
@@ -47,4 +48,64 @@ func BenchmarkRoutesPeakRSS(b *testing.B) {
 			b.ReportMetric(float64(peak)/float64(fi.Size()), "peak-RSS/file-byte")
 		})
 	}
+}
+
+// BenchmarkHelmBudget runs `preflight --helm-releases` as its own process against a control
+// plane whose Secrets are 40 Helm releases of 30 MiB of manifest each (TestHelmBudget: cut at
+// the fifth, exit 2), and reports per run its CPU time and, over the runs, its peak RSS (both
+// wait4's rusage, as /usr/bin/time -v reports them); ns/op is the wall time. "sigterm" sends
+// SIGTERM a second after the Secret list was served, while the records are read, and reports how
+// long the process took to exit.
+//
+//	go test ./cmd/mvpctl -run '^$' -bench HelmBudget -benchtime 3x
+func BenchmarkHelmBudget(b *testing.B) {
+	bin := binary(b)
+	listed := make(chan struct{}, 1)
+	kc := helmBudgetCluster(b, func() {
+		select {
+		case listed <- struct{}{}:
+		default:
+		}
+	})
+	args := []string{"preflight", "--kubeconfig", kc, "--to", "1.37", "--helm-releases"}
+	b.Run("read", func(b *testing.B) {
+		var peak int64 // bytes
+		var cpu time.Duration
+		for b.Loop() {
+			cmd := exec.Command(bin, args...)
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != ExitIncomplete {
+				b.Fatalf("exit %d (%v), want %d", code, err, ExitIncomplete)
+			}
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				peak = max(peak, ru.Maxrss<<10) // KiB on Linux
+			}
+		}
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "CPU-s/op")
+		b.ReportMetric(float64(peak)/1e6, "peak-RSS-MB")
+	})
+	b.Run("sigterm", func(b *testing.B) {
+		var took time.Duration
+		for b.Loop() {
+			select {
+			case <-listed:
+			default:
+			}
+			cmd := exec.Command(bin, args...)
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			<-listed
+			time.Sleep(time.Second)
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+			took += time.Since(start)
+			if code := cmd.ProcessState.ExitCode(); code != ExitTerminated {
+				b.Fatalf("exit %d after SIGTERM, want %d", code, ExitTerminated)
+			}
+		}
+		b.ReportMetric(took.Seconds()/float64(b.N), "s-to-exit/op")
+	})
 }
