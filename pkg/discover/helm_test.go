@@ -56,26 +56,45 @@ func TestHelmReleases(t *testing.T) {
 	}))
 	defer ts.Close()
 	var warnings []string
-	type read struct {
-		rev      int
-		manifest string
-	}
-	got := map[string][]read{}
-	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }},
-		func(rel snapshot.HelmRelease, manifest string) error {
-			if rel.Status != "deployed" || rel.Namespace != "apps" {
-				t.Errorf("release %+v", rel)
-			}
-			got[rel.Name] = append(got[rel.Name], read{rel.Revision, manifest})
-			return nil
-		})
+	got := &helmRecorder{room: 1 << 20}
+	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }}, got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || len(got["web"]) != 2 || got["web"][1].rev != 2 || !strings.Contains(got["web"][1].manifest, "ConfigMap") {
-		t.Errorf("releases %+v", got)
+	for _, r := range got.added {
+		if r.rel.Status != "deployed" || r.rel.Namespace != "apps" || r.rel.Name != "web" {
+			t.Errorf("release %+v", r.rel)
+		}
+	}
+	if len(got.added) != 2 || got.added[1].rel.Revision != 2 || got.added[1].manifest != "apiVersion: v1\nkind: ConfigMap\n" || len(got.refused) != 0 {
+		t.Errorf("releases %+v, refused %+v", got.added, got.refused)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "apps/broken not read: data.release is not base64") {
 		t.Errorf("warnings %q", warnings)
 	}
+}
+
+// helmRecorder keeps what HelmReleases hands it.
+type helmRecorder struct {
+	room  int64
+	added []struct {
+		rel      snapshot.HelmRelease
+		manifest string
+	}
+	refused []int64
+}
+
+func (h *helmRecorder) Room() int64 { return h.room }
+
+func (h *helmRecorder) Add(rel snapshot.HelmRelease, manifest []byte) error {
+	h.added = append(h.added, struct {
+		rel      snapshot.HelmRelease
+		manifest string
+	}{rel, string(manifest)})
+	return nil
+}
+
+func (h *helmRecorder) Refuse(_ snapshot.HelmRelease, size int64) error {
+	h.refused = append(h.refused, size)
+	return nil
 }

@@ -76,7 +76,7 @@ func TestHelmMapperBudget(t *testing.T) {
 	m := NewHelmMapper(&Budget{max: 2*int64(len(manifest)) + 10, bytes: 2*int64(len(manifest)) + 10, docs: 10000, objs: 10000})
 	var stopped int
 	for i := range 5 {
-		if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: string(rune('a' + i)), Revision: 1}, manifest); err != nil {
+		if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: string(rune('a' + i)), Revision: 1}, []byte(manifest)); err != nil {
 			stopped = i
 			break
 		}
@@ -84,7 +84,7 @@ func TestHelmMapperBudget(t *testing.T) {
 	if stopped != 2 {
 		t.Fatalf("stopped at release %d, want 2 (the third passes the budget)", stopped)
 	}
-	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 0}, "not: [yaml"); err == nil {
+	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 0}, []byte("not: [yaml")); err == nil {
 		// an older revision is skipped before the budget is asked
 	} else if _, ok := AsBudgetError(err); !ok {
 		t.Errorf("an older revision was read: %v", err)
@@ -109,7 +109,7 @@ func TestBudgetStopsWithItsContext(t *testing.T) {
 	if _, err := ReadManifestsWithin("-", strings.NewReader("apiVersion: v1\nkind: ConfigMap\n"), b); !errors.Is(err, context.Canceled) {
 		t.Errorf("manifests: %v", err)
 	}
-	if err := NewHelmMapper(b).Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, "apiVersion: v1\nkind: ConfigMap\n"); !errors.Is(err, context.Canceled) {
+	if err := NewHelmMapper(b).Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, []byte("apiVersion: v1\nkind: ConfigMap\n")); !errors.Is(err, context.Canceled) {
 		t.Errorf("helm: %v", err)
 	}
 }
