@@ -66,13 +66,18 @@ func Load(r io.Reader, name string) (*Snapshot, error) {
 	return load(r, name, nil)
 }
 
-// load reads r and decodes it; reread, when not nil, reads the same bytes again (input).
+// load reads r and decodes it; reread, when not nil, reads the same bytes again (input), else
+// the bytes read are kept as keptInput keeps them.
 func load(r io.Reader, name string, reread func() ([]byte, error)) (*Snapshot, error) {
 	data, err := readLimited(r)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, unwrapPathError(err))
 	}
-	s, err := decodeInput(&input{data: data, reread: reread})
+	var settle func()
+	if reread == nil {
+		reread, settle = keptInput(data)
+	}
+	s, err := decodeInput(&input{data: data, reread: reread, settle: settle})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
