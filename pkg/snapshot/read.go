@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 )
 
 // This file reads a snapshot's bytes: from a file or a reader, gzip or not, within MaxSize.
@@ -146,8 +147,14 @@ func readChunks(lr io.Reader, chunks [][]byte, total int64) ([]byte, error) {
 		return chunks[0], nil
 	}
 	data := make([]byte, 0, total)
-	for _, c := range chunks {
+	for i, c := range chunks {
 		data = append(data, c...)
+		chunks[i] = nil
+	}
+	if total >= collectAfter {
+		// Collect the chunks now, while they are the only garbage, so that what decoding
+		// allocates next reuses their memory (decode does the same between its stages).
+		runtime.GC()
 	}
 	return data, nil
 }
