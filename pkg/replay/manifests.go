@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -140,7 +141,14 @@ func (r *manifestReader) readFile(path string) error {
 	if err := r.budget.Take(info.Size(), path); err != nil {
 		return err
 	}
-	return r.read(io.LimitReader(f, info.Size()), path)
+	// One buffer of the file's size: no copies of a growing one.
+	data := make([]byte, info.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s %s: %w", r.source, path, err)
+	}
+	r.files++
+	return r.documents(data[:n], path)
 }
 
 // read reads in (whose bytes the budget has taken, or takes as they are read) and then its
