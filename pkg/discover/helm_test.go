@@ -69,6 +69,14 @@ func TestHelmReleases(t *testing.T) {
 	if len(got.added) != 2 || got.added[1].rel.Revision != 2 || got.added[1].manifest != "apiVersion: v1\nkind: ConfigMap\n" || len(got.refused) != 0 {
 		t.Errorf("releases %+v, refused %+v", got.added, got.refused)
 	}
+	// A manifest past the room is measured and refused, not kept.
+	small := &helmRecorder{room: 10}
+	if err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}}, small); err != nil {
+		t.Fatal(err)
+	}
+	if len(small.added) != 1 || small.added[0].manifest != "old" || len(small.refused) != 1 || small.refused[0] != int64(len("apiVersion: v1\nkind: ConfigMap\n")) {
+		t.Errorf("room 10: added %+v, refused %v", small.added, small.refused)
+	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "apps/broken not read: data.release is not base64") {
 		t.Errorf("warnings %q", warnings)
 	}

@@ -99,6 +99,26 @@ func TestHelmMapperBudget(t *testing.T) {
 	}
 }
 
+// TestHelmMapperRefuse: Room is what the budget holds; a record whose manifest was past it
+// (measured, not kept) reaches the budget there, unless a newer revision of its release was
+// mapped already; once spent, Room is 0.
+func TestHelmMapperRefuse(t *testing.T) {
+	m := NewHelmMapper(&Budget{max: 100, bytes: 100, docs: 10, objs: 10})
+	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 2}, []byte("apiVersion: v1\nkind: ConfigMap\n")); err != nil || m.Room() != 100-31 {
+		t.Fatalf("add: %v, room %d", err, m.Room())
+	}
+	if err := m.Refuse(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, 1000); err != nil || m.Room() != 69 {
+		t.Errorf("an older revision refused: %v, room %d; want it skipped", err, m.Room())
+	}
+	err := m.Refuse(snapshot.HelmRelease{Namespace: "ns", Name: "b", Revision: 1}, 70)
+	if be, ok := AsBudgetError(err); !ok || be.At != "helm release ns/b (revision 1)" || m.Room() != 0 {
+		t.Errorf("refused: %v, room %d; want the budget's error there, and no room", err, m.Room())
+	}
+	if src := m.Evidence(&snapshot.Snapshot{}).Sources[0]; !strings.Contains(src.Cut, "ns/b") || src.Objects != 1 {
+		t.Errorf("source %+v", src)
+	}
+}
+
 // TestBudgetStopsWithItsContext: once the run's context is done, a read stops at the next
 // document with the context's error, and a Helm mapper reads no more.
 func TestBudgetStopsWithItsContext(t *testing.T) {
