@@ -255,85 +255,105 @@ func (s *recordScanner) text(dst []byte, room int64) ([]byte, int64, error) {
 		}
 	}
 	for {
-		chunk, err := s.r.Peek(1)
-		if err != nil {
+		if _, err := s.r.Peek(1); err != nil {
 			return nil, 0, noEOF(err)
 		}
-		chunk, _ = s.r.Peek(s.r.Buffered())
-		i := 0
-		for i < len(chunk) {
-			if c := chunk[i]; c < utf8.RuneSelf {
-				if c == '"' || c == '\\' || c < 0x20 {
-					break
-				}
-				i++
-				continue
-			}
-			r, n := utf8.DecodeRune(chunk[i:])
-			if r == utf8.RuneError && n == 1 {
-				break // not UTF-8, or a rune the buffer holds part of
-			}
-			i += n
-		}
+		chunk, _ := s.r.Peek(s.r.Buffered())
+		i := plainRun(chunk)
 		add(chunk[:i])
 		s.r.Discard(i)
 		if i == len(chunk) {
 			continue
 		}
-		if c := chunk[i]; c >= utf8.RuneSelf {
-			// Bytes that are not UTF-8 are read as U+FFFD, as encoding/json reads them.
-			b, _ := s.r.Peek(utf8.UTFMax)
-			if r, n := utf8.DecodeRune(b); r != utf8.RuneError || n > 1 {
-				add(b[:n])
-				s.r.Discard(n)
-			} else {
-				add([]byte(string(utf8.RuneError)))
-				s.r.Discard(1)
-			}
-			continue
-		}
-		switch c, _ := s.r.ReadByte(); {
+		switch c := chunk[i]; {
+		case c >= utf8.RuneSelf:
+			s.notUTF8(add)
 		case c == '"':
+			s.r.Discard(1)
 			return dst, size, nil
 		case c < 0x20:
 			return nil, 0, fmt.Errorf("%w: control character %q in a string", errRecordSyntax, c)
-		}
-		e, err := s.r.ReadByte()
-		if err != nil {
-			return nil, 0, noEOF(err)
-		}
-		if b, ok := jsonstr.Unescape(e); ok {
-			add([]byte{b})
-			continue
-		}
-		if e != 'u' {
-			return nil, 0, fmt.Errorf("%w: escape \\%c", errRecordSyntax, e)
-		}
-		r, err := s.hex4()
-		if err != nil {
-			return nil, 0, err
-		}
-		// A surrogate pair is two escapes; a half without the other is U+FFFD and the escape
-		// after it read on its own, as encoding/json reads them.
-		for utf16.IsSurrogate(r) {
-			if next, _ := s.r.Peek(2); string(next) != `\u` {
-				r = utf8.RuneError
-				break
-			}
-			s.r.Discard(2)
-			r2, err := s.hex4()
-			if err != nil {
+		default: // a backslash
+			s.r.Discard(1)
+			if err := s.escape(add); err != nil {
 				return nil, 0, err
 			}
-			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-				r = d
-				break
-			}
-			add([]byte(string(utf8.RuneError)))
-			r = r2
 		}
-		add(utf8.AppendRune(nil, r))
 	}
+}
+
+// plainRun is how many bytes at the start of b a string holds as they are: UTF-8 but for a
+// quote, a backslash or a control character (and a rune b holds only part of).
+func plainRun(b []byte) int {
+	i := 0
+	for i < len(b) {
+		if c := b[i]; c < utf8.RuneSelf {
+			if c == '"' || c == '\\' || c < 0x20 {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i // not UTF-8, or a rune the buffer holds part of
+		}
+		i += n
+	}
+	return i
+}
+
+// notUTF8 reads a rune the buffer held only part of, or a byte that is not UTF-8, which is
+// read as U+FFFD, as encoding/json reads it.
+func (s *recordScanner) notUTF8(add func([]byte)) {
+	b, _ := s.r.Peek(utf8.UTFMax)
+	if r, n := utf8.DecodeRune(b); r != utf8.RuneError || n > 1 {
+		add(b[:n])
+		s.r.Discard(n)
+		return
+	}
+	add([]byte(string(utf8.RuneError)))
+	s.r.Discard(1)
+}
+
+// escape reads an escape after its backslash.
+func (s *recordScanner) escape(add func([]byte)) error {
+	e, err := s.r.ReadByte()
+	if err != nil {
+		return noEOF(err)
+	}
+	if b, ok := jsonstr.Unescape(e); ok {
+		add([]byte{b})
+		return nil
+	}
+	if e != 'u' {
+		return fmt.Errorf("%w: escape \\%c", errRecordSyntax, e)
+	}
+	r, err := s.hex4()
+	if err != nil {
+		return err
+	}
+	// A surrogate pair is two escapes; a half without the other is U+FFFD and the escape
+	// after it read on its own, as encoding/json reads them.
+	for utf16.IsSurrogate(r) {
+		if next, _ := s.r.Peek(2); string(next) != `\u` {
+			r = utf8.RuneError
+			break
+		}
+		s.r.Discard(2)
+		r2, err := s.hex4()
+		if err != nil {
+			return err
+		}
+		if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+			r = d
+			break
+		}
+		add([]byte(string(utf8.RuneError)))
+		r = r2
+	}
+	add(utf8.AppendRune(nil, r))
+	return nil
 }
 
 // hex4 reads the four hex digits of \uXXXX.
