@@ -66,6 +66,15 @@ func TestBudgetStdin(t *testing.T) {
 	if _, ok := AsBudgetError(err); !ok {
 		t.Fatalf("objects %v, error %v: want the budget's", objs, err)
 	}
+	// Read document by document: the objects read before the budget was reached are kept.
+	b = NewBudget()
+	if err := b.Take(MaxEvidenceBytes-100<<10, "before"); err != nil {
+		t.Fatal(err)
+	}
+	objs, err = ReadManifestsWithin("-", strings.NewReader(strings.Repeat("apiVersion: v1\nkind: ConfigMap\n---\n", 10000)), b)
+	if _, ok := AsBudgetError(err); !ok || len(objs) == 0 || len(objs) >= 100<<10/34 {
+		t.Fatalf("%d objects, error %v: want the budget's, and the objects of the 100 KiB before it", len(objs), err)
+	}
 }
 
 // TestHelmMapperBudget: releases are mapped one by one within the budget; at it the source is

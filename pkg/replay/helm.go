@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,7 +66,7 @@ func (m *HelmMapper) add(rel snapshot.HelmRelease, manifest []byte, size int64) 
 		return fmt.Errorf("helm release %s: a manifest of %d bytes within the budget was not read", name, size)
 	}
 	r := &manifestReader{source: "--helm-releases", budget: m.budget, files: 1}
-	err := r.documents(manifest, name)
+	err := r.documents(bytes.NewReader(manifest), name)
 	read := func() helmObjects {
 		return helmObjects{rel.Revision, ManifestRead{Path: name, Objects: r.objs, Problems: r.problems, Files: r.files}}
 	}
