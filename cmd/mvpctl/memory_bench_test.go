@@ -16,8 +16,8 @@ import (
 
 // BenchmarkRoutesPeakRSS runs `routes --snapshot` of a ~100 MB snapshot, JSON and YAML, as its
 // own process and reports its peak RSS (wait4's rusage) per byte of the file: the figure
-// docs/performance.md's Memory section states (at most 3). "yaml-stdin" reads the YAML one
-// from standard input (`--snapshot -`), a pipe it cannot read again.
+// docs/performance.md's Memory section states (at most 3). The "-stdin" cases read the same
+// file from standard input (`--snapshot -`), a pipe it cannot read again.
 //
 //	go test ./cmd/mvpctl -run '^$' -bench RoutesPeakRSS -benchtime 1x
 func BenchmarkRoutesPeakRSS(b *testing.B) {
@@ -27,7 +27,7 @@ func BenchmarkRoutesPeakRSS(b *testing.B) {
 		name  string
 		gvrs  string // gensnap's -gvrs for about 100 MB
 		stdin bool
-	}{{"json", "28000", false}, {"yaml", "50000", false}, {"yaml-stdin", "", true}} {
+	}{{"json", "28000", false}, {"json-stdin", "", true}, {"yaml", "50000", false}, {"yaml-stdin", "", true}} {
 		path := filepath.Join(dir, "s."+strings.TrimSuffix(c.name, "-stdin"))
 		if c.gvrs != "" {
 			gen := exec.Command("go", "run", "../../test/tools/gensnap", "-servers", "5", "-gvrs", c.gvrs, "-o", path)
