@@ -9,6 +9,7 @@ import (
 	"github.com/mvpctl/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
+	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -27,9 +28,9 @@ func TestHostileHelmRelease(t *testing.T) {
 	}
 	name := "rel" + hostileClear + "<br>" + hostileLine
 	rep, err := preflight.Run(t.Context(), preflight.Options{Start: snap, Steps: steps, Target: "1.37",
-		HelmReleases: func(_ context.Context, each func(snapshot.HelmRelease, string) error) error {
-			return each(snapshot.HelmRelease{Namespace: "apps", Name: name, Revision: 3},
-				"apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n")
+		HelmReleases: func(_ context.Context, into *replay.HelmMapper) error {
+			return into.Add(snapshot.HelmRelease{Namespace: "apps", Name: name, Revision: 3},
+				[]byte("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: c}\n"))
 		}})
 	if err != nil {
 		t.Fatal(err)

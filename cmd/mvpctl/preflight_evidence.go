@@ -23,8 +23,8 @@ func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *pla
 	if o.helmReleases {
 		helm := live
 		helm.Warn = g.warn
-		in.HelmReleases = func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error {
-			return discover.HelmReleases(ctx, helm, each)
+		in.HelmReleases = func(ctx context.Context, into *replay.HelmMapper) error {
+			return discover.HelmReleases(ctx, helm, into)
 		}
 		in.HelmReleasesName = discover.HelmReleaseType + " Secrets"
 	}

@@ -271,7 +271,7 @@ var startMu sync.Mutex
 // RSS when it started: a test that grew to 200 MB before would see every child at 200 MB. The
 // peak is reset to the current RSS first (/proc/self/clear_refs), and read after the start:
 // a child's ru_maxrss above it is the child's own.
-func startMeasured(t *testing.T, cmd *exec.Cmd) float64 {
+func startMeasured(t testing.TB, cmd *exec.Cmd) float64 {
 	t.Helper()
 	startMu.Lock()
 	defer startMu.Unlock()

@@ -1,6 +1,6 @@
 // Package jsonstr holds what JSON says about the escapes in a string, for mvpctl's own JSON
-// readers (pkg/snapshot's generated decoder, pkg/auditlog's scanner), so that the table is
-// written once.
+// readers (pkg/snapshot's generated decoder, pkg/auditlog's scanner, pkg/discover's Helm
+// release records), so that the table is written once.
 package jsonstr
 
 // Unescape returns the byte the two-character escape \e stands for: \" \\ \/ \b \f \n \r \t.

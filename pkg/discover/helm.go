@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,22 +48,31 @@ type helmRecord struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
 	Version   int    `json:"version"`
-	Manifest  string `json:"manifest"`
 	Info      struct {
 		Status string `json:"status"`
 	} `json:"info"`
 }
 
+// HelmRecords take the release records HelmReleases reads, one at a time (replay.HelmMapper).
+type HelmRecords interface {
+	// Room is how many bytes of manifest a record may have to be taken whole.
+	Room() int64
+	// Add takes a record and its manifest, which is only valid during the call.
+	Add(rel snapshot.HelmRelease, manifest []byte) error
+	// Refuse is told of a record whose manifest, size bytes long, is past Room: it was not kept.
+	Refuse(rel snapshot.HelmRelease, size int64) error
+}
+
 // HelmReleases lists the helm.sh/release.v1 Secrets of every namespace through the
-// kubeconfig's server, paged, and hands each record to each as it is decoded, with its
-// manifest's text, which is not kept: each maps what it needs. An error from each stops the
-// list and is returned (a budget spent). A Secret that does not decode is skipped, with a
-// warning through opts.Warn.
-func HelmReleases(ctx context.Context, opts Options, each func(rel snapshot.HelmRelease, manifest string) error) error {
+// kubeconfig's server, paged, and hands each record to into as it is decoded: its manifest
+// when it fits into.Room, else its size. An error from into stops the list and is returned (a
+// budget spent). A Secret that does not decode is skipped, with a warning through opts.Warn.
+func HelmReleases(ctx context.Context, opts Options, into HelmRecords) error {
 	c, err := opts.kubeconfigServerClient(&redact.Redactor{})
 	if err != nil {
 		return err
 	}
+	var buf []byte // every record's manifest in turn
 	cont := ""
 	for {
 		q := url.Values{"limit": {fmt.Sprint(helmPage)}, "fieldSelector": {"type=" + HelmReleaseType}}
@@ -80,7 +88,8 @@ func HelmReleases(ctx context.Context, opts Options, each func(rel snapshot.Helm
 				return err
 			}
 			s := &list.Items[i]
-			rel, manifest, err := decodeHelmRelease(s.Data["release"])
+			room := into.Room()
+			rel, manifest, size, err := decodeHelmRelease(s.Data["release"], buf, room)
 			s.Data = nil // the page's records go as they are read
 			if err != nil {
 				if opts.Warn != nil {
@@ -88,7 +97,15 @@ func HelmReleases(ctx context.Context, opts Options, each func(rel snapshot.Helm
 				}
 				continue
 			}
-			if err := each(rel, manifest); err != nil {
+			if manifest == nil && size > 0 {
+				err = into.Refuse(rel, size)
+			} else {
+				if manifest != nil {
+					buf = manifest
+				}
+				err = into.Add(rel, manifest)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -98,36 +115,32 @@ func HelmReleases(ctx context.Context, opts Options, each func(rel snapshot.Helm
 	}
 }
 
-// decodeHelmRelease decodes a release record: base64, gzip (Helm compresses it), JSON; the
-// decompressed record is bounded by MaxHelmManifest.
-func decodeHelmRelease(data []byte) (snapshot.HelmRelease, string, error) {
+// decodeHelmRelease decodes a release record as it is decompressed (base64, gzip, JSON:
+// scanRecord), its manifest into buf when it is at most room bytes long; the decompressed
+// record is bounded by MaxHelmManifest.
+func decodeHelmRelease(data, buf []byte, room int64) (rel snapshot.HelmRelease, manifest []byte, size int64, err error) {
 	var r io.Reader = base64.NewDecoder(base64.StdEncoding, bytes.NewReader(data))
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return snapshot.HelmRelease{}, "", err
+			return rel, nil, 0, err
 		}
 		r = zr
 	} else {
 		r = br
 	}
-	// Read whole, then decoded: json.Decoder moves its buffer as a 30 MiB value streams in,
-	// which costs more than the decoding.
-	raw, err := io.ReadAll(io.LimitReader(r, MaxHelmManifest+1))
+	limited := &io.LimitedReader{R: r, N: MaxHelmManifest + 1}
+	rec, manifest, size, err := scanRecord(limited, buf, min(room, MaxHelmManifest))
+	if limited.N == 0 {
+		return rel, nil, 0, fmt.Errorf("release record larger than %d MiB", MaxHelmManifest>>20)
+	}
 	if err != nil {
 		var ce base64.CorruptInputError
 		if errors.As(err, &ce) {
-			return snapshot.HelmRelease{}, "", fmt.Errorf("data.release is not base64: %w", err)
+			return rel, nil, 0, fmt.Errorf("data.release is not base64: %w", err)
 		}
-		return snapshot.HelmRelease{}, "", fmt.Errorf("release record: %w", err)
+		return rel, nil, 0, fmt.Errorf("release record: %w", err)
 	}
-	if len(raw) > MaxHelmManifest {
-		return snapshot.HelmRelease{}, "", fmt.Errorf("release record larger than %d MiB", MaxHelmManifest>>20)
-	}
-	var rec helmRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return snapshot.HelmRelease{}, "", fmt.Errorf("release record: %w", err)
-	}
-	return snapshot.HelmRelease{Namespace: rec.Namespace, Name: rec.Name, Revision: rec.Version, Status: rec.Info.Status}, rec.Manifest, nil
+	return snapshot.HelmRelease{Namespace: rec.Namespace, Name: rec.Name, Revision: rec.Version, Status: rec.Info.Status}, manifest, size, nil
 }

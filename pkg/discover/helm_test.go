@@ -56,26 +56,53 @@ func TestHelmReleases(t *testing.T) {
 	}))
 	defer ts.Close()
 	var warnings []string
-	type read struct {
-		rev      int
-		manifest string
-	}
-	got := map[string][]read{}
-	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }},
-		func(rel snapshot.HelmRelease, manifest string) error {
-			if rel.Status != "deployed" || rel.Namespace != "apps" {
-				t.Errorf("release %+v", rel)
-			}
-			got[rel.Name] = append(got[rel.Name], read{rel.Revision, manifest})
-			return nil
-		})
+	got := &helmRecorder{room: 1 << 20}
+	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }}, got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || len(got["web"]) != 2 || got["web"][1].rev != 2 || !strings.Contains(got["web"][1].manifest, "ConfigMap") {
-		t.Errorf("releases %+v", got)
+	for _, r := range got.added {
+		if r.rel.Status != "deployed" || r.rel.Namespace != "apps" || r.rel.Name != "web" {
+			t.Errorf("release %+v", r.rel)
+		}
+	}
+	if len(got.added) != 2 || got.added[1].rel.Revision != 2 || got.added[1].manifest != "apiVersion: v1\nkind: ConfigMap\n" || len(got.refused) != 0 {
+		t.Errorf("releases %+v, refused %+v", got.added, got.refused)
+	}
+	// A manifest past the room is measured and refused, not kept.
+	small := &helmRecorder{room: 10}
+	if err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}}, small); err != nil {
+		t.Fatal(err)
+	}
+	if len(small.added) != 1 || small.added[0].manifest != "old" || len(small.refused) != 1 || small.refused[0] != int64(len("apiVersion: v1\nkind: ConfigMap\n")) {
+		t.Errorf("room 10: added %+v, refused %v", small.added, small.refused)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "apps/broken not read: data.release is not base64") {
 		t.Errorf("warnings %q", warnings)
 	}
+}
+
+// helmRecorder keeps what HelmReleases hands it.
+type helmRecorder struct {
+	room  int64
+	added []struct {
+		rel      snapshot.HelmRelease
+		manifest string
+	}
+	refused []int64
+}
+
+func (h *helmRecorder) Room() int64 { return h.room }
+
+func (h *helmRecorder) Add(rel snapshot.HelmRelease, manifest []byte) error {
+	h.added = append(h.added, struct {
+		rel      snapshot.HelmRelease
+		manifest string
+	}{rel, string(manifest)})
+	return nil
+}
+
+func (h *helmRecorder) Refuse(_ snapshot.HelmRelease, size int64) error {
+	h.refused = append(h.refused, size)
+	return nil
 }

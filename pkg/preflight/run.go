@@ -48,10 +48,10 @@ type Options struct {
 	Manifests []string
 	Stdin     io.Reader
 	// HelmReleases, when set, lists the cluster's Helm releases, whose manifests are client
-	// evidence, handing each record to each as it is read (an error from each stops the list
+	// evidence, handing each record to into as it is read (an error from into stops the list
 	// and is returned); a list that fails is a warning and a source not read, named
 	// HelmReleasesName.
-	HelmReleases     func(ctx context.Context, each func(snapshot.HelmRelease, string) error) error
+	HelmReleases     func(ctx context.Context, into *replay.HelmMapper) error
 	HelmReleasesName string
 	// ManagedFields, when set, reads the managedFields of the GVRs the checks found at risk;
 	// the checks then run again with them as client evidence (the traffic is not replayed
@@ -159,7 +159,7 @@ func (o *Options) clientEvidence(ctx context.Context, budget *replay.Budget) (*r
 		return ev, nil
 	}
 	helm := replay.NewHelmMapper(budget)
-	if err := o.HelmReleases(ctx, helm.Add); err != nil {
+	if err := o.HelmReleases(ctx, helm); err != nil {
 		if _, isCut := replay.AsBudgetError(err); !isCut {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

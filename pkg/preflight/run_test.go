@@ -49,7 +49,7 @@ func TestRunGathersClientEvidence(t *testing.T) {
 		asked = reqs
 		return nil, errors.New("connection refused")
 	}
-	failHelm := func(context.Context, func(snapshot.HelmRelease, string) error) error {
+	failHelm := func(context.Context, *replay.HelmMapper) error {
 		return errors.New("secrets is forbidden")
 	}
 	var warnings []string

@@ -70,6 +70,14 @@ func (b *Budget) spend(e *BudgetError) *BudgetError {
 // Spent is the bound reached, or nil.
 func (b *Budget) Spent() *BudgetError { return b.spent }
 
+// Room is how many bytes are left (0 once spent).
+func (b *Budget) Room() int64 {
+	if b.spent != nil {
+		return 0
+	}
+	return b.bytes
+}
+
 // Take takes n bytes of the budget at once (a file's size before it is read, a release
 // record's): nil when they fit, else the budget's error and nothing taken.
 func (b *Budget) Take(n int64, at string) error {

@@ -66,6 +66,15 @@ func TestBudgetStdin(t *testing.T) {
 	if _, ok := AsBudgetError(err); !ok {
 		t.Fatalf("objects %v, error %v: want the budget's", objs, err)
 	}
+	// Read document by document: the objects read before the budget was reached are kept.
+	b = NewBudget()
+	if err := b.Take(MaxEvidenceBytes-100<<10, "before"); err != nil {
+		t.Fatal(err)
+	}
+	objs, err = ReadManifestsWithin("-", strings.NewReader(strings.Repeat("apiVersion: v1\nkind: ConfigMap\n---\n", 10000)), b)
+	if _, ok := AsBudgetError(err); !ok || len(objs) == 0 || len(objs) >= 100<<10/34 {
+		t.Fatalf("%d objects, error %v: want the budget's, and the objects of the 100 KiB before it", len(objs), err)
+	}
 }
 
 // TestHelmMapperBudget: releases are mapped one by one within the budget; at it the source is
@@ -76,7 +85,7 @@ func TestHelmMapperBudget(t *testing.T) {
 	m := NewHelmMapper(&Budget{max: 2*int64(len(manifest)) + 10, bytes: 2*int64(len(manifest)) + 10, docs: 10000, objs: 10000})
 	var stopped int
 	for i := range 5 {
-		if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: string(rune('a' + i)), Revision: 1}, manifest); err != nil {
+		if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: string(rune('a' + i)), Revision: 1}, []byte(manifest)); err != nil {
 			stopped = i
 			break
 		}
@@ -84,7 +93,7 @@ func TestHelmMapperBudget(t *testing.T) {
 	if stopped != 2 {
 		t.Fatalf("stopped at release %d, want 2 (the third passes the budget)", stopped)
 	}
-	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 0}, "not: [yaml"); err == nil {
+	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 0}, []byte("not: [yaml")); err == nil {
 		// an older revision is skipped before the budget is asked
 	} else if _, ok := AsBudgetError(err); !ok {
 		t.Errorf("an older revision was read: %v", err)
@@ -99,6 +108,26 @@ func TestHelmMapperBudget(t *testing.T) {
 	}
 }
 
+// TestHelmMapperRefuse: Room is what the budget holds; a record whose manifest was past it
+// (measured, not kept) reaches the budget there, unless a newer revision of its release was
+// mapped already; once spent, Room is 0.
+func TestHelmMapperRefuse(t *testing.T) {
+	m := NewHelmMapper(&Budget{max: 100, bytes: 100, docs: 10, objs: 10})
+	if err := m.Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 2}, []byte("apiVersion: v1\nkind: ConfigMap\n")); err != nil || m.Room() != 100-31 {
+		t.Fatalf("add: %v, room %d", err, m.Room())
+	}
+	if err := m.Refuse(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, 1000); err != nil || m.Room() != 69 {
+		t.Errorf("an older revision refused: %v, room %d; want it skipped", err, m.Room())
+	}
+	err := m.Refuse(snapshot.HelmRelease{Namespace: "ns", Name: "b", Revision: 1}, 70)
+	if be, ok := AsBudgetError(err); !ok || be.At != "helm release ns/b (revision 1)" || m.Room() != 0 {
+		t.Errorf("refused: %v, room %d; want the budget's error there, and no room", err, m.Room())
+	}
+	if src := m.Evidence(&snapshot.Snapshot{}).Sources[0]; !strings.Contains(src.Cut, "ns/b") || src.Objects != 1 {
+		t.Errorf("source %+v", src)
+	}
+}
+
 // TestBudgetStopsWithItsContext: once the run's context is done, a read stops at the next
 // document with the context's error, and a Helm mapper reads no more.
 func TestBudgetStopsWithItsContext(t *testing.T) {
@@ -109,7 +138,7 @@ func TestBudgetStopsWithItsContext(t *testing.T) {
 	if _, err := ReadManifestsWithin("-", strings.NewReader("apiVersion: v1\nkind: ConfigMap\n"), b); !errors.Is(err, context.Canceled) {
 		t.Errorf("manifests: %v", err)
 	}
-	if err := NewHelmMapper(b).Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, "apiVersion: v1\nkind: ConfigMap\n"); !errors.Is(err, context.Canceled) {
+	if err := NewHelmMapper(b).Add(snapshot.HelmRelease{Namespace: "ns", Name: "a", Revision: 1}, []byte("apiVersion: v1\nkind: ConfigMap\n")); !errors.Is(err, context.Canceled) {
 		t.Errorf("helm: %v", err)
 	}
 }

@@ -1,11 +1,11 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -32,9 +32,23 @@ func NewHelmMapper(budget *Budget) *HelmMapper {
 	return &HelmMapper{budget: budget, newest: map[string]helmObjects{}}
 }
 
+// Room is how many bytes of manifest the budget still holds: a longer one is refused.
+func (m *HelmMapper) Room() int64 { return m.budget.Room() }
+
 // Add maps one record's manifest, unless a newer revision of its release was mapped already.
-// At the budget it returns the budget's error: read no more records.
-func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest string) error {
+// At the budget it returns the budget's error: read no more records. The manifest is not kept.
+func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest []byte) error {
+	return m.add(rel, manifest, int64(len(manifest)))
+}
+
+// Refuse is told of a record whose manifest, size bytes long, was not kept because it is past
+// Room: unless a newer revision of its release was mapped already, the budget is reached there
+// and its error returned.
+func (m *HelmMapper) Refuse(rel snapshot.HelmRelease, size int64) error {
+	return m.add(rel, nil, size)
+}
+
+func (m *HelmMapper) add(rel snapshot.HelmRelease, manifest []byte, size int64) error {
 	if spent := m.budget.Spent(); spent != nil {
 		m.cut = spent
 		return spent
@@ -44,12 +58,15 @@ func (m *HelmMapper) Add(rel snapshot.HelmRelease, manifest string) error {
 		return nil
 	}
 	name := fmt.Sprintf("helm release %s/%s (revision %d)", rel.Namespace, rel.Name, rel.Revision)
-	if err := m.budget.Take(int64(len(manifest)), name); err != nil {
+	if err := m.budget.Take(size, name); err != nil {
 		m.cut, _ = AsBudgetError(err)
 		return err
 	}
-	r := &manifestReader{source: "--helm-releases", budget: m.budget}
-	err := r.read(strings.NewReader(manifest), name)
+	if int64(len(manifest)) != size {
+		return fmt.Errorf("helm release %s: a manifest of %d bytes within the budget was not read", name, size)
+	}
+	r := &manifestReader{source: "--helm-releases", budget: m.budget, files: 1}
+	err := r.documents(bytes.NewReader(manifest), name)
 	read := func() helmObjects {
 		return helmObjects{rel.Revision, ManifestRead{Path: name, Objects: r.objs, Problems: r.problems, Files: r.files}}
 	}
@@ -122,7 +139,7 @@ func ReadHelmReleases(releases []snapshot.HelmRelease) []ManifestRead {
 func mapReleases(releases []snapshot.HelmRelease) *HelmMapper {
 	m := NewHelmMapper(NewBudget())
 	for _, rel := range releases {
-		if m.Add(rel, rel.Manifest) != nil {
+		if m.Add(rel, []byte(rel.Manifest)) != nil {
 			break
 		}
 	}

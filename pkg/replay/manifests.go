@@ -143,18 +143,15 @@ func (r *manifestReader) readFile(path string) error {
 	return r.read(io.LimitReader(f, info.Size()), path)
 }
 
-// read reads in (whose bytes the budget has taken, or takes as they are read) and then its
-// documents one by one (documents): a document that does not parse is a problem, not the end.
+// read reads in (whose bytes the budget has taken, or takes as they are read) document by
+// document (documents): a document that does not parse is a problem, not the end.
 func (r *manifestReader) read(in io.Reader, name string) error {
-	data, err := io.ReadAll(in)
-	if be, ok := AsBudgetError(err); ok {
-		return be
-	}
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", r.source, name, err)
-	}
 	r.files++
-	return r.documents(data, name)
+	err := r.documents(in, name)
+	if re, ok := err.(readError); ok {
+		return fmt.Errorf("%s %s: %w", r.source, name, re.err)
+	}
+	return err // nil, the budget's, the run's context's
 }
 
 // object records n when it is an object with an apiVersion and a kind, and the items of a List.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -81,25 +82,43 @@ func (r *manifestReader) result() ManifestRead {
 	return ManifestRead{Objects: r.objs, Problems: r.problems, Skipped: r.skipped, Files: r.files}
 }
 
-// documents reads data document by document: each starts at a line that begins with "---"
-// (a YAML document marker, which ends any document before it), so that one that does not parse
-// is a problem and the next is read.
-func (r *manifestReader) documents(data []byte, name string) error {
-	line, start, startLine := 1, 0, 1
-	for i := 0; i <= len(data); i++ {
-		atLineStart := i == 0 || data[i-1] == '\n'
-		if i == len(data) || atLineStart && i > start && isDocumentMarker(data[i:]) {
-			if err := r.document(data[start:i], name, startLine); err != nil {
+// documents reads in document by document, holding one at a time: each starts at a line that
+// begins with "---" (a YAML document marker, which ends any document before it), so that one
+// that does not parse is a problem and the next is read. An error reading in is a readError.
+func (r *manifestReader) documents(in io.Reader, name string) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	var doc []byte // the document being read: reused, as document keeps none of it
+	line, startLine, atLineStart := 1, 1, true
+	for {
+		frag, err := br.ReadSlice('\n') // a line, or a part of one longer than the buffer
+		if atLineStart && len(doc) > 0 && isDocumentMarker(frag) {
+			if err := r.document(doc, name, startLine); err != nil {
 				return err
 			}
-			start, startLine = i, line
+			doc, startLine = doc[:0], line
 		}
-		if i < len(data) && data[i] == '\n' {
+		doc = append(doc, frag...)
+		if atLineStart = len(frag) > 0 && frag[len(frag)-1] == '\n'; atLineStart {
 			line++
 		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return r.document(doc, name, startLine)
+		default:
+			if _, ok := AsBudgetError(err); ok {
+				return err
+			}
+			return readError{err}
+		}
 	}
-	return nil
 }
+
+// readError is an error reading a manifest's bytes, not parsing them.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
 
 func isDocumentMarker(b []byte) bool {
 	return bytes.HasPrefix(b, []byte("---")) && (len(b) == 3 || b[3] == '\n' || b[3] == '\r' || b[3] == ' ' || b[3] == '\t')

@@ -151,3 +151,18 @@ func TestReadHelmReleases(t *testing.T) {
 		t.Errorf("object %+v", o)
 	}
 }
+
+// TestManifestLongLines: a line longer than the reader's buffer (64 KiB) is read whole, and
+// the lines after it are counted right; "---" where the buffer's second part of a line starts
+// is not a marker: a marker is only ever at the start of a line.
+func TestManifestLongLines(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	in := "apiVersion: v1\nkind: ConfigMap\ndata: {a: " + strings.Repeat("x", 64<<10-len("data: {a: ")) + "--- " + long + "}\n---\napiVersion: v1\nkind: Secret\n---\n" + long + "\n"
+	set, err := ReadManifestSet("-", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Objects) != 2 || set.Objects[0].Line != 1 || set.Objects[1].Kind != "Secret" || set.Objects[1].Line != 5 || len(set.Problems) != 0 {
+		t.Errorf("objects %+v, problems %+v", set.Objects, set.Problems)
+	}
+}

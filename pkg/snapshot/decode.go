@@ -36,6 +36,8 @@ type input struct {
 	// not all held at once; should the JSON path not take the result, the file is read again
 	// and decoded from the start, as YAML, for the error's wording.
 	reread func() ([]byte, error)
+	// settle, when not nil, waits until reread no longer needs data (keptInput).
+	settle func()
 }
 
 // collectAfter is the size of a YAML snapshot's JSON from which decoding it collects garbage
@@ -119,6 +121,9 @@ func decode(in *input, isJSON bool, s *Snapshot) (plainText bool, err error) {
 	} else if j, ok := yamljson.Convert(in.data); ok {
 		large := len(j) >= collectAfter
 		if in.reread != nil {
+			if in.settle != nil {
+				in.settle()
+			}
 			in.data = nil
 			if large {
 				// Collect now, while the YAML is the only garbage: otherwise the collector's

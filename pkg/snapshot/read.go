@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 )
 
 // This file reads a snapshot's bytes: from a file or a reader, gzip or not, within MaxSize.
@@ -66,13 +67,18 @@ func Load(r io.Reader, name string) (*Snapshot, error) {
 	return load(r, name, nil)
 }
 
-// load reads r and decodes it; reread, when not nil, reads the same bytes again (input).
+// load reads r and decodes it; reread, when not nil, reads the same bytes again (input), else
+// the bytes read are kept as keptInput keeps them.
 func load(r io.Reader, name string, reread func() ([]byte, error)) (*Snapshot, error) {
 	data, err := readLimited(r)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, unwrapPathError(err))
 	}
-	s, err := decodeInput(&input{data: data, reread: reread})
+	var settle func()
+	if reread == nil {
+		reread, settle = keptInput(data)
+	}
+	s, err := decodeInput(&input{data: data, reread: reread, settle: settle})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
 	}
@@ -141,8 +147,14 @@ func readChunks(lr io.Reader, chunks [][]byte, total int64) ([]byte, error) {
 		return chunks[0], nil
 	}
 	data := make([]byte, 0, total)
-	for _, c := range chunks {
+	for i, c := range chunks {
 		data = append(data, c...)
+		chunks[i] = nil
+	}
+	if total >= collectAfter {
+		// Collect the chunks now, while they are the only garbage, so that what decoding
+		// allocates next reuses their memory (decode does the same between its stages).
+		runtime.GC()
 	}
 	return data, nil
 }
