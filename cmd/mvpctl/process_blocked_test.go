@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // blockedCall is a system call a process waits in, on a file descriptor (-1: any): a signal
@@ -60,4 +61,18 @@ func (b *blockedCall) in(t *testing.T, pid int) bool {
 		return b.fallback()
 	}
 	return false
+}
+
+// processCPU reads a live process's CPU time: this test's own, after it burned some, and
+// nothing for a process that does not exist.
+func TestProcessCPU(t *testing.T) {
+	before := processCPU(os.Getpid())
+	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); {
+	}
+	if after := processCPU(os.Getpid()); after-before < 100*time.Millisecond {
+		t.Errorf("CPU %s, then %s after 200ms of burning it", before, after)
+	}
+	if got := processCPU(1 << 30); got != 0 {
+		t.Errorf("no such process: %s", got)
+	}
 }

@@ -47,7 +47,7 @@ type processRun struct {
 type processResult struct {
 	code  int
 	took  time.Duration // from the start, or from the signal when one was sent
-	cpu   time.Duration // user+system time of the process and the children it reaped (wait4)
+	cpu   time.Duration // user+system time of the process and the children it reaped (wait4), from the signal when one was sent
 	rssMB float64       // peak RSS of the process, or of the largest child it reaped (wait4)
 	// rssStart is the test process's own peak RSS at the start: an rssMB at or under it says
 	// only that the process's own peak was not above it (startMeasured).
@@ -98,10 +98,12 @@ func runProcess(t *testing.T, r processRun) processResult {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var err error
+	var cpuBefore time.Duration // spent before the signal: the row's bound is on what follows it
 	if r.sig != nil {
 		err = sendWhenReady(t, cmd.Process, r.sig, exited)
 		if err == nil {
 			start = time.Now()
+			cpuBefore = processCPU(cmd.Process.Pid)
 			err = <-exited
 		}
 	} else {
@@ -120,7 +122,7 @@ func runProcess(t *testing.T, r processRun) processResult {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.rssMB = float64(ru.Maxrss) / 1024 // KiB on Linux
-		res.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+		res.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime)+syscall.TimevalToNsec(ru.Stime)) - cpuBefore
 	}
 	res.leftover = processesWith(marker)
 	if r.dir != "" {
@@ -135,6 +137,34 @@ func runProcess(t *testing.T, r processRun) processResult {
 		}
 	}
 	return res
+}
+
+// processCPU is the user and system time of a live process and of the children it has
+// reaped (/proc/PID/stat's utime, stime, cutime and cstime, in USER_HZ ticks: 100 a second on
+// Linux), 0 when it cannot be read: the process already exited (its whole time is then after
+// the signal, which only makes the bound stricter).
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')') // the command name may hold spaces
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, the state
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks int64
+	for _, s := range f[11:15] { // fields 14-17
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // idlePipe is one end of a pipe whose other end the test holds and never uses until it ends:
