@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 )
 

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/mvpctl/mvpctl/internal/cli"
+import "github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
 
 // selfContained reports whether the command line (as argv0 runs it) is `mvpctl version`, which
 // reads no kubeconfig, runs no credential plugin, contacts no server, logs nothing through

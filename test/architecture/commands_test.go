@@ -16,7 +16,7 @@ import (
 // (internal/textsafe), the HTTP client (internal/apiclient) and the rules' decisions are the
 // library's business, never a command's.
 var commandImports = map[string]string{
-	"internal/cli":               "the flags and plumbing every command shares",
+	"cmd/mvpctl/internal/cli":    "the flags and plumbing every command shares",
 	"internal/kubeflags":         "kubectl's connection flags",
 	"internal/process":           "the one exit path and the signal handler",
 	"cmd/mvpctl/internal/render": "the renderers, one per report",
