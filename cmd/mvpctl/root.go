@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/trace"
 	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/internal/process"
-	"github.com/mvpctl/mvpctl/internal/trace"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -31,7 +31,7 @@ type globalOptions struct {
 	warnings cli.Warnings
 	// ctx ends on the first SIGINT or SIGTERM (process.HandleSignals); nil means never.
 	ctx context.Context
-	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (internal/trace).
+	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (cmd/mvpctl/internal/trace).
 	verbosity int
 	// noColor is --no-color (color.go).
 	noColor bool

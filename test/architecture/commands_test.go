@@ -20,7 +20,7 @@ var commandImports = map[string]string{
 	"internal/kubeflags":         "kubectl's connection flags",
 	"internal/process":           "the one exit path and the signal handler",
 	"cmd/mvpctl/internal/render": "the renderers, one per report",
-	"internal/trace":             "-v",
+	"cmd/mvpctl/internal/trace":  "-v",
 	"pkg/buildinfo":              "mvpctl version",
 	"pkg/discover":               "snapshot, watch, probe: reading a live control plane",
 	"pkg/lifecycle":              "apis: the lifecycle of every built-in API, asked directly",
