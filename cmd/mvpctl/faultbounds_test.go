@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/installer"
 	"github.com/mvpctl/mvpctl/pkg/probe"

@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/trace"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
