@@ -121,7 +121,7 @@ clean:
 # that fetches it. LIFECYCLE_MODULES=v0.20.6,...,v0.37.2 derives from another list.
 LIFECYCLE_MODULES ?=
 lifecycle:
-	$(GO) run ./internal/gen/lifecycle -out pkg/lifecycle/lifecycle.json $(if $(LIFECYCLE_MODULES),-modules $(LIFECYCLE_MODULES))
+	$(GO) run ./tools/gen/lifecycle -out pkg/lifecycle/lifecycle.json $(if $(LIFECYCLE_MODULES),-modules $(LIFECYCLE_MODULES))
 
 # Record the version profiles simulations start from, from real kube-apiservers (needs root).
 # First, for a provisional profile read from a k8s.io/kubernetes prerelease, it checks that the
