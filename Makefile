@@ -30,7 +30,7 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# The container image, built without a container daemon (internal/imagebuild, with
+# The container image, built without a container daemon (tools/imagebuild, with
 # go-containerregistry): the static `make release` binary for linux/$(GOARCH), the licence,
 # /etc/passwd naming the non-root user 65532 it runs as and this machine's CA bundle when it
 # has one, on no base image, stamped like `make build` and dated like it (SOURCE_DATE_EPOCH or
@@ -49,7 +49,7 @@ IMAGE_TAR  ?= bin/mvpctl-image_linux_$(GOARCH).tar
 CA_CERTS   ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
 image:
 	$(MAKE) release GOOS=linux GOARCH=$(GOARCH)
-	$(GO) run ./internal/imagebuild/mkimage -binary bin/release/mvpctl_linux_$(GOARCH) -arch $(GOARCH) \
+	$(GO) run ./tools/imagebuild/mkimage -binary bin/release/mvpctl_linux_$(GOARCH) -arch $(GOARCH) \
 	  -ref $(IMAGE) -o $(IMAGE_TAR) -version $(VERSION) -revision $(COMMIT) -created $(DATE) -ca-certs "$(CA_CERTS)"
 
 DOCKER_BUILD ?= docker build
