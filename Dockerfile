@@ -5,7 +5,7 @@
 #                     # deploy/exporter names) with VERSION, COMMIT and BUILD_DATE (the commit's
 #                     # time, not the clock's) as make build stamps them
 #
-# `make image` builds the same image's contents without a daemon (internal/imagebuild): the
+# `make image` builds the same image's contents without a daemon (tools/imagebuild): the
 # release workflow publishes that one.
 #
 # The build stage runs on the builder's platform and cross-compiles for the target's

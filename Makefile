@@ -30,7 +30,7 @@ release:
 	CGO_ENABLED=0 GOOS=$(GOOS) GOARCH=$(GOARCH) $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(RELEASE_BIN) ./cmd/mvpctl
 	@echo $(RELEASE_BIN)
 
-# The container image, built without a container daemon (internal/imagebuild, with
+# The container image, built without a container daemon (tools/imagebuild, with
 # go-containerregistry): the static `make release` binary for linux/$(GOARCH), the licence,
 # /etc/passwd naming the non-root user 65532 it runs as and this machine's CA bundle when it
 # has one, on no base image, stamped like `make build` and dated like it (SOURCE_DATE_EPOCH or
@@ -49,7 +49,7 @@ IMAGE_TAR  ?= bin/mvpctl-image_linux_$(GOARCH).tar
 CA_CERTS   ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
 image:
 	$(MAKE) release GOOS=linux GOARCH=$(GOARCH)
-	$(GO) run ./internal/imagebuild/mkimage -binary bin/release/mvpctl_linux_$(GOARCH) -arch $(GOARCH) \
+	$(GO) run ./tools/imagebuild/mkimage -binary bin/release/mvpctl_linux_$(GOARCH) -arch $(GOARCH) \
 	  -ref $(IMAGE) -o $(IMAGE_TAR) -version $(VERSION) -revision $(COMMIT) -created $(DATE) -ca-certs "$(CA_CERTS)"
 
 DOCKER_BUILD ?= docker build
@@ -121,7 +121,7 @@ clean:
 # that fetches it. LIFECYCLE_MODULES=v0.20.6,...,v0.37.2 derives from another list.
 LIFECYCLE_MODULES ?=
 lifecycle:
-	$(GO) run ./internal/gen/lifecycle -out pkg/lifecycle/lifecycle.json $(if $(LIFECYCLE_MODULES),-modules $(LIFECYCLE_MODULES))
+	$(GO) run ./tools/gen/lifecycle -out pkg/lifecycle/lifecycle.json $(if $(LIFECYCLE_MODULES),-modules $(LIFECYCLE_MODULES))
 
 # Record the version profiles simulations start from, from real kube-apiservers (needs root).
 # First, for a provisional profile read from a k8s.io/kubernetes prerelease, it checks that the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 // fixedNow is the clock of in-process runs, so golden files do not change with the time.

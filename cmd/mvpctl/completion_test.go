@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 func TestCompletion(t *testing.T) {

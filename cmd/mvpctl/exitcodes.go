@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/pkg/report"
 )
 
@@ -29,7 +29,7 @@ const (
 	// server, stale or missing discovery, a GVR that would 404 or 503 during an upgrade.
 	ExitFindings = 3
 	// ExitInterrupted and ExitTerminated: ended by SIGINT or SIGTERM, 128 + the signal's
-	// number as shells report it (internal/process decides them where the signal comes).
+	// number as shells report it (cmd/mvpctl/internal/process decides them where the signal comes).
 	ExitInterrupted = process.ExitInterrupted
 	ExitTerminated  = process.ExitTerminated
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 // docs/exit-codes.md carries the table exitcodes_doc.go documents, so they cannot drift apart.

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/apiclient"
 	"github.com/mvpctl/mvpctl/internal/apimetrics"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
-	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/installer"
 	"github.com/mvpctl/mvpctl/pkg/probe"
@@ -65,7 +66,7 @@ func boundRows() []boundRow {
 		{"one read of `/metrics`: bytes, lines, series of the families read", fmt.Sprintf("%s, %d lines, %d series", mib(apimetrics.MaxBytes), apimetrics.MaxLines, apimetrics.MaxSeries),
 			"not measured at the bound", "TestParseBounds"},
 		{"the client evidence of one run, every source together (each `--manifests` path, each Helm release record): bytes, documents, objects; a file is sized before it is read; past the bound the source is cut, the rest not read, the verdict partial (exit 2); one Helm record once decompressed",
-			fmt.Sprintf("%s, %d documents, %d objects; %s", mib(replay.MaxEvidenceBytes), replay.MaxEvidenceDocuments, replay.MaxEvidenceObjects, mib(discover.MaxHelmManifest)),
+			fmt.Sprintf("%s, %d documents, %d objects; %s", mib(replay.MaxEvidenceBytes), replay.MaxEvidenceDocuments, replay.MaxEvidenceObjects, mib(clientevidence.MaxHelmManifest)),
 			"`preflight --helm-releases`, 40 records of 30 MiB of manifest each (a 7.8 MB Secret list): cut at the fifth, 3.3–5.1 s wall, 3.1–4.4 s CPU, 132–176 MB at a load average of 2.4–3.9 (the reader before records were streamed, alongside: 5.8–10.0 s, 5.7–6.9 s CPU, 231–260 MB; before the bound: 198 s, 5,824 MB); 100 such records: cut at the fifth, 3.8–4.0 s, 4.4–5.2 s CPU, 148–164 MB; SIGTERM during the read: exit 0.03–0.10 s after; three `--manifests` of 196 MiB, or one of 283 MB: refused before a byte is read, 0.2 s, 30–31 MB (before: 19.6 s and 644 MB; 5.6 s and 609 MB); one of 128 MiB, the whole budget: read one document at a time, 93–103 MB, 5.0–7.0 s CPU (before: 316–582 MB, 5.7–8.2 s CPU)",
 			"TestBudgetOverAllManifests, TestBudgetStdin, TestHelmMapperBudget, TestHelmBudget (BenchmarkHelmBudget measures it); the `--manifests` rows below"},
 		{"a server's request counts in a snapshot (`servers[].requests.counts`: one row per resource and verb; a live read keeps at most the `/metrics` series bound), refused while the file is decoded", fmt.Sprintf("%d rows", snapshot.MaxRequestCountRows),

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
-	"github.com/mvpctl/mvpctl/internal/render"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 )

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
@@ -34,7 +34,7 @@ const (
 // them. It returns a kubeconfig for it. listed, when set, is called as a page is served.
 func helmBudgetCluster(tb testing.TB, listed func()) (kubeconfig string) {
 	tb.Helper()
-	if helmBudgetManifest > discover.MaxHelmManifest || 5*helmBudgetManifest <= replay.MaxEvidenceBytes || 4*helmBudgetManifest > replay.MaxEvidenceBytes {
+	if helmBudgetManifest > clientevidence.MaxHelmManifest || 5*helmBudgetManifest <= replay.MaxEvidenceBytes || 4*helmBudgetManifest > replay.MaxEvidenceBytes {
 		tb.Fatalf("%d MiB manifests: want four within the budget, the fifth past it", helmBudgetManifest>>20)
 	}
 	records := helmRecords(tb, helmBudgetReleases, helmManifest(helmBudgetManifest))
@@ -57,7 +57,7 @@ func helmBudgetCluster(tb testing.TB, listed func()) (kubeconfig string) {
 			items = append(items, map[string]any{
 				"metadata": map[string]any{"namespace": "apps", "name": "sh.helm.release.v1." + name + ".v1",
 					"labels": map[string]string{"owner": "helm", "name": name, "status": "deployed", "version": "1"}},
-				"type": discover.HelmReleaseType, "data": map[string][]byte{"release": records[i]}})
+				"type": clientevidence.HelmReleaseType, "data": map[string][]byte{"release": records[i]}})
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"kind": "SecretList", "apiVersion": "v1", "metadata": map[string]string{"continue": cont}, "items": items})

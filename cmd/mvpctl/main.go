@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 // TestOptionsCommand: the global flags are listed by mvpctl options and by no command's help,

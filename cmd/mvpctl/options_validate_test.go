@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 // parseFlags parses args into flags that addFlags adds, beside kubectl's connection flags as

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
-	"github.com/mvpctl/mvpctl/pkg/discover"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
 )
@@ -77,7 +77,7 @@ not read); --fail-on=never always exits 0 (unless mvpctl fails).`,
 	cmd.Flags().StringVar(&o.failOn, "fail-on", o.failOn, "lowest severity that fails the run: "+failOnList())
 	o.accept.addFlags(cmd.Flags())
 	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "client evidence: a YAML/JSON manifest file or directory, or - for stdin (helm template, kustomize build); an object of an API at risk blocks, named FILE:LINE (repeatable; not --static-pod-manifest, an apiserver's static pod manifest)")
-	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", discover.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
+	cmd.Flags().IntVar(&o.managedFieldsCap, "managed-fields-limit", clientevidence.DefaultManagedFieldsCap, "live: how many objects of each GVR at risk to read the managedFields of (metadata only, paged); a field manager that wrote one with the API at risk blocks, named; 0 reads none")
 	cmd.Flags().BoolVar(&o.helmReleases, "helm-releases", false, "live: read the newest revision of every Helm release (Secrets of type helm.sh/release.v1: needs list on secrets) as client evidence; an object of an API at risk in its manifest blocks, named by release and line")
 	o.evidence.addFlags(cmd.Flags())
 	o.filter.AddFlags(cmd.Flags(), "check only")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/replay"
@@ -13,7 +14,7 @@ import (
 )
 
 // options are the gate's options from the flags and the loaded plan: the live cluster's
-// Helm releases and managedFields are read through pkg/discover when asked for.
+// Helm releases and managedFields are read through pkg/clientevidence when asked for.
 func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *planned, failOn preflight.FailOn, rules []preflight.AcceptRule) preflight.Options {
 	in := preflight.Options{Start: pl.start, Steps: pl.steps, Target: o.plan.to,
 		Traffic: pl.traffic, TrafficSource: pl.trafficSource, TrafficFormat: pl.trafficFormat, Accept: rules,
@@ -24,13 +25,13 @@ func (o *preflightOptions) options(cmd *cobra.Command, g *globalOptions, pl *pla
 		helm := live
 		helm.Warn = g.warn
 		in.HelmReleases = func(ctx context.Context, into *replay.HelmMapper) error {
-			return discover.HelmReleases(ctx, helm, into)
+			return clientevidence.HelmReleases(ctx, helm.Evidence(), into)
 		}
-		in.HelmReleasesName = discover.HelmReleaseType + " Secrets"
+		in.HelmReleasesName = clientevidence.HelmReleaseType + " Secrets"
 	}
 	if o.live() && o.managedFieldsCap > 0 {
 		in.ManagedFields = func(ctx context.Context, gvrs []snapshot.ManagedFieldsRequest, budget *replay.Budget) ([]snapshot.ManagedFields, error) {
-			return discover.ManagedFields(ctx, live, gvrs, o.managedFieldsCap, budget)
+			return clientevidence.ManagedFields(ctx, live.Evidence(), gvrs, o.managedFieldsCap, budget)
 		}
 	}
 	return in

@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 
 	"github.com/mvpctl/mvpctl/pkg/probe"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"

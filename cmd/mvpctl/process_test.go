@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 )
 
 // A process run is one run of the built binary, measured as a whole: exit status, wall time,

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
-	"github.com/mvpctl/mvpctl/internal/process"
-	"github.com/mvpctl/mvpctl/internal/trace"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/trace"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -31,7 +31,7 @@ type globalOptions struct {
 	warnings cli.Warnings
 	// ctx ends on the first SIGINT or SIGTERM (process.HandleSignals); nil means never.
 	ctx context.Context
-	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (internal/trace).
+	// verbosity is -v, klog's: 4 and up log every decision, 6 and up every request (cmd/mvpctl/internal/trace).
 	verbosity int
 	// noColor is --no-color (color.go).
 	noColor bool
@@ -43,7 +43,7 @@ func (g *globalOptions) warn(msg string) { g.warnings.Say(g.streams.ErrOut, msg)
 // warnLoweredTrust warns when the kubeconfig lowers trust (cli.Env.WarnLoweredTrust).
 func (g *globalOptions) warnLoweredTrust(cfgs ...*rest.Config) { g.env().WarnLoweredTrust(cfgs...) }
 
-// env is what the shared plumbing (internal/cli) needs of the process: its streams as
+// env is what the shared plumbing (cmd/mvpctl/internal/cli) needs of the process: its streams as
 // they are now, the connection flags, and warn.
 func (g *globalOptions) env() cli.Env {
 	return cli.Env{In: g.streams.In, ErrOut: g.streams.ErrOut, ErrIsTerminal: g.streams.ErrIsTerminal, ConfigFlags: g.configFlags, Warn: g.warn}

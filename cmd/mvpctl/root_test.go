@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 )
 
 // TestSubcommandNames: the table newRootCmdFor builds from names each top-level command as

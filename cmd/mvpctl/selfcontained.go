@@ -1,6 +1,6 @@
 package main
 
-import "github.com/mvpctl/mvpctl/internal/cli"
+import "github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
 
 // selfContained reports whether the command line (as argv0 runs it) is `mvpctl version`, which
 // reads no kubeconfig, runs no credential plugin, contacts no server, logs nothing through
@@ -8,8 +8,8 @@ import "github.com/mvpctl/mvpctl/internal/cli"
 // runs without the process's two guards, whose set-up took about 2% of a run of it
 // (docs/performance.md):
 //
-//   - the stderr guard (internal/process): nothing but mvpctl itself can write to its stderr;
-//   - the signal handler (internal/process), which stops requests and removes temporary files:
+//   - the stderr guard (cmd/mvpctl/internal/process): nothing but mvpctl itself can write to its stderr;
+//   - the signal handler (cmd/mvpctl/internal/process), which stops requests and removes temporary files:
 //     there are neither, and SIGINT or SIGTERM end the process by their default action, which
 //     a shell reports as 130 or 143, the codes docs/exit-codes.md gives.
 //

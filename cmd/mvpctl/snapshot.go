@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
-	"github.com/mvpctl/mvpctl/internal/render"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 

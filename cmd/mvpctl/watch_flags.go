@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/cli"
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/cli"
 	"github.com/spf13/pflag"
 )
 

@@ -287,7 +287,7 @@ func (c *Client) roundTrip(ctx context.Context, req *http.Request) (*http.Respon
 
 // pluginRequests counts the requests in flight whose credentials come from a plugin: only
 // then can a plugin run, and only then does the process watch what its children write
-// (internal/process).
+// (cmd/mvpctl/internal/process).
 var pluginRequests atomic.Int32
 
 // PluginMayRun reports whether a request whose credentials come from a plugin is in flight.

@@ -2,14 +2,12 @@ package discover
 
 import (
 	"context"
-	"fmt"
-	"mime"
-	"net/http"
 	"time"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/internal/apiclient"
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/redact"
 )
 
@@ -40,30 +38,14 @@ func newServerClient(cfg *rest.Config, base, serverName string, timeout time.Dur
 
 // get sends one GET; only transport failures, and bodies past the size limit, are errors.
 func (c *serverClient) get(ctx context.Context, path, accept string) (*apiclient.Response, error) {
-	resp, err := c.Get(ctx, path, accept)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Truncated {
-		return nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("the response is larger than %d MiB — not a discovery document?", apiclient.DefaultMaxBody>>20))
-	}
-	if resp.Cut != nil {
-		return nil, apiclient.DecodeError(c.base, path, len(resp.Body), resp.Cut)
-	}
-	return resp, nil
+	return c.GetWhole(ctx, path, accept)
 }
 
 // getJSON GETs path, requires a 200 JSON answer and decodes it into out. It returns the
 // response's Content-Type, whose parameters tell which discovery format the server chose.
 func (c *serverClient) getJSON(ctx context.Context, path, accept string, out any) (string, error) {
-	resp, err := c.get(ctx, path, accept)
+	resp, err := c.GetJSON(ctx, path, accept, out)
 	if err != nil {
-		return "", err
-	}
-	if err := c.checkJSON(path, resp); err != nil {
-		return "", err
-	}
-	if err := decodeJSON(c, path, resp.Body, out); err != nil {
 		return "", err
 	}
 	return resp.ContentType, nil
@@ -71,35 +53,30 @@ func (c *serverClient) getJSON(ctx context.Context, path, accept string, out any
 
 // checkJSON turns a non-200, an HTML page or a non-JSON 200 into an Error.
 func (c *serverClient) checkJSON(path string, resp *apiclient.Response) error {
-	switch {
-	case resp.Code >= 300 && resp.Code < 400:
-		return apiclient.RedirectError(c.base, path, resp.Code, resp.Location)
-	case resp.Code != http.StatusOK:
-		return apiclient.StatusError(c.base, path, resp.Code, resp.ContentType, resp.Body)
-	case apiclient.IsHTML(resp.ContentType, resp.Body):
-		return apiclient.HTMLError(c.base, path, resp.Body)
-	}
-	mt, _, err := mime.ParseMediaType(resp.ContentType)
-	if err != nil || mt != "application/json" {
-		return apiclient.ContentTypeError(c.base, path, resp.ContentType, "application/json")
-	}
-	return nil
+	return c.CheckJSON(path, resp)
 }
 
 // HostPort returns a URL's host:port, with the scheme's default port filled in, for matching
 // against peer-advertise addresses.
 func HostPort(raw string) string { return apiclient.HostPort(raw) }
 
-// kubeconfigServerClient is a client of the kubeconfig's own server (not of one apiserver of
-// the plane): the cluster-wide lists that any apiserver answers alike.
-func (o *Options) kubeconfigServerClient(red *redact.Redactor) (*serverClient, error) {
-	cfg, err := o.baseConfig()
-	if err != nil {
-		return nil, err
+// Evidence is where client evidence is read (pkg/clientevidence): the kubeconfig's own server
+// (not one apiserver of the plane), through which the cluster-wide lists are read alike, with
+// these options' credentials, timeout, warnings and clock.
+func (o Options) Evidence() clientevidence.Options {
+	return clientevidence.Options{
+		Connect: func(red *redact.Redactor) (*apiclient.Client, error) {
+			cfg, err := o.baseConfig()
+			if err != nil {
+				return nil, err
+			}
+			base, err := apiclient.NormalizeBase(cfg.Host)
+			if err != nil {
+				return nil, err
+			}
+			return apiclient.New(cfg, base, apiclient.Options{Timeout: o.timeout(), Redactor: red})
+		},
+		Warn: o.Warn,
+		Now:  o.now,
 	}
-	base, err := apiclient.NormalizeBase(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	return newServerClient(cfg, base, "", o.timeout(), red)
 }

@@ -2,7 +2,6 @@ package discover
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -83,7 +82,7 @@ func fetchDiscovery(ctx context.Context, c *serverClient) (*discoveryDoc, error)
 		case "v2", "v2beta1":
 			// v2beta1 has the same JSON shape as v2, so one decoder serves both.
 			var list apidiscoveryv2.APIGroupDiscoveryList
-			if err := decodeJSON(c, path, resp.Body, &list); err != nil {
+			if err := c.DecodeJSON(path, resp.Body, &list); err != nil {
 				return nil, err
 			}
 			if list.Kind != "" && list.Kind != "APIGroupDiscoveryList" {
@@ -144,7 +143,7 @@ func fetchPeerAggregated(ctx context.Context, c *serverClient) ([]snapshot.Resou
 		return nil, nil, apiclient.InvalidDoc(c.base, path, fmt.Sprintf("asked for aggregated discovery v2, got Content-Type %q", resp.ContentType))
 	}
 	var list apidiscoveryv2.APIGroupDiscoveryList
-	if err := decodeJSON(c, path, resp.Body, &list); err != nil {
+	if err := c.DecodeJSON(path, resp.Body, &list); err != nil {
 		return nil, nil, err
 	}
 	rs, _ := snapshot.FlattenDiscovery(list.Items)
@@ -166,7 +165,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 	var gvs []string
 	if path == "/api" {
 		var v metav1.APIVersions
-		if err := decodeJSON(c, path, body, &v); err != nil {
+		if err := c.DecodeJSON(path, body, &v); err != nil {
 			return nil, nil, nil, err
 		}
 		if v.Kind != "" && v.Kind != "APIVersions" {
@@ -178,7 +177,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 		}
 	} else {
 		var gl metav1.APIGroupList
-		if err := decodeJSON(c, path, body, &gl); err != nil {
+		if err := c.DecodeJSON(path, body, &gl); err != nil {
 			return nil, nil, nil, err
 		}
 		if gl.Kind != "" && gl.Kind != "APIGroupList" {
@@ -210,7 +209,7 @@ func legacyDiscovery(ctx context.Context, c *serverClient, path string, body []b
 			return nil, nil, nil, err
 		}
 		var list metav1.APIResourceList
-		if err := decodeJSON(c, gvPath, resp.Body, &list); err != nil {
+		if err := c.DecodeJSON(gvPath, resp.Body, &list); err != nil {
 			return nil, nil, nil, err
 		}
 		rs = append(rs, flattenLegacy(list)...)
@@ -252,13 +251,6 @@ func fetchServerAddresses(ctx context.Context, c *serverClient) ([]string, error
 		addrs = append(addrs, a.ServerAddress)
 	}
 	return addrs, nil
-}
-
-func decodeJSON(c *serverClient, path string, body []byte, out any) error {
-	if err := json.Unmarshal(body, out); err != nil {
-		return apiclient.DecodeError(c.base, path, len(body), err)
-	}
-	return nil
 }
 
 func splitGroupVersion(gv string) (group, version string) {

@@ -92,5 +92,5 @@ func getLeaseList(ctx context.Context, c *serverClient, list *coordinationv1.Lea
 	if err := c.checkJSON(path, resp); err != nil {
 		return err
 	}
-	return decodeJSON(c, path, resp.Body, list)
+	return c.DecodeJSON(path, resp.Body, list)
 }

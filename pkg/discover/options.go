@@ -21,7 +21,7 @@ const (
 	DefaultConcurrency = 4
 )
 
-// KubeconfigGetter is the kubeconfig as the connection flags select it (internal/kubeflags
+// KubeconfigGetter is the kubeconfig as the connection flags select it (cmd/mvpctl/internal/kubeflags
 // implements it).
 type KubeconfigGetter interface {
 	ToRESTConfig() (*rest.Config, error)

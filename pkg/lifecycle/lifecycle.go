@@ -5,7 +5,7 @@
 // APILifecycleRemoved functions (zz_generated.prerelease-lifecycle.go) of every module
 // version in Table.Modules; a type that newer modules no longer hold keeps the row of the
 // newest module that did, and each row cites that module. `make lifecycle` re-derives
-// lifecycle.json from the module cache (internal/gen/lifecycle); a test there compares.
+// lifecycle.json from the module cache (tools/gen/lifecycle); a test there compares.
 //
 // A type that states no lifecycle (older GA types) has no row: what a cluster serves is read
 // from its discovery (or a recorded profile), not from this table, which says what Kubernetes

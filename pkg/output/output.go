@@ -5,7 +5,7 @@
 // Flags, so both mean the same in every command (helm's pkg/cli/output is the model).
 //
 // The package knows nothing of Kubernetes or of routing: what a result contains, and how its
-// rows read, is its renderer's business (internal/render).
+// rows read, is its renderer's business (cmd/mvpctl/internal/render).
 package output
 
 import (

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -46,7 +47,7 @@ func TestRunManagedFieldsWithinBudget(t *testing.T) {
 	var asked int
 	readMF := func(ctx context.Context, reqs []snapshot.ManagedFieldsRequest, b *replay.Budget) ([]snapshot.ManagedFields, error) {
 		asked = len(reqs)
-		return discover.ManagedFields(ctx, discover.Options{Config: &rest.Config{Host: ts.URL}}, reqs, perResource, b)
+		return clientevidence.ManagedFields(ctx, discover.Options{Config: &rest.Config{Host: ts.URL}}.Evidence(), reqs, perResource, b)
 	}
 	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", FailOn: FailOnBlocking, ManagedFields: readMF})
 	if err != nil {
@@ -56,7 +57,7 @@ func TestRunManagedFieldsWithinBudget(t *testing.T) {
 		t.Fatal("no GVR at risk: the test does not reach what it is about")
 	}
 	// Served: the budget's objects and the one page past it, which is not counted.
-	if got, want := objects.Load(), int64(replay.MaxEvidenceObjects+discover.ManagedFieldsPage); got != want {
+	if got, want := objects.Load(), int64(replay.MaxEvidenceObjects+clientevidence.ManagedFieldsPage); got != want {
 		t.Errorf("served %d objects, want %d: the budget's and the page that did not fit", got, want)
 	}
 	var mf []replay.EvidenceSource

@@ -2,7 +2,7 @@
 
 package snapshot
 
-//go:generate go run -tags snapdecode ../../internal/gen/snapdecode -o fastdecode_gen.go
+//go:generate go run -tags snapdecode ../../tools/gen/snapdecode -o fastdecode_gen.go
 
 import (
 	"encoding/binary"
@@ -16,7 +16,7 @@ import (
 )
 
 // fastDecoder is the generated, reflection-free JSON decoder's state (fastdecode_gen.go holds
-// one decode method per type, written by internal/gen/snapdecode). Each method either decodes
+// one decode method per type, written by tools/gen/snapdecode). Each method either decodes
 // exactly what goccy/go-json with DisallowUnknownFields and the duplicate-key pass would, or
 // returns false; decodeJSON then runs the reference decoder, which words the error.
 type fastDecoder struct {

@@ -140,3 +140,25 @@ func TestFloorOf(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalIsLow: internal/ holds the low helpers only, so that the folder stands below every
+// package that uses it: no package of internal/ imports a package outside internal/ that itself
+// imports one of internal/ (what only the commands use lives in cmd/mvpctl/internal/, the
+// build-time programs in tools/).
+func TestInternalIsLow(t *testing.T) {
+	pkgs := imports(t, moduleRoot(t))
+	inInternal := func(p string) bool { return strings.HasPrefix(p, "internal/") }
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
+		if !inInternal(p) {
+			continue
+		}
+		for _, imp := range pkgs[p] {
+			if inInternal(imp) {
+				continue
+			}
+			if i := slices.IndexFunc(pkgs[imp], inInternal); i >= 0 {
+				t.Errorf("%s imports %s, which imports %s: internal/ is for helpers below the library; move %s up (cmd/mvpctl/internal/ if only the commands use it)", p, imp, pkgs[imp][i], p)
+			}
+		}
+	}
+}

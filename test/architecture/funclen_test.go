@@ -35,7 +35,7 @@ func capsExempt(rel string) string {
 	case strings.HasSuffix(name, "_test.go"):
 		return "tests: a test's table is as long as its cases"
 	case strings.HasSuffix(name, "_gen.go"):
-		return "generated (fastdecode_gen.go by internal/gen/snapdecode, which the caps cover): its shape follows the types it decodes"
+		return "generated (fastdecode_gen.go by tools/gen/snapdecode, which the caps cover): its shape follows the types it decodes"
 	}
 	return ""
 }

@@ -24,7 +24,7 @@ type packageRow struct {
 }
 
 // modulePath matches a main-module package as the table names it, in backquotes.
-var modulePath = regexp.MustCompile("`((?:pkg|internal|test|cmd|deploy)(?:/[a-z0-9_.-]+)*)`")
+var modulePath = regexp.MustCompile("`((?:pkg|internal|test|cmd|tools|deploy)(?:/[a-z0-9_.-]+)*)`")
 
 // packageTable reads the "## Packages" table of docs/architecture.md: package → row.
 func packageTable(t *testing.T, doc string) map[string]packageRow {

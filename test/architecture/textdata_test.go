@@ -31,7 +31,7 @@ import (
 // textAsDataAllowed lists the legitimate readings of text that comes from outside (an HTTP
 // body, a kubeconfig, a log), each with its reason; a key is "file: operand" as reported.
 var textAsDataAllowed = map[string]string{
-	"internal/cli/typos.go: \"unknown flag: --\"":                                 "cobra's flag-parsing error is a sentence; the hint reads the flag's name from it",
+	"cmd/mvpctl/internal/cli/typos.go: \"unknown flag: --\"":                      "cobra's flag-parsing error is a sentence; the hint reads the flag's name from it",
 	"internal/apiclient/client.go: \"getting credentials: \"":                     "client-go's exec credential plugin reports its failure as a wrapped error's text",
 	"internal/apiclient/client.go: \"Client.Timeout exceeded\"":                   "net/http reports a client timeout only in its error's text",
 	"internal/apiclient/errors.go: \"getting credentials: \"":                     "client-go's exec credential plugin reports its failure as a wrapped error's text",

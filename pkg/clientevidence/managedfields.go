@@ -1,8 +1,7 @@
-package discover
+package clientevidence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -50,7 +49,7 @@ func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFie
 		perResource = DefaultManagedFieldsCap
 	}
 	red := &redact.Redactor{}
-	c, err := opts.kubeconfigServerClient(red)
+	c, err := opts.Connect(red)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +68,7 @@ func ManagedFields(ctx context.Context, opts Options, reqs []snapshot.ManagedFie
 
 // readManagedFields reads one GVR's objects' metadata, paged, taking each page from budget
 // (cut: the page that did not fit, not counted).
-func readManagedFields(ctx context.Context, c *serverClient, req snapshot.ManagedFieldsRequest, perResource int, budget EvidenceBudget) (mf snapshot.ManagedFields, cut error) {
+func readManagedFields(ctx context.Context, c *apiclient.Client, req snapshot.ManagedFieldsRequest, perResource int, budget EvidenceBudget) (mf snapshot.ManagedFields, cut error) {
 	mf = snapshot.ManagedFields{GVR: req.GVR, Via: req.Via, Cap: perResource}
 	type key struct{ manager, apiVersion, operation string }
 	sums := map[key]*snapshot.FieldManager{}
@@ -130,7 +129,7 @@ func readManagedFields(ctx context.Context, c *serverClient, req snapshot.Manage
 }
 
 // managedFieldsPage reads one page of a GVR's PartialObjectMetadataList, and its size in bytes.
-func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, limit int, cont string) (*metav1.PartialObjectMetadataList, int, error) {
+func managedFieldsPage(ctx context.Context, c *apiclient.Client, g snapshot.GVR, limit int, cont string) (*metav1.PartialObjectMetadataList, int, error) {
 	prefix := "/apis/" + g.Group + "/" + g.Version
 	if g.Group == "" {
 		prefix = "/api/" + g.Version
@@ -140,16 +139,10 @@ func managedFieldsPage(ctx context.Context, c *serverClient, g snapshot.GVR, lim
 		q.Set("continue", cont)
 	}
 	path := prefix + "/" + g.Resource + "?" + q.Encode()
-	resp, err := c.get(ctx, path, metadataListAccept)
+	var list metav1.PartialObjectMetadataList
+	resp, err := c.GetJSON(ctx, path, metadataListAccept, &list)
 	if err != nil {
 		return nil, 0, err
-	}
-	if err := c.checkJSON(path, resp); err != nil {
-		return nil, 0, err
-	}
-	var list metav1.PartialObjectMetadataList
-	if err := json.Unmarshal(resp.Body, &list); err != nil {
-		return nil, 0, apiclient.DecodeError(c.base, path, len(resp.Body), err)
 	}
 	return &list, len(resp.Body), nil
 }

@@ -1,7 +1,7 @@
 // Command mkimage writes mvpctl's container image as a `docker save` tarball, without a
 // container daemon (imagebuild): `make image` runs it.
 //
-//	go run ./internal/imagebuild/mkimage -binary bin/release/mvpctl_linux_amd64 -o bin/mvpctl-image.tar \
+//	go run ./tools/imagebuild/mkimage -binary bin/release/mvpctl_linux_amd64 -o bin/mvpctl-image.tar \
 //	  -ref ghcr.io/mvpctl/mvpctl:main -version v1.2.3 -revision abc1234 -created 2026-11-28T01:38:32Z
 package main
 
@@ -12,8 +12,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/mvpctl/mvpctl/internal/imagebuild"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/tools/imagebuild"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 )
 
 // The shipped example: kas-a v1.37.1, kas-b v1.36.3 without batch/v1.
-const example = "../../examples/skew.yaml"
+const example = "../../../../examples/skew.yaml"
 
 // rendered is one renderer and the formats its command offers.
 type rendered struct {

@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -44,7 +43,7 @@ func TestManagedFieldsBudget(t *testing.T) {
 		g := snapshot.GVR{Group: "example.com", Version: "v1", Resource: r}
 		reqs = append(reqs, snapshot.ManagedFieldsRequest{GVR: g, Via: g})
 	}
-	reads, err := ManagedFields(context.Background(), Options{Config: &rest.Config{Host: ts.URL}}, reqs, perResource, replay.NewBudget())
+	reads, err := ManagedFields(context.Background(), through(ts.URL), reqs, perResource, replay.NewBudget())
 	cut, ok := replay.AsBudgetError(err)
 	if !ok || cut.At != "managedFields of example.com/v1/gadgets" {
 		t.Fatalf("err = %v, want the budget's, cut in the second GVR", err)

@@ -11,8 +11,8 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/internal/process"
 	"github.com/mvpctl/mvpctl/pkg/route"
 )
 
@@ -26,7 +26,7 @@ const DecisionsLevel = 4
 // decides then whether to wrap its transport in its request logger). With -v, klog writes to
 // errOut (mvpctl's own stderr) at once, each line cleaned as others' lines are
 // (process.CleanForeign: known credentials and secret shapes redacted); without, klog writes
-// to os.Stderr, which the stderr guard cleans and shows (internal/process).
+// to os.Stderr, which the stderr guard cleans and shows (cmd/mvpctl/internal/process).
 func Start(verbosity int, errOut io.Writer) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)

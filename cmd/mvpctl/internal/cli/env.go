@@ -6,8 +6,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/internal/apiclient"
-	"github.com/mvpctl/mvpctl/internal/kubeflags"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 

@@ -1,8 +1,6 @@
-package discover
+package clientevidence
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -15,53 +13,16 @@ import (
 )
 
 // Client evidence from a server's own counters: apiserver_request_total since its process
-// started (mvp.RequestTotalMetric), read in the same GET /metrics as the peer-discovery sync
-// errors.
+// started (mvp.RequestTotalMetric), read by pkg/discover in the same GET /metrics as the
+// peer-discovery sync errors.
 
-// fetchMetrics reads /metrics once: the request counters always, the sync errors when the
-// server's version exports them (withSyncErrors). The counts' ReadAt is set when the snapshot
-// is assembled (its TakenAt), so that a snapshot's times come from one clock.
-// refused says the counters were read but refused as not counts (requestCounts).
-func fetchMetrics(ctx context.Context, c *serverClient, withSyncErrors bool) (rc *snapshot.RequestCounts, syncErrors map[string]float64, syncErr string, refused bool) {
-	families := []string{mvp.RequestTotalMetric, mvp.ProcessStartTimeMetric}
-	if withSyncErrors {
-		families = append(families, syncErrorsMetric)
-	}
-	m, err := apimetrics.Fetch(ctx, c.Client, families...)
-	if err != nil {
-		rc := &snapshot.RequestCounts{Error: err.Error()}
-		if !withSyncErrors || errors.Is(err, apimetrics.ErrForbidden) || ctx.Err() != nil {
-			return rc, nil, err.Error(), false
-		}
-		// Past a bound (a cluster with very many resources has that many request series):
-		// the sync errors, a handful of series, are still read on their own.
-		m, err = apimetrics.Fetch(ctx, c.Client, syncErrorsMetric)
-		if err != nil {
-			return rc, nil, err.Error(), false
-		}
-		return rc, syncErrorsOf(m), "", false
-	}
-	if withSyncErrors {
-		syncErrors = syncErrorsOf(m)
-	}
-	rc = requestCounts(m)
-	return rc, syncErrors, "", rc.Error != ""
-}
-
-// syncErrorsOf sums the peer-discovery sync errors per type.
-func syncErrorsOf(m apimetrics.Sample) map[string]float64 {
-	byType := m[syncErrorsMetric].SumBy("type")
-	delete(byType, "") // a sample without a type says nothing about which sync failed
-	return byType
-}
-
-// requestCounts sums the request counter by group, version, resource, subresource and verb
+// RequestCounts sums the request counter by group, version, resource, subresource and verb
 // (over code, scope, component and dry_run), keeping resource requests
 // (a non-resource request, /healthz or /metrics, has no resource label) with a non-zero count.
 // A value that is not a count (snapshot.CountOf), a sum that overflows or a start time that is
 // not a time refuses the server's counters: Error names the series and the value, and no count
 // is kept.
-func requestCounts(m apimetrics.Sample) *snapshot.RequestCounts {
+func RequestCounts(m apimetrics.Sample) *snapshot.RequestCounts {
 	rc := &snapshot.RequestCounts{}
 	for _, v := range m[mvp.ProcessStartTimeMetric] {
 		if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) || v > 1<<40 {

@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -65,7 +64,7 @@ func TestManagedFieldsLastApplied(t *testing.T) {
 	}))
 	defer ts.Close()
 	ips := snapshot.GVR{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ipaddresses"}
-	reads, err := ManagedFields(context.Background(), Options{Config: &rest.Config{Host: ts.URL}}, []snapshot.ManagedFieldsRequest{{GVR: ips, Via: ips}}, 0, nil)
+	reads, err := ManagedFields(context.Background(), through(ts.URL), []snapshot.ManagedFieldsRequest{{GVR: ips, Via: ips}}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"encoding/json"

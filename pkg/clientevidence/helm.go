@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"bufio"
@@ -68,7 +68,7 @@ type HelmRecords interface {
 // when it fits into.Room, else its size. An error from into stops the list and is returned (a
 // budget spent). A Secret that does not decode is skipped, with a warning through opts.Warn.
 func HelmReleases(ctx context.Context, opts Options, into HelmRecords) error {
-	c, err := opts.kubeconfigServerClient(&redact.Redactor{})
+	c, err := opts.Connect(&redact.Redactor{})
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func HelmReleases(ctx context.Context, opts Options, into HelmRecords) error {
 			q.Set("continue", cont)
 		}
 		var list helmSecretList
-		if _, err := c.getJSON(ctx, "/api/v1/secrets?"+q.Encode(), "application/json", &list); err != nil {
+		if _, err := c.GetJSON(ctx, "/api/v1/secrets?"+q.Encode(), "application/json", &list); err != nil {
 			return err
 		}
 		for i := range list.Items {

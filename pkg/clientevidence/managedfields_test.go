@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -67,7 +66,7 @@ func TestManagedFields(t *testing.T) {
 		{1000, 1000, 2, 10, true},
 	} {
 		pages = 0
-		reads, err := ManagedFields(context.Background(), Options{Config: &rest.Config{Host: ts.URL}}, reqs, tc.cap, nil)
+		reads, err := ManagedFields(context.Background(), through(ts.URL), reqs, tc.cap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

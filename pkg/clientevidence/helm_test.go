@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"k8s.io/client-go/rest"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -57,7 +55,9 @@ func TestHelmReleases(t *testing.T) {
 	defer ts.Close()
 	var warnings []string
 	got := &helmRecorder{room: 1 << 20}
-	err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}, Warn: func(s string) { warnings = append(warnings, s) }}, got)
+	opts := through(ts.URL)
+	opts.Warn = func(s string) { warnings = append(warnings, s) }
+	err := HelmReleases(t.Context(), opts, got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestHelmReleases(t *testing.T) {
 	}
 	// A manifest past the room is measured and refused, not kept.
 	small := &helmRecorder{room: 10}
-	if err := HelmReleases(t.Context(), Options{Config: &rest.Config{Host: ts.URL}}, small); err != nil {
+	if err := HelmReleases(t.Context(), through(ts.URL), small); err != nil {
 		t.Fatal(err)
 	}
 	if len(small.added) != 1 || small.added[0].manifest != "old" || len(small.refused) != 1 || small.refused[0] != int64(len("apiVersion: v1\nkind: ConfigMap\n")) {

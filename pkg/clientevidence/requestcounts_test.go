@@ -1,4 +1,4 @@
-package discover
+package clientevidence
 
 import (
 	"strings"
@@ -46,7 +46,7 @@ process_start_time_seconds 1.7900000005e+09
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := requestCounts(m)
+			got := RequestCounts(m)
 			if tc.wantErr != "" {
 				if !strings.Contains(got.Error, tc.wantErr) || len(got.Counts) != 0 {
 					t.Fatalf("Error %q with %d count(s), want it to say %q and no count", got.Error, len(got.Counts), tc.wantErr)
