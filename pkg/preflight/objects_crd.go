@@ -3,7 +3,6 @@ package preflight
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/mvpctl/mvpctl/internal/textsafe"
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
@@ -121,28 +120,9 @@ func (k *knownAPIs) crdsUnreadPartial(rows []ObjectRow) string {
 // rehearsed upgrade cannot tell the cluster's CRDs, which every stage keeps, from the binary's
 // APIs. "" when it is judged.
 func (k *knownAPIs) unjudgedWithoutCRDs(gvk lifecycle.GVK) string {
-	if k.crdsUnread == "" || k.aggregated[gvk.APIVersion()] || builtinGroups()[gvk.Group] {
+	if k.crdsUnread == "" || k.aggregated[gvk.APIVersion()] || profile.BuiltinGroup(gvk.Group) {
 		return ""
 	}
 	return fmt.Sprintf("group %s is not a built-in API, and %s", gvk.Group, k.crdsUnreadText())
 }
 
-// builtinGroups are the groups of a kube-apiserver binary: the lifecycle table's and those every
-// recorded profile serves or can serve (built once).
-var builtinGroups = sync.OnceValue(func() map[string]bool {
-	out := map[string]bool{"": true}
-	if tab, err := lifecycle.Load(); err == nil {
-		for _, r := range tab.Rows {
-			out[r.Group] = true
-		}
-	}
-	ps, _ := profile.All()
-	for _, p := range ps {
-		for _, rs := range [][]snapshot.Resource{p.Resources, p.Full, p.FullServeRemoved} {
-			for _, r := range rs {
-				out[r.Group] = true
-			}
-		}
-	}
-	return out
-})

@@ -35,9 +35,11 @@ func ReplaceEmbedded(fsys fs.FS) (restore func()) {
 	saved := profileSource
 	profileSource = fsys
 	profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
+	builtinOnce, builtinSet = sync.Once{}, nil
 	return func() {
 		profileSource = saved
 		profilesOnce, loadedProfiles, loadErr = sync.Once{}, nil, nil
+		builtinOnce, builtinSet = sync.Once{}, nil
 	}
 }
 
