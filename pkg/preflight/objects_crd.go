@@ -125,4 +125,3 @@ func (k *knownAPIs) unjudgedWithoutCRDs(gvk lifecycle.GVK) string {
 	}
 	return fmt.Sprintf("group %s is not a built-in API, and %s", gvk.Group, k.crdsUnreadText())
 }
-
