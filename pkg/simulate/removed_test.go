@@ -154,7 +154,7 @@ func TestUpgradeTo138StatedEscape(t *testing.T) {
 		cfg := "resource.k8s.io/v1beta1=true"
 		step := Step{Action: ActionUpgrade, Server: "a", To: "1.38", RuntimeConfig: &cfg}
 		next, done, err := applyStep(start, step)
-		notes := done.notes
+		notes := wordNotes(done.notes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,5 +1,5 @@
 // Package simulate rehearses changes to a control plane before they happen: a Scenario rewrites
-// a Snapshot step by step (upgrade, crash, stop, start, gate off, peer CA dropped or wrong, advertise address unreachable), pkg/route
+// a Snapshot step by step (upgrade, crash, stop, start, restart, gate off, peer CA dropped or wrong, advertise address unreachable), pkg/route
 // evaluates every step, and traffic (request lists, audit logs) is replayed through each.
 package simulate
 
@@ -63,6 +63,7 @@ const (
 	ActionCrash      = "crash"        // SIGKILL: identity lease kept
 	ActionStop       = "stop"         // SIGTERM: identity lease deleted on 1.35+
 	ActionStart      = "start"        // start a crashed or stopped server again
+	ActionRestart    = "restart"      // restart a server at the same version with the same flags
 	ActionGateOff    = "gate-off"     // restart with UnknownVersionInteroperabilityProxy=false
 	ActionDropPeerCA = "drop-peer-ca" // restart without --peer-ca-file
 	// ActionPeerCAWrong restarts the server with a --peer-ca-file that does not trust its peers'
@@ -78,28 +79,10 @@ const (
 	ActionKeep = "keep"
 )
 
-var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA,
-	ActionPeerCAWrong, ActionPeerCARight, ActionAdvertiseUnreachable, ActionAdvertiseReachable, ActionKeep}
-
 // StepKind is one action as a --step flag gives it, for help: what it does to the server and
 // an example flag value (on servers named a and b).
 type StepKind struct {
 	Action, Does, Example string
-}
-
-// StepKinds are every action of a step, in the order of actions.
-var StepKinds = []StepKind{
-	{ActionUpgrade, "graceful stop, then start at VERSION, keeping the server's flags (or with the --runtime-config given)", "upgrade:b=1.37,runtime-config=batch/v1=false"},
-	{ActionCrash, "SIGKILL: its identity lease stays until it expires (peers that proxy to it answer 503)", "crash:b"},
-	{ActionStop, "SIGTERM: the identity lease is deleted (1.35+)", "stop:b"},
-	{ActionStart, "start a crashed or stopped server again", "start:b"},
-	{ActionGateOff, "restart with UnknownVersionInteroperabilityProxy=false", "gate-off:b"},
-	{ActionDropPeerCA, "restart without --peer-ca-file: no proxy filter", "drop-peer-ca:b"},
-	{ActionPeerCAWrong, "restart with a --peer-ca-file that does not trust its peers: it learns no peer", "peer-ca-wrong:b"},
-	{ActionPeerCARight, "restart with the right --peer-ca-file again", "peer-ca-right:b"},
-	{ActionAdvertiseUnreachable, "restart with a peer-advertise address its peers cannot reach", "advertise-unreachable:b"},
-	{ActionAdvertiseReachable, "restart with a reachable peer-advertise address again", "advertise-reachable:b"},
-	{ActionKeep, "change nothing (what a rolling upgrade does to a server already at the target)", "keep:b"},
 }
 
 // Step is one change to one server.
