@@ -80,9 +80,11 @@ const (
 )
 
 // StepKind is one action as a --step flag gives it, for help: what it does to the server and
-// an example flag value (on servers named a and b).
+// an example flag value (on servers named a and b), and its form in --step's help (Form: ""
+// when the kind before it lists it, as peer-ca-wrong|peer-ca-right:SERVER does, or it is no
+// user's step: keep).
 type StepKind struct {
-	Action, Does, Example string
+	Action, Does, Example, Form string
 }
 
 // Step is one change to one server.

@@ -36,18 +36,30 @@ type registeredStep struct {
 // stepRegistry is every kind of step, in the order help lists them. A new kind is a file
 // with its unit, and its line here.
 var stepRegistry = []registeredStep{
-	{StepKind{ActionUpgrade, "graceful stop, then start at VERSION, keeping the server's flags (or with the --runtime-config given)", "upgrade:b=1.37,runtime-config=batch/v1=false"}, upgradeStep{}},
-	{StepKind{ActionCrash, "SIGKILL: its identity lease stays until it expires (peers that proxy to it answer 503)", "crash:b"}, crashStep{}},
-	{StepKind{ActionStop, "SIGTERM: the identity lease is deleted (1.35+)", "stop:b"}, stopStep{}},
-	{StepKind{ActionStart, "start a crashed or stopped server again", "start:b"}, startStep{}},
-	{StepKind{ActionRestart, "restart at the same version: a new identity lease holder on 1.35+, the same holder before", "restart:b"}, restartStep{}},
-	{StepKind{ActionGateOff, "restart with UnknownVersionInteroperabilityProxy=false", "gate-off:b"}, gateOffStep{}},
-	{StepKind{ActionDropPeerCA, "restart without --peer-ca-file: no proxy filter", "drop-peer-ca:b"}, dropPeerCAStep{}},
-	{StepKind{ActionPeerCAWrong, "restart with a --peer-ca-file that does not trust its peers: it learns no peer", "peer-ca-wrong:b"}, peerCAStep{trusts: false}},
-	{StepKind{ActionPeerCARight, "restart with the right --peer-ca-file again", "peer-ca-right:b"}, peerCAStep{trusts: true}},
-	{StepKind{ActionAdvertiseUnreachable, "restart with a peer-advertise address its peers cannot reach", "advertise-unreachable:b"}, advertiseStep{reachable: false}},
-	{StepKind{ActionAdvertiseReachable, "restart with a reachable peer-advertise address again", "advertise-reachable:b"}, advertiseStep{reachable: true}},
-	{StepKind{ActionKeep, "change nothing (what a rolling upgrade does to a server already at the target)", "keep:b"}, keepStep{}},
+	{StepKind{ActionUpgrade, "graceful stop, then start at VERSION, keeping the server's flags (or with the --runtime-config given)", "upgrade:b=1.37,runtime-config=batch/v1=false", "upgrade:SERVER=VERSION[,runtime-config=...]"}, upgradeStep{}},
+	{StepKind{ActionCrash, "SIGKILL: its identity lease stays until it expires (peers that proxy to it answer 503)", "crash:b", "crash:SERVER"}, crashStep{}},
+	{StepKind{ActionStop, "SIGTERM: the identity lease is deleted (1.35+)", "stop:b", "stop:SERVER"}, stopStep{}},
+	{StepKind{ActionStart, "start a crashed or stopped server again", "start:b", "start:SERVER"}, startStep{}},
+	{StepKind{ActionRestart, "restart at the same version: a new identity lease holder on 1.35+, the same holder before", "restart:b", "restart:SERVER"}, restartStep{}},
+	{StepKind{ActionGateOff, "restart with UnknownVersionInteroperabilityProxy=false", "gate-off:b", "gate-off:SERVER"}, gateOffStep{}},
+	{StepKind{ActionDropPeerCA, "restart without --peer-ca-file: no proxy filter", "drop-peer-ca:b", "drop-peer-ca:SERVER"}, dropPeerCAStep{}},
+	{StepKind{ActionPeerCAWrong, "restart with a --peer-ca-file that does not trust its peers: it learns no peer", "peer-ca-wrong:b", "peer-ca-wrong|peer-ca-right:SERVER"}, peerCAStep{trusts: false}},
+	{StepKind{ActionPeerCARight, "restart with the right --peer-ca-file again", "peer-ca-right:b", ""}, peerCAStep{trusts: true}},
+	{StepKind{ActionAdvertiseUnreachable, "restart with a peer-advertise address its peers cannot reach", "advertise-unreachable:b", "advertise-unreachable|advertise-reachable:SERVER"}, advertiseStep{reachable: false}},
+	{StepKind{ActionAdvertiseReachable, "restart with a reachable peer-advertise address again", "advertise-reachable:b", ""}, advertiseStep{reachable: true}},
+	{StepKind{ActionKeep, "change nothing (what a rolling upgrade does to a server already at the target)", "keep:b", ""}, keepStep{}},
+}
+
+// StepForms are the flag forms of the steps, for --step's help: "upgrade:SERVER=VERSION[,...]",
+// "crash:SERVER", ...
+func StepForms() []string {
+	var out []string
+	for _, r := range stepRegistry {
+		if r.Form != "" {
+			out = append(out, r.Form)
+		}
+	}
+	return out
 }
 
 // StepKinds are every action of a step, in the order help lists them.
