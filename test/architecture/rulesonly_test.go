@@ -17,18 +17,11 @@ import (
 // pointer taken into one (s := &snap.Servers[i]), or a call of an Add or Set method on one. pkg/mvp decides; what applies a decision to a server
 // lives with the steps (pkg/simulate).
 func serverChanges(t *testing.T, dir string) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	fset := token.NewFileSet()
 	var hits []string
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, decl := range f.Decls {
+	for _, pf := range productionFiles(t, fset, dir) {
+		path := pf.path
+		for _, decl := range pf.file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
 				continue
@@ -72,6 +65,29 @@ func serverChanges(t *testing.T, dir string) []string {
 	}
 	sort.Strings(hits)
 	return hits
+}
+
+// parsedFile is a Go file and its path.
+type parsedFile struct {
+	path string
+	file *ast.File
+}
+
+// productionFiles are the non-test Go files of dir, parsed.
+func productionFiles(t *testing.T, fset *token.FileSet, dir string) []parsedFile {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var out []parsedFile
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, parsedFile{path, f})
+	}
+	return out
 }
 
 // snapshotPointers are the names of fd's receiver and parameters of a type *snapshot.T.

@@ -332,17 +332,8 @@ func operandText(e ast.Expr) string {
 // named type (an outcome, a kind) is a typed value, not text.
 func stringConsts(t *testing.T, dir string) map[string]bool {
 	out := map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, decl := range f.Decls {
+	for _, pf := range productionFiles(t, token.NewFileSet(), dir) {
+		for _, decl := range pf.file.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {
 				continue
