@@ -63,7 +63,6 @@ const (
 	ActionCrash      = "crash"        // SIGKILL: identity lease kept
 	ActionStop       = "stop"         // SIGTERM: identity lease deleted on 1.35+
 	ActionStart      = "start"        // start a crashed or stopped server again
-	ActionRestart    = "restart"      // restart a server at the same version with the same flags
 	ActionGateOff    = "gate-off"     // restart with UnknownVersionInteroperabilityProxy=false
 	ActionDropPeerCA = "drop-peer-ca" // restart without --peer-ca-file
 	// ActionPeerCAWrong restarts the server with a --peer-ca-file that does not trust its peers'
