@@ -39,7 +39,7 @@ func (upgradeStep) Execute(srv *snapshot.Server, step Step) (stepDone, error) {
 		}
 	}
 	srv.Version = versionRun(step.To, p)
-	if cfg.Proxy == SourceStated {
+	if cfg.Proxy == sourceStated {
 		// The new binary starts with the stated flags, and its own defaults for the rest.
 		sp := cfg.stated
 		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
@@ -52,18 +52,18 @@ func (upgradeStep) Execute(srv *snapshot.Server, step Step) (stepDone, error) {
 	return done, nil
 }
 
-// ConfigSource is where a part of an upgraded server's configuration comes from.
-type ConfigSource int
+// configSource is where a part of an upgraded server's configuration comes from.
+type configSource int
 
 const (
-	// SourceDefault: the new binary's own default (no flag).
-	SourceDefault ConfigSource = iota
-	// SourceStep: the step gives it (upgrade:a=1.37,runtime-config=...).
-	SourceStep
-	// SourceStated: the installer states it (snapshot.Server.Stated), read once.
-	SourceStated
-	// SourceObserved: inferred from what the server serves before the upgrade.
-	SourceObserved
+	// sourceDefault: the new binary's own default (no flag).
+	sourceDefault configSource = iota
+	// sourceStep: the step gives it (upgrade:a=1.37,runtime-config=...).
+	sourceStep
+	// sourceStated: the installer states it (snapshot.Server.Stated), read once.
+	sourceStated
+	// sourceObserved: inferred from what the server serves before the upgrade.
+	sourceObserved
 )
 
 // upgradeConfig is an upgraded server's runtime configuration, resolved once: its
@@ -72,12 +72,12 @@ type upgradeConfig struct {
 	RuntimeConfig mvp.RuntimeConfig
 	// Runtime is where RuntimeConfig comes from: the step, the stated flags, what the server
 	// serves (Observed), or the default (none of them, or "default" in the step).
-	Runtime ConfigSource
+	Runtime configSource
 	// Proxy is where the gate and the filter come from: stated (stated), or the server's own.
-	Proxy ConfigSource
-	// stated are the stated flags on the new version, when Proxy is SourceStated.
+	Proxy configSource
+	// stated are the stated flags on the new version, when Proxy is sourceStated.
 	stated mvp.StatedProxy
-	// Observed is the inference, when Runtime is SourceObserved or the inference failed.
+	// Observed is the inference, when Runtime is sourceObserved or the inference failed.
 	Observed *ObservedConfig
 }
 
@@ -91,7 +91,7 @@ func resolveUpgradeConfig(srv *snapshot.Server, p profile.Profile, step Step) (u
 	var cfg upgradeConfig
 	sp, stated := StatedUpgrade(srv, p.Version)
 	if stated {
-		cfg.Proxy, cfg.stated = SourceStated, sp
+		cfg.Proxy, cfg.stated = sourceStated, sp
 	}
 	switch {
 	case step.RuntimeConfig != nil && *step.RuntimeConfig == defaultRuntimeConfig:
@@ -100,18 +100,18 @@ func resolveUpgradeConfig(srv *snapshot.Server, p profile.Profile, step Step) (u
 		if err != nil {
 			return cfg, err
 		}
-		cfg.RuntimeConfig, cfg.Runtime = c, SourceStep
+		cfg.RuntimeConfig, cfg.Runtime = c, sourceStep
 	case srv.Stated != nil:
 		if !stated {
 			return cfg, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
 		}
-		cfg.RuntimeConfig, cfg.Runtime = sp.RuntimeConfig, SourceStated
+		cfg.RuntimeConfig, cfg.Runtime = sp.RuntimeConfig, sourceStated
 	default:
 		obs := InferRuntimeConfig(srv)
 		cfg.Observed = &obs
 		cfg.RuntimeConfig = obs.Config
 		if obs.Unknown == "" {
-			cfg.Runtime = SourceObserved
+			cfg.Runtime = sourceObserved
 		}
 	}
 	return cfg, nil
@@ -140,7 +140,7 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 	full, removedNotes, removed, assumed := applyRemoved(srv, p, rc)
 	served, unknown := rc.Apply(p.Resources, full)
 	keeps := configKept{Server: srv.Name, Config: rc}
-	if cfg.Runtime == SourceStated {
+	if cfg.Runtime == sourceStated {
 		keeps.StatedSource = cfg.stated.Source
 	}
 	notes = append(notes, keeps)
