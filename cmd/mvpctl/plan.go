@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -48,7 +49,7 @@ func (p *planFlags) addFlags(fs *pflag.FlagSet) {
 // addStepFlag adds --step, the what-if steps of simulate run and explain, to fs; what says
 // what the steps are applied to, after "(repeatable, in order".
 func addStepFlag(fs *pflag.FlagSet, steps *[]string, what string) {
-	fs.StringArrayVar(steps, "step", nil, "a step: upgrade:SERVER=VERSION[,runtime-config=...], crash:SERVER, stop:SERVER, start:SERVER, gate-off:SERVER, drop-peer-ca:SERVER, peer-ca-wrong|peer-ca-right:SERVER, advertise-unreachable|advertise-reachable:SERVER (repeatable, in order"+what+")")
+	fs.StringArrayVar(steps, "step", nil, "a step: "+strings.Join(simulate.StepForms(), ", ")+" (repeatable, in order"+what+")")
 }
 
 // validate checks the flags together, before anything is read: one way to give the steps,

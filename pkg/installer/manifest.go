@@ -64,7 +64,7 @@ func ParseManifest(file string, doc []byte) (snapshot.StatedFlags, error) {
 		if err != nil {
 			return snapshot.StatedFlags{}, fmt.Errorf("container %s: %w", c.Name, err)
 		}
-		stated := snapshot.StatedFlags{Source: snapshot.StatedManifestPrefix + file, Flags: flags}
+		stated := snapshot.StatedFlags{Source: snapshot.ManifestSource(file), Flags: flags}
 		for _, e := range c.Env {
 			if slices.Contains(mvp.StatedEnvNames, e.Name) {
 				stated.Env = append(stated.Env, snapshot.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: len(e.ValueFrom) > 0 && string(e.ValueFrom) != "null"})

@@ -37,7 +37,7 @@ const (
 	// resolves: 503 transport becomes 503 endpoint-resolution.
 	EndpointKeyExpiry CrashEvent = "endpoint-key-expiry"
 	// PeerDiscoveryRebuild: a peer rebuilds its peer-discovery cache, cannot fetch the dead
-	// server's discovery and drops it (RebuildPeerCaches): what only it served is a 404.
+	// server's discovery and drops it (DroppedAtRebuild): what only it served is a 404.
 	PeerDiscoveryRebuild CrashEvent = "peer-discovery-rebuild"
 )
 
@@ -121,17 +121,6 @@ func EndpointWindowOf(srv *snapshot.Server) (snapshot.EndpointWindow, bool) {
 		return EndpointWindowAfter(*l.RenewTime), true
 	}
 	return snapshot.EndpointWindow{}, false
-}
-
-// ExpireEndpointKey is the crashed server srv after its endpoint key expired: peers resolve
-// its address no more.
-func ExpireEndpointKey(srv *snapshot.Server) {
-	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.EndpointWindow = snapshot.Ptr(false), nil
-}
-
-// KeepEndpointKey is the crashed server srv while its endpoint key still lives.
-func KeepEndpointKey(srv *snapshot.Server) {
-	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.EndpointWindow = snapshot.Ptr(true), nil
 }
 
 // StopDeletesIdentityLeaseVersions is the Kubernetes versions whose graceful stop deletes the

@@ -1,8 +1,6 @@
 package mvp
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -58,36 +56,6 @@ func EndpointLikelyAlive(w snapshot.EndpointWindow, at time.Time) bool {
 	return at.Before(w.AliveUntil.Add(w.GoneBy.Sub(w.AliveUntil) / 2))
 }
 
-// CrashPhase is a moment after a SIGKILL.
-type CrashPhase int
-
-const (
-	// CrashEndpointAlive: up to EndpointLeaseTTL after the kill the endpoint lease lives, peers
-	// resolve the dead server's address and dialling it fails: 503 transport.
-	CrashEndpointAlive CrashPhase = iota
-	// CrashEndpointExpired: afterwards peers cannot resolve it: 503 endpoint-resolution, for as
-	// long as peers keep the dead server in their peer-discovery caches: until their next
-	// rebuild (RebuildsPeerCaches), at the latest when the identity lease is garbage-collected.
-	CrashEndpointExpired
-)
-
-// Crash is what a SIGKILL leaves behind at phase: nothing is cleaned up, the identity lease
-// lives on, and the endpoint lease lives until it expires (docs/behaviour.md §11.4).
-func Crash(srv *snapshot.Server, why string, phase CrashPhase) {
-	srv.Reachable, srv.Error = false, why
-	srv.PeerProxy.EndpointResolvable = snapshot.Ptr(phase == CrashEndpointAlive)
-}
-
-// Stop is a graceful stop (SIGTERM): the endpoint lease is removed at once and, from 1.35, the
-// identity lease too, so peers forget the server (docs/behaviour.md §11.5).
-func Stop(srv *snapshot.Server, why string) {
-	srv.Reachable, srv.Error = false, why
-	srv.PeerProxy.EndpointResolvable = snapshot.Ptr(false)
-	if StopDeletesIdentityLease(versionOf(srv)) {
-		srv.IdentityLease = nil
-	}
-}
-
 // DeadBy reports whether a server whose identity lease was last renewed at lastRenew had
 // certainly stopped by t: a live server renews every RenewInterval plus at most RenewJitter
 // (and the time the renewal itself takes, which the last 100 ms allow for).
@@ -107,39 +75,13 @@ func RebuildsPeerCaches(before, after *snapshot.Lease) bool {
 	return before.Name != after.Name || before.HolderIdentity != after.HolderIdentity
 }
 
-// RebuildPeerCaches is every server's rebuild of its peer-discovery cache: the discovery of a
-// server that stopped answering cannot be fetched, so its entry is dropped and its peers stop
-// routing to it — a 404, no longer a 503 (docs/behaviour.md §11.4); a server that answers is
-// in the cache again.
-func RebuildPeerCaches(snap *snapshot.Snapshot) {
-	for i := range snap.Servers {
-		s := &snap.Servers[i]
-		s.PeerProxy.DroppedByPeers = !s.Reachable && s.IdentityLease != nil
-	}
-}
-
-// Start brings a server up: a new process writes its identity lease and, once ready, its
-// endpoint lease (when its gate is on; EndpointResolves checks the gate). Before 1.35 a new
-// process renews the identity lease it finds and keeps its holder: no peer rebuilds, and peers
-// that dropped the server at an earlier rebuild keep it dropped (StartDeletesIdentityLease).
-func Start(srv *snapshot.Server, holderSuffix string) {
-	srv.Reachable, srv.Error = true, ""
-	srv.PeerProxy.EndpointResolvable = nil
-	if srv.ID == "" {
-		srv.ID = snapshot.ServerID(srv.Hostname)
-	}
-	if old := srv.IdentityLease; old != nil && old.HolderIdentity != "" && !StartDeletesIdentityLease(versionOf(srv)) {
-		return
-	}
-	srv.PeerProxy.DroppedByPeers = false
-	// The apiserver's holder identity carries a new random suffix for every process, which is
-	// what makes its peers rebuild (RebuildsPeerCaches).
-	holder := srv.ID + holderSuffix
-	if old := srv.IdentityLease; old != nil && strings.HasPrefix(old.HolderIdentity, holder) {
-		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(old.HolderIdentity, holder), "-"))
-		holder += "-" + strconv.Itoa(n+1)
-	}
-	srv.IdentityLease = &snapshot.Lease{Name: srv.ID, HolderIdentity: holder}
+// DroppedAtRebuild reports whether srv is dropped from its peers' peer-discovery caches when
+// they rebuild them (RebuildsPeerCaches): the discovery of a server that stopped answering
+// cannot be fetched, so its entry is dropped and its peers stop routing to it — a 404, no
+// longer a 503 (docs/behaviour.md §11.4); a server that answers is in the caches again. A
+// server without an identity lease is no peer at all.
+func DroppedAtRebuild(srv *snapshot.Server) bool {
+	return !srv.Reachable && srv.IdentityLease != nil
 }
 
 // NarrowEndpointWindow narrows w, the window in which the endpoint key of a server that stopped

@@ -127,33 +127,6 @@ func TestPeerOf(t *testing.T) {
 	}
 }
 
-func TestLifecycle(t *testing.T) {
-	for _, tc := range []struct {
-		version   string
-		stopKeeps bool // the identity lease survives a graceful stop
-	}{{"v1.34.4", true}, {"v1.35.4", false}, {"v1.37.1", false}} {
-		srv := &snapshot.Server{ID: "apiserver-a", Hostname: "a", Version: tc.version, Reachable: true,
-			IdentityLease: &snapshot.Lease{Name: "apiserver-a", HolderIdentity: "apiserver-a_1"},
-			PeerProxy:     snapshot.PeerProxy{GateEnabled: ptr(true)}}
-		Stop(srv, "stopped")
-		if (srv.IdentityLease != nil) != tc.stopKeeps || srv.Reachable || EndpointResolves(srv) {
-			t.Errorf("%s after Stop: lease %v reachable %v resolves %v", tc.version, srv.IdentityLease, srv.Reachable, EndpointResolves(srv))
-		}
-		Start(srv, "_new")
-		if srv.IdentityLease == nil || !srv.Reachable || !EndpointResolves(srv) {
-			t.Errorf("%s after Start: %+v", tc.version, srv)
-		}
-		Crash(srv, "killed", CrashEndpointAlive)
-		if srv.IdentityLease == nil || srv.Reachable || !EndpointResolves(srv) {
-			t.Errorf("%s right after Crash: lease must survive, endpoint still resolves: %+v", tc.version, srv)
-		}
-		Crash(srv, "killed", CrashEndpointExpired)
-		if srv.IdentityLease == nil || srv.Reachable || EndpointResolves(srv) {
-			t.Errorf("%s after Crash and %s: lease must survive, endpoint must not resolve: %+v", tc.version, EndpointLeaseTTL, srv)
-		}
-	}
-}
-
 func TestExcludedGroupVersions(t *testing.T) {
 	snap := &snapshot.Snapshot{
 		Cluster: snapshot.Cluster{CustomResourceGroupVersions: []string{"example.com/v1"}, AggregatedGroupVersions: []string{"metrics.k8s.io/v1beta1"}},

@@ -35,7 +35,7 @@ type Report struct {
 	// StaleAccepts are accept rules that matched no finding: the risk is gone, or the rule is
 	// wrong; remove them.
 	StaleAccepts []AcceptRule `json:"staleAccepts,omitempty"`
-	// AcceptNotes say how to rewrite accept rules of an old form (preflight_legacy.go).
+	// AcceptNotes say how to rewrite accept rules of an old form (legacy.go).
 	AcceptNotes []string `json:"acceptNotes,omitempty"`
 	Summary     Summary  `json:"summary"`
 	// Verdict is the run's one result at its --fail-on threshold: every format and the exit

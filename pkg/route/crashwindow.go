@@ -151,18 +151,19 @@ func (r *Router) crashStages() []crashStage {
 	}
 	for _, c := range crashed {
 		if !c.KeyExpired {
-			mvp.KeepEndpointKey(byName(c.Server.Name))
+			keepEndpointKey(byName(c.Server.Name))
 		}
 	}
 	stages := []crashStage{stage("", nil)}
 	for _, c := range crashed {
 		if !c.KeyExpired {
-			mvp.ExpireEndpointKey(byName(c.Server.Name))
+			expireEndpointKey(byName(c.Server.Name))
 			stages = append(stages, stage(mvp.EndpointKeyExpiry, []mvp.CrashedPeer{c}))
 		}
 	}
-	snap := snapshot.Snapshot{Servers: servers}
-	mvp.RebuildPeerCaches(&snap)
+	for i := range servers { // every peer rebuilds its peer-discovery cache
+		servers[i].PeerProxy.DroppedByPeers = mvp.DroppedAtRebuild(&servers[i])
+	}
 	return append(stages, stage(mvp.PeerDiscoveryRebuild, crashed))
 }
 
@@ -236,3 +237,14 @@ func (r *Router) crashTimelines(req Request, ds []Decision) {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// expireEndpointKey is the crashed server srv after its endpoint key expired: peers resolve
+// its address no more.
+func expireEndpointKey(srv *snapshot.Server) {
+	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.EndpointWindow = snapshot.Ptr(false), nil
+}
+
+// keepEndpointKey is the crashed server srv while its endpoint key still lives.
+func keepEndpointKey(srv *snapshot.Server) {
+	srv.PeerProxy.EndpointResolvable, srv.PeerProxy.EndpointWindow = snapshot.Ptr(true), nil
+}

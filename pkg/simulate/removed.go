@@ -42,7 +42,7 @@ func (e removedEscape) assumed() bool { return e.basis == snapshot.EvidenceAssum
 // container env. A ConfigMap states no environment.
 func escapeOf(srv *snapshot.Server) removedEscape {
 	st := srv.Stated
-	if st == nil || !strings.HasPrefix(st.Source, snapshot.StatedManifestPrefix) {
+	if st == nil || st.By() != snapshot.StatedByManifest {
 		return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --static-pod-manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
 	}
 	for _, e := range st.Env {

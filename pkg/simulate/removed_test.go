@@ -149,12 +149,12 @@ func TestUpgradeTo138StatedEscape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start.Servers[0].Stated = &snapshot.StatedFlags{Source: snapshot.StatedManifestPrefix + "a.yaml",
+		start.Servers[0].Stated = &snapshot.StatedFlags{Source: snapshot.ManifestSource("a.yaml"),
 			Flags: []snapshot.Flag{{Name: "runtime-config", Value: "resource.k8s.io/v1beta1=true"}}, Env: tc.env}
 		cfg := "resource.k8s.io/v1beta1=true"
 		step := Step{Action: ActionUpgrade, Server: "a", To: "1.38", RuntimeConfig: &cfg}
 		next, done, err := applyStep(start, step)
-		notes := done.notes
+		notes := wordNotes(done.notes)
 		if err != nil {
 			t.Fatal(err)
 		}

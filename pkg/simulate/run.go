@@ -171,19 +171,20 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 		if err != nil {
 			return nil, err
 		}
-		if st.Action == ActionCrash {
-			sim.Steps = append(sim.Steps, crashWindowStep(i+1, st, next))
+		kill, killed := unitOf(st.Action).(killer)
+		if killed {
+			sim.Steps = append(sim.Steps, crashWindowStep(i+1, st, next, kill))
 		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
-		res.Notes, res.ConfigLosses = done.notes, done.losses
+		res.Notes, res.ConfigLosses = wordNotes(done.notes), done.losses
 		if what := done.assumed; what != "" {
 			if stepAssumed[what] == nil {
 				stepAssumptions = append(stepAssumptions, what)
 			}
 			stepAssumed[what] = append(stepAssumed[what], next.Find(st.Server).Name)
 		}
-		if st.Action == ActionCrash {
+		if killed {
 			res.Phase = fmt.Sprintf("from %s after the kill, until an apiserver starts or stops (then peers drop it: 404)", mvp.EndpointLeaseTTL)
 		}
 		sim.Steps = append(sim.Steps, res)
@@ -196,9 +197,9 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 
 // crashWindowStep is step n, a crash, during the first EndpointLeaseTTL after the kill: the
 // endpoint lease still lives. next is the state after the crash.
-func crashWindowStep(n int, st Step, next *snapshot.Snapshot) StepResult {
+func crashWindowStep(n int, st Step, next *snapshot.Snapshot, kill killer) StepResult {
 	window := clone(next)
-	mvp.Crash(window.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
+	kill.killed(window.Find(st.Server))
 	res := evaluate(n, st.String(), window)
 	res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
 	res.Notes = append(res.Notes, rebuildExitNotes(window)...)

@@ -1,5 +1,5 @@
 // Package simulate rehearses changes to a control plane before they happen: a Scenario rewrites
-// a Snapshot step by step (upgrade, crash, stop, start, gate off, peer CA dropped or wrong, advertise address unreachable), pkg/route
+// a Snapshot step by step (upgrade, crash, stop, start, restart, gate off, peer CA dropped or wrong, advertise address unreachable), pkg/route
 // evaluates every step, and traffic (request lists, audit logs) is replayed through each.
 package simulate
 
@@ -78,28 +78,12 @@ const (
 	ActionKeep = "keep"
 )
 
-var actions = []string{ActionUpgrade, ActionCrash, ActionStop, ActionStart, ActionGateOff, ActionDropPeerCA,
-	ActionPeerCAWrong, ActionPeerCARight, ActionAdvertiseUnreachable, ActionAdvertiseReachable, ActionKeep}
-
 // StepKind is one action as a --step flag gives it, for help: what it does to the server and
-// an example flag value (on servers named a and b).
+// an example flag value (on servers named a and b), and its form in --step's help (Form: ""
+// when the kind before it lists it, as peer-ca-wrong|peer-ca-right:SERVER does, or it is no
+// user's step: keep).
 type StepKind struct {
-	Action, Does, Example string
-}
-
-// StepKinds are every action of a step, in the order of actions.
-var StepKinds = []StepKind{
-	{ActionUpgrade, "graceful stop, then start at VERSION, keeping the server's flags (or with the --runtime-config given)", "upgrade:b=1.37,runtime-config=batch/v1=false"},
-	{ActionCrash, "SIGKILL: its identity lease stays until it expires (peers that proxy to it answer 503)", "crash:b"},
-	{ActionStop, "SIGTERM: the identity lease is deleted (1.35+)", "stop:b"},
-	{ActionStart, "start a crashed or stopped server again", "start:b"},
-	{ActionGateOff, "restart with UnknownVersionInteroperabilityProxy=false", "gate-off:b"},
-	{ActionDropPeerCA, "restart without --peer-ca-file: no proxy filter", "drop-peer-ca:b"},
-	{ActionPeerCAWrong, "restart with a --peer-ca-file that does not trust its peers: it learns no peer", "peer-ca-wrong:b"},
-	{ActionPeerCARight, "restart with the right --peer-ca-file again", "peer-ca-right:b"},
-	{ActionAdvertiseUnreachable, "restart with a peer-advertise address its peers cannot reach", "advertise-unreachable:b"},
-	{ActionAdvertiseReachable, "restart with a reachable peer-advertise address again", "advertise-reachable:b"},
-	{ActionKeep, "change nothing (what a rolling upgrade does to a server already at the target)", "keep:b"},
+	Action, Does, Example, Form string
 }
 
 // Step is one change to one server.

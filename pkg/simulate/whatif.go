@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -20,8 +19,8 @@ func WhatIf(snap *snapshot.Snapshot, steps []Step) (*snapshot.Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st.Action == ActionCrash {
-			mvp.Crash(next.Find(st.Server), "crashed (simulated SIGKILL)", mvp.CrashEndpointAlive)
+		if kill, ok := unitOf(st.Action).(killer); ok {
+			kill.killed(next.Find(st.Server))
 		}
 		cur = next
 	}

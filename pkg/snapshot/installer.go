@@ -48,9 +48,6 @@ type StatedFlags struct {
 	Env []EnvVar `json:"env,omitempty"`
 }
 
-// StatedManifestPrefix starts the Source of flags a static pod manifest states.
-const StatedManifestPrefix = "manifest "
-
 // EnvVar is one environment variable of a container.
 type EnvVar struct {
 	Name  string `json:"name"`

@@ -21,6 +21,9 @@ import (
 //     space or tab once leading and trailing ones are trimmed: "served by", not "tls: " or
 //     " 401"), or a pkg/mvp string constant (referred to as mvp.Name) whatever its words
 //     ("stated" is one word, and a sentence's first), or a concatenation with one of these;
+//   - or a call to one of those strings functions with another package's string constant
+//     (pkg.Name, a module package but pkg/mvp, whatever its words): the start, end or part of
+//     a text the module made, read back (a source's "manifest " prefix);
 //   - or that compares a value read from a field that holds sentences (textFields: Evidence,
 //     Notes, Note, Message, Reason), followed through the assignments and ranges of its
 //     function: with anything in a strings function, with any string literal but "" (is
@@ -68,6 +71,15 @@ var textCompareFuncs = map[string]bool{
 // constants.
 func textAsDataHits(t *testing.T, root string) []string {
 	mvpConsts := stringConsts(t, filepath.Join(root, "pkg", "mvp"))
+	moduleConsts = map[string]map[string]bool{}
+	for _, top := range []string{"pkg", "internal"} {
+		dirs, _ := filepath.Glob(filepath.Join(root, top, "*"))
+		for _, d := range dirs {
+			if base := filepath.Base(d); base != "mvp" {
+				moduleConsts[base] = stringConsts(t, d)
+			}
+		}
+	}
 	var hits []string
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -141,6 +153,11 @@ func comparisonsIn(decl ast.Node, mvpConsts, tainted map[string]bool) []ast.Expr
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && textCompareFuncs[sel.Sel.Name] {
 				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "strings" {
 					check(n.Args...)
+					for _, a := range n.Args {
+						if isModuleConst(a) {
+							ops = append(ops, a)
+						}
+					}
 					if len(n.Args) > 0 && fromText(n.Args[0]) {
 						ops = append(ops, n.Args[0])
 					}
@@ -259,6 +276,21 @@ func fromTextField(e ast.Expr, tainted map[string]bool) bool {
 	return false
 }
 
+// moduleConsts are the string constants of the module's packages but pkg/mvp, by package
+// name: one used in a strings function is the start, end or part of a text the module made
+// (a source's "manifest " prefix), read back.
+var moduleConsts map[string]map[string]bool
+
+// isModuleConst: e is pkg.Name, a string constant of a module package but pkg/mvp.
+func isModuleConst(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && moduleConsts[pkg.Name][sel.Sel.Name]
+}
+
 // isMessageText: e is a string literal of more than one word, or a pkg/mvp string constant
 // (mvp.Name, whatever its words), or a concatenation with one of these.
 func isMessageText(e ast.Expr, mvpConsts map[string]bool) bool {
@@ -300,17 +332,8 @@ func operandText(e ast.Expr) string {
 // named type (an outcome, a kind) is a typed value, not text.
 func stringConsts(t *testing.T, dir string) map[string]bool {
 	out := map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, decl := range f.Decls {
+	for _, pf := range productionFiles(t, token.NewFileSet(), dir) {
+		for _, decl := range pf.file.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {
 				continue
@@ -369,7 +392,8 @@ func TestNoTextAsData(t *testing.T) {
 }
 
 // TestTextAsDataHitsFinds: the scan finds a planted comparison of a sentence (by strings
-// function, by ==, by switch case, by a pkg/mvp constant of any number of words) and of a
+// function, by ==, by switch case, by a pkg/mvp constant of any number of words, by a strings
+// function with another package's string constant: a prefix test) and of a
 // value read from a text field (directly, through a variable, a range or a cut), and leaves
 // alone other single words, a check for no text, a wording file, a test file and comments.
 func TestTextAsDataHitsFinds(t *testing.T) {
@@ -418,6 +442,8 @@ func g(p pp, word string) bool {
 	return strings.HasPrefix(p.Message, mvp.Word+": ")
 }
 `)
+	write("pkg/snap/s.go", "package snap\n\nconst Prefix = \"manifest \"\n\ntype Kind string\n\nconst Typed Kind = \"manifest\"\n")
+	write("c/c.go", "package c\n\nimport (\"strings\"; \"x/snap\")\n\nfunc h(src string) bool {\n\treturn strings.HasPrefix(src, snap.Prefix) || strings.HasPrefix(src, string(snap.Typed))\n}\n")
 	write("a/wording.go", "package a\n\nimport \"strings\"\n\nvar w = strings.HasPrefix(\"x\", \"a sentence\")\n")
 	write("a/say.go", "package a\n\nvar s = \"x\" == \"a sentence\"\n")
 	write("a/a_test.go", "package a\n\nvar s = \"x\" == \"a sentence\"\n")
@@ -435,6 +461,7 @@ func g(p pp, word string) bool {
 		`a/b.go:22: p.Reason`,
 		`a/b.go:25: mvp.Word+": "`,
 		`a/b.go:25: p.Message`,
+		`c/c.go:6: snap.Prefix`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("hits:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -12,7 +12,7 @@ import (
 // The 404/503 windows of the rehearsed upgrade, one finding per rule and GVR: MVP010 for a
 // window an upgrade order or the peer proxy could close (the fix names how), MVP011 for one
 // no order avoids — every apiserver that serves the GVR is down, and no order puts another
-// one in its place. Their severity is decided by harm (preflight_harm.go), not by which of the
+// one in its place. Their severity is decided by harm (harm.go), not by which of the
 // two it is. Each finding keeps its per-server records (Finding.Windows).
 
 // unavoidable says whether no upgrade order can keep gvr served throughout. Servers that

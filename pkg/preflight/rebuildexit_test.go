@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	"github.com/mvpctl/mvpctl/test/fake/planes"
@@ -25,17 +24,17 @@ func TestRebuildExitFindings(t *testing.T) {
 			map[string]Severity{"a": Warning, "b": Warning}},
 		{"1.34 plane, no step", [3]string{"1.34", "1.34", "1.36"}, nil, 0, map[string]Severity{}},
 		{"c crashed a moment ago", [3]string{"1.34", "1.34", "1.36"}, func(s *snapshot.Snapshot) {
-			mvp.Crash(s.Find("c"), "killed", mvp.CrashEndpointAlive)
+			simulate.Crash(s.Find("c"), "killed", true)
 		}, 0, map[string]Severity{"a": Blocking, "b": Blocking}},
 		{"c crashed long ago", [3]string{"1.34", "1.34", "1.36"}, func(s *snapshot.Snapshot) {
-			mvp.Crash(s.Find("c"), "killed", mvp.CrashEndpointExpired)
+			simulate.Crash(s.Find("c"), "killed", false)
 		}, 2, map[string]Severity{"a": Warning, "b": Warning}},
 		{"a 1.34 without --peer-ca-file has no peer-discovery cache", [3]string{"1.34", "1.36", "1.36"}, func(s *snapshot.Snapshot) {
 			s.Find("a").PeerProxy.FilterInstalled = snapshot.Ptr(false)
-			mvp.Crash(s.Find("c"), "killed", mvp.CrashEndpointAlive)
+			simulate.Crash(s.Find("c"), "killed", true)
 		}, 2, map[string]Severity{}},
 		{"1.35+ fixed it", [3]string{"1.35", "1.36", "1.37"}, func(s *snapshot.Snapshot) {
-			mvp.Crash(s.Find("c"), "killed", mvp.CrashEndpointAlive)
+			simulate.Crash(s.Find("c"), "killed", true)
 		}, 2, map[string]Severity{}},
 	} {
 		s, err := simulate.FromProfiles([]simulate.ServerVersion{{Name: "a", Version: tt.versions[0], Proxy: "configured"},

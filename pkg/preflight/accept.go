@@ -144,7 +144,7 @@ func (r *Report) accept(rules []AcceptRule) {
 	kept := r.Findings[:0:0]
 	for _, f := range r.Findings {
 		i := firstMatch(rules, f)
-		if i < 0 { // an old per-server MVP010 rule (preflight_legacy.go)?
+		if i < 0 { // an old per-server MVP010 rule (legacy.go)?
 			old, covered := legacyMatch(rules, f)
 			for _, j := range old {
 				used[j] = true
