@@ -2,9 +2,6 @@ package lifecycle
 
 import (
 	"testing"
-
-	"github.com/mvpctl/mvpctl/pkg/profile"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
 func TestAt(t *testing.T) {
@@ -64,35 +61,6 @@ func TestEmbeddedTable(t *testing.T) {
 			t.Errorf("%s: got deprecated %s removed %s replacement %q source %q", c.gvk, r.Deprecated, r.Removed, repl, r.Source)
 		}
 	}
-}
-
-// The kind-to-resource rule agrees with the discovery of every recorded profile, for every row
-// whose kind a profile's binary serves (api/all=true, with the one-release escape).
-func TestResourceRuleAgreesWithProfiles(t *testing.T) {
-	tab := MustLoad()
-	ps, err := profile.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, p := range ps {
-		for _, set := range [][]snapshot.Resource{p.Resources, p.Full, p.FullServeRemoved} {
-			for _, res := range set {
-				r, ok := tab.Lookup(GVK{res.Group, res.Version, res.Kind})
-				if !ok {
-					continue
-				}
-				checked++
-				if r.Resource != res.Resource {
-					t.Errorf("%s: the rule gives %q, profile %s serves it as %q", r.GVK, r.Resource, p.Version, res.Resource)
-				}
-			}
-		}
-	}
-	if checked == 0 {
-		t.Fatal("no row is served by any profile: nothing checked")
-	}
-	t.Logf("%d served kinds checked", checked)
 }
 
 func TestSelect(t *testing.T) {
