@@ -47,7 +47,7 @@ func InferRuntimeConfig(srv *snapshot.Server) ObservedConfig {
 	out.Profile = p.Version.String()
 	var served []snapshot.Resource
 	for _, r := range srv.Resources {
-		if !mvp.ClusterScoped(r) {
+		if !clusterScoped(r) {
 			served = append(served, r)
 		}
 	}

@@ -92,7 +92,7 @@ func runtimeConfigDisagreement(srv *snapshot.Server, stated mvp.RuntimeConfig) s
 	}
 	var served []snapshot.Resource
 	for _, r := range srv.Resources {
-		if !mvp.ClusterScoped(r) {
+		if !clusterScoped(r) {
 			served = append(served, r)
 		}
 	}

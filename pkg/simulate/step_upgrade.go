@@ -34,7 +34,7 @@ func (upgradeStep) Execute(srv *snapshot.Server, step Step) (stepDone, error) {
 	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 	var kept []snapshot.Resource
 	for _, r := range srv.Resources {
-		if mvp.ClusterScoped(r) {
+		if clusterScoped(r) {
 			kept = append(kept, r)
 		}
 	}
