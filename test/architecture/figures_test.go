@@ -20,7 +20,7 @@ var sizeFigures = []struct {
 }{
 	{`The generated JSON decoder\*\* \(([0-9,]+) generated lines`, []string{"pkg/snapshot/fastdecode_gen.go"}, ""},
 	{`([0-9,]+) hand-written in the other\s+` + "`fastdecode\\*\\.go`", []string{"pkg/snapshot/fastdecode*.go"}, "fastdecode_gen.go"},
-	{`the generator\s+([0-9,]+)[;)]`, []string{"internal/gen/snapdecode/*.go"}, ""},
+	{`the generator\s+([0-9,]+)[;)]`, []string{"tools/gen/snapdecode/*.go"}, ""},
 	{"`internal/yamljson`\\*\\* \\(([0-9,]+) lines\\)", []string{"internal/yamljson/*.go"}, ""},
 }
 
