@@ -53,25 +53,7 @@ func TestPreflightHorizon(t *testing.T) {
 			for name, rc := range tc.counters {
 				start.Find(name).Requests = rc
 			}
-			steps, _ := simulate.UpgradePlan(start, "1.37", nil)
-			rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", EvidenceWindow: tc.window, FailOn: FailOnBlocking})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f *Finding
-			for i := range rep.Findings {
-				if rep.Findings[i].Key() == gadgets {
-					f = &rep.Findings[i]
-				}
-			}
-			if f == nil || f.Severity != tc.want {
-				t.Fatalf("%s: want %s, got %+v", gadgets, tc.want, f)
-			}
-			for _, s := range tc.says {
-				if !strings.Contains(f.Message, s) {
-					t.Errorf("message %q lacks %q", f.Message, s)
-				}
-			}
+			rep := upgradeFinding(t, start, tc.window, gadgets, tc.want, tc.says)
 			if failing := rep.Failing(FailOnBlocking); (failing == Blocking) != (tc.want == Blocking) {
 				t.Errorf("failing at --fail-on blocking: %q, with the finding %s", failing, tc.want)
 			}
@@ -116,25 +98,7 @@ func TestPreflightPrometheusEvidence(t *testing.T) {
 				start.Find(name).Requests = &snapshot.RequestCounts{ReadAt: read, StartedAt: &fresh}
 			}
 			start.Prometheus = tc.prom
-			steps, _ := simulate.UpgradePlan(start, "1.37", nil)
-			rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", FailOn: FailOnBlocking})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f *Finding
-			for i := range rep.Findings {
-				if rep.Findings[i].Key() == gadgets {
-					f = &rep.Findings[i]
-				}
-			}
-			if f == nil || f.Severity != tc.want {
-				t.Fatalf("%s: want %s, got %+v", gadgets, tc.want, f)
-			}
-			for _, s := range tc.says {
-				if !strings.Contains(f.Message, s) {
-					t.Errorf("message %q lacks %q", f.Message, s)
-				}
-			}
+			rep := upgradeFinding(t, start, 0, gadgets, tc.want, tc.says)
 			if partial := len(rep.Verdict.Partial) > 0; partial != tc.wantPartial {
 				t.Errorf("partial %v (%v), want %v", partial, rep.Verdict.Partial, tc.wantPartial)
 			}
@@ -143,4 +107,30 @@ func TestPreflightPrometheusEvidence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// upgradeFinding rehearses start's upgrade to 1.37 and wants the finding key with severity
+// want, its message holding every one of says; it returns the report.
+func upgradeFinding(t *testing.T, start *snapshot.Snapshot, window time.Duration, key string, want Severity, says []string) *Report {
+	t.Helper()
+	steps, _ := simulate.UpgradePlan(start, "1.37", nil)
+	rep, err := Run(t.Context(), Options{Start: start, Steps: steps, Target: "1.37", EvidenceWindow: window, FailOn: FailOnBlocking})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Key() == key {
+			f = &rep.Findings[i]
+		}
+	}
+	if f == nil || f.Severity != want {
+		t.Fatalf("%s: want %s, got %+v", key, want, f)
+	}
+	for _, s := range says {
+		if !strings.Contains(f.Message, s) {
+			t.Errorf("message %q lacks %q", f.Message, s)
+		}
+	}
+	return rep
 }
