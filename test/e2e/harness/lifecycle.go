@@ -55,9 +55,17 @@ func (cp *ControlPlane) Stop(name string) error {
 	if p == nil {
 		return nil
 	}
+	logStart := fileSize(p.logPath)
 	t0 := time.Now()
 	err = p.term(90 * time.Second)
-	cp.logf("harness: SIGTERM %s (pid %d): exited after %s", name, p.pid, time.Since(t0).Round(time.Millisecond))
+	took := time.Since(t0)
+	cp.logf("harness: SIGTERM %s (pid %d): exited after %s", name, p.pid, took.Round(time.Millisecond))
+	if took > slowStop {
+		// A graceful stop takes a second or two; a slow one waited for something in flight
+		// (non-long-running requests up to --request-timeout, open streams up to the HTTP
+		// server's shutdown timeout). The server's own account of its stop names which.
+		cp.logf("harness: %s's log from its SIGTERM on (%s):\n%s", name, p.logPath, shutdownLines(p.logPath, logStart, 200))
+	}
 	return err
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 )
@@ -90,7 +91,7 @@ func (s *Server) Args() []string {
 		"--requestheader-group-headers=X-Remote-Group",
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--profiling=false",
-		"--v=2",
+		"--v=" + apiserverVerbosity(),
 	}
 	minor := s.Minor()
 	switch {
@@ -115,4 +116,14 @@ func (s *Server) Args() []string {
 		}
 	}
 	return append(a, s.ExtraFlags...)
+}
+
+// apiserverVerbosity is kube-apiserver's --v: 2, or MVPCTL_E2E_APISERVER_V (0–9) when set;
+// 3 logs every request answered and every watch started, which is what a slow stop's log
+// needs to name what it waited for.
+func apiserverVerbosity() string {
+	if v := os.Getenv("MVPCTL_E2E_APISERVER_V"); len(v) == 1 && v[0] >= '0' && v[0] <= '9' {
+		return v
+	}
+	return "2"
 }
