@@ -53,12 +53,13 @@ type serverConfig struct {
 func configOf(srv *snapshot.Server) serverConfig {
 	var out serverConfig
 	served := servedOf(srv)
+	stated := statedOn(srv, served.version)
 	if srv.Reachable {
 		obs := inferRuntimeConfig(served)
 		out.observed = &obs
 	}
 	if srv.Stated != nil {
-		sc := compareStated(srv, statedOn(srv, served.version), served, out.observed)
+		sc := compareStated(srv, stated, served, out.observed)
 		out.stated = &sc
 	}
 	return out
@@ -66,39 +67,45 @@ func configOf(srv *snapshot.Server) serverConfig {
 
 // compareStated is CompareStated of srv, whose stated flags are stated, what it serves served,
 // and its inferred configuration observed (nil when it is not reachable: nothing to compare).
+// The disagreements are said in order: the gate, the filter (each with the evidence it is
+// observed on), what it serves, the address it publishes.
 func compareStated(srv *snapshot.Server, stated statedFlags, served servedSet, observed *ObservedConfig) StatedConfig {
 	out := StatedConfig{Server: srv.Name, Source: srv.Stated.Source}
 	if stated.err != nil {
 		out.Error = stated.err.Error()
 		return out
 	}
-	sp, v := stated.proxy, served.version
-	out.Config, out.RuntimeConfig = sp.Words(v), sp.RuntimeConfig.String()
-	if observed == nil {
-		return out // nothing observed to compare with
+	sp, v, pp := stated.proxy, served.version, srv.PeerProxy
+	var topics []snapshot.EvidenceTopics // of the gate's and the filter's disagreement
+	address := ""
+	if observed != nil {
+		if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
+			topics = append(topics, snapshot.TopicGate)
+			out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated gate %s %s, but the server shows it %s", mvp.GateName, onOff(sp.Gate), onOff(*pp.GateEnabled)))
+		}
+		if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
+			topics = append(topics, snapshot.TopicFilter)
+			out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated proxy filter %s, but the server shows it %s", onOff(sp.Filter()), onOff(*pp.FilterInstalled)))
+		}
+		if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
+			address = fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress)
+		}
+		out.RuntimeConfigDisagreement = runtimeConfigDisagreement(*observed, served, sp.RuntimeConfig)
 	}
-	pp := srv.PeerProxy
-	disagree := func(what string, about snapshot.EvidenceTopics, stated, observed bool) {
+	out.Config, out.RuntimeConfig = sp.Words(v), sp.RuntimeConfig.String()
+	for i, about := range topics {
 		var ev []string
-		for i, e := range pp.Evidence {
-			if pp.KindOf(i).Topics.Has(about) {
+		for j, e := range pp.Evidence {
+			if pp.KindOf(j).Topics.Has(about) {
 				ev = append(ev, e)
 			}
 		}
-		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated %s %s, but the server shows it %s (%s)", what, onOff(stated), onOff(observed), strings.Join(ev, "; ")))
+		out.Disagreements[i] += " (" + strings.Join(ev, "; ") + ")"
 	}
-	if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
-		disagree("gate "+mvp.GateName, snapshot.TopicGate, sp.Gate, *pp.GateEnabled)
-	}
-	if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
-		disagree("proxy filter", snapshot.TopicFilter, sp.Filter(), *pp.FilterInstalled)
-	}
-	if d := runtimeConfigDisagreement(*observed, served, sp.RuntimeConfig); d != "" {
-		out.Disagreements = append(out.Disagreements, d)
-		out.RuntimeConfigDisagreement = d
-	}
-	if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
-		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress))
+	for _, d := range []string{out.RuntimeConfigDisagreement, address} {
+		if d != "" {
+			out.Disagreements = append(out.Disagreements, d)
+		}
 	}
 	return out
 }

@@ -3,8 +3,8 @@ package simulate
 import (
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -27,14 +27,27 @@ type upgradeTarget struct {
 	err, askedErr error
 }
 
-// readTarget reads what an upgrade step asks for.
+// readTarget reads what an upgrade step asks for: the profile of its version, the
+// --runtime-config it gives (none; "default": the binary's defaults; or a configuration), and
+// the version the server then runs.
 func readTarget(step Step) *upgradeTarget {
 	p, err := profile.Lookup(step.To)
 	if err != nil {
 		return &upgradeTarget{err: err}
 	}
-	t := &upgradeTarget{profile: p, runs: versionRun(step.To, p)}
-	t.asked, t.askedErr = askedRuntimeConfig(step.RuntimeConfig)
+	t := &upgradeTarget{profile: p}
+	switch rc := step.RuntimeConfig; {
+	case rc == nil:
+	case *rc == defaultRuntimeConfig:
+		t.asked = &runtimeChoice{source: sourceDefault}
+	default:
+		c, err := mvp.ParseRuntimeConfig(*rc)
+		t.asked, t.askedErr = &runtimeChoice{config: c, source: sourceStep}, err
+	}
+	t.runs = p.Version
+	if v, patch := snapshot.ParsePatch(step.To); patch {
+		t.runs = v // the exact patch release asked for: its minor's profile stands for it
+	}
 	return t
 }
 
@@ -72,9 +85,9 @@ func (u upgradeStep) Execute(srv *snapshot.Server, _ Step) (stepDone, error) {
 	if cfg.Proxy == sourceStated {
 		// The new binary starts with the stated flags, and its own defaults for the rest.
 		sp := cfg.stated
+		said := statedUpgradeEvidence(sp, p.Version)
 		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
-		srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate | snapshot.TopicFilter},
-			statedUpgradeEvidence(sp, p.Version))
+		srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate | snapshot.TopicFilter}, said)
 	}
 	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
 	srv.Resources = append(resources, served.cluster...)
@@ -127,7 +140,7 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 // versionRun is the version a server upgraded to requested runs: the exact patch release when
 // one was asked for (its minor's profile stands for it), else the profile's.
 func versionRun(requested string, p profile.Profile) snapshot.Version {
-	if v, err := snapshot.ParseVersion(requested); err == nil && strings.Count(strings.TrimPrefix(strings.TrimSpace(requested), "v"), ".") == 2 {
+	if v, patch := snapshot.ParsePatch(requested); patch {
 		return v
 	}
 	return p.Version

@@ -139,26 +139,27 @@ func applyPlanned(snap *snapshot.Snapshot, st plannedStep) (*snapshot.Snapshot, 
 	if st.unit == nil {
 		return nil, stepDone{}, fmt.Errorf("step %q: action %q is not one of %s", st.Step, st.Action, strings.Join(actions, ", "))
 	}
-	if _, keeps := st.unit.(planeKeeper); keeps {
-		srv := snap.Find(st.Server)
-		if srv == nil {
-			return nil, stepDone{}, noServer(snap, st.Step)
-		}
-		done, err := st.unit.Execute(srv, st.Step)
-		done.server = srv.Name
-		return snap, done, err
+	_, keeps := st.unit.(planeKeeper)
+	next := snap
+	if !keeps {
+		next = clone(snap)
 	}
-	next := clone(snap)
 	srv := next.Find(st.Server)
 	if srv == nil {
 		return nil, stepDone{}, noServer(snap, st.Step)
 	}
-	// Whether the default /apis is peer-aggregated was observed on the old process; the new
-	// state decides it (mvp.AggregatesDiscovery), not the observation.
-	srv.PeerProxy.PeerAggregatedDiscovery = nil
+	if !keeps {
+		// Whether the default /apis is peer-aggregated was observed on the old process; the
+		// new state decides it (mvp.AggregatesDiscovery), not the observation.
+		srv.PeerProxy.PeerAggregatedDiscovery = nil
+	}
 	leaseBefore := srv.IdentityLease
 	done, err := st.unit.Execute(srv, st.Step)
-	if err != nil {
+	done.server = srv.Name
+	switch {
+	case keeps:
+		return snap, done, err
+	case err != nil:
 		return nil, stepDone{}, fmt.Errorf("step %q: %w", st.Step, err)
 	}
 	if mvp.RebuildsPeerCaches(leaseBefore, srv.IdentityLease) {
@@ -170,7 +171,6 @@ func applyPlanned(snap *snapshot.Snapshot, st plannedStep) (*snapshot.Snapshot, 
 		next.Servers[i].CoreAPI, next.Servers[i].APIs, next.Servers[i].DefaultAPIs = nil, nil, nil
 	}
 	recomputePeerAggregated(next)
-	done.server = srv.Name
 	return next, done, nil
 }
 

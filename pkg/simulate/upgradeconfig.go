@@ -48,22 +48,6 @@ type runtimeChoice struct {
 // defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".
 const defaultRuntimeConfig = "default"
 
-// askedRuntimeConfig reads the --runtime-config an upgrade step gives (nil: none; "default":
-// the binary's defaults).
-func askedRuntimeConfig(value *string) (*runtimeChoice, error) {
-	switch {
-	case value == nil:
-		return nil, nil
-	case *value == defaultRuntimeConfig:
-		return &runtimeChoice{source: sourceDefault}, nil
-	}
-	c, err := mvp.ParseRuntimeConfig(*value)
-	if err != nil {
-		return nil, err
-	}
-	return &runtimeChoice{config: c, source: sourceStep}, nil
-}
-
 // statedFlags are a server's stated flags (snapshot.Server.Stated) read once for one binary
 // version: ok when they are stated and readable, err when they are stated and are not.
 type statedFlags struct {
