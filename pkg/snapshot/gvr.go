@@ -54,21 +54,12 @@ func (s *Server) Serves(gvr GVR) bool {
 
 // Find returns the server named name, or nil.
 func (s *Snapshot) Find(name string) *Server {
-	if i := s.IndexOf(name); i >= 0 {
-		return &s.Servers[i]
-	}
-	return nil
-}
-
-// IndexOf is the index in Servers of the server named name (or whose ID is name), or -1: a
-// copy of the snapshot keeps its servers' order, so the index finds the server in the copy too.
-func (s *Snapshot) IndexOf(name string) int {
 	for i := range s.Servers {
 		if s.Servers[i].Name == name || (s.Servers[i].ID != "" && s.Servers[i].ID == name) {
-			return i
+			return &s.Servers[i]
 		}
 	}
-	return -1
+	return nil
 }
 
 // Partial reports whether some server could not be read.
