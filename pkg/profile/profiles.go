@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -267,7 +268,18 @@ func Lookup(version string) (Profile, error) {
 		for _, p := range all {
 			have = append(have, p.Version.String())
 		}
-		return Profile{}, fmt.Errorf("no profile for Kubernetes %s: mvpctl has profiles for %s; %s", version, strings.Join(have, ", "), recordHint(want))
+		// How to get one: record it from a running apiserver of that version into the profile
+		// directory (read by every command), or name the file.
+		file := "FILE"
+		if set := activeSet(); set != nil && set.sources.Dir != "" {
+			dir := set.sources.DirShown
+			if dir == "" {
+				dir = set.sources.Dir
+			}
+			file = filepath.Join(dir, want.String()+".json")
+		}
+		return Profile{}, fmt.Errorf("no profile for Kubernetes %s: mvpctl has profiles for %s; record one from a running %s kube-apiserver: `mvpctl profiles record --context CONTEXT -f %s`, or give a profile file with --profile FILE",
+			version, strings.Join(have, ", "), want.MinorString(), file)
 	}
 	return *found, nil
 }

@@ -194,18 +194,3 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
-
-// recordHint says how to get a profile of version want: record it from a running apiserver
-// of that version into the profile directory (read by every command), or name the file.
-func recordHint(want snapshot.Version) string {
-	file := "FILE"
-	if set := activeSet(); set != nil && set.sources.Dir != "" {
-		dir := set.sources.DirShown
-		if dir == "" {
-			dir = set.sources.Dir
-		}
-		file = filepath.Join(dir, want.String()+".json")
-	}
-	return fmt.Sprintf("record one from a running %s kube-apiserver: `mvpctl profiles record --context CONTEXT -f %s`, or give a profile file with --profile FILE",
-		want.MinorString(), file)
-}

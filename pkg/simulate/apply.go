@@ -38,7 +38,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 				return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 			}
 		}
-		srv.Version = versionRun(sv.Version, p)
+		srv.Version = versionRun(sv.Version, p).String()
 		srv.PeerProxy = setup.PeerProxy(p.Version)
 		// What the release's removals assumed is said with the rest of the start's evidence.
 		if assumed != "" {

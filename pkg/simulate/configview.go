@@ -23,11 +23,12 @@ func RuntimeConfigs(snap *snapshot.Snapshot) map[string]RuntimeConfigView {
 		if !srv.Reachable {
 			continue
 		}
-		if sc, ok := CompareStated(srv); ok && sc.Error == "" {
-			out[srv.Name] = RuntimeConfigView{Stated: &sc}
+		c := configOf(srv)
+		if c.stated != nil && c.stated.Error == "" {
+			out[srv.Name] = RuntimeConfigView{Stated: c.stated}
 			continue
 		}
-		out[srv.Name] = RuntimeConfigView{Observed: InferRuntimeConfig(srv)}
+		out[srv.Name] = RuntimeConfigView{Observed: *c.observed}
 	}
 	return out
 }

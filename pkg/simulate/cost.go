@@ -3,7 +3,6 @@ package simulate
 import (
 	"fmt"
 
-	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -25,6 +24,11 @@ func (c Cost) Cells() int { return c.Servers * c.Evaluations * c.GVRs }
 // crash, whose aftermath has two phases) and the distinct GVRs of the start and of the
 // profiles the upgrades go to.
 func EstimateCost(start *snapshot.Snapshot, steps []Step) Cost {
+	return estimateCost(start, planSteps(steps))
+}
+
+// estimateCost is EstimateCost of planned steps.
+func estimateCost(start *snapshot.Snapshot, steps []plannedStep) Cost {
 	gvrs := map[snapshot.GVR]bool{}
 	for i := range start.Servers {
 		for _, r := range start.Servers[i].Resources {
@@ -33,15 +37,13 @@ func EstimateCost(start *snapshot.Snapshot, steps []Step) Cost {
 	}
 	evaluations, targets := 1+len(steps), map[string]bool{}
 	for _, st := range steps {
-		switch {
+		switch p, upgrade := targetProfile(st); {
 		case st.Action == ActionCrash:
 			evaluations++
-		case st.Action == ActionUpgrade && !targets[st.To]:
+		case upgrade && !targets[st.To]:
 			targets[st.To] = true
-			if p, err := profile.Lookup(st.To); err == nil {
-				for _, r := range p.Resources {
-					gvrs[r.GVR()] = true
-				}
+			for _, r := range p.Resources {
+				gvrs[r.GVR()] = true
 			}
 		}
 	}

@@ -49,12 +49,17 @@ func rebuildPeerCaches(snap *snapshot.Snapshot) {
 // peers that dropped the server at an earlier rebuild keep it dropped
 // (mvp.StartDeletesIdentityLease).
 func start(srv *snapshot.Server) {
+	v, _ := snapshot.ParseVersion(srv.Version)
+	startAt(srv, v)
+}
+
+// startAt is start of srv, whose version is v.
+func startAt(srv *snapshot.Server, v snapshot.Version) {
 	srv.Reachable, srv.Error = true, ""
 	srv.PeerProxy.EndpointResolvable = nil
 	if srv.ID == "" {
 		srv.ID = snapshot.ServerID(srv.Hostname)
 	}
-	v, _ := snapshot.ParseVersion(srv.Version)
 	if old := srv.IdentityLease; old != nil && old.HolderIdentity != "" && !mvp.StartDeletesIdentityLease(v) {
 		return
 	}

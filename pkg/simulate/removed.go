@@ -15,18 +15,6 @@ import (
 // (mvp.ServeRemovedAPIsEnv). Whether it does is read from the static pod manifest's env
 // (--static-pod-manifest): STATED; without one it is assumed unset, and the simulation says so.
 
-// removedEnabled are the group/versions cfg switches on, by name or with api/all=true, that
-// release v removes even when enabled.
-func removedEnabled(cfg mvp.RuntimeConfig, v snapshot.Version) []string {
-	var out []string
-	for _, gv := range mvp.RemovedGroupVersions(v) {
-		if slices.Contains(cfg.Enabled, gv) || (cfg.AllAPIs && !slices.Contains(cfg.Disabled, gv)) {
-			out = append(out, gv)
-		}
-	}
-	return out
-}
-
 // removedEscape is what is known of a server's one-release escape.
 type removedEscape struct {
 	on bool
@@ -67,11 +55,17 @@ func escapeOf(srv *snapshot.Server) removedEscape {
 // (the escape assumed unset), "" when none is.
 func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string, assumed string) {
 	full = p.Full
-	removed = removedEnabled(cfg, p.Version)
+	esc := escapeOf(srv)
+	// The group/versions cfg switches on, by name or with api/all=true, that p's release removes
+	// even when enabled.
+	for _, gv := range mvp.RemovedGroupVersions(p.Version) {
+		if slices.Contains(cfg.Enabled, gv) || (cfg.AllAPIs && !slices.Contains(cfg.Disabled, gv)) {
+			removed = append(removed, gv)
+		}
+	}
 	if len(removed) == 0 {
 		return full, nil, nil, ""
 	}
-	esc := escapeOf(srv)
 	gvs := strings.Join(removed, ", ")
 	notServed, _ := mvp.RemovedVersions(removed[0])
 	switch {

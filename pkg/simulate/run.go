@@ -96,7 +96,8 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	if err := checkStepCount(len(steps)); err != nil {
 		return nil, err
 	}
-	if err := checkCost(EstimateCost(start, steps)); err != nil {
+	plan := planSteps(steps)
+	if err := checkCost(estimateCost(start, plan)); err != nil {
 		return nil, err
 	}
 	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
@@ -105,14 +106,14 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	sim.addStartConfigs(start)
 	// A server newer than the rules mvpctl knows is routed by the newest rules it knows.
 	sim.Assumptions = append(sim.Assumptions, mvp.Assumptions(start)...)
-	cur, err := sim.runSteps(cur, steps)
+	cur, err := sim.runSteps(cur, plan)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range sim.Steps {
 		sim.AtRisk = append(sim.AtRisk, risks(s)...)
 	}
-	sim.Profiles = profilesUsed(start, steps)
+	sim.Profiles = profilesUsed(start, plan)
 	sim.Provisional = profile.ProvisionalOf(sim.Profiles)
 	sim.Removed, sim.RemovedFrom = removed(sim.Steps[0].snap, cur)
 	return sim, nil
@@ -127,12 +128,13 @@ func (sim *Simulation) addStartConfigs(start *snapshot.Snapshot) {
 	stated := map[string]bool{} // evidence stated, not assumed
 	for i := range start.Servers {
 		srv := &start.Servers[i]
+		c := configOf(srv)
 		if srv.Reachable && srv.DiscoveryFormat != snapshot.DiscoveryProfiled {
-			sim.RuntimeConfigs = append(sim.RuntimeConfigs, InferRuntimeConfig(srv))
+			sim.RuntimeConfigs = append(sim.RuntimeConfigs, *c.observed)
 		}
 		pp := srv.PeerProxy
-		if sc, ok := CompareStated(srv); ok {
-			sim.StatedConfigs = append(sim.StatedConfigs, sc)
+		if sc := c.stated; sc != nil {
+			sim.StatedConfigs = append(sim.StatedConfigs, *sc)
 			pp.Evidence, pp.EvidenceKinds = pp.CopyEvidence()
 			pp.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated}, sc.line())
 		}
@@ -163,17 +165,17 @@ func (sim *Simulation) addStartConfigs(start *snapshot.Snapshot) {
 // runSteps applies each step to cur and evaluates the result (a crash twice: while its
 // endpoint lease lives, then after); what the steps assumed is added, each with its servers.
 // It returns the last state.
-func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot.Snapshot, error) {
+func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []plannedStep) (*snapshot.Snapshot, error) {
 	stepAssumed := map[string][]string{} // what a step assumed → servers, in first-seen order
 	var stepAssumptions []string
 	for i, st := range steps {
-		next, done, err := applyStep(cur, st)
+		next, done, err := applyPlanned(cur, st)
 		if err != nil {
 			return nil, err
 		}
-		kill, killed := unitOf(st.Action).(killer)
+		kill, killed := st.unit.(killer)
 		if killed {
-			sim.Steps = append(sim.Steps, crashWindowStep(i+1, st, next, kill))
+			sim.Steps = append(sim.Steps, crashWindowStep(i+1, st.String(), next, done.server, kill))
 		}
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
@@ -182,7 +184,7 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 			if stepAssumed[what] == nil {
 				stepAssumptions = append(stepAssumptions, what)
 			}
-			stepAssumed[what] = append(stepAssumed[what], next.Find(st.Server).Name)
+			stepAssumed[what] = append(stepAssumed[what], done.server)
 		}
 		if killed {
 			res.Phase = fmt.Sprintf("from %s after the kill, until an apiserver starts or stops (then peers drop it: 404)", mvp.EndpointLeaseTTL)
@@ -196,11 +198,11 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []Step) (*snapshot
 }
 
 // crashWindowStep is step n, a crash, during the first EndpointLeaseTTL after the kill: the
-// endpoint lease still lives. next is the state after the crash.
-func crashWindowStep(n int, st Step, next *snapshot.Snapshot, kill killer) StepResult {
+// endpoint lease still lives. next is the state after the crash of its server named server.
+func crashWindowStep(n int, name string, next *snapshot.Snapshot, server string, kill killer) StepResult {
 	window := clone(next)
-	kill.killed(window.Find(st.Server))
-	res := evaluate(n, st.String(), window)
+	kill.killed(window.Find(server))
+	res := evaluate(n, name, window)
 	res.Phase = fmt.Sprintf("0–%s after the kill: its endpoint lease lives, peers dial it and fail", mvp.EndpointLeaseTTL)
 	res.Notes = append(res.Notes, rebuildExitNotes(window)...)
 	return res
@@ -208,7 +210,7 @@ func crashWindowStep(n int, st Step, next *snapshot.Snapshot, kill killer) StepR
 
 // profilesUsed are the profiles a run used, sorted: those the start was built from, and those
 // upgrades took.
-func profilesUsed(start *snapshot.Snapshot, steps []Step) []string {
+func profilesUsed(start *snapshot.Snapshot, steps []plannedStep) []string {
 	profiles := map[string]bool{}
 	for _, srv := range start.Servers {
 		if p, err := profile.Lookup(srv.Version); err == nil && srv.DiscoveryFormat == snapshot.DiscoveryProfiled {
@@ -216,7 +218,7 @@ func profilesUsed(start *snapshot.Snapshot, steps []Step) []string {
 		}
 	}
 	for _, st := range steps {
-		if p, err := profile.Lookup(st.To); err == nil && st.Action == ActionUpgrade {
+		if p, ok := targetProfile(st); ok {
 			profiles[p.Version.String()] = true
 		}
 	}

@@ -28,29 +28,56 @@ type ObservedConfig struct {
 	Unknown string `json:"unknown,omitempty"`
 }
 
+// servedSet is what a server serves, read once for the inference of its --runtime-config:
+// its binary's own resources (builtin) apart from the cluster's (CRDs, aggregated APIs, a
+// group only an add-on serves: clusterScoped), and its version with that version's profile
+// (unknown says why there is none).
+type servedSet struct {
+	server           string
+	builtin, cluster []snapshot.Resource
+	version          snapshot.Version
+	profile          profile.Profile
+	unknown          string
+}
+
+// servedOf reads what srv serves, and its version's profile.
+func servedOf(srv *snapshot.Server) servedSet {
+	out := servedSet{server: srv.Name}
+	for _, r := range srv.Resources {
+		if clusterScoped(r) {
+			out.cluster = append(out.cluster, r)
+		} else {
+			out.builtin = append(out.builtin, r)
+		}
+	}
+	v, err := snapshot.ParseVersion(srv.Version)
+	if err == nil {
+		out.version = v
+		out.profile, err = profile.Lookup(v.MinorString())
+	}
+	if err != nil {
+		out.unknown = err.Error()
+	}
+	return out
+}
+
 // InferRuntimeConfig compares what srv serves by itself (its built-in resources: CRDs and
 // aggregated APIs belong to the cluster) with its version's default and full sets, and returns
 // the shortest configuration that explains it: switches on top of the defaults, or api/all=true
 // with switches off. Whatever that configuration does not explain is listed as a misfit.
 func InferRuntimeConfig(srv *snapshot.Server) ObservedConfig {
-	out := ObservedConfig{Server: srv.Name}
-	v, err := snapshot.ParseVersion(srv.Version)
-	if err != nil {
-		out.Unknown = err.Error()
+	return inferRuntimeConfig(servedOf(srv))
+}
+
+// inferRuntimeConfig is InferRuntimeConfig of what a server serves, read once.
+func inferRuntimeConfig(s servedSet) ObservedConfig {
+	out := ObservedConfig{Server: s.server}
+	if s.unknown != "" {
+		out.Unknown = s.unknown
 		return out
 	}
-	p, err := profile.Lookup(v.MinorString())
-	if err != nil {
-		out.Unknown = err.Error()
-		return out
-	}
+	p, served := s.profile, s.builtin
 	out.Profile = p.Version.String()
-	var served []snapshot.Resource
-	for _, r := range srv.Resources {
-		if !clusterScoped(r) {
-			served = append(served, r)
-		}
-	}
 	if len(misfits(served, p.Resources)) == 0 {
 		return out // exactly the default set: no --runtime-config
 	}

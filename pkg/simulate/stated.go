@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
-	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -35,68 +34,98 @@ type StatedConfig struct {
 // it: the gate and the filter (readyz hooks, identity lease), what it serves (its
 // --runtime-config), and the peer address it publishes. ok is false when nothing is stated.
 func CompareStated(srv *snapshot.Server) (out StatedConfig, ok bool) {
-	if srv.Stated == nil {
-		return out, false
+	if c := configOf(srv); c.stated != nil {
+		return *c.stated, true
 	}
-	out = StatedConfig{Server: srv.Name, Source: srv.Stated.Source}
-	v, _ := snapshot.ParseVersion(srv.Version)
-	sp, _, err := mvp.StatedProxyOf(srv.Stated, v)
-	if err != nil {
-		out.Error = err.Error()
-		return out, true
+	return out, false
+}
+
+// serverConfig is a server's runtime configuration as a report reads it, once: the
+// configuration inferred from what it serves (nil for an unreachable server), and its stated
+// flags compared with what it does (nil when nothing is stated).
+type serverConfig struct {
+	observed *ObservedConfig
+	stated   *StatedConfig
+}
+
+// configOf reads srv's runtime configuration: what it serves and its version's profile, its
+// stated flags on that version, the inference, and the comparison.
+func configOf(srv *snapshot.Server) serverConfig {
+	var out serverConfig
+	served := servedOf(srv)
+	stated := statedOn(srv, served.version)
+	if srv.Reachable {
+		obs := inferRuntimeConfig(served)
+		out.observed = &obs
+	}
+	if srv.Stated != nil {
+		sc := compareStated(srv, stated, served, out.observed)
+		out.stated = &sc
+	}
+	return out
+}
+
+// compareStated is CompareStated of srv, whose stated flags are stated, what it serves served,
+// and its inferred configuration observed (nil when it is not reachable: nothing to compare).
+// The disagreements are said in order: the gate, the filter (each with the evidence it is
+// observed on), what it serves, the address it publishes.
+func compareStated(srv *snapshot.Server, stated statedFlags, served servedSet, observed *ObservedConfig) StatedConfig {
+	out := StatedConfig{Server: srv.Name, Source: srv.Stated.Source}
+	if stated.err != nil {
+		out.Error = stated.err.Error()
+		return out
+	}
+	sp, v, pp := stated.proxy, served.version, srv.PeerProxy
+	var topics []snapshot.EvidenceTopics // of the gate's and the filter's disagreement
+	address := ""
+	if observed != nil {
+		if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
+			topics = append(topics, snapshot.TopicGate)
+			out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated gate %s %s, but the server shows it %s", mvp.GateName, onOff(sp.Gate), onOff(*pp.GateEnabled)))
+		}
+		if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
+			topics = append(topics, snapshot.TopicFilter)
+			out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated proxy filter %s, but the server shows it %s", onOff(sp.Filter()), onOff(*pp.FilterInstalled)))
+		}
+		if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
+			address = fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress)
+		}
+		out.RuntimeConfigDisagreement = runtimeConfigDisagreement(*observed, served, sp.RuntimeConfig)
 	}
 	out.Config, out.RuntimeConfig = sp.Words(v), sp.RuntimeConfig.String()
-	if !srv.Reachable {
-		return out, true // nothing observed to compare with
-	}
-	pp := srv.PeerProxy
-	disagree := func(what string, about snapshot.EvidenceTopics, stated, observed bool) {
+	for i, about := range topics {
 		var ev []string
-		for i, e := range pp.Evidence {
-			if pp.KindOf(i).Topics.Has(about) {
+		for j, e := range pp.Evidence {
+			if pp.KindOf(j).Topics.Has(about) {
 				ev = append(ev, e)
 			}
 		}
-		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated %s %s, but the server shows it %s (%s)", what, onOff(stated), onOff(observed), strings.Join(ev, "; ")))
+		out.Disagreements[i] += " (" + strings.Join(ev, "; ") + ")"
 	}
-	if pp.GateEnabled != nil && *pp.GateEnabled != sp.Gate {
-		disagree("gate "+mvp.GateName, snapshot.TopicGate, sp.Gate, *pp.GateEnabled)
+	for _, d := range []string{out.RuntimeConfigDisagreement, address} {
+		if d != "" {
+			out.Disagreements = append(out.Disagreements, d)
+		}
 	}
-	if pp.FilterInstalled != nil && *pp.FilterInstalled != sp.Filter() {
-		disagree("proxy filter", snapshot.TopicFilter, sp.Filter(), *pp.FilterInstalled)
-	}
-	if d := runtimeConfigDisagreement(srv, sp.RuntimeConfig); d != "" {
-		out.Disagreements = append(out.Disagreements, d)
-		out.RuntimeConfigDisagreement = d
-	}
-	if addr, known := sp.PublishedPeerAddress(v); known && srv.PeerAdvertiseAddress != "" && !sameAddress(addr, srv.PeerAdvertiseAddress) {
-		out.Disagreements = append(out.Disagreements, fmt.Sprintf("stated --%s and --%s publish %s, but its identity lease publishes %s", mvp.FlagAdvertiseAddress, mvp.FlagSecurePort, addr, srv.PeerAdvertiseAddress))
-	}
-	return out, true
+	return out
 }
 
-// runtimeConfigDisagreement compares what srv serves by itself with what its version's
-// profile serves under the stated --runtime-config; "" when they agree or cannot be compared.
-func runtimeConfigDisagreement(srv *snapshot.Server, stated mvp.RuntimeConfig) string {
-	obs := InferRuntimeConfig(srv)
+// runtimeConfigDisagreement compares what a server serves by itself (served, inferred as obs)
+// with what its version's profile serves under the stated --runtime-config; "" when they agree
+// or cannot be compared.
+func runtimeConfigDisagreement(obs ObservedConfig, served servedSet, stated mvp.RuntimeConfig) string {
 	if obs.Unknown != "" {
 		return ""
 	}
-	p, err := profile.Lookup(obs.Profile)
-	if err != nil || (p.Full == nil && !stated.IsDefault()) {
+	p := served.profile
+	if p.Full == nil && !stated.IsDefault() {
 		return ""
 	}
 	predicted := p.Resources
 	if !stated.IsDefault() {
 		predicted, _ = stated.Apply(p.Resources, p.Full)
 	}
-	var served []snapshot.Resource
-	for _, r := range srv.Resources {
-		if !clusterScoped(r) {
-			served = append(served, r)
-		}
-	}
-	diff := misfits(served, predicted)
+	diff := misfits(served.builtin, predicted)
 	if len(diff) == 0 {
 		return ""
 	}
@@ -145,17 +174,8 @@ func sameAddress(a, b string) bool {
 // StatedUpgrade is how a server upgraded to version v starts with its stated flags; ok is
 // false when it states nothing usable.
 func StatedUpgrade(srv *snapshot.Server, v snapshot.Version) (mvp.StatedProxy, bool) {
-	sp, ok, err := mvp.StatedProxyOf(srv.Stated, v)
-	return sp, ok && err == nil
-}
-
-// statedError is why srv's stated flags cannot be read ("" when they can).
-func statedError(srv *snapshot.Server) string {
-	v, _ := snapshot.ParseVersion(srv.Version)
-	if _, _, err := mvp.StatedProxyOf(srv.Stated, v); err != nil {
-		return err.Error()
-	}
-	return ""
+	s := statedOn(srv, v)
+	return s.proxy, s.ok
 }
 
 // line is the configuration as a STATED line; servers that state the same share it.

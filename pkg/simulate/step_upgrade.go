@@ -3,7 +3,6 @@ package simulate
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
@@ -12,109 +11,89 @@ import (
 
 // upgradeStep is a graceful stop, then a start at version To: the profile's resources (and
 // the configuration the upgrade loses), the cluster's CRD and aggregated groups kept, the
-// stated flags carried over, started.
-type upgradeStep struct{}
+// stated flags carried over, started. The unit in the registry has no target: planning the
+// step (planStep, readTarget) reads it once.
+type upgradeStep struct{ to *upgradeTarget }
 
-func (upgradeStep) Execute(srv *snapshot.Server, step Step) (stepDone, error) {
+// upgradeTarget is what an upgrade step asks for, read once when the step is planned: the
+// profile of the version it goes to, the version the server then runs, and the
+// --runtime-config the step gives (nil: none). err says why there is no profile, askedErr
+// why the --runtime-config cannot be read; they are returned when the step runs, as a step
+// before it may fail first.
+type upgradeTarget struct {
+	profile       profile.Profile
+	runs          snapshot.Version
+	asked         *runtimeChoice
+	err, askedErr error
+}
+
+// readTarget reads what an upgrade step asks for: the profile of its version, the
+// --runtime-config it gives (none; "default": the binary's defaults; or a configuration), and
+// the version the server then runs.
+func readTarget(step Step) *upgradeTarget {
 	p, err := profile.Lookup(step.To)
 	if err != nil {
-		return stepDone{}, err
+		return &upgradeTarget{err: err}
 	}
-	cfg, err := resolveUpgradeConfig(srv, p, step)
+	t := &upgradeTarget{profile: p}
+	switch rc := step.RuntimeConfig; {
+	case rc == nil:
+	case *rc == defaultRuntimeConfig:
+		t.asked = &runtimeChoice{source: sourceDefault}
+	default:
+		c, err := mvp.ParseRuntimeConfig(*rc)
+		t.asked, t.askedErr = &runtimeChoice{config: c, source: sourceStep}, err
+	}
+	t.runs = p.Version
+	if v, patch := snapshot.ParsePatch(step.To); patch {
+		t.runs = v // the exact patch release asked for: its minor's profile stands for it
+	}
+	return t
+}
+
+// targetProfile is the profile an upgrade step st starts its server on; ok is false for another
+// kind of step, or a version without a profile.
+func targetProfile(st plannedStep) (p profile.Profile, ok bool) {
+	if u, is := st.unit.(upgradeStep); is && u.to != nil && u.to.err == nil {
+		return u.to.profile, true
+	}
+	return p, false
+}
+
+func (u upgradeStep) Execute(srv *snapshot.Server, _ Step) (stepDone, error) {
+	t := u.to
+	if t.err != nil {
+		return stepDone{}, t.err
+	}
+	if t.askedErr != nil {
+		return stepDone{}, t.askedErr
+	}
+	p := t.profile
+	served := servedOf(srv)
+	cfg, err := resolveUpgradeConfig(srv.Name, t.asked, statedOn(srv, p.Version), served)
 	if err != nil {
 		return stepDone{}, err
 	}
-	served, done, err := upgradedResources(srv, p, cfg)
+	resources, done, err := upgradedResources(srv, p, cfg)
 	if err != nil {
 		return stepDone{}, err
 	}
 	if n := removedGateNote(srv, p.Version); n != "" {
 		done.notes = append(done.notes, noteText(n))
 	}
-	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
-	var kept []snapshot.Resource
-	for _, r := range srv.Resources {
-		if clusterScoped(r) {
-			kept = append(kept, r)
-		}
-	}
-	srv.Version = versionRun(step.To, p)
+	srv.Version = t.runs.String()
 	if cfg.Proxy == sourceStated {
 		// The new binary starts with the stated flags, and its own defaults for the rest.
 		sp := cfg.stated
+		said := statedUpgradeEvidence(sp, p.Version)
 		srv.PeerProxy.GateEnabled, srv.PeerProxy.FilterInstalled = snapshot.Ptr(sp.Gate), snapshot.Ptr(sp.Filter())
-		srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate | snapshot.TopicFilter},
-			statedUpgradeEvidence(sp, p.Version))
+		srv.PeerProxy.AddEvidence(snapshot.EvidenceKind{Basis: snapshot.EvidenceStated, Topics: snapshot.TopicGate | snapshot.TopicFilter}, said)
 	}
-	srv.Resources = append(served, kept...)
+	// CRD and aggregated groups are the cluster's, not the binary's: they are kept.
+	srv.Resources = append(resources, served.cluster...)
 	srv.DiscoveryFormat = snapshot.DiscoveryProfiled
-	start(srv)
+	startAt(srv, t.runs)
 	return done, nil
-}
-
-// configSource is where a part of an upgraded server's configuration comes from.
-type configSource int
-
-const (
-	// sourceDefault: the new binary's own default (no flag).
-	sourceDefault configSource = iota
-	// sourceStep: the step gives it (upgrade:a=1.37,runtime-config=...).
-	sourceStep
-	// sourceStated: the installer states it (snapshot.Server.Stated), read once.
-	sourceStated
-	// sourceObserved: inferred from what the server serves before the upgrade.
-	sourceObserved
-)
-
-// upgradeConfig is an upgraded server's runtime configuration, resolved once: its
-// --runtime-config and its peer-proxy flags, each with where it comes from.
-type upgradeConfig struct {
-	RuntimeConfig mvp.RuntimeConfig
-	// Runtime is where RuntimeConfig comes from: the step, the stated flags, what the server
-	// serves (Observed), or the default (none of them, or "default" in the step).
-	Runtime configSource
-	// Proxy is where the gate and the filter come from: stated (stated), or the server's own.
-	Proxy configSource
-	// stated are the stated flags on the new version, when Proxy is sourceStated.
-	stated mvp.StatedProxy
-	// Observed is the inference, when Runtime is sourceObserved or the inference failed.
-	Observed *ObservedConfig
-}
-
-// defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".
-const defaultRuntimeConfig = "default"
-
-// resolveUpgradeConfig picks srv's configuration on profile p: the --runtime-config is the
-// step's, else the one its installer states, else the one inferred from what srv serves now;
-// the gate and the filter are the stated ones when any are stated.
-func resolveUpgradeConfig(srv *snapshot.Server, p profile.Profile, step Step) (upgradeConfig, error) {
-	var cfg upgradeConfig
-	sp, stated := StatedUpgrade(srv, p.Version)
-	if stated {
-		cfg.Proxy, cfg.stated = sourceStated, sp
-	}
-	switch {
-	case step.RuntimeConfig != nil && *step.RuntimeConfig == defaultRuntimeConfig:
-	case step.RuntimeConfig != nil:
-		c, err := mvp.ParseRuntimeConfig(*step.RuntimeConfig)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.RuntimeConfig, cfg.Runtime = c, sourceStep
-	case srv.Stated != nil:
-		if !stated {
-			return cfg, fmt.Errorf("%s: its stated flags (%s) cannot be read: %s", srv.Name, srv.Stated.Source, statedError(srv))
-		}
-		cfg.RuntimeConfig, cfg.Runtime = sp.RuntimeConfig, sourceStated
-	default:
-		obs := InferRuntimeConfig(srv)
-		cfg.Observed = &obs
-		cfg.RuntimeConfig = obs.Config
-		if obs.Unknown == "" {
-			cfg.Runtime = sourceObserved
-		}
-	}
-	return cfg, nil
 }
 
 // upgradedResources is what srv serves after its upgrade to profile p with cfg: p's default
@@ -160,11 +139,11 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 
 // versionRun is the version a server upgraded to requested runs: the exact patch release when
 // one was asked for (its minor's profile stands for it), else the profile's.
-func versionRun(requested string, p profile.Profile) string {
-	if v, err := snapshot.ParseVersion(requested); err == nil && strings.Count(strings.TrimPrefix(strings.TrimSpace(requested), "v"), ".") == 2 {
-		return v.String()
+func versionRun(requested string, p profile.Profile) snapshot.Version {
+	if v, patch := snapshot.ParsePatch(requested); patch {
+		return v
 	}
-	return p.Version.String()
+	return p.Version
 }
 
 // ConfigLoss is a --runtime-config entry an upgraded server keeps that its new version has no

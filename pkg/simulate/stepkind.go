@@ -95,37 +95,72 @@ func unitOf(action string) stepAction {
 // configuration lost, and what the step assumed of its server ("" for nothing; a note says
 // it too).
 type stepDone struct {
+	// server is the name of the step's server, as applyTo found it.
+	server  string
 	notes   []stepNote
 	losses  []ConfigLoss
 	assumed string
 }
 
+// plannedStep is a step read once before it runs: its unit (nil for an unknown action), with
+// what the unit needs of the step already resolved.
+type plannedStep struct {
+	Step
+	unit stepAction
+}
+
+// planStep reads step once: its unit, and what an upgrade's unit needs of it (upgradeTarget).
+func planStep(step Step) plannedStep {
+	unit := unitOf(step.Action)
+	if _, upgrade := unit.(upgradeStep); upgrade {
+		unit = upgradeStep{to: readTarget(step)}
+	}
+	return plannedStep{Step: step, unit: unit}
+}
+
+// planSteps is planStep of each step, in order.
+func planSteps(steps []Step) []plannedStep {
+	out := make([]plannedStep, 0, len(steps))
+	for _, st := range steps {
+		out = append(out, planStep(st))
+	}
+	return out
+}
+
 // applyStep is Apply, plus what the step did that the routing does not show.
 func applyStep(snap *snapshot.Snapshot, step Step) (*snapshot.Snapshot, stepDone, error) {
-	unit := unitOf(step.Action)
-	if unit == nil {
-		return nil, stepDone{}, fmt.Errorf("step %q: action %q is not one of %s", step, step.Action, strings.Join(actions, ", "))
+	return applyPlanned(snap, planStep(step))
+}
+
+// applyPlanned runs the step st on a copy of snap (on snap itself when its unit keeps the plane): the
+// new state, and what the step did that the routing does not show, with the name of the
+// server it found once.
+func applyPlanned(snap *snapshot.Snapshot, st plannedStep) (*snapshot.Snapshot, stepDone, error) {
+	if st.unit == nil {
+		return nil, stepDone{}, fmt.Errorf("step %q: action %q is not one of %s", st.Step, st.Action, strings.Join(actions, ", "))
 	}
-	if _, keeps := unit.(planeKeeper); keeps {
-		srv := snap.Find(step.Server)
-		if srv == nil {
-			return nil, stepDone{}, noServer(snap, step)
-		}
-		done, err := unit.Execute(srv, step)
-		return snap, done, err
+	_, keeps := st.unit.(planeKeeper)
+	next := snap
+	if !keeps {
+		next = clone(snap)
 	}
-	next := clone(snap)
-	srv := next.Find(step.Server)
+	srv := next.Find(st.Server)
 	if srv == nil {
-		return nil, stepDone{}, noServer(snap, step)
+		return nil, stepDone{}, noServer(snap, st.Step)
 	}
-	// Whether the default /apis is peer-aggregated was observed on the old process; the new
-	// state decides it (mvp.AggregatesDiscovery), not the observation.
-	srv.PeerProxy.PeerAggregatedDiscovery = nil
+	if !keeps {
+		// Whether the default /apis is peer-aggregated was observed on the old process; the
+		// new state decides it (mvp.AggregatesDiscovery), not the observation.
+		srv.PeerProxy.PeerAggregatedDiscovery = nil
+	}
 	leaseBefore := srv.IdentityLease
-	done, err := unit.Execute(srv, step)
-	if err != nil {
-		return nil, stepDone{}, fmt.Errorf("step %q: %w", step, err)
+	done, err := st.unit.Execute(srv, st.Step)
+	done.server = srv.Name
+	switch {
+	case keeps:
+		return snap, done, err
+	case err != nil:
+		return nil, stepDone{}, fmt.Errorf("step %q: %w", st.Step, err)
 	}
 	if mvp.RebuildsPeerCaches(leaseBefore, srv.IdentityLease) {
 		rebuildPeerCaches(next)

@@ -14,13 +14,13 @@ func WhatIf(snap *snapshot.Snapshot, steps []Step) (*snapshot.Snapshot, error) {
 		return nil, err
 	}
 	cur := snap
-	for _, st := range steps {
-		next, err := Apply(cur, st)
+	for _, st := range planSteps(steps) {
+		next, done, err := applyPlanned(cur, st)
 		if err != nil {
 			return nil, err
 		}
-		if kill, ok := unitOf(st.Action).(killer); ok {
-			kill.killed(next.Find(st.Server))
+		if kill, ok := st.unit.(killer); ok {
+			kill.killed(next.Find(done.server))
 		}
 		cur = next
 	}

@@ -33,6 +33,13 @@ func ParseVersion(s string) (Version, error) {
 	return Version{Major: nums[0], Minor: nums[1], Patch: nums[2]}, nil
 }
 
+// ParsePatch is ParseVersion of a version that names its patch release ("1.36.3",
+// "v1.36.3-gke.100"; not "1.36"); ok is false for any other.
+func ParsePatch(s string) (v Version, ok bool) {
+	v, err := ParseVersion(s)
+	return v, err == nil && strings.Count(strings.TrimPrefix(strings.TrimSpace(s), "v"), ".") == 2
+}
+
 func (v Version) String() string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch) }
 
 // Compare orders versions (major, then minor, then patch): negative when v is older than w,
