@@ -89,17 +89,6 @@ func (r RestsOn) WithReads(also ...string) RestsOn {
 	return r
 }
 
-// Observed reports whether r rests on observation alone: no provisional profile, nothing
-// stated or assumed, everything read.
-func (r RestsOn) Observed() bool {
-	return len(r.Provisional) == 0 && len(r.Stated) == 0 && len(r.Assumptions) == 0 && r.Reads.Whole()
-}
-
-// Whole reports whether everything was read.
-func (r Reads) Whole() bool {
-	return r.Leases == nil && len(r.Unread) == 0 && r.KubeadmConfig == nil && r.LB == nil && r.Prometheus == nil && len(r.Also) == 0
-}
-
 // TakenResult is the result of taking a snapshot: partial when the identity leases could not
 // be listed (other apiservers, and down ones, are not known), when some apiserver could not be
 // read (it is recorded with reachable: false), when kube-system/kubeadm-config exists but
