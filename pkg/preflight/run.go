@@ -333,7 +333,7 @@ func newReport(o Options, sim *simulate.Simulation) *Report {
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
 		RestsOn: sim.RestsOn.WithReads(o.Evidence.CutReads()...), Verdict: Verdict{FailOn: o.FailOn}}
 	rep.Scenario = ScenarioEcho{Start: o.Start.Source, TakenAt: o.Start.TakenAt, Target: o.Target, Profiles: sim.Profiles,
-		Partial: o.Start.Partial(), Steps: []string{}}
+		Partial: len(rep.Reads.Unread) > 0, Steps: []string{}}
 	for _, s := range o.Start.Servers {
 		rep.Scenario.Servers = append(rep.Scenario.Servers, simulate.ServerVersion{Name: s.Name, Version: s.Version})
 	}
