@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/output"
 )
 
@@ -36,7 +37,7 @@ var exitCodeTable = []exitCodeRow{
 		"partial: some apiserver's counters could not be read (no RBAC for /metrics, unreachable), or the interval was cut short", ""},
 	{"simulate upgrade, simulate run", "simulated from observed or stated configuration; the at-risk rows are in the output",
 		"usage or input error: bad scenario or step, no profile for a version, a bad profile file, no apiserver could be read, traffic with no request to replay",
-		"incomplete: the simulation rests on a provisional profile (PROVISIONAL lines: a release derived from its published modules, docs/profiles.md) or on assumptions (ASSUMED lines: a version's default configuration), or the snapshot's identity leases could not be listed, or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
+		"incomplete: the simulation rests on a provisional profile (" + basis.ProvisionalMark + " lines: a release derived from its published modules, docs/profiles.md) or on assumptions (" + basis.AssumedMark + " lines: a version's default configuration), or the snapshot's identity leases could not be listed, or some apiserver could not be read; or it was sampled through a load balancer (--via-lb) and its server classes are estimated (not every identity lease seen, or a doubt)", ""},
 	{"preflight", "result pass; or warning (warning findings, or a result that rests on assumptions or a provisional profile) with --fail-on=blocking; or any result with --fail-on=never (accepted findings do not count; stale accept rules are listed); --write-baseline: the file was written",
 		"usage or input error, no apiserver could be read, traffic with no request to replay, a malformed accept rule (--ignore, --baseline, .mvpctl-ignore: the error names the file and line), a --resource or --group that matches nothing (the error names the closest), or --write-baseline could not write its file",
 		"result warning with --fail-on=warning (the default); or result partial (no blocking finding, but some apiserver was not read, the identity leases could not be listed, or the server classes are estimated through a load balancer, or a --manifests document does not parse), also with --fail-on=blocking", "result blocking: blocking findings, unless --fail-on=never"},

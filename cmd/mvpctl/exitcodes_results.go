@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/render"
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/peerdiscovery"
 	"github.com/mvpctl/mvpctl/pkg/preflight"
 	"github.com/mvpctl/mvpctl/pkg/probe"
@@ -20,11 +21,16 @@ import (
 // report.Result; these give it to resultError (exitcodes.go), which words the error line and
 // picks the exit code.
 
-// snapshotResult is `mvpctl snapshot`'s result (snapshot.Snapshot.TakenResult).
-func snapshotResult(snap *snapshot.Snapshot) error { return resultError(snap.TakenResult(), "") }
+// snapshotResult is `mvpctl snapshot`'s result (basis.RestsOn.TakenResult).
+func snapshotResult(snap *snapshot.Snapshot) error {
+	return resultError(basis.OfSnapshot(snap).TakenResult(), "")
+}
 
-// partialResult is the result of a command that routes a snapshot (routes).
-func partialResult(snap *snapshot.Snapshot) error { return resultError(snap.Result(), "") }
+// partialResult is the result of a command that routes a snapshot (routes:
+// basis.RestsOn.MadeResult).
+func partialResult(snap *snapshot.Snapshot) error {
+	return resultError(basis.OfSnapshot(snap).MadeResult(), "")
+}
 
 // explainResult is explain's result (route.Explanation.Result).
 func explainResult(e route.Explanation, failOn []int, snap *snapshot.Snapshot, oneServer bool) error {
@@ -66,20 +72,12 @@ func preflightResult(v preflight.Verdict) error {
 	return withCode(code, fmt.Errorf("preflight: %s, %s: %s", v.Result, render.VerdictExit(v, code), v.Reason))
 }
 
-// verdictExitCode is the exit code of a preflight verdict's exit class.
-func verdictExitCode(v preflight.Verdict) int {
-	switch v.Exit {
-	case preflight.ExitBlocking:
-		return ExitFindings
-	case preflight.ExitIncomplete:
-		return ExitIncomplete
-	}
-	return ExitOK
-}
+// verdictExitCode is the exit code of a preflight verdict's exit class, by the one map.
+func verdictExitCode(v preflight.Verdict) int { return classExitCodes[v.Exit] }
 
 // simulateResult is `mvpctl simulate`'s result (replay.SimulationReport.Result).
-func simulateResult(rep replay.SimulationReport, start *snapshot.Snapshot) error {
-	return resultError(rep.Result(start), "incomplete result")
+func simulateResult(rep replay.SimulationReport) error {
+	return resultError(rep.Result(), "incomplete result")
 }
 
 // watchResult is `mvpctl watch`'s result (and `routes --watch`'s). An interrupted watch exits

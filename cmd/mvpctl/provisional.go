@@ -3,17 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/mvpctl/mvpctl/cmd/mvpctl/internal/render"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 )
-
-// provisionalReason is why a result that rests on a provisional profile is not a success.
-func provisionalReason(ps []profile.Provisional) string {
-	if len(ps) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("it rests on the provisional profile %s (the PROVISIONAL lines)", render.ProvisionalNames(ps))
-}
 
 // provisionalProfileResult is `profiles show`'s result: a provisional profile is shown, but
 // what it says rests on published modules, not on a recorded apiserver.

@@ -121,5 +121,5 @@ func (o *simulateOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := output.Write(g.streams.Out, render.Simulation{Report: rep, AllSteps: o.steps == stepsAll}, opts); err != nil {
 		return err
 	}
-	return simulateResult(rep, pl.start)
+	return simulateResult(rep)
 }

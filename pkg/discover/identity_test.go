@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/report"
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
 	dt "github.com/mvpctl/mvpctl/test/fake/apiserver"
 )
 
@@ -228,8 +228,8 @@ func TestLeasesUnreadable(t *testing.T) {
 	if il == nil || il.Listed || !strings.Contains(il.Error, `User "bob" cannot list resource "leases"`) || strings.Contains(il.Error, "\n") {
 		t.Errorf("identityLeases = %+v", il)
 	}
-	for what, r := range map[string]report.Result{"TakenResult": snap.TakenResult(), "Result": snap.Result()} {
-		if _, ok := r.Reason.(snapshot.LeasesNotListed); r.Class != report.Partial || !ok {
+	for what, r := range map[string]report.Result{"TakenResult": basis.OfSnapshot(snap).TakenResult(), "MadeResult": basis.OfSnapshot(snap).MadeResult()} {
+		if _, ok := r.Reason.(basis.LeasesNotListed); r.Class != report.Partial || !ok {
 			t.Errorf("%s = %v %v, want partial for the unlisted leases", what, r.Class, r.Reason)
 		}
 	}
@@ -249,7 +249,7 @@ func TestLeasesListedRecorded(t *testing.T) {
 	if il := snap.Cluster.IdentityLeases; il == nil || !il.Listed || il.Error != "" {
 		t.Errorf("identityLeases = %+v, want listed", il)
 	}
-	if r := snap.TakenResult(); !r.OK() {
+	if r := basis.OfSnapshot(snap).TakenResult(); !r.OK() {
 		t.Errorf("TakenResult = %v %v", r.Class, r.Reason)
 	}
 }

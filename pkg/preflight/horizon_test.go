@@ -99,8 +99,8 @@ func TestPreflightPrometheusEvidence(t *testing.T) {
 			}
 			start.Prometheus = tc.prom
 			rep := upgradeFinding(t, start, 0, gadgets, tc.want, tc.says)
-			if partial := len(rep.Verdict.Partial) > 0; partial != tc.wantPartial {
-				t.Errorf("partial %v (%v), want %v", partial, rep.Verdict.Partial, tc.wantPartial)
+			if partial := len(rep.Verdict.Partial()) > 0; partial != tc.wantPartial {
+				t.Errorf("partial %v (%v), want %v", partial, rep.Verdict.Partial(), tc.wantPartial)
 			}
 			if tc.wantPartial && rep.Failing(FailOnBlocking) == "" {
 				t.Error("a Prometheus not read passes at --fail-on blocking")

@@ -19,6 +19,7 @@ import (
 	"github.com/mvpctl/mvpctl/pkg/clientevidence"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/replay"
+	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
@@ -77,8 +78,8 @@ func TestRunManagedFieldsWithinBudget(t *testing.T) {
 			t.Errorf("GVR after the cut: %+v, want not read", s)
 		}
 	}
-	t.Logf("verdict: %s, exit %v, partial %q", rep.Verdict.Result, rep.Verdict.Exit, rep.Verdict.Partial)
-	if rep.Verdict.Exit == ExitPass || !strings.Contains(strings.Join(rep.Verdict.Partial, "; "), "managedFields of "+mf[0].Name) {
+	t.Logf("verdict: %s, exit %v, partial %q", rep.Verdict.Result, rep.Verdict.Exit, rep.Verdict.Partial())
+	if rep.Verdict.Exit == report.OK || !strings.Contains(strings.Join(rep.Verdict.Partial(), "; "), "managedFields of "+mf[0].Name) {
 		t.Errorf("verdict %+v, want one that fails, partial, naming the managedFields of %s", rep.Verdict, mf[0].Name)
 	}
 }
@@ -116,7 +117,7 @@ func TestRunManagedFieldsAfterBudgetSpent(t *testing.T) {
 			}
 		}
 	}
-	if n == 0 || !strings.Contains(strings.Join(rep.Verdict.Partial, "; "), "managedFields") {
-		t.Errorf("%d managedFields source(s), verdict partial %q: want the GVRs at risk said not read", n, rep.Verdict.Partial)
+	if n == 0 || !strings.Contains(strings.Join(rep.Verdict.Partial(), "; "), "managedFields") {
+		t.Errorf("%d managedFields source(s), verdict partial %q: want the GVRs at risk said not read", n, rep.Verdict.Partial())
 	}
 }

@@ -85,7 +85,7 @@ func (p *pass) objectFindings() []Finding {
 		sum.Unreadable += len(read.Problems)
 		for _, pr := range read.Problems {
 			out = append(out, problemFinding(pr))
-			p.rep.Verdict.Partial = append(p.rep.Verdict.Partial, fmt.Sprintf("manifest %s does not parse", pr.Where()))
+			p.rep.RestsOn = p.rep.RestsOn.WithReads(fmt.Sprintf("manifest %s does not parse", pr.Where()))
 		}
 		for _, o := range read.Objects {
 			row := judge(o, read.Path, st, known)
@@ -113,7 +113,7 @@ func (p *pass) objectFindings() []Finding {
 	}
 	sum.Objects = len(p.rep.Objects)
 	if why := known.crdsUnreadPartial(p.rep.Objects); why != "" {
-		p.rep.Verdict.Partial = append(p.rep.Verdict.Partial, why)
+		p.rep.RestsOn = p.rep.RestsOn.WithReads(why)
 	}
 	sum.Counts = sortedCounts(counts, countOrder)
 	p.rep.ObjectsSummary = sum

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/profile"
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/replay"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -19,12 +19,11 @@ const Kind = "PreflightReport"
 type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	// Provisional lists the provisional profiles used (simulate.Simulation.Provisional): read first.
-	Provisional []profile.Provisional `json:"provisional,omitempty"`
-	// Stated is the configuration the user stated rather than observed (simulate.Simulation.Stated).
-	Stated []string `json:"stated,omitempty"`
-	// Assumptions are what the checks assumed rather than observed (simulate.Simulation.Assumptions).
-	Assumptions []string `json:"assumptions,omitempty"`
+	// RestsOn is what the run rests on besides observation, read first: the simulation's
+	// (simulate.Simulation.RestsOn: the provisional profiles, the stated configuration, the
+	// assumptions, the start's reads), with the gate's own reads not whole (client evidence
+	// cut at its budget, manifests that do not parse). The Verdict carries it.
+	basis.RestsOn
 	// Scenario echoes what was checked: start, steps, target.
 	Scenario ScenarioEcho `json:"scenario"`
 	Checks   []Check      `json:"checks"`
@@ -88,27 +87,6 @@ func bySeverity(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool { return rank[fs[i].Severity] < rank[fs[j].Severity] })
 }
 
-// partialReads are what of the start was not read: each apiserver not read, and a sampling
-// through a load balancer that did not see every server.
-func partialReads(s *snapshot.Snapshot) []string {
-	var out []string
-	if why := s.LeasesNotListed(); why != nil {
-		out = append(out, why.String())
-	}
-	for _, srv := range s.Servers {
-		if !srv.Reachable {
-			out = append(out, srv.Name+" could not be read")
-		}
-	}
-	if why := s.Cluster.LB.Incomplete(); why != "" {
-		out = append(out, why)
-	}
-	if pe := s.Prometheus; pe != nil && pe.Error != "" {
-		out = append(out, "Prometheus "+pe.URL+" could not be read: "+pe.Error)
-	}
-	return out
-}
-
 // summarize counts the findings and decides the result.
 func (r *Report) summarize() {
 	r.Summary = Summary{Accepted: len(r.Accepted), Stale: len(r.StaleAccepts)}
@@ -122,12 +100,8 @@ func (r *Report) summarize() {
 			r.Summary.Info++
 		}
 	}
-	var provisional []string
-	for _, p := range r.Provisional {
-		provisional = append(provisional, p.Version)
-	}
 	r.Verdict = Decide(VerdictInput{FailOn: r.Verdict.FailOn, Blocking: r.Summary.Blocking, Warning: r.Summary.Warning,
-		Assumptions: r.Assumptions, Provisional: provisional, Partial: r.Verdict.Partial})
+		RestsOn: r.RestsOn})
 	r.Summary.Result = r.Verdict.Result
 }
 

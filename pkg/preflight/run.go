@@ -331,10 +331,9 @@ func check(o Options) (*Report, error) {
 // newReport is the report of a pass before any check: what was checked and what it rests on.
 func newReport(o Options, sim *simulate.Simulation) *Report {
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
-		Assumptions: sim.Assumptions, Stated: sim.Stated, Provisional: sim.Provisional,
-		Verdict: Verdict{FailOn: o.FailOn, Partial: append(partialReads(o.Start), o.Evidence.CutReads()...)}}
+		RestsOn: sim.RestsOn.WithReads(o.Evidence.CutReads()...), Verdict: Verdict{FailOn: o.FailOn}}
 	rep.Scenario = ScenarioEcho{Start: o.Start.Source, TakenAt: o.Start.TakenAt, Target: o.Target, Profiles: sim.Profiles,
-		Partial: o.Start.Partial(), Steps: []string{}}
+		Partial: len(rep.Reads.Unread) > 0, Steps: []string{}}
 	for _, s := range o.Start.Servers {
 		rep.Scenario.Servers = append(rep.Scenario.Servers, simulate.ServerVersion{Name: s.Name, Version: s.Version})
 	}

@@ -3,6 +3,9 @@ package preflight
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/pkg/basis"
+	"github.com/mvpctl/mvpctl/pkg/report"
 )
 
 // Result is what a preflight run's findings and caveats add up to, whatever the threshold.
@@ -21,81 +24,70 @@ const (
 	ResultBlocking Result = "blocking"
 )
 
-// ExitClass is how a preflight run ends at its --fail-on threshold; the command maps it to an
-// exit code (0, 2, 3).
-type ExitClass string
-
-const (
-	ExitPass       ExitClass = "pass"
-	ExitIncomplete ExitClass = "incomplete"
-	ExitBlocking   ExitClass = "blocking"
-)
-
 // Verdict is the one result of a preflight run: every format and the exit code print it.
-// It is self-contained: the counts and caveats it rests on are in it.
+// It is self-contained: the counts and what it rests on are in it. Exit is how the run ends at
+// its threshold, a report.Class the command maps to an exit code (OK 0; Partial and Warnings
+// 2; Blocking 3); its JSON form is verdict_json.go's.
 type Verdict struct {
-	Result Result `json:"result"`
+	Result Result
 	// FailOn is the threshold the run was judged at; Exit how the run ends at it.
-	FailOn FailOn    `json:"failOn"`
-	Exit   ExitClass `json:"exit"`
+	FailOn FailOn
+	Exit   report.Class
 	// Blocking and Warning count the findings not accepted.
-	Blocking int `json:"blocking"`
-	Warning  int `json:"warning"`
-	// Assumptions are what the run assumed rather than observed; Provisional the provisional
-	// profiles it rests on (versions); Partial what was not read (servers, a sampled balancer).
-	Assumptions []string `json:"assumptions,omitempty"`
-	Provisional []string `json:"provisional,omitempty"`
-	Partial     []string `json:"partial,omitempty"`
+	Blocking, Warning int
+	// RestsOn is what the run rests on besides the findings: the provisional profiles, the
+	// assumptions, what was not read (basis.RestsOn.GateReads).
+	RestsOn basis.RestsOn
 	// Reason says in one line why the run ends as Exit says.
-	Reason string `json:"reason"`
+	Reason string
 }
 
 // VerdictInput is what a verdict is decided from.
 type VerdictInput struct {
 	FailOn            FailOn
 	Blocking, Warning int
-	Assumptions       []string
-	Provisional       []string
-	Partial           []string
+	RestsOn           basis.RestsOn
 }
 
-// Decide is the verdict of a run: the result from the findings and the caveats, and the exit
-// class at the threshold. Blocking findings win over a partial read, a partial read over
-// warnings and assumptions. At --fail-on blocking warnings, assumptions and provisional
-// profiles exit pass (still listed); a partial read still fails closed; --fail-on never
+// Decide is the verdict of a run: the result from the findings and what the run rests on, and
+// the exit class at the threshold. Blocking findings win over a partial read, a partial read
+// over warnings and assumptions. At --fail-on blocking warnings, assumptions and provisional
+// profiles exit OK (still listed); a partial read still fails closed; --fail-on never
 // always passes.
 func Decide(in VerdictInput) Verdict {
-	v := Verdict{FailOn: in.FailOn, Blocking: in.Blocking, Warning: in.Warning,
-		Assumptions: in.Assumptions, Provisional: in.Provisional, Partial: in.Partial}
+	v := Verdict{FailOn: in.FailOn, Blocking: in.Blocking, Warning: in.Warning, RestsOn: in.RestsOn}
 	if v.FailOn == "" {
 		v.FailOn = FailOnWarning
 	}
+	rests := in.RestsOn
 	switch {
 	case in.Blocking > 0:
 		v.Result = ResultBlocking
-	case len(in.Partial) > 0:
+	case len(rests.GateReads()) > 0:
 		v.Result = ResultPartial
-	case in.Warning > 0 || len(in.Assumptions) > 0 || len(in.Provisional) > 0:
+	case in.Warning > 0 || len(rests.Assumptions) > 0 || len(rests.Provisional) > 0:
 		v.Result = ResultWarning
 	default:
 		v.Result = ResultPass
 	}
 	switch {
 	case v.FailOn == FailOnNever || v.Result == ResultPass:
-		v.Exit = ExitPass
+		v.Exit = report.OK
 	case v.Result == ResultBlocking:
-		v.Exit = ExitBlocking
-	case v.Result == ResultPartial || v.FailOn == FailOnWarning:
-		v.Exit = ExitIncomplete
+		v.Exit = report.Blocking
+	case v.Result == ResultPartial:
+		v.Exit = report.Partial
+	case v.FailOn == FailOnWarning:
+		v.Exit = report.Warnings
 	default:
-		v.Exit = ExitPass
+		v.Exit = report.OK
 	}
 	v.Reason = v.reason()
 	return v
 }
 
 // Fails says whether the run fails at its threshold.
-func (v Verdict) Fails() bool { return v.Exit != ExitPass }
+func (v Verdict) Fails() bool { return v.Exit != report.OK }
 
 // FailsOn says whether a finding of severity sev is at or above the verdict's threshold.
 func (v Verdict) FailsOn(sev Severity) bool {
@@ -109,19 +101,10 @@ func (v Verdict) FailsOn(sev Severity) bool {
 }
 
 // Caveats are what the result rests on besides the findings, one phrase each.
-func (v Verdict) Caveats() []string {
-	var out []string
-	if n := len(v.Partial); n > 0 {
-		out = append(out, "not read: "+strings.Join(v.Partial, "; "))
-	}
-	if len(v.Provisional) > 0 {
-		out = append(out, "rests on the provisional profile "+strings.Join(v.Provisional, ", ")+" (the PROVISIONAL lines)")
-	}
-	if n := len(v.Assumptions); n > 0 {
-		out = append(out, fmt.Sprintf("rests on %d assumption(s) (the ASSUMED lines)", n))
-	}
-	return out
-}
+func (v Verdict) Caveats() []string { return v.RestsOn.GateCaveats() }
+
+// Partial are what the run could not read, one line each.
+func (v Verdict) Partial() []string { return v.RestsOn.GateReads() }
 
 // reason is the one line that says why the run ends as it does.
 func (v Verdict) reason() string {
@@ -132,7 +115,7 @@ func (v Verdict) reason() string {
 	switch {
 	case v.Result == ResultPass:
 		return "no finding at warning or above; nothing assumed, every apiserver read"
-	case v.Exit == ExitPass:
+	case v.Exit == report.OK:
 		return findings + "; --fail-on " + string(v.FailOn) + " lets it pass"
 	}
 	return findings

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -77,8 +78,8 @@ func Derive(base []byte, facts *UpstreamFacts) (*snapshot.Snapshot, error) {
 	if ks != nil {
 		mods += ", " + facts.Kubernetes.Module.ID()
 	}
-	snap.Source = fmt.Sprintf("PROVISIONAL %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
-		version, p.Version, mods, facts.Release)
+	snap.Source = fmt.Sprintf("%s %s: derived by make profiles-provisional from the recorded %s profile and the published %s; no %s kube-apiserver was run",
+		basis.ProvisionalMark, version, p.Version, mods, facts.Release)
 	snap.Provisional = prov
 	gate := g.Default
 	srv := func(name string, rs []snapshot.Resource) snapshot.Server {

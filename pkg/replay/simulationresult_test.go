@@ -1,27 +1,38 @@
 package replay
 
 import (
+	"strings"
 	"testing"
+	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/simulate"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
 
+// TestSimulationReportResult: a simulation's result is what simulate.Run decided it rests on,
+// from its start and the profiles it used.
 func TestSimulationReportResult(t *testing.T) {
-	start := snapshot.New()
-	start.Servers = []snapshot.Server{{Name: "a", Reachable: true}, {Name: "b"}}
-	start.Cluster.LB = &snapshot.LBSampling{Leases: 2, LeasesSeen: 1, LeasesRead: true}
-	clean := snapshot.New()
-	clean.Servers = []snapshot.Server{{Name: "a", Reachable: true}}
-	rep := SimulationReport{Simulation: &simulate.Simulation{Provisional: []profile.Provisional{{Version: "v1.39.0"}}, Assumptions: []string{"x", "y"}}}
-	r := rep.Result(start)
-	want := "it rests on the provisional profile v1.39.0 (the PROVISIONAL lines); it rests on 2 assumption(s) (the ASSUMED lines); b could not be read when the snapshot was taken; " + start.Cluster.LB.Incomplete()
-	if r.Class != report.Warnings || r.Reason.String() != want {
-		t.Errorf("got %v %q, want warnings %q", r.Class, r.Reason, want)
+	start, err := simulate.ProfilesStart("a=1.35,b=1.35", "", "", time.Time{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := (SimulationReport{Simulation: &simulate.Simulation{}}).Result(clean); !r.OK() {
+	start.Servers[1].Reachable = false
+	start.Cluster.LB = &snapshot.LBSampling{Leases: 2, LeasesSeen: 1, LeasesRead: true}
+	sim, err := simulate.Run(start, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := SimulationReport{Simulation: sim}.Result()
+	if r.Class != report.Warnings {
+		t.Fatalf("got %v %v, want warnings", r.Class, r.Reason)
+	}
+	for _, want := range []string{"assumption(s) (the ASSUMED lines)", "b could not be read when the snapshot was taken", start.Cluster.LB.Incomplete()} {
+		if !strings.Contains(r.Reason.String(), want) {
+			t.Errorf("reason %q lacks %q", r.Reason, want)
+		}
+	}
+	if r := (SimulationReport{Simulation: &simulate.Simulation{}}).Result(); !r.OK() {
 		t.Errorf("observed, all read: %v %v, want ok", r.Class, r.Reason)
 	}
 }

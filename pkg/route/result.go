@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/report"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -34,7 +35,7 @@ func (e Explanation) Result(failOn []int, snap *snapshot.Snapshot, oneServer boo
 	case oneServer:
 		return report.Done()
 	}
-	return snap.Result()
+	return basis.OfSnapshot(snap).MadeResult()
 }
 
 // StatusHit is a server that answers a status, or may answer it (Alternative, as the

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/report"
@@ -19,14 +20,11 @@ const SimulationKind = "Simulation"
 type Simulation struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	// Provisional lists the profiles used that were derived from a release's published
-	// modules, not recorded: to be read first.
-	Provisional []profile.Provisional `json:"provisional,omitempty"`
-	// Stated is the configuration the user stated rather than observed (--proxy=configured).
-	Stated []string `json:"stated,omitempty"`
-	// Assumptions are what the simulation assumed rather than observed (how servers started
-	// from profiles have their peer proxy set up), to be read before anything else.
-	Assumptions []string `json:"assumptions,omitempty"`
+	// RestsOn is what the simulation rests on besides observation, to be read first: the
+	// provisional profiles used, the configuration stated rather than observed (the
+	// installer's, --proxy=configured), what it assumed (how servers started from profiles
+	// have their peer proxy set up), and what of the start was not read.
+	basis.RestsOn
 	// Start says where the control plane started (snapshot source or profiles).
 	Start string `json:"start"`
 	// Profiles lists the exact versions of the profiles used, as source evidence.
@@ -100,7 +98,8 @@ func Run(start *snapshot.Snapshot, steps []Step) (*Simulation, error) {
 	if err := checkCost(estimateCost(start, plan)); err != nil {
 		return nil, err
 	}
-	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{}}
+	sim := &Simulation{APIVersion: report.APIVersion, Kind: SimulationKind, Start: start.Source, AtRisk: []Risk{},
+		RestsOn: basis.OfSnapshot(start)}
 	sim.Steps = append(sim.Steps, evaluate(0, "start", start))
 	cur := withInferredResources(start, sim.Steps[0].router)
 	sim.addStartConfigs(start)

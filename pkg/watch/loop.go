@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/proxytraffic"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -244,7 +245,7 @@ func (l *Loop) readOnce(ctx context.Context, st *runState, byLease bool) error {
 	if err != nil {
 		return err
 	}
-	if readErr == nil && snap != nil && snap.LeasesNotListed() != nil {
+	if readErr == nil && snap != nil && basis.LeasesOf(snap) != nil {
 		st.unlisted++
 	}
 	if !byLease {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mvpctl/mvpctl/internal/textsafe"
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -236,9 +237,9 @@ func (m *Metrics) Ready() error {
 		return errors.New("the last read of the control plane got nothing: " + oneLine(m.last.Err.Error()))
 	case m.reachable == 0:
 		return errors.New("no apiserver answered the last read")
-	case m.last.Snapshot != nil && m.last.Snapshot.LeasesNotListed() != nil:
+	case m.last.Snapshot != nil && basis.LeasesOf(m.last.Snapshot) != nil:
 		// The servers it reports are those found otherwise: it cannot say the plane is up.
-		return errors.New(m.last.Snapshot.LeasesNotListed().String())
+		return errors.New(basis.LeasesOf(m.last.Snapshot).String())
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ var commandImports = map[string]string{
 	"cmd/mvpctl/internal/render":    "the renderers, one per report",
 	"cmd/mvpctl/internal/trace":     "-v",
 	"pkg/buildinfo":                 "mvpctl version",
+	"pkg/basis":                     "snapshot, routes: what a snapshot's result rests on (its reads)",
 	"pkg/clientevidence":            "preflight: the live cluster's Helm releases and managedFields",
 	"pkg/discover":                  "snapshot, watch, probe: reading a live control plane",
 	"pkg/lifecycle":                 "apis: the lifecycle of every built-in API, asked directly",

@@ -11,6 +11,7 @@ import (
 	// Cloud and OIDC auth providers, so every kubeconfig kubectl can use works here too.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/discover"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -198,7 +199,7 @@ func PrintLBNotes(warn func(string), snap *snapshot.Snapshot) {
 // be listed when it was taken: what is made from it covers the servers found otherwise only.
 // (A live read says it as it happens.)
 func PrintLeasesNote(warn func(string), snap *snapshot.Snapshot) {
-	if why := snap.LeasesNotListed(); why != nil {
+	if why := basis.LeasesOf(snap); why != nil {
 		warn(why.String())
 	}
 }

@@ -157,13 +157,8 @@ func (p Preflight) writeTable(w io.Writer, o output.Options) error {
 // at risk, what was checked and its steps (which findings refer to by number).
 func (p Preflight) Summary(w io.Writer, wide bool) {
 	rep := p.Report
-	WriteProvisional(w, rep.Provisional, wide)
-	for _, a := range rep.Assumptions {
-		output.Fprintf(w, "ASSUMED %s\n", a)
-	}
-	for _, a := range rep.Stated {
-		output.Fprintf(w, "STATED %s\n", a)
-	}
+	writeProvisional(w, rep.Provisional, wide)
+	writeAssumedStated(w, rep.RestsOn)
 	output.Fprintf(w, "%s\n", p.resultLine())
 	if l := atRiskLine(rep.Simulation); l != "" {
 		output.Fprintf(w, "%s\n", l)

@@ -16,7 +16,7 @@ func (p Preflight) writeMarkdown(w io.Writer) error {
 	rep := p.Report
 	var b strings.Builder
 	output.Fprintf(&b, "### mvpctl preflight: %s (%s)\n\n", rep.Verdict.Result, p.verdictExit(rep.Verdict))
-	WriteProvisionalMarkdown(&b, rep.Provisional)
+	writeProvisionalMarkdown(&b, rep.Provisional)
 	for _, a := range rep.Assumptions {
 		output.Fprintf(&b, "**Assumed:** %s\n\n", a)
 	}

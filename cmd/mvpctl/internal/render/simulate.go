@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/pkg/basis"
 	"github.com/mvpctl/mvpctl/pkg/diagram"
 	"github.com/mvpctl/mvpctl/pkg/output"
 	"github.com/mvpctl/mvpctl/pkg/replay"
@@ -76,14 +77,9 @@ func (w Simulation) Table(o output.Options) ([]string, [][]string) {
 func printSimulation(w io.Writer, sw Simulation, o output.Options) error {
 	rep, noHeaders := sw.Report, o.NoHeaders
 	sim := rep.Simulation
-	WriteProvisional(w, sim.Provisional, o.Wide())
+	writeProvisional(w, sim.Provisional, o.Wide())
 	output.Fprintf(w, "Start: %s\n", sim.Start)
-	for _, a := range sim.Assumptions {
-		output.Fprintf(w, "ASSUMED %s\n", a)
-	}
-	for _, a := range sim.Stated {
-		output.Fprintf(w, "STATED %s\n", a)
-	}
+	writeAssumedStated(w, sim.RestsOn)
 	if len(sim.Profiles) > 0 {
 		output.Fprintf(w, "Profiles: %s (discovery of real default kube-apiservers of these versions%s)\n", strings.Join(sim.Profiles, ", "), provisionalExcept(sim.Provisional))
 	}
@@ -115,7 +111,7 @@ func printSimulation(w io.Writer, sw Simulation, o output.Options) error {
 	if len(sim.RuntimeConfigs) > 0 {
 		title := "RUNTIME-CONFIG AS OBSERVED (kept by every upgrade):"
 		if len(sim.StatedConfigs) > 0 {
-			title = "RUNTIME-CONFIG AS OBSERVED (an upgrade keeps the STATED one instead, where there is one):"
+			title = "RUNTIME-CONFIG AS OBSERVED (an upgrade keeps the " + basis.StatedMark + " one instead, where there is one):"
 		}
 		fmt.Fprintln(w, "\n"+title)
 		var rows [][]string
