@@ -66,11 +66,15 @@ func (b *blockedCall) in(t *testing.T, pid int) bool {
 // processCPU reads a live process's CPU time: this test's own, after it burned some, and
 // nothing for a process that does not exist.
 func TestProcessCPU(t *testing.T) {
+	// Burn CPU until the reading has grown by 100ms: on a busy machine 200ms of wall can give
+	// this process less than that, so the bound is on the wall time the growth may take.
 	before := processCPU(os.Getpid())
-	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); {
-	}
-	if after := processCPU(os.Getpid()); after-before < 100*time.Millisecond {
-		t.Errorf("CPU %s, then %s after 200ms of burning it", before, after)
+	for deadline := time.Now().Add(20 * time.Second); processCPU(os.Getpid())-before < 100*time.Millisecond; {
+		if time.Now().After(deadline) {
+			t.Fatalf("CPU %s, then %s after 20s of burning it", before, processCPU(os.Getpid()))
+		}
+		for end := time.Now().Add(10 * time.Millisecond); time.Now().Before(end); {
+		}
 	}
 	if got := processCPU(1 << 30); got != 0 {
 		t.Errorf("no such process: %s", got)
