@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/internal/gosrc"
 )
 
 // apiVersionDir is a group/version package directory's last element.
@@ -39,7 +41,8 @@ func (x *extractor) groupVersions(m Module) ([]KindFact, error) {
 		if err != nil {
 			return fmt.Errorf("%s/%s: %w", m.ID(), rel, err)
 		}
-		group, line, ok := stringConst(file, fset, "GroupName")
+		group, at, ok := gosrc.StringConst(file, "GroupName")
+		line := fset.Position(at).Line
 		if !ok {
 			return nil
 		}
@@ -51,30 +54,6 @@ func (x *extractor) groupVersions(m Module) ([]KindFact, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return kindKey(out[i]) < kindKey(out[j]) })
 	return out, nil
-}
-
-func stringConst(file *ast.File, fset *token.FileSet, name string) (string, int, bool) {
-	for _, decl := range file.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.CONST {
-			continue
-		}
-		for _, spec := range gd.Specs {
-			vs := spec.(*ast.ValueSpec)
-			for i, n := range vs.Names {
-				if n.Name != name || i >= len(vs.Values) {
-					continue
-				}
-				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					s, err := strconv.Unquote(lit.Value)
-					if err == nil {
-						return s, fset.Position(lit.Pos()).Line, true
-					}
-				}
-			}
-		}
-	}
-	return "", 0, false
 }
 
 func diffGVs(a, b []KindFact) []KindFact {

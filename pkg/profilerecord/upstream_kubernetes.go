@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mvpctl/mvpctl/internal/gosrc"
 )
 
 // This file reads what kube-apiserver registers, from the k8s.io/kubernetes module of the
@@ -313,7 +315,7 @@ func (x *extractor) groupName(rel string) (string, error) {
 		return "", err
 	}
 	for _, g := range files {
-		if s, _, ok := stringConst(g.ast, g.fset, "GroupName"); ok {
+		if s, _, ok := gosrc.StringConst(g.ast, "GroupName"); ok {
 			return s, nil
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mvpctl/mvpctl/internal/gosrc"
 	"github.com/mvpctl/mvpctl/pkg/lifecycle"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
@@ -222,19 +223,8 @@ func groupName(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.CONST {
-			continue
-		}
-		for _, s := range g.Specs {
-			vs := s.(*ast.ValueSpec)
-			for i, n := range vs.Names {
-				if n.Name == "GroupName" && i < len(vs.Values) {
-					return stringLit(vs.Values[i])
-				}
-			}
-		}
+	if g, _, ok := gosrc.StringConst(f, "GroupName"); ok {
+		return g, nil
 	}
 	return "", fmt.Errorf("%s: no const GroupName", path)
 }
