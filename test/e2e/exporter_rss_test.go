@@ -38,9 +38,9 @@ func rssMiB(pid int) (float64, error) {
 
 // TestExporterRSS runs the exporter against three v1.36 servers, one of them restarted every
 // 20s in turn (each restart a new identity-lease holder, a read with a server down, windows
-// none), with /metrics scraped every second, and samples its RSS every 5s: the last third
-// of the run may not be above the first third's highest by more than 16 MiB (the Go heap's
-// own swing), i.e. nothing grows with the reads. The figures are logged.
+// none), with /metrics scraped every second, and samples its RSS every 5s: past the first
+// third (the warm-up), the last third may not be above the middle third's highest by more than
+// 8 MiB, i.e. nothing grows with the reads. The figures are logged.
 func TestExporterRSS(t *testing.T) {
 	harness.SkipIfUnsupported(t)
 	if testing.Short() {
@@ -109,10 +109,14 @@ func TestExporterRSS(t *testing.T) {
 	if third == 0 {
 		t.Fatalf("%d samples", len(samples))
 	}
-	firstMax, lastMax := 0.0, 0.0
+	// The first third is the warm-up (the heap grows to its working size: 36 → ~50 MiB in every
+	// run seen); a leak is growth that goes on after it, so the last third is held against the
+	// middle one. 8 MiB over a third (30s) is the 16 MiB a minute the bound has always meant;
+	// runs without a leak grew 1–4 MiB between the two.
+	midMax, lastMax := 0.0, 0.0
 	for i, v := range samples {
-		if i < third {
-			firstMax = max(firstMax, v)
+		if i >= third && i < len(samples)-third {
+			midMax = max(midMax, v)
 		}
 		if i >= len(samples)-third {
 			lastMax = max(lastMax, v)
@@ -122,9 +126,9 @@ func TestExporterRSS(t *testing.T) {
 	for _, v := range samples {
 		s = append(s, fmt.Sprintf("%.1f", v))
 	}
-	t.Logf("exporter RSS (MiB) every 5s over %s, %d restarts, %d scrapes: %s; first third max %.1f, last third max %.1f",
-		soak, turn, scrapes.Load(), strings.Join(s, " "), firstMax, lastMax)
-	if lastMax > firstMax+16 {
-		t.Errorf("RSS grew: the last third's highest %.1f MiB, the first third's %.1f MiB", lastMax, firstMax)
+	t.Logf("exporter RSS (MiB) every 5s over %s, %d restarts, %d scrapes: %s; middle third max %.1f, last third max %.1f",
+		soak, turn, scrapes.Load(), strings.Join(s, " "), midMax, lastMax)
+	if lastMax > midMax+8 {
+		t.Errorf("RSS grew after the warm-up: the last third's highest %.1f MiB, the middle third's %.1f MiB", lastMax, midMax)
 	}
 }
