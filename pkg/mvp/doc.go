@@ -2,8 +2,8 @@
 // the one place in mvpctl that holds the apiserver's rules. Which peer-proxy implementation
 // (era) a binary runs, the feature gate's default, when the proxy filter is installed, which
 // group/versions are never proxied, what a graceful stop, a start or a crash does to the
-// leases and the peers' caches, which peers a server learns, and the vocabulary of outcomes
-// and 503 flavours.
+// leases and the peers' caches, the identity a server's hostname gives it, which peers a server
+// learns, and the vocabulary of outcomes and 503 flavours.
 //
 // Every other package asks this one; none keeps a version threshold of its own. When a new
 // Kubernetes minor arrives, this package (and docs/behaviour.md, which every rule cites) is

@@ -31,17 +31,17 @@ func skewSnapshot() *snapshot.Snapshot {
 		res("", "v1", "namespaces", "Namespace", false),
 		res("", "v1", "bindings", "Binding", true, "create"),
 	}
-	a := snapshot.Server{Name: "a", ID: snapshot.ServerID("a"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:1", PeerProxy: configured,
+	a := snapshot.Server{Name: "a", ID: mvp.ServerID("a"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:1", PeerProxy: configured,
 		Resources: append(append([]snapshot.Resource{}, core...),
 			res("apps", "v1", "deployments", "Deployment", true), res("apps", "v1", "replicasets", "ReplicaSet", true),
 			res("batch", "v1", "jobs", "Job", true), res("batch", "v1", "cronjobs", "CronJob", true),
 			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false))}
-	b := snapshot.Server{Name: "b", ID: snapshot.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2", PeerProxy: configured,
+	b := snapshot.Server{Name: "b", ID: mvp.ServerID("b"), Version: "v1.36.3", Reachable: true, Endpoint: "https://127.0.0.1:2", PeerProxy: configured,
 		Resources: append(append([]snapshot.Resource{}, core...), res("apps", "v1", "replicasets", "ReplicaSet", true),
 			res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false)),
 		PeerAggregated: append(nonCore(a.Resources), res("example.com", "v1", "widgets", "Widget", true))}
-	c := snapshot.Server{Name: "c", ID: snapshot.ServerID("c"), Version: "v1.37.1", Reachable: false, Error: "connection refused",
-		IdentityLease: &snapshot.Lease{Name: snapshot.ServerID("c"), HolderIdentity: "x"},
+	c := snapshot.Server{Name: "c", ID: mvp.ServerID("c"), Version: "v1.37.1", Reachable: false, Error: "connection refused",
+		IdentityLease: &snapshot.Lease{Name: mvp.ServerID("c"), HolderIdentity: "x"},
 		PeerProxy:     snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), EndpointResolvable: snapshot.Ptr(true)}}
 	s := snapshot.New()
 	s.Servers = []snapshot.Server{a, b, c}
@@ -152,7 +152,7 @@ func TestVerbsAndRequests(t *testing.T) {
 func TestPredictExpect(t *testing.T) {
 	snap := skewSnapshot()
 	// A 1.34 server d routing on b's peer-aggregated view: proxied to b, which answers 404 ...
-	d := snapshot.Server{Name: "d", ID: snapshot.ServerID("d"), Version: "v1.34.4", Reachable: true, Endpoint: "https://127.0.0.1:4",
+	d := snapshot.Server{Name: "d", ID: mvp.ServerID("d"), Version: "v1.34.4", Reachable: true, Endpoint: "https://127.0.0.1:4",
 		PeerProxy: snapshot.PeerProxy{GateEnabled: snapshot.Ptr(true), FilterInstalled: snapshot.Ptr(true)},
 		Resources: []snapshot.Resource{res("", "v1", "configmaps", "ConfigMap", true)}}
 	snap.Servers = append(snap.Servers, d)

@@ -23,7 +23,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 	snap.TakenAt = at
 	var sources []string
 	for _, sv := range servers {
-		p, err := profile.Lookup(sv.Version)
+		p, runs, err := lookupTarget(sv.Version)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 		}
@@ -38,7 +38,7 @@ func FromProfiles(servers []ServerVersion, at time.Time) (*snapshot.Snapshot, er
 				return nil, fmt.Errorf("server %s: %w", sv.Name, err)
 			}
 		}
-		srv.Version = versionRun(sv.Version, p).String()
+		srv.Version = runs.String()
 		srv.PeerProxy = setup.PeerProxy(p.Version)
 		// What the release's removals assumed is said with the rest of the start's evidence.
 		if assumed != "" {
@@ -79,7 +79,7 @@ func profileWithRuntimeConfig(srv *snapshot.Server, p profile.Profile, value str
 
 // fromProfile is a running server named name serving what profile p serves.
 func fromProfile(name string, p profile.Profile) snapshot.Server {
-	id := snapshot.ServerID(name)
+	id := mvp.ServerID(name)
 	return snapshot.Server{
 		Name: name, ID: id, Hostname: name,
 		IdentityLease:   &snapshot.Lease{Name: id, HolderIdentity: id + "_simulated"},

@@ -58,7 +58,7 @@ func startAt(srv *snapshot.Server, v snapshot.Version) {
 	srv.Reachable, srv.Error = true, ""
 	srv.PeerProxy.EndpointResolvable = nil
 	if srv.ID == "" {
-		srv.ID = snapshot.ServerID(srv.Hostname)
+		srv.ID = mvp.ServerID(srv.Hostname)
 	}
 	if old := srv.IdentityLease; old != nil && old.HolderIdentity != "" && !mvp.StartDeletesIdentityLease(v) {
 		return

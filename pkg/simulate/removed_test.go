@@ -151,8 +151,7 @@ func TestUpgradeTo138StatedEscape(t *testing.T) {
 		}
 		start.Servers[0].Stated = &snapshot.StatedFlags{Source: snapshot.ManifestSource("a.yaml"),
 			Flags: []snapshot.Flag{{Name: "runtime-config", Value: "resource.k8s.io/v1beta1=true"}}, Env: tc.env}
-		cfg := "resource.k8s.io/v1beta1=true"
-		step := Step{Action: ActionUpgrade, Server: "a", To: "1.38", RuntimeConfig: &cfg}
+		step := Step{Action: ActionUpgrade, Server: "a", To: "1.38", RuntimeConfig: ReadStepRuntimeConfig("resource.k8s.io/v1beta1=true")}
 		next, done, err := applyStep(start, step)
 		notes := wordNotes(done.notes)
 		if err != nil {

@@ -95,7 +95,7 @@ type Step struct {
 	// RuntimeConfig, on an upgrade, is the --runtime-config the upgraded server starts with.
 	// Unset: the configuration inferred from what the server serves before the upgrade is
 	// kept, as a real upgrade keeps the flags. "default" means no --runtime-config at all.
-	RuntimeConfig *string `json:"runtimeConfig,omitempty"`
+	RuntimeConfig *StepRuntimeConfig `json:"runtimeConfig,omitempty"`
 	// Patch, on a keep step, is the newer patch release of the server's minor version that an
 	// upgrade to a minor (--to 1.37) leaves out: upgrading to it (--to 1.37.2) restarts the
 	// server, which this plan does not rehearse.
@@ -106,7 +106,7 @@ func (s Step) String() string {
 	if s.Action == ActionUpgrade {
 		out := fmt.Sprintf("upgrade %s to %s", s.Server, s.To)
 		if s.RuntimeConfig != nil {
-			out += " with --runtime-config=" + *s.RuntimeConfig
+			out += " with --runtime-config=" + s.RuntimeConfig.String()
 		}
 		return out
 	}
@@ -211,10 +211,8 @@ func (s Step) validate() error {
 		if s.Action != ActionUpgrade {
 			return errors.New("runtimeConfig: set for upgrade steps only")
 		}
-		if *s.RuntimeConfig != defaultRuntimeConfig {
-			if _, err := mvp.ParseRuntimeConfig(*s.RuntimeConfig); err != nil {
-				return err
-			}
+		if err := s.RuntimeConfig.Err(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -294,7 +292,7 @@ func ParseStep(s string) (Step, error) {
 		target, cfg, hasCfg := strings.Cut(rest, ",runtime-config=")
 		st.Server, st.To, _ = strings.Cut(target, "=")
 		if hasCfg {
-			st.RuntimeConfig = &cfg
+			st.RuntimeConfig = ReadStepRuntimeConfig(cfg)
 		}
 	}
 	if err := st.validate(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"github.com/mvpctl/mvpctl/pkg/profile"
 	"github.com/mvpctl/mvpctl/pkg/snapshot"
 )
@@ -31,22 +30,14 @@ type upgradeTarget struct {
 // --runtime-config it gives (none; "default": the binary's defaults; or a configuration), and
 // the version the server then runs.
 func readTarget(step Step) *upgradeTarget {
-	p, err := profile.Lookup(step.To)
+	p, runs, err := lookupTarget(step.To)
 	if err != nil {
 		return &upgradeTarget{err: err}
 	}
-	t := &upgradeTarget{profile: p}
-	switch rc := step.RuntimeConfig; {
-	case rc == nil:
-	case *rc == defaultRuntimeConfig:
-		t.asked = &runtimeChoice{source: sourceDefault}
-	default:
-		c, err := mvp.ParseRuntimeConfig(*rc)
-		t.asked, t.askedErr = &runtimeChoice{config: c, source: sourceStep}, err
-	}
-	t.runs = p.Version
-	if v, patch := snapshot.ParsePatch(step.To); patch {
-		t.runs = v // the exact patch release asked for: its minor's profile stands for it
+	t := &upgradeTarget{profile: p, runs: runs}
+	if rc := step.RuntimeConfig; rc != nil {
+		asked := rc.asked
+		t.asked, t.askedErr = &asked, rc.err
 	}
 	return t
 }
@@ -137,13 +128,17 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 	return served, stepDone{notes: notes, losses: losses, assumed: assumed}, nil
 }
 
-// versionRun is the version a server upgraded to requested runs: the exact patch release when
-// one was asked for (its minor's profile stands for it), else the profile's.
-func versionRun(requested string, p profile.Profile) snapshot.Version {
-	if v, patch := snapshot.ParsePatch(requested); patch {
-		return v
+// lookupTarget is the profile of version, and the version a server started on it runs: the
+// exact patch release when one is asked for (its minor's profile stands for it), else the
+// profile's.
+func lookupTarget(version string) (p profile.Profile, runs snapshot.Version, err error) {
+	if p, err = profile.Lookup(version); err != nil {
+		return p, runs, err
 	}
-	return p.Version
+	if v, patch := snapshot.ParsePatch(version); patch {
+		return p, v, nil
+	}
+	return p, p.Version, nil
 }
 
 // ConfigLoss is a --runtime-config entry an upgraded server keeps that its new version has no

@@ -45,9 +45,6 @@ type runtimeChoice struct {
 	source configSource
 }
 
-// defaultRuntimeConfig, as a step's runtime-config, means "no --runtime-config flag".
-const defaultRuntimeConfig = "default"
-
 // statedFlags are a server's stated flags (snapshot.Server.Stated) read once for one binary
 // version: ok when they are stated and readable, err when they are stated and are not.
 type statedFlags struct {

@@ -32,7 +32,7 @@ func benchSnapshot(gvrs int) *Snapshot {
 	s := New()
 	const servers = 3
 	for i := range servers {
-		srv := Server{Name: fmt.Sprintf("kas-%c", 'a'+i), ID: ServerID(fmt.Sprintf("kas-%c", 'a'+i)),
+		srv := Server{Name: fmt.Sprintf("kas-%c", 'a'+i), ID: fmt.Sprintf("apiserver-kas-%c", 'a'+i),
 			Version: "v1.36.3", Reachable: true, PeerProxy: PeerProxy{GateEnabled: Ptr(true), FilterInstalled: Ptr(true)},
 			DiscoveryFormat: DiscoveryNoPeer, APIs: &DiscoveryDocument{ETag: `"ABCDEF"`}}
 		n := gvrs / servers

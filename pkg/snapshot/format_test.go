@@ -166,7 +166,7 @@ func docSnapshot(servers, gvrs int) *Snapshot {
 		}
 		all = append(all, apis.Items...)
 		name := fmt.Sprintf("kas-%c", 'a'+i)
-		s.Servers = append(s.Servers, Server{Name: name, ID: ServerID(name), Version: "v1.36.3", Reachable: true,
+		s.Servers = append(s.Servers, Server{Name: name, ID: "apiserver-" + name, Version: "v1.36.3", Reachable: true,
 			PeerProxy:       PeerProxy{GateEnabled: Ptr(true), FilterInstalled: Ptr(true), PeerAggregatedDiscovery: Ptr(true)},
 			DiscoveryFormat: DiscoveryNoPeer, CoreAPI: &DiscoveryDocument{ETag: `"C0"`, Items: []apidiscoveryv2.APIGroupDiscovery{core}}, APIs: apis})
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 )
 
 // ControlPlane is one etcd plus N kube-apiservers on loopback, with a throw-away PKI.
@@ -180,7 +180,7 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 		}
 		s := &Server{
 			ServerSpec: spec, Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
-			LeaseID: snapshot.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
+			LeaseID: mvp.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
 			Binary: bins[spec.Version], cp: cp,
 		}
 		if s.HTTPClient, err = cp.adminHTTPClient(); err != nil {

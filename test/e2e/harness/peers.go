@@ -177,7 +177,7 @@ func (cp *ControlPlane) missingLeases(ctx context.Context, running []*Server) ([
 			names[l.Name] = true
 			if h := l.Labels[hostnameLabel]; h != "" {
 				if s := cp.byName[h]; s != nil && s.LeaseID != l.Name {
-					return nil, fmt.Errorf("identity lease %s has hostname %s, but snapshot.ServerID(%q) = %s", l.Name, h, h, s.LeaseID)
+					return nil, fmt.Errorf("identity lease %s has hostname %s, but mvp.ServerID(%q) = %s", l.Name, h, h, s.LeaseID)
 				}
 			}
 		}

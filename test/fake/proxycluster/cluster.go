@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mvpctl/mvpctl/pkg/snapshot"
+	"github.com/mvpctl/mvpctl/pkg/mvp"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -34,7 +34,7 @@ func Start(t testing.TB, servers ...*Server) *Cluster {
 	c := &Cluster{PKI: dt.NewPKI(t), Servers: servers, t: t, shared: &dt.Cluster{CRDsJSON: dt.CRDsJSONFixture, APIServicesJSON: dt.APIServicesJSONFixture}}
 	for _, s := range servers {
 		s.c = c
-		s.ID = snapshot.ServerID(s.Name)
+		s.ID = mvp.ServerID(s.Name)
 		s.rerouted, s.errors = map[string]float64{}, map[string]float64{}
 		hooks := dt.Hooks136
 		if s.NoFilter {

@@ -14,7 +14,7 @@ import (
 
 // Server is one fake kube-apiserver. Set the fields, then pass it to Start.
 type Server struct {
-	Name    string // hostname: the server's ID is snapshot.ServerID(Name)
+	Name    string // hostname: the server's ID is mvp.ServerID(Name)
 	Version string // e.g. v1.36.3
 	Core    apidiscoveryv2.APIGroupDiscovery
 	Groups  []apidiscoveryv2.APIGroupDiscovery

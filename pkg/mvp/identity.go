@@ -1,4 +1,4 @@
-package snapshot
+package mvp
 
 import (
 	"crypto/sha256"
