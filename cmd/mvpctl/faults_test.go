@@ -153,8 +153,14 @@ func TestRequestTimeoutWording(t *testing.T) {
 	}
 }
 
+// hungListener is a hungServer; connected is closed when it accepts its first connection.
+type hungListener struct {
+	net.Listener
+	connected chan struct{}
+}
+
 // hungServer listens on loopback, accepts connections and never answers, until the test ends.
-func hungServer(t *testing.T) net.Listener {
+func hungServer(t *testing.T) hungListener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -170,6 +176,7 @@ func hungServer(t *testing.T) net.Listener {
 			c.Close()
 		}
 	})
+	connected := make(chan struct{})
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -177,9 +184,12 @@ func hungServer(t *testing.T) net.Listener {
 				return
 			}
 			mu.Lock()
+			if len(conns) == 0 {
+				close(connected)
+			}
 			conns = append(conns, c)
 			mu.Unlock()
 		}
 	}()
-	return ln
+	return hungListener{Listener: ln, connected: connected}
 }

@@ -14,22 +14,28 @@ import (
 )
 
 // TestSignals: SIGINT and SIGTERM stop a command waiting on a hung apiserver at once, with
-// 130 and 143, and leave neither the target file nor a temporary file behind.
+// 130 and 143, and leave neither the target file nor a temporary file behind. The signal is
+// sent once the command is waiting on the server, however long a loaded machine takes to get
+// it there.
 func TestSignals(t *testing.T) {
 	bin := binary(t)
-	ln := hungServer(t)
 	for _, tt := range []struct {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
 		t.Run(tt.sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+			ln, dir := hungServer(t), t.TempDir()
 			cmd := exec.Command(bin, "snapshot", "--server", "https://"+ln.Addr().String(), "--insecure-skip-tls-verify", "--timeout", "60s", "-f", filepath.Join(dir, "snap.yaml"))
 			cmd.Dir = dir
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			select {
+			case <-ln.connected:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the command did not connect to the server within 30s")
+			}
 			start := time.Now()
 			if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
