@@ -68,13 +68,16 @@ func profileWithRuntimeConfig(srv *snapshot.Server, p profile.Profile, value str
 	if p.Full == nil {
 		return nil, "", fmt.Errorf("the profile of %s does not record its full set: --runtime-config=%s cannot be applied", p.Version, cfg)
 	}
-	full, _, removed, assumed := applyRemoved(srv, p, cfg)
+	full, _, removed, assumedOf := applyRemoved(srv, p, cfg)
 	served, unknown := cfg.Apply(p.Resources, full)
 	unknown = slices.DeleteFunc(unknown, func(gv string) bool { return slices.Contains(removed, gv) })
 	if len(unknown) > 0 {
 		return nil, "", fmt.Errorf("--runtime-config=%s: %s has no %s", cfg, p.Version, strings.Join(unknown, ", "))
 	}
-	return served, assumed, nil
+	if assumedOf == nil {
+		return served, "", nil
+	}
+	return served, assumedOf.words(), nil
 }
 
 // fromProfile is a running server named name serving what profile p serves.

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -15,45 +14,61 @@ import (
 // (mvp.ServeRemovedAPIsEnv). Whether it does is read from the static pod manifest's env
 // (--static-pod-manifest): STATED; without one it is assumed unset, and the simulation says so.
 
-// removedEscape is what is known of a server's one-release escape.
+// escapeState is how a server's escape is known: assumed unset (no static pod manifest states
+// the environment, or the manifest takes the value from elsewhere), or stated by the manifest
+// (set to a value, set to one that is no boolean, or absent from its env).
+type escapeState int
+
+const (
+	escapeNoManifest escapeState = iota
+	escapeValueFrom
+	escapeStatedValue
+	escapeStatedUnreadable
+	escapeStatedAbsent
+)
+
+// removedEscape is what is known of a server's one-release escape: on, how it is known, and
+// what the manifest (source) says of it (value, or why it cannot be read).
 type removedEscape struct {
-	on bool
-	// basis is how on is known: stated (a manifest's env) or assumed.
-	basis snapshot.EvidenceBasis
-	// evidence says, for people, where on comes from: the basis's word, then why.
-	evidence string
+	on     bool
+	state  escapeState
+	source string
+	value  string
+	err    error
 }
 
-func (e removedEscape) assumed() bool { return e.basis == snapshot.EvidenceAssumed }
+func (e removedEscape) assumed() bool {
+	return e.state == escapeNoManifest || e.state == escapeValueFrom
+}
 
 // escapeOf reads the escape from what the installer states of srv: a static pod manifest's
 // container env. A ConfigMap states no environment.
 func escapeOf(srv *snapshot.Server) removedEscape {
 	st := srv.Stated
 	if st == nil || st.By() != snapshot.StatedByManifest {
-		return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --static-pod-manifest)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv)}
+		return removedEscape{state: escapeNoManifest}
 	}
 	for _, e := range st.Env {
 		if e.Name != mvp.ServeRemovedAPIsEnv {
 			continue
 		}
 		if e.ValueFrom {
-			return removedEscape{basis: snapshot.EvidenceAssumed, evidence: fmt.Sprintf("%s: %s unset (%s takes its value from elsewhere: valueFrom)", mvp.AssumedEvidence, mvp.ServeRemovedAPIsEnv, st.Source)}
+			return removedEscape{state: escapeValueFrom, source: st.Source}
 		}
 		on, err := mvp.ParseServeRemovedAPIs(e.Value)
 		if err != nil {
-			return removedEscape{basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): %v", mvp.StatedEvidence, st.Source, err)}
+			return removedEscape{state: escapeStatedUnreadable, source: st.Source, value: e.Value, err: err}
 		}
-		return removedEscape{on: on, basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): %s=%s", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv, e.Value)}
+		return removedEscape{on: on, state: escapeStatedValue, source: st.Source, value: e.Value}
 	}
-	return removedEscape{basis: snapshot.EvidenceStated, evidence: fmt.Sprintf("%s (%s): no %s in its env", mvp.StatedEvidence, st.Source, mvp.ServeRemovedAPIsEnv)}
+	return removedEscape{state: escapeStatedAbsent, source: st.Source}
 }
 
 // applyRemoved is what srv, upgraded to p with cfg, serves of the group/versions p removes: the
 // full set to apply cfg to (with the removed kinds when the escape keeps them), the notes, and
 // the group/versions the upgrade stops serving. assumed is what of the notes is an assumption
-// (the escape assumed unset), "" when none is.
-func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []string, removed []string, assumed string) {
+// (the escape assumed unset), nil when none is.
+func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig) (full []snapshot.Resource, notes []stepNote, removed []string, assumed *removedAssumed) {
 	full = p.Full
 	esc := escapeOf(srv)
 	// The group/versions cfg switches on, by name or with api/all=true, that p's release removes
@@ -64,25 +79,21 @@ func applyRemoved(srv *snapshot.Server, p profile.Profile, cfg mvp.RuntimeConfig
 		}
 	}
 	if len(removed) == 0 {
-		return full, nil, nil, ""
+		return full, nil, nil, nil
 	}
-	gvs := strings.Join(removed, ", ")
-	notServed, _ := mvp.RemovedVersions(removed[0])
 	switch {
 	case esc.on && p.FullServeRemoved != nil:
-		notes = append(notes, fmt.Sprintf("%s: --runtime-config enables %s, which %s removes; served for this release only, %s (k8s.io/apiserver pkg/server/deleted_kinds.go:167-169); the next minor drops it whatever the environment says",
-			srv.Name, gvs, p.Version.MinorString(), esc.evidence))
-		return p.FullServeRemoved, notes, nil, ""
+		notes = append(notes, removedServedOnce{Server: srv.Name, GroupVersions: removed, Version: p.Version, Escape: esc})
+		return p.FullServeRemoved, notes, nil, nil
 	case esc.on:
-		notes = append(notes, fmt.Sprintf("%s: %s, but profile %s does not record what the escape serves: simulated as not served", srv.Name, esc.evidence, p.Version))
+		notes = append(notes, escapeNotRecorded{Server: srv.Name, Version: p.Version, Escape: esc})
 	}
-	line := fmt.Sprintf("%s: --runtime-config enables %s, which %s removes (%s): not served even when enabled (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171); %s",
-		srv.Name, gvs, p.Version.MinorString(), notServed, esc.evidence)
 	if esc.assumed() {
-		assumed = esc.evidence + ", so its " + p.Version.MinorString() + " binary does not serve " + strings.Join(removed, ", ")
-		line = srv.Name + ": " + assumed
+		assumed = &removedAssumed{GroupVersions: removed, Version: p.Version, Escape: esc}
+		return full, append(notes, removedAssumedNote{Server: srv.Name, removedAssumed: *assumed}), removed, assumed
 	}
-	return full, append(notes, line), removed, assumed
+	notServed, _ := mvp.RemovedVersions(removed[0])
+	return full, append(notes, removedNotServed{Server: srv.Name, GroupVersions: removed, Version: p.Version, NotServed: notServed, Escape: esc}), removed, nil
 }
 
 // RemovedHint is the fix for clients of gvr, which no apiserver serves after the last step:
@@ -120,12 +131,11 @@ func replacementOf(end *snapshot.Snapshot, g snapshot.GVR) string {
 
 // removedGateNote says when srv's stated --feature-gates names the discovery gate that release
 // v deletes with v2beta1 discovery (mvp.NegotiatesDiscoveryV2Beta1): kube-apiserver refuses an
-// unrecognized gate at startup, so the upgraded server would not start.
-func removedGateNote(srv *snapshot.Server, v snapshot.Version) string {
+// unrecognized gate at startup, so the upgraded server would not start. ok is false otherwise.
+func removedGateNote(srv *snapshot.Server, v snapshot.Version) (n removedGate, ok bool) {
 	gates, ok := srv.Stated.Lookup("feature-gates")
 	if !ok || mvp.NegotiatesDiscoveryV2Beta1(v) || !strings.Contains(gates, mvp.RemovedDiscoveryGate+"=") {
-		return ""
+		return n, false
 	}
-	return fmt.Sprintf("%s: its stated --feature-gates (%s) sets %s, which %s deletes (%s: apidiscovery.k8s.io/v2 only): kube-apiserver %s refuses an unrecognized feature gate and does not start; drop it from --feature-gates before the upgrade",
-		srv.Name, srv.Stated.Source, mvp.RemovedDiscoveryGate, v.MinorString(), mvp.RuleDiscoveryV2Only.Versions(), v.MinorString())
+	return removedGate{Server: srv.Name, Source: srv.Stated.Source, Version: v}, true
 }

@@ -179,7 +179,8 @@ func (sim *Simulation) runSteps(cur *snapshot.Snapshot, steps []plannedStep) (*s
 		cur = next
 		res := evaluate(i+1, st.String(), cur)
 		res.Notes, res.ConfigLosses = wordNotes(done.notes), done.losses
-		if what := done.assumed; what != "" {
+		if done.assumed != nil {
+			what := done.assumed.words()
 			if stepAssumed[what] == nil {
 				stepAssumptions = append(stepAssumptions, what)
 			}

@@ -52,7 +52,7 @@ func TestRestartStep(t *testing.T) {
 		if got := a.IdentityLease.HolderIdentity != before.IdentityLease.HolderIdentity; got != tt.newHolder || !a.Reachable || a.Version != before.Version {
 			t.Errorf("%s: restarted a: new holder %v (want %v), reachable %v, version %s (was %s)", tt.version, got, tt.newHolder, a.Reachable, a.Version, before.Version)
 		}
-		if len(done.notes) != 0 || len(done.losses) != 0 || done.assumed != "" {
+		if len(done.notes) != 0 || len(done.losses) != 0 || done.assumed != nil {
 			t.Errorf("%s: a restart says nothing beyond the routing: %+v", tt.version, done)
 		}
 		if got := decide(t, next, "b", "/apis/batch/v1/jobs"); got.Outcome != tt.afterwardsB {

@@ -69,8 +69,8 @@ func (u upgradeStep) Execute(srv *snapshot.Server, _ Step) (stepDone, error) {
 	if err != nil {
 		return stepDone{}, err
 	}
-	if n := removedGateNote(srv, p.Version); n != "" {
-		done.notes = append(done.notes, noteText(n))
+	if n, ok := removedGateNote(srv, p.Version); ok {
+		done.notes = append(done.notes, n)
 	}
 	srv.Version = t.runs.String()
 	if cfg.Proxy == sourceStated {
@@ -114,9 +114,7 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 		keeps.StatedSource = cfg.stated.Source
 	}
 	notes = append(notes, keeps)
-	for _, n := range removedNotes {
-		notes = append(notes, noteText(n))
-	}
+	notes = append(notes, removedNotes...)
 	var losses []ConfigLoss
 	for _, gv := range unknown {
 		if slices.Contains(removed, gv) {
@@ -125,7 +123,11 @@ func upgradedResources(srv *snapshot.Server, p profile.Profile, cfg upgradeConfi
 		notes = append(notes, unknownGroupVersion{Server: srv.Name, GroupVersion: gv, Version: p.Version})
 		losses = append(losses, ConfigLoss{Server: srv.Name, GroupVersion: gv, Enabled: !slices.Contains(rc.Disabled, gv), Version: p.Version.String()})
 	}
-	return served, stepDone{notes: notes, losses: losses, assumed: assumed}, nil
+	done := stepDone{notes: notes, losses: losses}
+	if assumed != nil {
+		done.assumed = *assumed
+	}
+	return served, done, nil
 }
 
 // lookupTarget is the profile of version, and the version a server started on it runs: the

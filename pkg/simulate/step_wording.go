@@ -80,11 +80,96 @@ func (n patchLeftOut) words() string {
 	return PatchNote(n.Version, Step{Action: ActionKeep, Server: n.Server, Patch: n.Patch})
 }
 
-// noteText is a note removed.go words itself (the release's removals and the discovery
-// gate it deletes).
-type noteText string
+// words says where what is known of the escape comes from: the basis's word, then why.
+func (e removedEscape) words() string {
+	env := mvp.ServeRemovedAPIsEnv
+	switch e.state {
+	case escapeNoManifest:
+		return fmt.Sprintf("%s: %s unset (no static pod manifest states the environment of its kube-apiserver; give it with --static-pod-manifest)", mvp.AssumedEvidence, env)
+	case escapeValueFrom:
+		return fmt.Sprintf("%s: %s unset (%s takes its value from elsewhere: valueFrom)", mvp.AssumedEvidence, env, e.source)
+	case escapeStatedUnreadable:
+		return fmt.Sprintf("%s (%s): %v", mvp.StatedEvidence, e.source, e.err)
+	case escapeStatedValue:
+		return fmt.Sprintf("%s (%s): %s=%s", mvp.StatedEvidence, e.source, env, e.value)
+	}
+	return fmt.Sprintf("%s (%s): no %s in its env", mvp.StatedEvidence, e.source, env)
+}
 
-func (n noteText) words() string { return string(n) }
+// removedServedOnce: an upgraded server's --runtime-config enables group/versions Version
+// removes, and the escape keeps them served for this release.
+type removedServedOnce struct {
+	Server        string
+	GroupVersions []string
+	Version       snapshot.Version
+	Escape        removedEscape
+}
+
+func (n removedServedOnce) words() string {
+	return fmt.Sprintf("%s: --runtime-config enables %s, which %s removes; served for this release only, %s (k8s.io/apiserver pkg/server/deleted_kinds.go:167-169); the next minor drops it whatever the environment says",
+		n.Server, strings.Join(n.GroupVersions, ", "), n.Version.MinorString(), n.Escape.words())
+}
+
+// escapeNotRecorded: the escape is on, but the profile of Version does not record what it
+// serves.
+type escapeNotRecorded struct {
+	Server  string
+	Version snapshot.Version
+	Escape  removedEscape
+}
+
+func (n escapeNotRecorded) words() string {
+	return fmt.Sprintf("%s: %s, but profile %s does not record what the escape serves: simulated as not served", n.Server, n.Escape.words(), n.Version)
+}
+
+// removedNotServed: an upgraded server's --runtime-config enables group/versions Version
+// removes, and they are not served (NotServed says in which versions), as the escape is
+// stated off or absent.
+type removedNotServed struct {
+	Server        string
+	GroupVersions []string
+	Version       snapshot.Version
+	NotServed     string
+	Escape        removedEscape
+}
+
+func (n removedNotServed) words() string {
+	return fmt.Sprintf("%s: --runtime-config enables %s, which %s removes (%s): not served even when enabled (k8s.io/apiserver pkg/server/deleted_kinds.go:150-171); %s",
+		n.Server, strings.Join(n.GroupVersions, ", "), n.Version.MinorString(), n.NotServed, n.Escape.words())
+}
+
+// removedAssumed: the escape is assumed unset, so the release Version does not serve the
+// group/versions it removes: what the step assumed, for every server it holds for.
+type removedAssumed struct {
+	GroupVersions []string
+	Version       snapshot.Version
+	Escape        removedEscape
+}
+
+func (n removedAssumed) words() string {
+	return n.Escape.words() + ", so its " + n.Version.MinorString() + " binary does not serve " + strings.Join(n.GroupVersions, ", ")
+}
+
+// removedAssumedNote is removedAssumed as the note of one server's step.
+type removedAssumedNote struct {
+	Server string
+	removedAssumed
+}
+
+func (n removedAssumedNote) words() string { return n.Server + ": " + n.removedAssumed.words() }
+
+// removedGate: a server's stated --feature-gates (Source) sets the discovery gate that Version
+// deletes, so the upgraded server would not start.
+type removedGate struct {
+	Server, Source string
+	Version        snapshot.Version
+}
+
+func (n removedGate) words() string {
+	v := n.Version.MinorString()
+	return fmt.Sprintf("%s: its stated --feature-gates (%s) sets %s, which %s deletes (%s: apidiscovery.k8s.io/v2 only): kube-apiserver %s refuses an unrecognized feature gate and does not start; drop it from --feature-gates before the upgrade",
+		n.Server, n.Source, mvp.RemovedDiscoveryGate, v, mvp.RuleDiscoveryV2Only.Versions(), v)
+}
 
 // statedUpgradeEvidence is the STATED evidence line of a server upgraded to v with the stated
 // flags sp.

@@ -92,14 +92,14 @@ func unitOf(action string) stepAction {
 
 // stepDone is what a step did that the routing does not show: the notes for people (the
 // configuration an upgraded server kept, and what of it the new version does not have), the
-// configuration lost, and what the step assumed of its server ("" for nothing; a note says
+// configuration lost, and what the step assumed of its server (nil for nothing; a note says
 // it too).
 type stepDone struct {
 	// server is the name of the step's server, as applyTo found it.
 	server  string
 	notes   []stepNote
 	losses  []ConfigLoss
-	assumed string
+	assumed stepNote
 }
 
 // plannedStep is a step read once before it runs: its unit (nil for an unknown action), with
