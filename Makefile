@@ -96,7 +96,7 @@ perf:
 
 # Rewrite the golden files of the printed output after an intended change.
 golden:
-	$(GO) test ./cmd/mvpctl/ -update
+	$(GO) test ./cmd/mvpctl/ ./pkg/simulate/ -update
 
 # Re-record the shipped examples from real kube-apiservers (needs root): examples/skew.yaml (a
 # snapshot with /apis documents) and examples/audit.log.gz. Then `make golden` (which also remakes
