@@ -13,7 +13,7 @@ import (
 )
 
 // TestReplayBlocksMatchRequestByRequest: Replay counts by blocks and (agent, class) pairs; the
-// reference (replay_ref_test.go) counts request by request with route.ParseRequest. Over
+// reference (ref_test.go) counts request by request with route.ParseRequest. Over
 // logs in which audit IDs repeat — two servers' logs of proxied requests, one merged log,
 // IDs logged three times, copies far apart (beyond the window) — with every stage, malformed
 // lines and non-resource requests, the reports must be identical, join included.
