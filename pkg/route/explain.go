@@ -34,7 +34,7 @@ type Explanation struct {
 // empty.
 func (r *Router) Explain(req Request, server string) (Explanation, error) {
 	e := Explanation{APIVersion: report.APIVersion, Kind: ExplanationKind, Request: req, Servers: []Decision{},
-		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}}
+		Snapshot: r.snapshotRef()}
 	if server != "" {
 		d, err := r.Decide(server, req)
 		if err != nil {

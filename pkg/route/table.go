@@ -40,6 +40,11 @@ type SnapshotRef struct {
 	LB *snapshot.LBSampling `json:"lb,omitempty"`
 }
 
+// snapshotRef is the SnapshotRef of the router's snapshot, as its reports carry it.
+func (r *Router) snapshotRef() SnapshotRef {
+	return SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}
+}
+
 // ServerSummary identifies a server in reports.
 type ServerSummary struct {
 	Name      string  `json:"name"`
@@ -86,7 +91,7 @@ const Unreachable = "<unreachable>"
 // with its aggregator's 503 (aggregatedRows also adds the ones no server's discovery lists).
 func (r *Router) Table(all bool) RoutingTable {
 	t := RoutingTable{APIVersion: report.APIVersion, Kind: RoutingTableKind, All: all, Rows: []Row{},
-		Snapshot: SnapshotRef{TakenAt: r.snap.TakenAt, Source: r.snap.Source, Partial: r.snap.Partial(), LB: r.snap.Cluster.LB}}
+		Snapshot: r.snapshotRef()}
 	for _, v := range r.views {
 		t.Servers = append(t.Servers, ServerSummary{Name: v.srv.Name, ID: v.srv.ID, Version: v.srv.Version,
 			Era: v.era, Reachable: v.srv.Reachable, Error: v.srv.Error})
