@@ -47,10 +47,19 @@ type Reads struct {
 	LB *snapshot.LBSampling
 	// Prometheus is the client evidence of a Prometheus that could not be read.
 	Prometheus *snapshot.PrometheusEvidence
-	// Also are further inputs read in part, each worded by the package that read it (client
-	// evidence cut at its budget, a manifest that does not parse, the CRDs not listed).
-	Also []string
+	// Also are further inputs read in part, each a typed value of the package that read it
+	// (client evidence cut at its budget, a manifest that does not parse, the CRDs not listed).
+	Also []PartialRead
 }
+
+// A PartialRead is a further input read in part (Reads.Also): String says, in one line, what
+// of it was not read.
+type PartialRead interface{ String() string }
+
+// ReadLine is a partial read known by its line only: a verdict read back from its JSON.
+type ReadLine string
+
+func (l ReadLine) String() string { return string(l) }
 
 // OfSnapshot is what a result made from s rests on as s records it: the identity leases not
 // listed, the servers not read, kubeadm-config not read, an estimated sampling, a Prometheus
@@ -83,8 +92,8 @@ func LeasesOf(s *snapshot.Snapshot) *LeasesNotListed {
 	return &LeasesNotListed{Error: s.Cluster.IdentityLeases.Error}
 }
 
-// WithReads is r with further reads not whole, worded by the package that made them.
-func (r RestsOn) WithReads(also ...string) RestsOn {
+// WithReads is r with further reads not whole.
+func (r RestsOn) WithReads(also ...PartialRead) RestsOn {
 	r.Reads.Also = append(r.Reads.Also[:len(r.Reads.Also):len(r.Reads.Also)], also...)
 	return r
 }
@@ -158,5 +167,8 @@ func (r RestsOn) GateReads() []string {
 	if rd.Prometheus != nil {
 		out = append(out, prometheusNotRead(rd.Prometheus))
 	}
-	return append(out, rd.Also...)
+	for _, a := range rd.Also {
+		out = append(out, a.String())
+	}
+	return out
 }

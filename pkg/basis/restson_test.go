@@ -80,7 +80,7 @@ func TestRestsOn(t *testing.T) {
 			[]string{"rests on the provisional profile v1.39.0, v1.40.0 (the PROVISIONAL lines)"}},
 		{"assumed", RestsOn{Assumptions: []string{"x", "y"}}, report.Warnings,
 			"it rests on 2 assumption(s) (the ASSUMED lines)", []string{"rests on 2 assumption(s) (the ASSUMED lines)"}},
-		{"all of them, and reads of the gate's own", RestsOn{Provisional: prov[:1], Assumptions: []string{"x"}, Reads: Reads{Unread: []string{"b"}}}.WithReads("the rest of the Helm release r"),
+		{"all of them, and reads of the gate's own", RestsOn{Provisional: prov[:1], Assumptions: []string{"x"}, Reads: Reads{Unread: []string{"b"}}}.WithReads(ReadLine("the rest of the Helm release r")),
 			report.Warnings,
 			"it rests on the provisional profile v1.39.0 (the PROVISIONAL lines); it rests on 1 assumption(s) (the ASSUMED lines); b could not be read when the snapshot was taken",
 			[]string{"not read: b could not be read; the rest of the Helm release r", "rests on the provisional profile v1.39.0 (the PROVISIONAL lines)", "rests on 1 assumption(s) (the ASSUMED lines)"}},
@@ -101,8 +101,8 @@ func TestRestsOn(t *testing.T) {
 // TestWithReadsKeepsTheOriginal: a gate's further reads do not reach the simulation it
 // carries the value from.
 func TestWithReadsKeepsTheOriginal(t *testing.T) {
-	sim := RestsOn{}.WithReads("a")
-	gate := sim.WithReads("b")
+	sim := RestsOn{}.WithReads(ReadLine("a"))
+	gate := sim.WithReads(ReadLine("b"))
 	if len(sim.Reads.Also) != 1 || len(gate.Reads.Also) != 2 {
 		t.Errorf("simulation %q, gate %q", sim.Reads.Also, gate.Reads.Also)
 	}

@@ -330,7 +330,7 @@ func judgeUnserved(row ObjectRow, gvk lifecycle.GVK, stages []stage, known *know
 		row.Verdict = ObjectNotJudged
 		row.Why = fmt.Sprintf("group %s is neither a built-in API (k8s.io/api's lifecycle) nor served by a CRD or APIService of the start", orCore(group))
 		if known.crdsUnread != "" {
-			row.Why += "; " + known.crdsUnreadText()
+			row.Why += "; " + crdsUnreadText(known.crdsUnread)
 		}
 	}
 	return row

@@ -85,7 +85,7 @@ func (p *pass) objectFindings() []Finding {
 		sum.Unreadable += len(read.Problems)
 		for _, pr := range read.Problems {
 			out = append(out, problemFinding(pr))
-			p.rep.RestsOn = p.rep.RestsOn.WithReads(fmt.Sprintf("manifest %s does not parse", pr.Where()))
+			p.rep.RestsOn = p.rep.RestsOn.WithReads(manifestUnparsed{where: pr.Where()})
 		}
 		for _, o := range read.Objects {
 			row := judge(o, read.Path, st, known)
@@ -112,7 +112,7 @@ func (p *pass) objectFindings() []Finding {
 		}
 	}
 	sum.Objects = len(p.rep.Objects)
-	if why := known.crdsUnreadPartial(p.rep.Objects); why != "" {
+	if why, partial := known.crdsUnreadPartial(p.rep.Objects); partial {
 		p.rep.RestsOn = p.rep.RestsOn.WithReads(why)
 	}
 	sum.Counts = sortedCounts(counts, countOrder)
@@ -122,6 +122,12 @@ func (p *pass) objectFindings() []Finding {
 	}
 	return out
 }
+
+// manifestUnparsed is a manifest that does not parse (where says which, and where in it): a
+// partial read of the objects to judge.
+type manifestUnparsed struct{ where string }
+
+func (m manifestUnparsed) String() string { return "manifest " + m.where + " does not parse" }
 
 // sortedCounts are the summary's counts, by verdict, then release.
 func sortedCounts(counts map[ObjectCount]int, order []ObjectCount) []ObjectCount {

@@ -91,27 +91,35 @@ func (k *knownAPIs) crdEvidence(r ObjectRow) string {
 	return fmt.Sprintf("crd: %s spec.versions %s, from the cluster's CustomResourceDefinitions", j.crd.Name(), strings.Join(vs, ", "))
 }
 
-// crdsUnreadText says that the cluster's CRD list was not read, and why.
-func (k *knownAPIs) crdsUnreadText() string {
-	return "the cluster's CustomResourceDefinitions were not read (" + k.crdsUnread + ")"
+// crdsUnreadText says the cluster's CRD list was not read, and why.
+func crdsUnreadText(why string) string {
+	return "the cluster's CustomResourceDefinitions were not read (" + why + ")"
+}
+
+// crdsNotRead is the partial read of a run whose CRD list was not read (why) while objects
+// of groups no one knows were judged: unjudged of them were not.
+type crdsNotRead struct {
+	why      string
+	unjudged int
+}
+
+func (c crdsNotRead) String() string {
+	return fmt.Sprintf("%s: %d object(s) of add-on APIs not judged", crdsUnreadText(c.why), c.unjudged)
 }
 
 // crdsUnreadPartial is the partial read of a run whose CRD list was not read while objects of
-// groups no one knows were judged: "" when that is not so.
-func (k *knownAPIs) crdsUnreadPartial(rows []ObjectRow) string {
+// groups no one knows were judged; partial is false when that is not so.
+func (k *knownAPIs) crdsUnreadPartial(rows []ObjectRow) (c crdsNotRead, partial bool) {
 	if k.crdsUnread == "" {
-		return ""
+		return c, false
 	}
-	n := 0
+	c.why = k.crdsUnread
 	for _, r := range rows {
 		if r.Verdict == ObjectNotJudged {
-			n++
+			c.unjudged++
 		}
 	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s: %d object(s) of add-on APIs not judged", k.crdsUnreadText(), n)
+	return c, c.unjudged > 0
 }
 
 // unjudgedWithoutCRDs says why gvk is not judged when the cluster's CRD list was not read and
@@ -123,5 +131,5 @@ func (k *knownAPIs) unjudgedWithoutCRDs(gvk lifecycle.GVK) string {
 	if k.crdsUnread == "" || k.aggregated[gvk.APIVersion()] || profile.BuiltinGroup(gvk.Group) {
 		return ""
 	}
-	return fmt.Sprintf("group %s is not a built-in API, and %s", gvk.Group, k.crdsUnreadText())
+	return fmt.Sprintf("group %s is not a built-in API, and %s", gvk.Group, crdsUnreadText(k.crdsUnread))
 }

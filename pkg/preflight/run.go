@@ -331,7 +331,10 @@ func check(o Options) (*Report, error) {
 // newReport is the report of a pass before any check: what was checked and what it rests on.
 func newReport(o Options, sim *simulate.Simulation) *Report {
 	rep := &Report{APIVersion: report.APIVersion, Kind: Kind, Checks: Checks, Findings: []Finding{}, Simulation: sim,
-		RestsOn: sim.RestsOn.WithReads(o.Evidence.CutReads()...), Verdict: Verdict{FailOn: o.FailOn}}
+		RestsOn: sim.RestsOn, Verdict: Verdict{FailOn: o.FailOn}}
+	if cut := o.Evidence.Cut(); cut != nil {
+		rep.RestsOn = rep.RestsOn.WithReads(*cut)
+	}
 	rep.Scenario = ScenarioEcho{Start: o.Start.Source, TakenAt: o.Start.TakenAt, Target: o.Target, Profiles: sim.Profiles,
 		Partial: len(rep.Reads.Unread) > 0, Steps: []string{}}
 	for _, s := range o.Start.Servers {

@@ -51,7 +51,10 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*v = Verdict{Result: doc.Result, FailOn: doc.FailOn, Blocking: doc.Blocking, Warning: doc.Warning, Reason: doc.Reason,
-		RestsOn: basis.RestsOn{Assumptions: doc.Assumptions}.WithReads(doc.Partial...)}
+		RestsOn: basis.RestsOn{Assumptions: doc.Assumptions}}
+	for _, line := range doc.Partial {
+		v.RestsOn = v.RestsOn.WithReads(basis.ReadLine(line))
+	}
 	for _, p := range doc.Provisional {
 		v.RestsOn.Provisional = append(v.RestsOn.Provisional, basis.Provisional{Version: p})
 	}

@@ -55,22 +55,40 @@ type EvidenceSource struct {
 	Cut string `json:"cut,omitempty"`
 }
 
-// CutReads say where the evidence reached the run's budget (Budget) and which sources were
-// read in part or not at all past it: one line, what a verdict that rests on them says is
-// partial; none when nothing was cut.
-func (e *ClientEvidence) CutReads() []string {
+// EvidenceCut is the client evidence past the run's budget (Budget): where the budget ran out
+// (At, the first cut of a source read in part) and the sources read in part or not at all
+// past it. A verdict that rests on them is partial.
+type EvidenceCut struct {
+	At      string
+	Sources []EvidenceSource
+}
+
+// Cut is what of the evidence was cut at the run's budget; nil when nothing was.
+func (e *ClientEvidence) Cut() *EvidenceCut {
 	if e == nil {
 		return nil
 	}
-	var at string
-	var what []string
+	var c EvidenceCut
 	for _, s := range e.Sources {
 		if s.Cut == "" {
 			continue
 		}
-		if at == "" && s.Cut != CutUnread {
-			at = s.Cut
+		if c.At == "" && s.Cut != CutUnread {
+			c.At = s.Cut
 		}
+		c.Sources = append(c.Sources, s)
+	}
+	if c.At == "" {
+		return nil
+	}
+	return &c
+}
+
+// String says where the evidence reached the budget and which sources were read in part or
+// not at all past it: one line.
+func (c EvidenceCut) String() string {
+	var what []string
+	for _, s := range c.Sources {
 		name := sourceWhat[s.Kind] + " " + s.Name
 		if s.Read {
 			what = append(what, fmt.Sprintf("the rest of the %s (%d object(s) read)", name, s.Objects))
@@ -78,10 +96,7 @@ func (e *ClientEvidence) CutReads() []string {
 			what = append(what, "the "+name)
 		}
 	}
-	if at == "" {
-		return nil
-	}
-	return []string{fmt.Sprintf("client evidence past its budget (%s): %s", at, strings.Join(what, ", "))}
+	return fmt.Sprintf("client evidence past its budget (%s): %s", c.At, strings.Join(what, ", "))
 }
 
 // CutUnread is the Cut of a source not read at all because the budget was spent before it.
