@@ -94,44 +94,85 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	if len(cfg.Servers) == 0 {
-		return nil, errors.New("no servers")
+	if err := checkSpecs(cfg.Servers); err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, s := range cfg.Servers {
-		if s.Name == "" || strings.ContainsAny(s.Name, " /'\"$") || seen[s.Name] {
-			return nil, fmt.Errorf("server name %q is empty, duplicated or not a plain hostname", s.Name)
-		}
-		seen[s.Name] = true
-		if s.Minor() == 0 {
-			return nil, fmt.Errorf("server %s: bad version %q", s.Name, s.Version)
-		}
-	}
-
-	// Binaries first (sequential: a cold build takes minutes and both cores).
-	etcdBin, err := Etcd()
+	etcdBin, bins, err := binaries(cfg.Servers, logf)
 	if err != nil {
 		return nil, err
 	}
+	cp, err := newWorkDir(cfg.Keep || os.Getenv(EnvKeep) == "1", logf)
+	if err != nil {
+		return cp, err
+	}
+	if err := cp.startEtcd(etcdBin); err != nil {
+		return cp, err
+	}
+	if err := cp.addServers(cfg.Servers, bins); err != nil {
+		return cp, err
+	}
+	// Start all, then wait for each to be ready.
+	for _, s := range cp.servers {
+		if err := s.start(); err != nil {
+			return cp, err
+		}
+	}
+	for _, s := range cp.servers {
+		if err := s.waitReady(context.Background(), 3*time.Minute); err != nil {
+			return cp, err
+		}
+	}
+	return cp, nil
+}
+
+// checkSpecs refuses no servers, a name that is empty, duplicated or not a plain hostname,
+// and a version without a minor.
+func checkSpecs(specs []ServerSpec) error {
+	if len(specs) == 0 {
+		return errors.New("no servers")
+	}
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if s.Name == "" || strings.ContainsAny(s.Name, " /'\"$") || seen[s.Name] {
+			return fmt.Errorf("server name %q is empty, duplicated or not a plain hostname", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Minor() == 0 {
+			return fmt.Errorf("server %s: bad version %q", s.Name, s.Version)
+		}
+	}
+	return nil
+}
+
+// binaries builds (or finds cached) etcd and each version's kube-apiserver, one after the
+// other: a cold build takes minutes and both cores. bins maps a version to its binary.
+func binaries(specs []ServerSpec, logf func(string, ...any)) (etcdBin Binary, bins map[string]string, err error) {
+	if etcdBin, err = Etcd(); err != nil {
+		return etcdBin, nil, err
+	}
 	logf("harness: etcd binary %s (cached=%v, %s)", etcdBin.Path, etcdBin.Cached, etcdBin.Took.Round(time.Millisecond))
-	bins := map[string]string{}
-	for _, s := range cfg.Servers {
+	bins = map[string]string{}
+	for _, s := range specs {
 		if _, ok := bins[s.Version]; ok {
 			continue
 		}
 		b, err := KubeAPIServer(s.Version)
 		if err != nil {
-			return nil, err
+			return etcdBin, nil, err
 		}
 		logf("harness: kube-apiserver %s binary %s (cached=%v, %s)", s.Version, b.Path, b.Cached, b.Took.Round(time.Millisecond))
 		bins[s.Version] = b.Path
 	}
+	return etcdBin, bins, nil
+}
 
+// newWorkDir makes the control plane's directory (removed at Close unless keep) with its
+// logs, kubeconfigs and PKI.
+func newWorkDir(keep bool, logf func(string, ...any)) (*ControlPlane, error) {
 	dir, err := os.MkdirTemp("", "mvpctl-e2e-")
 	if err != nil {
 		return nil, err
 	}
-	keep := cfg.Keep || os.Getenv(EnvKeep) == "1"
 	cp := &ControlPlane{Dir: dir, logf: logf, byName: map[string]*Server{}, keep: keep}
 	if keep {
 		logf("harness: keeping %s after Close", dir)
@@ -145,71 +186,64 @@ func NewControlPlane(cfg Config) (*ControlPlane, error) {
 			return cp, err
 		}
 	}
-	if cp.PKI, err = NewPKI(filepath.Join(dir, "pki")); err != nil {
-		return cp, err
-	}
+	cp.PKI, err = NewPKI(filepath.Join(dir, "pki"))
+	return cp, err
+}
 
-	// etcd
+// startEtcd starts the one embedded etcd every server uses and waits until it is healthy.
+func (cp *ControlPlane) startEtcd(etcdBin Binary) error {
 	t0 := time.Now()
 	cport, err := freePort()
 	if err != nil {
-		return cp, err
+		return err
 	}
 	pport, err := freePort()
 	if err != nil {
-		return cp, err
+		return err
 	}
 	cp.EtcdURL = fmt.Sprintf("http://127.0.0.1:%d", cport)
-	etcdLog := filepath.Join(dir, "logs", "etcd.log")
+	etcdLog := filepath.Join(cp.Dir, "logs", "etcd.log")
 	cp.etcd, err = startProc("etcd", etcdLog, "", []string{etcdBin.Path,
-		"-data-dir", filepath.Join(dir, "etcd"), "-listen-client", cp.EtcdURL,
+		"-data-dir", filepath.Join(cp.Dir, "etcd"), "-listen-client", cp.EtcdURL,
 		"-listen-peer", fmt.Sprintf("http://127.0.0.1:%d", pport)})
 	if err != nil {
-		return cp, err
+		return err
 	}
 	if err := waitHTTP(context.Background(), http.DefaultClient, cp.EtcdURL+"/health", cp.etcd, 60*time.Second); err != nil {
-		return cp, fmt.Errorf("etcd not healthy: %w; log %s:\n%s", err, etcdLog, tailFile(etcdLog, 40))
+		return fmt.Errorf("etcd not healthy: %w; log %s:\n%s", err, etcdLog, tailFile(etcdLog, 40))
 	}
-	logf("harness: etcd ready on %s in %s (pid %d)", cp.EtcdURL, time.Since(t0).Round(time.Millisecond), cp.etcd.pid)
+	cp.logf("harness: etcd ready on %s in %s (pid %d)", cp.EtcdURL, time.Since(t0).Round(time.Millisecond), cp.etcd.pid)
+	return nil
+}
 
-	// Servers: prepare all, start all, then wait for each to be ready.
-	for _, spec := range cfg.Servers {
+// addServers prepares each server of specs, not yet started: its port, lease name, client,
+// kubeconfig and certificate directory; and the admin kubeconfig, to the first server.
+func (cp *ControlPlane) addServers(specs []ServerSpec, bins map[string]string) error {
+	for _, spec := range specs {
 		port, err := freePort()
 		if err != nil {
-			return cp, err
+			return err
 		}
 		s := &Server{
 			ServerSpec: spec, Port: port, URL: fmt.Sprintf("https://127.0.0.1:%d", port),
-			LeaseID: mvp.ServerID(spec.Name), LogPath: filepath.Join(dir, "logs", spec.Name+".log"),
+			LeaseID: mvp.ServerID(spec.Name), LogPath: filepath.Join(cp.Dir, "logs", spec.Name+".log"),
 			Binary: bins[spec.Version], cp: cp,
 		}
 		if s.HTTPClient, err = cp.adminHTTPClient(); err != nil {
-			return cp, err
+			return err
 		}
-		if s.Kubeconfig, err = cp.writeKubeconfig(s, filepath.Join(dir, "kubeconfig", spec.Name)); err != nil {
-			return cp, err
+		if s.Kubeconfig, err = cp.writeKubeconfig(s, filepath.Join(cp.Dir, "kubeconfig", spec.Name)); err != nil {
+			return err
 		}
 		if err := os.MkdirAll(s.certDir(), 0o700); err != nil {
-			return cp, err
+			return err
 		}
 		cp.servers = append(cp.servers, s)
 		cp.byName[s.Name] = s
 	}
-	cp.Kubeconfig = filepath.Join(dir, "kubeconfig", "admin")
-	if _, err := cp.writeKubeconfig(cp.servers[0], cp.Kubeconfig); err != nil {
-		return cp, err
-	}
-	for _, s := range cp.servers {
-		if err := s.start(); err != nil {
-			return cp, err
-		}
-	}
-	for _, s := range cp.servers {
-		if err := s.waitReady(context.Background(), 3*time.Minute); err != nil {
-			return cp, err
-		}
-	}
-	return cp, nil
+	cp.Kubeconfig = filepath.Join(cp.Dir, "kubeconfig", "admin")
+	_, err := cp.writeKubeconfig(cp.servers[0], cp.Kubeconfig)
+	return err
 }
 
 func (s *Server) start() error {
